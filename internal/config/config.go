@@ -1,0 +1,256 @@
+// Package config owns ccbridge's TOML configuration: the schema, defaults,
+// strict decoding and validation. The program never writes the user's file.
+// It imports no other internal package.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is the whole configuration file.
+type Config struct {
+	Discord Discord  `toml:"discord"`
+	Tmux    Tmux     `toml:"tmux"`
+	Claude  Claude   `toml:"claude"`
+	Servers []Server `toml:"servers"`
+
+	// Path is the file the config was loaded from (not a TOML key).
+	Path string `toml:"-"`
+}
+
+// Discord holds settings shared by every bot.
+type Discord struct {
+	// APIBase is the origin for REST and gateway discovery, used by the daemon
+	// and the hooks alike (a proxy, or a test server).
+	APIBase string `toml:"api_base"`
+}
+
+// Tmux selects the dedicated tmux server.
+type Tmux struct {
+	Socket string `toml:"socket"` // tmux -L <socket>
+}
+
+// Claude describes how Claude Code is started.
+type Claude struct {
+	Command        string            `toml:"command"`
+	Args           []string          `toml:"args"`
+	Env            map[string]string `toml:"env"`
+	PermissionMode string            `toml:"permission_mode"`
+	PromptTimeout  Duration          `toml:"prompt_timeout"`
+}
+
+// Server is one Discord bot in one guild.
+type Server struct {
+	Name             string    `toml:"name"`
+	TokenEnv         string    `toml:"token_env"`
+	TokenFile        string    `toml:"token_file"`
+	Token            string    `toml:"token"`
+	GuildID          string    `toml:"guild_id"`
+	OwnerIDs         []string  `toml:"owner_ids"`
+	GeneralChannelID string    `toml:"general_channel_id"`
+	TmuxSession      string    `toml:"tmux_session"`
+	Projects         []Project `toml:"projects"`
+}
+
+// Project maps a Discord channel to a directory.
+type Project struct {
+	Name           string         `toml:"name"`
+	ChannelID      string         `toml:"channel_id"`
+	Path           string         `toml:"path"`
+	Model          string         `toml:"model"`
+	PermissionMode string         `toml:"permission_mode"`
+	Startup        bool           `toml:"startup"`
+	Progress       string         `toml:"progress"`
+	Thread         ThreadDefaults `toml:"thread"`
+	Threads        []Thread       `toml:"threads"`
+}
+
+// ThreadDefaults apply to sessions in threads under a project channel.
+type ThreadDefaults struct {
+	Model          string `toml:"model"`
+	PermissionMode string `toml:"permission_mode"`
+	Isolation      string `toml:"isolation"`
+}
+
+// Thread fixes the settings of one thread.
+type Thread struct {
+	ThreadID       string `toml:"thread_id"`
+	Name           string `toml:"name"`
+	Model          string `toml:"model"`
+	Path           string `toml:"path"`
+	PermissionMode string `toml:"permission_mode"`
+	Isolation      string `toml:"isolation"`
+	Startup        bool   `toml:"startup"`
+}
+
+// Duration is a time.Duration written as "30m" in TOML.
+type Duration struct{ time.Duration }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("not a duration like \"30m\" or \"90s\": %q", b)
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// Allowed values, shared by validation and error messages.
+var (
+	PermissionModes = []string{"default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"}
+	Isolations      = []string{"none", "worktree"}
+	ProgressLevels  = []string{"off", "text", "tools"}
+)
+
+// Defaults.
+const (
+	DefaultAPIBase        = "https://discord.com"
+	DefaultSocket         = "ccbridge"
+	DefaultCommand        = "claude"
+	DefaultPermissionMode = "default"
+	DefaultPromptTimeout  = 30 * time.Minute
+	DefaultIsolation      = "none"
+	DefaultProgress       = "text"
+)
+
+// EnvConfig names the environment variable that points at the config file;
+// the daemon also passes it into every pane so hooks read the same file.
+const EnvConfig = "CCBRIDGE_CONFIG"
+
+// DefaultPath resolves the config path: flag, then $CCBRIDGE_CONFIG, then
+// $XDG_CONFIG_HOME/ccbridge/config.toml, then ~/.config/ccbridge/config.toml.
+func DefaultPath(flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	if p := os.Getenv(EnvConfig); p != "" {
+		return p, nil
+	}
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "ccbridge", "config.toml"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find config: %w", err)
+	}
+	return filepath.Join(home, ".config", "ccbridge", "config.toml"), nil
+}
+
+// Load decodes the file strictly (unknown keys are an error that lists them)
+// and applies defaults. It does not validate; call Validate.
+func Load(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	c, err := Parse(string(b))
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	c.Path = path
+	return c, nil
+}
+
+// Parse decodes TOML text strictly and applies defaults.
+func Parse(text string) (*Config, error) {
+	var c Config
+	md, err := toml.Decode(text, &c)
+	if err != nil {
+		return nil, err
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		return nil, fmt.Errorf("unknown keys: %s", strings.Join(keys, ", "))
+	}
+	c.applyDefaults()
+	return &c, nil
+}
+
+func (c *Config) applyDefaults() {
+	def := func(s *string, v string) {
+		if *s == "" {
+			*s = v
+		}
+	}
+	def(&c.Discord.APIBase, DefaultAPIBase)
+	c.Discord.APIBase = strings.TrimRight(c.Discord.APIBase, "/")
+	def(&c.Tmux.Socket, DefaultSocket)
+	def(&c.Claude.Command, DefaultCommand)
+	def(&c.Claude.PermissionMode, DefaultPermissionMode)
+	if c.Claude.PromptTimeout.Duration == 0 {
+		c.Claude.PromptTimeout.Duration = DefaultPromptTimeout
+	}
+	for i := range c.Servers {
+		s := &c.Servers[i]
+		def(&s.TmuxSession, "ccbridge-"+s.Name)
+		for j := range s.Projects {
+			p := &s.Projects[j]
+			def(&p.Progress, DefaultProgress)
+			def(&p.Thread.Isolation, DefaultIsolation)
+		}
+	}
+}
+
+// ResolveToken resolves a server's bot token from token_env, token_file or token.
+func (s Server) ResolveToken() (string, error) {
+	switch {
+	case s.TokenEnv != "":
+		v := strings.TrimSpace(os.Getenv(s.TokenEnv))
+		if v == "" {
+			return "", fmt.Errorf("environment variable %s is not set", s.TokenEnv)
+		}
+		return v, nil
+	case s.TokenFile != "":
+		p, err := ExpandHome(s.TokenFile)
+		if err != nil {
+			return "", err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "", fmt.Errorf("read token file: %w", err)
+		}
+		v := strings.TrimSpace(string(b))
+		if v == "" {
+			return "", fmt.Errorf("token file %s is empty", p)
+		}
+		return v, nil
+	case s.Token != "":
+		return s.Token, nil
+	}
+	return "", errors.New("no token: set token_env or token_file")
+}
+
+// ExpandHome replaces a leading "~/" with the user's home directory.
+func ExpandHome(p string) (string, error) {
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return p, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("expand %s: %w", p, err)
+	}
+	return filepath.Join(home, strings.TrimPrefix(p, "~")), nil
+}
+
+// ProjectPath returns the project's directory, absolute and cleaned.
+func (p Project) ProjectPath() (string, error) {
+	d, err := ExpandHome(p.Path)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Clean(d), nil
+}

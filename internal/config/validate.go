@@ -1,0 +1,240 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Problem is one finding about a config, naming the key it concerns.
+type Problem struct {
+	Key     string
+	Msg     string
+	Warning bool // true: worth saying, but the config is usable
+}
+
+func (p Problem) Error() string { return p.Key + ": " + p.Msg }
+
+var (
+	snowflake  = regexp.MustCompile(`^[0-9]{15,21}$`)
+	safeName   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+	envName    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	maxTimeout = 24 * time.Hour
+)
+
+// Validate reports every error in the config at once (warnings excluded),
+// joined, or nil.
+func (c *Config) Validate() error {
+	var errs []error
+	for _, p := range c.Check() {
+		if !p.Warning {
+			errs = append(errs, p)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Check returns every problem and warning, in file order.
+func (c *Config) Check() []Problem {
+	var v checker
+	c.check(&v)
+	return v.problems
+}
+
+type checker struct{ problems []Problem }
+
+func (v *checker) errf(key, format string, args ...any) {
+	v.problems = append(v.problems, Problem{Key: key, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (v *checker) warnf(key, format string, args ...any) {
+	v.problems = append(v.problems, Problem{Key: key, Msg: fmt.Sprintf(format, args...), Warning: true})
+}
+
+func (v *checker) oneOf(key, val string, allowed []string, emptyOK bool) {
+	if (val == "" && emptyOK) || slices.Contains(allowed, val) {
+		return
+	}
+	v.errf(key, "%q is not allowed; use one of %s", val, strings.Join(allowed, ", "))
+}
+
+func (v *checker) id(key, val string, required bool) {
+	switch {
+	case val == "" && required:
+		v.errf(key, "missing; set it to the Discord id (Developer Mode → right click → Copy ID)")
+	case val != "" && !snowflake.MatchString(val):
+		v.errf(key, "%q is not a Discord id (15 to 21 digits)", val)
+	}
+}
+
+func (v *checker) dir(key, val string, required bool) {
+	if val == "" {
+		if required {
+			v.errf(key, "missing; set it to the project directory")
+		}
+		return
+	}
+	p, err := ExpandHome(val)
+	if err != nil {
+		v.errf(key, "%v", err)
+		return
+	}
+	if !filepath.IsAbs(p) {
+		v.errf(key, "%q must be an absolute path or start with ~/", val)
+		return
+	}
+	fi, err := os.Stat(p)
+	switch {
+	case err != nil:
+		v.warnf(key, "%s does not exist yet; sessions there cannot start until it does", p)
+	case !fi.IsDir():
+		v.errf(key, "%s is not a directory", p)
+	}
+}
+
+func (c *Config) check(v *checker) {
+	if u, err := url.Parse(c.Discord.APIBase); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		v.errf("discord.api_base", "%q must be an http(s) URL such as https://discord.com", c.Discord.APIBase)
+	}
+	if !safeName.MatchString(c.Tmux.Socket) {
+		v.errf("tmux.socket", "%q must be a plain name (letters, digits, - and _), not a path", c.Tmux.Socket)
+	}
+	if strings.TrimSpace(c.Claude.Command) == "" {
+		v.errf("claude.command", "must not be empty")
+	}
+	v.oneOf("claude.permission_mode", c.Claude.PermissionMode, PermissionModes, false)
+	if d := c.Claude.PromptTimeout.Duration; d <= 0 || d > maxTimeout {
+		v.errf("claude.prompt_timeout", "%s must be between 1s and %s", d, maxTimeout)
+	}
+	for k := range c.Claude.Env {
+		switch {
+		case !envName.MatchString(k):
+			v.errf("claude.env."+k, "not a valid environment variable name")
+		case strings.HasPrefix(k, "CCBRIDGE_"):
+			v.errf("claude.env."+k, "CCBRIDGE_* variables are set by ccbridge itself")
+		}
+	}
+	if len(c.Servers) == 0 {
+		v.errf("servers", "no [[servers]]: add one bot with its guild, owners and projects")
+	}
+	serverNames := map[string]bool{}
+	channels := map[string]string{} // channel id → key of its first use
+	for i, s := range c.Servers {
+		sk := fmt.Sprintf("servers[%d]", i)
+		if s.Name != "" {
+			sk = fmt.Sprintf("servers[%s]", s.Name)
+		}
+		switch {
+		case s.Name == "":
+			v.errf(sk+".name", "missing; a short name such as \"home\"")
+		case !safeName.MatchString(s.Name):
+			v.errf(sk+".name", "%q may hold only letters, digits, - and _", s.Name)
+		case serverNames[s.Name]:
+			v.errf(sk+".name", "%q is used by more than one server", s.Name)
+		}
+		serverNames[s.Name] = true
+		c.checkToken(v, sk, s)
+		v.id(sk+".guild_id", s.GuildID, true)
+		if len(s.OwnerIDs) == 0 {
+			v.errf(sk+".owner_ids", "empty; list the Discord user ids allowed to drive sessions")
+		}
+		for j, o := range s.OwnerIDs {
+			v.id(fmt.Sprintf("%s.owner_ids[%d]", sk, j), o, true)
+		}
+		v.id(sk+".general_channel_id", s.GeneralChannelID, false)
+		if s.GeneralChannelID != "" {
+			channels[s.GeneralChannelID] = sk + ".general_channel_id"
+		}
+		if strings.ContainsAny(s.TmuxSession, ".:") || strings.TrimSpace(s.TmuxSession) == "" {
+			v.errf(sk+".tmux_session", "%q must not be empty or contain '.' or ':'", s.TmuxSession)
+		}
+		if len(s.Projects) == 0 {
+			v.warnf(sk+".projects", "no projects: this bot will answer nothing")
+		}
+		projectNames := map[string]bool{}
+		for j, p := range s.Projects {
+			pk := fmt.Sprintf("%s.projects[%d]", sk, j)
+			if p.Name != "" {
+				pk = fmt.Sprintf("%s.projects[%s]", sk, p.Name)
+			}
+			switch {
+			case p.Name == "":
+				v.errf(pk+".name", "missing")
+			case !safeName.MatchString(p.Name):
+				v.errf(pk+".name", "%q may hold only letters, digits, - and _", p.Name)
+			case projectNames[p.Name]:
+				v.errf(pk+".name", "%q is used by more than one project of this server", p.Name)
+			}
+			projectNames[p.Name] = true
+			v.id(pk+".channel_id", p.ChannelID, true)
+			if prev, dup := channels[p.ChannelID]; dup && p.ChannelID != "" {
+				v.errf(pk+".channel_id", "%s is already used by %s; a channel belongs to one project", p.ChannelID, prev)
+			} else if p.ChannelID != "" {
+				channels[p.ChannelID] = pk + ".channel_id"
+			}
+			v.dir(pk+".path", p.Path, true)
+			v.oneOf(pk+".permission_mode", p.PermissionMode, PermissionModes, true)
+			v.oneOf(pk+".progress", p.Progress, ProgressLevels, false)
+			v.oneOf(pk+".thread.permission_mode", p.Thread.PermissionMode, PermissionModes, true)
+			v.oneOf(pk+".thread.isolation", p.Thread.Isolation, Isolations, false)
+			threadIDs := map[string]bool{}
+			for k, t := range p.Threads {
+				tk := fmt.Sprintf("%s.threads[%d]", pk, k)
+				v.id(tk+".thread_id", t.ThreadID, true)
+				if threadIDs[t.ThreadID] && t.ThreadID != "" {
+					v.errf(tk+".thread_id", "%s is listed twice", t.ThreadID)
+				}
+				threadIDs[t.ThreadID] = true
+				v.dir(tk+".path", t.Path, false)
+				v.oneOf(tk+".permission_mode", t.PermissionMode, PermissionModes, true)
+				v.oneOf(tk+".isolation", t.Isolation, Isolations, true)
+			}
+		}
+	}
+}
+
+func (c *Config) checkToken(v *checker, sk string, s Server) {
+	set := 0
+	for _, x := range []string{s.TokenEnv, s.TokenFile, s.Token} {
+		if x != "" {
+			set++
+		}
+	}
+	if set > 1 {
+		v.errf(sk+".token_env", "set only one of token_env, token_file and token")
+		return
+	}
+	if set == 0 {
+		v.errf(sk+".token_env", "no bot token: set token_env (a variable name) or token_file (a 0600 file)")
+		return
+	}
+	key := sk + ".token_env"
+	switch {
+	case s.TokenFile != "":
+		key = sk + ".token_file"
+	case s.Token != "":
+		key = sk + ".token"
+	}
+	if _, err := s.ResolveToken(); err != nil {
+		v.errf(key, "%v", err)
+		return
+	}
+	if s.TokenFile != "" {
+		p, _ := ExpandHome(s.TokenFile)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			v.warnf(key, "%s is readable by others (mode %o); chmod 600 it", p, fi.Mode().Perm())
+		}
+	}
+	if s.Token != "" && c.Path != "" {
+		fi, err := os.Stat(c.Path)
+		if err != nil || fi.Mode().Perm()&0o077 != 0 {
+			v.warnf(key, "an inline token in a file others can read; prefer token_file or token_env, or chmod 600 %s", c.Path)
+		}
+	}
+}
