@@ -1,0 +1,272 @@
+package state
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// ErrNotFound is returned by Get for a record that does not exist.
+var ErrNotFound = errors.New("record not found")
+
+// ErrBadKey is returned for a key that is not a plain file name.
+var ErrBadKey = errors.New("invalid record key")
+
+// keyPattern keeps keys plain file names: no separators, no "..", no hidden
+// files, so a key from a hook payload can never escape the directory.
+var keyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.@-]{0,159}$`)
+
+// lockTimeout bounds how long Update and Delete wait for the lock when the
+// context has no deadline. Critical sections are a read, a callback and a
+// write, so a longer wait means a stuck holder.
+const lockTimeout = 5 * time.Second
+
+// lockRetry is how often a blocked locker retries.
+const lockRetry = 2 * time.Millisecond
+
+// envelope is the on-disk format of every record.
+type envelope struct {
+	Version   int             `json:"version"`
+	UpdatedAt time.Time       `json:"updated_at"`
+	Data      json.RawMessage `json:"data"`
+}
+
+// Collection is a directory of records of one type.
+//
+// All writers of a collection share one lock file (.lock) rather than a
+// sidecar per record: a lock file can never be removed safely (a waiter
+// would lock a deleted inode), so per-record sidecars would pile up in /tmp
+// for every prompt ever asked. Critical sections are microseconds long, so
+// one lock per collection costs nothing measurable.
+type Collection[T any] struct {
+	dir     string
+	version int
+}
+
+func newCollection[T any](d *Dir, name string, version int) (*Collection[T], error) {
+	p, err := d.subdir(name)
+	if err != nil {
+		return nil, err
+	}
+	return &Collection[T]{dir: p, version: version}, nil
+}
+
+func (c *Collection[T]) path(key string) (string, error) {
+	if !keyPattern.MatchString(key) || strings.Contains(key, "..") {
+		return "", fmt.Errorf("%w: %q", ErrBadKey, key)
+	}
+	return filepath.Join(c.dir, key+".json"), nil
+}
+
+// Get reads one record without locking: writes are atomic renames.
+func (c *Collection[T]) Get(key string) (T, error) {
+	var zero T
+	p, err := c.path(key)
+	if err != nil {
+		return zero, err
+	}
+	v, _, err := c.read(p)
+	return v, err
+}
+
+func (c *Collection[T]) read(p string) (T, time.Time, error) {
+	var v T
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return v, time.Time{}, ErrNotFound
+	}
+	if err != nil {
+		return v, time.Time{}, fmt.Errorf("read %s: %w", filepath.Base(p), err)
+	}
+	var env envelope
+	if err := json.Unmarshal(b, &env); err != nil {
+		return v, time.Time{}, fmt.Errorf("decode %s: %w", filepath.Base(p), err)
+	}
+	if env.Version != c.version {
+		// Never fall back to an empty record: that silently loses sessions.
+		return v, time.Time{}, fmt.Errorf("decode %s: record version %d, this ccbridge reads version %d", filepath.Base(p), env.Version, c.version)
+	}
+	if err := json.Unmarshal(env.Data, &v); err != nil {
+		return v, time.Time{}, fmt.Errorf("decode %s: %w", filepath.Base(p), err)
+	}
+	return v, env.UpdatedAt, nil
+}
+
+// Update reads the record (the zero value if it does not exist), applies fn,
+// and writes the result, all under the collection's lock, so concurrent
+// updates from any number of processes are never lost. If fn returns an
+// error nothing is written and the error is returned.
+func (c *Collection[T]) Update(ctx context.Context, key string, fn func(*T) error) (T, error) {
+	return c.update(ctx, key, func(v *T, _ bool) error { return fn(v) })
+}
+
+func (c *Collection[T]) update(ctx context.Context, key string, fn func(v *T, exists bool) error) (T, error) {
+	var zero T
+	p, err := c.path(key)
+	if err != nil {
+		return zero, err
+	}
+	unlock, err := c.lock(ctx)
+	if err != nil {
+		return zero, err
+	}
+	defer unlock()
+	v, _, err := c.read(p)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return zero, err
+	}
+	if err := fn(&v, err == nil); err != nil {
+		return zero, err
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return zero, fmt.Errorf("encode %s: %w", key, err)
+	}
+	b, err := json.Marshal(envelope{Version: c.version, UpdatedAt: time.Now().UTC(), Data: data})
+	if err != nil {
+		return zero, fmt.Errorf("encode %s: %w", key, err)
+	}
+	if err := writeAtomic(p, b); err != nil {
+		return zero, err
+	}
+	return v, nil
+}
+
+// Create writes the record only if it does not exist yet and reports
+// whether it did. It is how "exactly once" claims are made (a reply posted
+// once per turn, a click deciding once).
+func (c *Collection[T]) Create(ctx context.Context, key string, v T) (created bool, err error) {
+	_, err = c.update(ctx, key, func(cur *T, exists bool) error {
+		if exists {
+			return errExists
+		}
+		*cur = v
+		return nil
+	})
+	if errors.Is(err, errExists) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+var errExists = errors.New("exists")
+
+// Delete removes a record; deleting a missing record is not an error.
+func (c *Collection[T]) Delete(ctx context.Context, key string) error {
+	p, err := c.path(key)
+	if err != nil {
+		return err
+	}
+	unlock, err := c.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("delete %s: %w", key, err)
+	}
+	return nil
+}
+
+// List returns every record by key. A record that cannot be decoded is
+// reported in the error but does not hide the others.
+func (c *Collection[T]) List() (map[string]T, error) {
+	ents, err := os.ReadDir(c.dir)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", filepath.Base(c.dir), err)
+	}
+	out := make(map[string]T, len(ents))
+	var errs []error
+	for _, e := range ents {
+		key, ok := keyOf(e.Name())
+		if !ok {
+			continue
+		}
+		v, _, err := c.read(filepath.Join(c.dir, e.Name()))
+		if errors.Is(err, ErrNotFound) {
+			continue // deleted since ReadDir
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out[key] = v
+	}
+	return out, errors.Join(errs...)
+}
+
+// Keys returns the sorted keys of the collection.
+func (c *Collection[T]) Keys() ([]string, error) {
+	m, err := c.List()
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys, err
+}
+
+// keyOf maps a file name in the collection directory to its record key.
+func keyOf(name string) (string, bool) {
+	if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
+		return "", false
+	}
+	return strings.TrimSuffix(name, ".json"), true
+}
+
+func (c *Collection[T]) lock(ctx context.Context) (func(), error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, lockTimeout)
+		defer cancel()
+	}
+	l := flock.New(filepath.Join(c.dir, ".lock"), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	ok, err := l.TryLockContext(ctx, lockRetry)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("lock %s: %w", filepath.Base(c.dir), errors.Join(err, ctx.Err()))
+	}
+	return func() { _ = l.Close() }, nil
+}
+
+// writeAtomic writes b to p with mode 0600 via a temp file in the same
+// directory, fsync and rename, so a reader sees the old or the new file,
+// never a torn one.
+func writeAtomic(p string, b []byte) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(p), err)
+	}
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(f.Name())
+		}
+	}()
+	// CreateTemp already makes the file 0600; the explicit chmod documents it.
+	if err = f.Chmod(0o600); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(p), err)
+	}
+	if _, err = f.Write(b); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(p), err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(p), err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(p), err)
+	}
+	if err = os.Rename(f.Name(), p); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(p), err)
+	}
+	return nil
+}
