@@ -1,0 +1,303 @@
+// Package tmux drives ccbridge's own tmux server through the execx seam:
+// sessions and windows created with a working directory and per-pane
+// environment, panes addressed by %id only, text delivered as a bracketed
+// paste that can never be read as key names, keys from a fixed set, screen
+// capture and one-call liveness. It imports only execx.
+package tmux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/execx"
+)
+
+// Typed errors, mapped from tmux's stderr so callers never match strings.
+var (
+	ErrNoServer  = errors.New("tmux server not running")
+	ErrPaneGone  = errors.New("tmux pane gone")
+	ErrNoSession = errors.New("tmux session not found")
+)
+
+// commandTimeout bounds one tmux command when the caller set no deadline.
+const commandTimeout = 5 * time.Second
+
+// KeepEnv lists the daemon's environment variables that reach the tmux
+// server (and so every pane). Everything else, bot tokens included, is
+// dropped: the server inherits the environment of the client that starts it.
+var KeepEnv = []string{
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_*", "TERM", "COLORTERM", "TZ", "TMPDIR",
+	"XDG_*", "ANTHROPIC_*", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+}
+
+// Options selects the server.
+type Options struct {
+	Socket     string   // tmux -L <name>; the daemon's dedicated server
+	SocketPath string   // tmux -S <path>; tests use a private socket file
+	Env        []string // environment for tmux commands; nil = KeepEnv of os.Environ()
+}
+
+// Server is a handle on one tmux server.
+type Server struct {
+	run  execx.Runner
+	sock []string
+	env  []string
+}
+
+// New returns a handle; it starts nothing.
+func New(run execx.Runner, opt Options) *Server {
+	s := &Server{run: run, env: opt.Env}
+	switch {
+	case opt.SocketPath != "":
+		s.sock = []string{"-S", opt.SocketPath}
+	default:
+		name := opt.Socket
+		if name == "" {
+			name = "ccbridge"
+		}
+		s.sock = []string{"-L", name}
+	}
+	if s.env == nil {
+		s.env = execx.ChildEnv(os.Environ(), KeepEnv)
+	}
+	return s
+}
+
+// SocketArgs returns the arguments that select this server, for messages
+// such as "attach with tmux -L ccbridge attach".
+func (s *Server) SocketArgs() []string { return append([]string(nil), s.sock...) }
+
+func (s *Server) exec(ctx context.Context, stdin string, args ...string) (string, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, commandTimeout)
+		defer cancel()
+	}
+	cmd := execx.Cmd{Args: append(append([]string{"tmux"}, s.sock...), args...), Env: s.env}
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	out, err := s.run.Run(ctx, cmd)
+	if err != nil {
+		return string(out), classify(err)
+	}
+	return string(out), nil
+}
+
+// classify maps tmux's stderr to the typed errors, keeping the original.
+func classify(err error) error {
+	var ce *execx.CmdError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	msg := ce.Stderr
+	switch {
+	case strings.Contains(msg, "no server running"), strings.Contains(msg, "error connecting to"):
+		return fmt.Errorf("%w: %w", ErrNoServer, err)
+	case strings.Contains(msg, "can't find pane"), strings.Contains(msg, "can't find window"):
+		return fmt.Errorf("%w: %w", ErrPaneGone, err)
+	case strings.Contains(msg, "can't find session"):
+		return fmt.Errorf("%w: %w", ErrNoSession, err)
+	}
+	return err
+}
+
+// PaneSpec describes a pane to create.
+type PaneSpec struct {
+	Session string            // tmux session; created if missing
+	Window  string            // window name, for people who attach
+	Dir     string            // working directory
+	Env     map[string]string // per-pane environment, on top of the server's
+	Argv    []string          // the program and its arguments
+	Width   int               // size of a new session; 0 = tmux's default
+	Height  int
+}
+
+// NewPane starts spec.Argv in a new window of spec.Session (each pane gets a
+// whole window: split panes in a detached 80×24 window run out of room after
+// four) and returns the pane's %id.
+func (s *Server) NewPane(ctx context.Context, spec PaneSpec) (string, error) {
+	if len(spec.Argv) == 0 {
+		return "", errors.New("new pane: empty command")
+	}
+	if err := checkSessionName(spec.Session); err != nil {
+		return "", err
+	}
+	common := []string{"-d", "-P", "-F", "#{pane_id}", "-n", spec.Window, "-c", spec.Dir}
+	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
+		common = append(common, "-e", k+"="+spec.Env[k])
+	}
+	tail := append([]string{"--"}, spec.Argv...)
+
+	args := append([]string{"new-window", "-t", "=" + spec.Session + ":"}, common...)
+	out, err := s.exec(ctx, "", append(args, tail...)...)
+	if errors.Is(err, ErrNoServer) || errors.Is(err, ErrNoSession) {
+		args = []string{"new-session", "-s", spec.Session}
+		if spec.Width > 0 && spec.Height > 0 {
+			args = append(args, "-x", strconv.Itoa(spec.Width), "-y", strconv.Itoa(spec.Height))
+		}
+		out, err = s.exec(ctx, "", append(append(args, common...), tail...)...)
+		if err != nil && strings.Contains(err.Error(), "duplicate session") {
+			// Another caller created the session between our two commands.
+			args = append([]string{"new-window", "-t", "=" + spec.Session + ":"}, common...)
+			out, err = s.exec(ctx, "", append(args, tail...)...)
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("new pane in %s: %w", spec.Session, err)
+	}
+	id := strings.TrimSpace(out)
+	if !strings.HasPrefix(id, "%") {
+		return "", fmt.Errorf("new pane in %s: unexpected pane id %q", spec.Session, id)
+	}
+	return id, nil
+}
+
+func checkSessionName(name string) error {
+	if name == "" || strings.ContainsAny(name, ".:") {
+		return fmt.Errorf("tmux session name %q must be non-empty without '.' or ':'", name)
+	}
+	return nil
+}
+
+var bufferSeq atomic.Uint64
+
+// PasteText delivers text into the pane as one bracketed paste: the body
+// goes through stdin (no argv limit, no quoting, never parsed as key names),
+// -p wraps it in paste markers so newlines are inserted rather than
+// submitted, -r keeps LF as LF, and -d deletes the buffer. The text is
+// sanitized first (see Sanitize). It does not press Enter. Once the paste
+// has run the outcome is indeterminate, so callers must not retry it.
+func (s *Server) PasteText(ctx context.Context, pane, text string) error {
+	text = Sanitize(text)
+	if text == "" {
+		return nil
+	}
+	// Buffers are per server, so names must be unique across processes.
+	buf := fmt.Sprintf("ccbridge-%d-%d", os.Getpid(), bufferSeq.Add(1))
+	if _, err := s.exec(ctx, text, "load-buffer", "-b", buf, "-"); err != nil {
+		return fmt.Errorf("paste to %s: %w", pane, err)
+	}
+	if _, err := s.exec(ctx, "", "paste-buffer", "-p", "-r", "-d", "-b", buf, "-t", pane); err != nil {
+		_, _ = s.exec(ctx, "", "delete-buffer", "-b", buf)
+		return fmt.Errorf("paste to %s: %w", pane, err)
+	}
+	return nil
+}
+
+// Key is a key that SendKeys may press. Only these names reach send-keys,
+// so no text from Discord can ever be read as a key name.
+type Key string
+
+// Keys ccbridge presses.
+const (
+	KeyEnter     Key = "Enter"
+	KeyEscape    Key = "Escape"
+	KeyUp        Key = "Up"
+	KeyDown      Key = "Down"
+	KeyLeft      Key = "Left"
+	KeyRight     Key = "Right"
+	KeyTab       Key = "Tab"
+	KeyShiftTab  Key = "BTab"
+	KeyClearLine Key = "C-u"
+	KeyInterrupt Key = "C-c"
+)
+
+func validKey(k Key) bool {
+	switch k {
+	case KeyEnter, KeyEscape, KeyUp, KeyDown, KeyLeft, KeyRight, KeyTab, KeyShiftTab, KeyClearLine, KeyInterrupt:
+		return true
+	}
+	return len(k) == 1 && k[0] >= '0' && k[0] <= '9'
+}
+
+// SendKeys presses keys in the pane, in order, in one command.
+func (s *Server) SendKeys(ctx context.Context, pane string, keys ...Key) error {
+	args := []string{"send-keys", "-t", pane}
+	for _, k := range keys {
+		if !validKey(k) {
+			return fmt.Errorf("send keys to %s: %q is not an allowed key", pane, k)
+		}
+		args = append(args, string(k))
+	}
+	if _, err := s.exec(ctx, "", args...); err != nil {
+		return fmt.Errorf("send keys to %s: %w", pane, err)
+	}
+	return nil
+}
+
+// Capture returns the pane's visible screen plus up to history lines above
+// it, as plain text (no escape sequences, wrapped lines joined).
+func (s *Server) Capture(ctx context.Context, pane string, history int) (string, error) {
+	out, err := s.exec(ctx, "", "capture-pane", "-p", "-J", "-t", pane, "-S", strconv.Itoa(-history))
+	if err != nil {
+		return "", fmt.Errorf("capture %s: %w", pane, err)
+	}
+	return out, nil
+}
+
+// Pane is one line of ListPanes.
+type Pane struct {
+	ID      string
+	Dead    bool
+	PID     int
+	Command string
+	Session string
+	Window  string
+	Path    string
+}
+
+const paneFormat = "#{pane_id}\t#{pane_dead}\t#{pane_pid}\t#{pane_current_command}\t#{session_name}\t#{window_name}\t#{pane_current_path}"
+
+// ListPanes lists every pane of the server in one call; it is how liveness
+// is checked. With no server running it returns ErrNoServer.
+func (s *Server) ListPanes(ctx context.Context) ([]Pane, error) {
+	out, err := s.exec(ctx, "", "list-panes", "-a", "-F", paneFormat)
+	if err != nil {
+		return nil, fmt.Errorf("list panes: %w", err)
+	}
+	return parsePanes(out)
+}
+
+func parsePanes(out string) ([]Pane, error) {
+	var panes []Pane
+	for line := range strings.SplitSeq(strings.TrimRight(out, "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		f := strings.SplitN(line, "\t", 7)
+		if len(f) != 7 {
+			return nil, fmt.Errorf("list panes: unexpected line %q", line)
+		}
+		pid, _ := strconv.Atoi(f[2])
+		panes = append(panes, Pane{ID: f[0], Dead: f[1] == "1", PID: pid, Command: f[3], Session: f[4], Window: f[5], Path: f[6]})
+	}
+	return panes, nil
+}
+
+// KillPane kills a pane; a pane already gone is not an error.
+func (s *Server) KillPane(ctx context.Context, pane string) error {
+	_, err := s.exec(ctx, "", "kill-pane", "-t", pane)
+	if err != nil && !errors.Is(err, ErrPaneGone) && !errors.Is(err, ErrNoServer) {
+		return fmt.Errorf("kill pane %s: %w", pane, err)
+	}
+	return nil
+}
+
+// KillServer stops the server; used by tests and never by the daemon, which
+// leaves sessions running across its own restarts.
+func (s *Server) KillServer(ctx context.Context) error {
+	_, err := s.exec(ctx, "", "kill-server")
+	if err != nil && !errors.Is(err, ErrNoServer) {
+		return fmt.Errorf("kill server: %w", err)
+	}
+	return nil
+}
