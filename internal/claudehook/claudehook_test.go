@@ -1,0 +1,174 @@
+package claudehook
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func decodeFixture(t *testing.T, name string) *Input {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	in, err := Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return in
+}
+
+func TestFixturesDecode(t *testing.T) {
+	cases := []struct {
+		file  string
+		check func(*Input) bool
+	}{
+		{"stop.json", func(in *Input) bool {
+			return in.HookEventName == EventStop && in.PromptID != "" && in.LastAssistantMessage == "Final answer after tools: two"
+		}},
+		{"stop_failure.json", func(in *Input) bool {
+			return in.HookEventName == EventStopFailure && in.LastAssistantMessage == "API Error: 400 fake bad request"
+		}},
+		{"subagent_stop.json", func(in *Input) bool { return in.AgentID == "a19ed2a9f858a960e" && len(in.BackgroundTasks) == 1 }},
+		{"pretooluse_bash.json", func(in *Input) bool {
+			var b BashInput
+			return json.Unmarshal(in.ToolInput, &b) == nil && b.Command == "touch touched.txt && echo touched-ok" && in.ToolUseID == "toolu_7c7f"
+		}},
+		{"pretooluse_write.json", func(in *Input) bool {
+			var w WriteInput
+			return json.Unmarshal(in.ToolInput, &w) == nil && w.Content == "hello world\n"
+		}},
+		{"pretooluse_edit.json", func(in *Input) bool {
+			var e EditInput
+			return json.Unmarshal(in.ToolInput, &e) == nil && e.OldString == "alpha" && e.NewString == "beta"
+		}},
+		{"pretooluse_ask.json", func(in *Input) bool {
+			var a AskInput
+			return json.Unmarshal(in.ToolInput, &a) == nil && len(a.Questions) == 2 && a.Questions[1].MultiSelect && a.Questions[0].Options[2].Label == "Blue"
+		}},
+		{"pretooluse_exitplan.json", func(in *Input) bool {
+			var p PlanInput
+			return json.Unmarshal(in.ToolInput, &p) == nil && strings.HasPrefix(p.Plan, "# Plan") && in.PermissionMode == "plan"
+		}},
+		{"permissionrequest_bash.json", func(in *Input) bool {
+			s := in.PermissionSuggestions
+			return in.ToolUseID == "" && len(s) == 2 && s[0].Directories[0] == "/home/u/proj" && s[1].Mode == "acceptEdits"
+		}},
+		{"permissionrequest_npm.json", func(in *Input) bool {
+			s := in.PermissionSuggestions
+			return len(s) == 1 && s[0].Rules[0].RuleContent == "npm test *" && s[0].Destination == "localSettings"
+		}},
+		{"posttooluse_bash.json", func(in *Input) bool {
+			return strings.Contains(string(in.ToolResponse), "bash-ran") && in.DurationMS == 42
+		}},
+		{"posttoolusefailure_bash.json", func(in *Input) bool { return strings.HasPrefix(in.Error, "Exit code 2") }},
+		{"userpromptsubmit.json", func(in *Input) bool { return in.Prompt == "first line\nsecond line\nthird line" }},
+		{"notification.json", func(in *Input) bool { return in.NotificationType == "permission_prompt" }},
+		{"sessionstart_resume.json", func(in *Input) bool { return in.Source == "resume" && in.Model == "claude-opus-5-5" }},
+		{"sessionend.json", func(in *Input) bool { return in.Reason == "prompt_input_exit" }},
+	}
+	for _, c := range cases {
+		if in := decodeFixture(t, c.file); !c.check(in) {
+			t.Errorf("%s decoded to %+v", c.file, in)
+		}
+	}
+}
+
+func TestDecodeRejectsGarbage(t *testing.T) {
+	for _, s := range []string{"", "not json", `{"session_id":"x"}`} {
+		if _, err := Decode(strings.NewReader(s)); err == nil {
+			t.Errorf("Decode(%q) succeeded", s)
+		}
+	}
+}
+
+func TestPermissionRequestOutputShape(t *testing.T) {
+	b, _ := json.Marshal(NewPermissionRequestOutput(Decision{Behavior: "allow", UpdatedPermissions: []PermissionUpdate{
+		{Type: "addRules", Rules: []Rule{{ToolName: "Bash", RuleContent: "npm test *"}}, Behavior: "allow", Destination: "localSettings"}}}))
+	want := `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"npm test *"}],"behavior":"allow","destination":"localSettings"}]}}}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+}
+
+func TestFinalReplyTakesEveryBlockOfTheLastMessage(t *testing.T) {
+	for _, last := range []string{"Part B of the final answer.", ""} {
+		got, found, err := FinalReply(filepath.Join("testdata", "transcript_two_blocks.jsonl"), last)
+		if err != nil || !found {
+			t.Fatal(found, err)
+		}
+		if want := "Part A of the final answer.\n\nPart B of the final answer."; got != want {
+			t.Fatalf("FinalReply(%q) = %q, want %q", last, got, want)
+		}
+	}
+	if _, found, _ := FinalReply(filepath.Join("testdata", "transcript_two_blocks.jsonl"), "not written yet"); found {
+		t.Error("found a message that is not in the transcript")
+	}
+}
+
+// TestFinalReplyIgnoresFileOrder uses the order real Claude Code 2.1.328
+// wrote: the final message's lines before the earlier message's, and the
+// blocks of one message out of order.
+func TestFinalReplyIgnoresFileOrder(t *testing.T) {
+	got, found, err := FinalReply(filepath.Join("testdata", "transcript_out_of_order.jsonl"), "The command printed bash-ran.")
+	if err != nil || !found || got != "First final block.\n\nThe command printed bash-ran." {
+		t.Fatalf("FinalReply = %q, %v, %v", got, found, err)
+	}
+}
+
+// TestFinalReplyReadsOnlyTheTail puts the answer after megabytes of earlier
+// turns and a cut first line; the reply must still be exact.
+func TestFinalReplyReadsOnlyTheTail(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t.jsonl")
+	var b strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&b, `{"type":"assistant","message":{"id":"old%d","content":[{"type":"text","text":"old %d %s"}]}}`+"\n", i, i, strings.Repeat("x", 100))
+	}
+	b.WriteString(`{"type":"user","message":{"role":"user","content":"next"}}` + "\n")
+	b.WriteString(`{"type":"assistant","message":{"id":"new","content":[{"type":"text","text":"the answer"}]}}` + "\n")
+	os.WriteFile(p, []byte(b.String()), 0o600)
+	got, _, err := FinalReply(p, "the answer")
+	if err != nil || got != "the answer" {
+		t.Fatalf("FinalReply = %q, %v", got, err)
+	}
+}
+
+func BenchmarkFinalReply10MiB(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "t.jsonl")
+	var s strings.Builder
+	for i := 0; s.Len() < 10<<20; i++ {
+		fmt.Fprintf(&s, `{"type":"assistant","message":{"id":"m%d","content":[{"type":"text","text":"%s"}]}}`+"\n", i, strings.Repeat("y", 400))
+	}
+	os.WriteFile(p, []byte(s.String()), 0o600)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, _, err := FinalReply(p, "absent"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestBridgeSettings(t *testing.T) {
+	s := BridgeSettings("/opt/cc bin/ccbridge-hook-stop", "/opt/it's/ccbridge-hook-pretool", 30*time.Minute)
+	var back Settings
+	if err := json.Unmarshal(s.JSON(), &back); err != nil {
+		t.Fatal(err)
+	}
+	stop := back.Hooks["Stop"][0].Hooks[0]
+	if stop.Command != "'/opt/cc bin/ccbridge-hook-stop'" || !stop.Async {
+		t.Errorf("Stop hook = %+v", stop)
+	}
+	perm := back.Hooks["PermissionRequest"][0].Hooks[0]
+	if perm.Command != `'/opt/it'\''s/ccbridge-hook-pretool'` || perm.Async || perm.Timeout != 31*60 {
+		t.Errorf("PermissionRequest hook = %+v", perm)
+	}
+	if len(back.Hooks) != 10 {
+		t.Errorf("%d events registered, want 10", len(back.Hooks))
+	}
+}
