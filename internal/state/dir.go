@@ -107,3 +107,18 @@ func (d *Dir) LockDaemon() (unlock func() error, err error) {
 	}
 	return l.Unlock, nil
 }
+
+// OpenLog opens (appending, 0600) a log file in the runtime directory's
+// logs/ folder. Hooks log there because their stdout is Claude's protocol
+// and their stderr is shown to Claude.
+func (d *Dir) OpenLog(name string) (*os.File, error) {
+	p, err := d.subdir("logs")
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(p, filepath.Base(name)), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open log: %w", err)
+	}
+	return f, nil
+}

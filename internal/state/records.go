@@ -70,3 +70,7 @@ func OpenStore(root string) (*Store, error) {
 	}
 	return s, nil
 }
+
+// EnvSession names the environment variable that carries a pane's session
+// key from the daemon to the hooks Claude Code runs in that pane.
+const EnvSession = "CCBRIDGE_SESSION"

@@ -1,0 +1,187 @@
+// Package hook is the program behind ccbridge-hook-stop and
+// ccbridge-hook-pretool, which Claude Code runs on its hook events. A hook
+// must start fast, never wedge Claude and never leak into the daemon, so it
+// imports only claudehook and state (a test enforces that it does not pull
+// in the daemon's packages). It fails open: on any error it logs to the
+// runtime directory and exits 0 with no output, which leaves Claude's own
+// flow untouched.
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// Program selects which binary is running.
+type Program string
+
+// The two hook binaries.
+const (
+	Stop    Program = "ccbridge-hook-stop"
+	PreTool Program = "ccbridge-hook-pretool"
+)
+
+// Env is how a hook reads its environment (os.Getenv in production).
+type Env func(string) string
+
+// budget bounds a whole hook run on its own work; Claude's hook timeout is
+// the outer limit.
+const budget = 10 * time.Second
+
+// Main runs one hook invocation and returns the process exit code.
+func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv Env) int {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		fmt.Fprintf(stdout, "%s is run by Claude Code as a hook (JSON on stdin); ccbridge registers it for you.\n", prog)
+		return 0
+	}
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+
+	root := getenv(state.EnvRuntimeDir)
+	if root == "" {
+		root = state.DefaultRuntimeDir()
+	}
+	store, err := state.OpenStore(root)
+	if err != nil {
+		// No runtime dir, no log file: say it on stderr, which Claude shows
+		// only in verbose mode for exit 0, and stay out of the way.
+		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+		return 0
+	}
+	logf, err := store.Dir.OpenLog("hook.log")
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+		return 0
+	}
+	defer logf.Close()
+	log := slog.New(slog.NewJSONHandler(logf, nil)).With("hook", string(prog), "pid", os.Getpid())
+
+	in, err := claudehook.Decode(stdin)
+	if err != nil {
+		log.Error("bad input", "err", err)
+		return 0
+	}
+	h := &handler{store: store, log: log.With("event", in.HookEventName, "claude_session", in.SessionID), session: getenv(state.EnvSession)}
+	if err := h.handle(ctx, prog, in); err != nil {
+		h.log.Error("hook failed", "err", err)
+	}
+	return 0
+}
+
+type handler struct {
+	store   *state.Store
+	log     *slog.Logger
+	session string // CCBRIDGE_SESSION; empty for sessions ccbridge did not start
+}
+
+func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input) error {
+	if h.session == "" {
+		// Routing of hand-started sessions by cwd comes with the relay.
+		h.log.Debug("no ccbridge session; ignored")
+		return nil
+	}
+	isStop := prog == Stop && (in.HookEventName == claudehook.EventStop || in.HookEventName == claudehook.EventStopFailure)
+	if isStop && h.turnRecorded(in) {
+		// A repeated Stop for a turn already handled: read-only fast path.
+		h.log.Info("turn already recorded", "prompt", in.PromptID)
+		return nil
+	}
+	if err := h.touchSession(ctx, in); err != nil {
+		return err
+	}
+	if isStop {
+		return h.recordTurn(ctx, in)
+	}
+	return nil
+}
+
+func (h *handler) turnRecorded(in *claudehook.Input) bool {
+	_, err := h.store.Turns.Get(state.TurnKey(in.SessionID, in.PromptID))
+	return err == nil
+}
+
+// touchSession records the Claude session id and the last event on the
+// session record, so a restart can --resume and status can tell activity.
+func (h *handler) touchSession(ctx context.Context, in *claudehook.Input) error {
+	_, err := h.store.Sessions.Update(ctx, h.session, func(s *state.Session) error {
+		if in.SessionID != "" {
+			s.ClaudeSessionID = in.SessionID
+		}
+		if in.TranscriptPath != "" {
+			s.TranscriptPath = in.TranscriptPath
+		}
+		if in.PromptID != "" {
+			s.LastPromptID = in.PromptID
+		}
+		s.LastEvent = in.HookEventName
+		s.LastEventAt = time.Now().UTC()
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("update session %s: %w", h.session, err)
+	}
+	return nil
+}
+
+// recordTurn claims the turn once (by Claude session id and prompt id) and
+// stores its reply: every text block of the final assistant message.
+func (h *handler) recordTurn(ctx context.Context, in *claudehook.Input) error {
+	if in.SessionID == "" || in.PromptID == "" {
+		return errors.New("stop without session_id or prompt_id")
+	}
+	key := state.TurnKey(in.SessionID, in.PromptID)
+	turn := state.Turn{SessionKey: h.session, ClaudeSessionID: in.SessionID, PromptID: in.PromptID, Event: in.HookEventName, At: time.Now().UTC()}
+	if in.HookEventName == claudehook.EventStopFailure {
+		turn.Error = in.Error
+		turn.Reply = in.LastAssistantMessage
+	} else {
+		turn.Reply = reply(ctx, in, h.log)
+	}
+	created, err := h.store.Turns.Create(ctx, key, turn)
+	if err != nil {
+		return fmt.Errorf("record turn: %w", err)
+	}
+	h.log.Info("turn recorded", "prompt", in.PromptID, "new", created, "chars", len(turn.Reply))
+	return nil
+}
+
+// transcriptWait bounds how long the Stop hook waits for Claude Code to
+// write the final message to the transcript: 2.1.328 fires Stop before the
+// lines are on disk (seen in the e2e tier). The hook is registered async, so
+// the wait never keeps Claude busy.
+const (
+	transcriptWait = 5 * time.Second
+	transcriptPoll = 25 * time.Millisecond
+)
+
+// reply builds the turn's reply from the transcript, which holds every
+// block of the final message; last_assistant_message, only the last block,
+// identifies the message and is the fallback if it never shows up.
+func reply(ctx context.Context, in *claudehook.Input, log *slog.Logger) string {
+	if in.TranscriptPath == "" {
+		return in.LastAssistantMessage
+	}
+	deadline := time.Now().Add(transcriptWait)
+	for {
+		text, found, err := claudehook.FinalReply(in.TranscriptPath, in.LastAssistantMessage)
+		switch {
+		case err != nil:
+			log.Warn("transcript unreadable; using last_assistant_message", "err", err)
+			return in.LastAssistantMessage
+		case found:
+			return text
+		case time.Now().After(deadline) || ctx.Err() != nil:
+			log.Warn("final message never reached the transcript; using last_assistant_message")
+			return in.LastAssistantMessage
+		}
+		time.Sleep(transcriptPoll)
+	}
+}
