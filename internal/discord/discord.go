@@ -1,0 +1,66 @@
+// Package discord is ccbridge's Discord REST adapter over discordgo: it builds
+// sessions that talk to the configured API base (Discord itself, a proxy, or
+// a test server). Only this package and gateway import discordgo.
+package discord
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// DefaultAPIBase is Discord's own origin.
+const DefaultAPIBase = "https://discord.com"
+
+// restTimeout bounds one REST call.
+const restTimeout = 20 * time.Second
+
+// NewSession returns a discordgo session whose REST calls (and so gateway
+// discovery) go to apiBase. discordgo computes its endpoint URLs once at
+// init, so the base is applied by rewriting each request's origin in the
+// session's HTTP client rather than by changing globals.
+func NewSession(apiBase, token string) (*discordgo.Session, error) {
+	dg, err := discordgo.New("Bot " + token)
+	if err != nil {
+		return nil, fmt.Errorf("discord session: %w", err)
+	}
+	client, err := HTTPClient(apiBase)
+	if err != nil {
+		return nil, err
+	}
+	dg.Client = client
+	dg.UserAgent = "DiscordBot (https://github.com/ccbridge/ccbridge, 0) ccbridge"
+	return dg, nil
+}
+
+// HTTPClient returns a client that sends Discord API requests to apiBase.
+func HTTPClient(apiBase string) (*http.Client, error) {
+	apiBase = strings.TrimRight(apiBase, "/")
+	if apiBase == "" || apiBase == DefaultAPIBase {
+		return &http.Client{Timeout: restTimeout}, nil
+	}
+	to, err := url.Parse(apiBase)
+	if err != nil || (to.Scheme != "http" && to.Scheme != "https") || to.Host == "" {
+		return nil, fmt.Errorf("discord api_base %q is not an http(s) URL", apiBase)
+	}
+	return &http.Client{Timeout: restTimeout, Transport: rewrite{to: to, next: http.DefaultTransport}}, nil
+}
+
+type rewrite struct {
+	to   *url.URL
+	next http.RoundTripper
+}
+
+// RoundTrip sends the request to the configured origin, keeping its path
+// under the base's path prefix.
+func (t rewrite) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context()) // a RoundTripper must not modify its request
+	r.URL.Scheme, r.URL.Host, r.Host = t.to.Scheme, t.to.Host, t.to.Host
+	r.URL.Path = strings.TrimRight(t.to.Path, "/") + r.URL.Path
+	r.URL.RawPath = ""
+	return t.next.RoundTrip(r)
+}
