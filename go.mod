@@ -8,3 +8,9 @@ require (
 	github.com/gofrs/flock v0.13.1
 	golang.org/x/sys v0.47.0
 )
+
+require (
+	github.com/bwmarrin/discordgo v0.29.0 // indirect
+	github.com/gorilla/websocket v1.5.3 // indirect
+	golang.org/x/crypto v0.0.0-20210421170649-83a5a9bb288b // indirect
+)

@@ -1,0 +1,68 @@
+# ccbridge: make build | make test (all tiers; what CI runs) | make bench | make install
+GO            ?= go
+CLAUDE_VERSION := 2.1.328
+CLAUDE_DIR    := .cache/claude-code
+CLAUDE_BIN    := $(CLAUDE_DIR)/node_modules/@anthropic-ai/claude-code-linux-x64/claude
+CLAUDE_STAMP  := $(CLAUDE_DIR)/.installed-$(CLAUDE_VERSION)
+BINS          := bin/ccbridge bin/ccbridge-hook-stop bin/ccbridge-hook-pretool
+
+.PHONY: all build test unit integration e2e bench vet tools claude clean install
+
+all: build
+
+build:
+	$(GO) build -trimpath -o bin/ccbridge ./cmd/bridge
+	$(GO) build -trimpath -o bin/ccbridge-hook-stop ./cmd/hook-stop
+	$(GO) build -trimpath -o bin/ccbridge-hook-pretool ./cmd/hook-pretool
+
+# The whole suite: unit and integration (real tmux, real git) in one race-enabled run, then the
+# end-to-end tier (real binaries, real Claude Code CLI, fake model, fake Discord).
+test: tools claude vet
+	$(GO) test -race -count=1 -tags integration ./...
+	$(GO) test -count=1 -tags e2e -timeout 8m ./e2e/...
+
+unit:
+	$(GO) test -race ./...
+
+integration: tools
+	$(GO) test -race -count=1 -tags integration ./...
+
+e2e: tools claude
+	$(GO) test -count=1 -tags e2e -timeout 8m ./e2e/...
+
+vet:
+	$(GO) vet ./...
+	$(GO) vet -tags integration ./...
+	$(GO) vet -tags e2e ./e2e/...
+	@test -z "$$(gofmt -l cmd internal e2e bench)" || { gofmt -l cmd internal e2e bench; echo "gofmt needed"; exit 1; }
+
+# Debian packages the tiers need (command:package); installed only when missing, and only where apt-get works.
+TOOLS ?= tmux:tmux git:git
+tools:
+	@for tp in $(TOOLS); do t=$${tp%%:*}; p=$${tp##*:}; \
+	  command -v $$t >/dev/null 2>&1 && continue; \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing $$p"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$p >/dev/null; \
+	  else echo "$$t is missing: install the $$p package"; exit 1; fi; \
+	done
+
+# The pinned Claude Code CLI, from npm into the ignored .cache/ (its native binary runs without the postinstall).
+claude: $(CLAUDE_STAMP)
+
+$(CLAUDE_STAMP):
+	@command -v npm >/dev/null 2>&1 || { echo "npm is needed to install Claude Code $(CLAUDE_VERSION) for the e2e tier"; exit 1; }
+	rm -rf $(CLAUDE_DIR) && mkdir -p $(CLAUDE_DIR)
+	cd $(CLAUDE_DIR) && npm install --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@$(CLAUDE_VERSION)
+	$(CLAUDE_BIN) --version | grep -q '^$(CLAUDE_VERSION) '
+	touch $@
+
+bench: build
+	@$(MAKE) --no-print-directory tools TOOLS="/usr/bin/time:time"
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) run ./bench/procbench -n 30 -warmup 3 -bin bin
+
+install:
+	./install.sh
+
+clean:
+	rm -rf bin

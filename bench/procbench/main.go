@@ -1,0 +1,139 @@
+// Command procbench times whole hook processes the way Claude Code runs
+// them (fork, exec, JSON on stdin, wait) on their common paths, and reports
+// wall time and peak RSS. It is the Go counterpart of the anchor peer's
+// bench.py, so the figures compare directly (BENCHMARKS.md).
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+type benchCase struct {
+	name    string
+	bin     string
+	payload string
+	env     []string
+}
+
+func main() {
+	n := flag.Int("n", 30, "runs per case")
+	warmup := flag.Int("warmup", 3, "warm-up runs per case")
+	bin := flag.String("bin", "bin", "directory holding the built binaries")
+	flag.Parse()
+	if err := run(*n, *warmup, *bin); err != nil {
+		fmt.Fprintln(os.Stderr, "procbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(n, warmup int, bin string) error {
+	bin, _ = filepath.Abs(bin)
+	work, err := os.MkdirTemp("", "procbench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	rt := filepath.Join(work, "rt")
+	store, err := state.OpenStore(rt)
+	if err != nil {
+		return err
+	}
+	// A 10 MiB transcript whose final message is at the end, as in a long session.
+	transcript := filepath.Join(work, "transcript.jsonl")
+	var tx bytes.Buffer
+	for i := 0; tx.Len() < 10<<20; i++ {
+		fmt.Fprintf(&tx, `{"type":"assistant","isSidechain":false,"apiBlockIndex":0,"message":{"id":"m%d","stop_reason":"end_turn","content":[{"type":"text","text":"%s"}]}}`+"\n", i, strings.Repeat("x", 400))
+	}
+	tx.WriteString(`{"type":"assistant","isSidechain":false,"apiBlockIndex":0,"message":{"id":"final","stop_reason":"end_turn","content":[{"type":"text","text":"done"}]}}` + "\n")
+	if err := os.WriteFile(transcript, tx.Bytes(), 0o600); err != nil {
+		return err
+	}
+	if _, err := store.Turns.Create(context.Background(), state.TurnKey("sid-bench", "pid-dup"), state.Turn{Reply: "done"}); err != nil {
+		return err
+	}
+	stop := func(prompt string) string {
+		return fmt.Sprintf(`{"session_id":"sid-bench","prompt_id":"%s","transcript_path":"%s","cwd":"/srv/bench/home/proj","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"done","background_tasks":[],"session_crons":[]}`, prompt, transcript)
+	}
+	pre := fmt.Sprintf(`{"session_id":"sid-bench","prompt_id":"p","transcript_path":"%s","cwd":"/srv/bench/home/proj","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/srv/bench/home/proj/a.go"},"tool_use_id":"toolu_1"}`, transcript)
+	base := []string{"PATH=" + os.Getenv("PATH"), state.EnvRuntimeDir + "=" + rt}
+	withSession := append(slices.Clone(base), state.EnvSession+"=bench")
+	stopBin, preBin := filepath.Join(bin, "ccbridge-hook-stop"), filepath.Join(bin, "ccbridge-hook-pretool")
+	cases := []benchCase{
+		{"floor: /bin/true", "/bin/true", "{}", base},
+		{"hook-stop: duplicate Stop (nothing to post)", stopBin, stop("pid-dup"), withSession},
+		{"hook-stop: Stop of a session ccbridge did not start", stopBin, stop("pid-other"), base},
+		{"hook-pretool: PreToolUse Read, session recorded", preBin, pre, withSession},
+		{"hook-pretool: PreToolUse, no ccbridge session", preBin, pre, base},
+	}
+	fmt.Printf("%d runs per case after %d warm-ups; wall = fork to reap\n\n", n, warmup)
+	fmt.Printf("| case | wall median | wall p95 | peak RSS max |\n|---|---:|---:|---:|\n")
+	for _, c := range cases {
+		var walls []time.Duration
+		var rss int64
+		for i := range warmup + n {
+			w, r, err := once(c)
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.name, err)
+			}
+			if i >= warmup {
+				walls = append(walls, w)
+				rss = max(rss, r)
+			}
+		}
+		slices.Sort(walls)
+		fmt.Printf("| %s | %.2f ms | %.2f ms | %.1f MiB |\n", c.name, ms(walls[len(walls)/2]), ms(walls[len(walls)*95/100]), float64(rss)/1024)
+	}
+	return nil
+}
+
+// once runs the case twice: directly for wall time, and under
+// /usr/bin/time for peak RSS. A child spawned by Go (or Python) shares the
+// parent's address space until exec (CLONE_VM), and Linux then reports the
+// parent's high-water mark as the child's ru_maxrss; time(1) fork()s a copy
+// of its own small image, so its %M is the hook's own peak.
+func once(c benchCase) (time.Duration, int64, error) {
+	cmd := exec.Command(c.bin)
+	cmd.Stdin = strings.NewReader(c.payload)
+	cmd.Env = c.env
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, 0, err
+	}
+	wall := time.Since(start)
+	if out.Len() > 0 {
+		return 0, 0, fmt.Errorf("unexpected stdout %q", out.String())
+	}
+	rssFile, err := os.CreateTemp("", "procbench-rss")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer os.Remove(rssFile.Name())
+	rssFile.Close()
+	timed := exec.Command("/usr/bin/time", "-f", "%M", "-o", rssFile.Name(), c.bin)
+	timed.Stdin = strings.NewReader(c.payload)
+	timed.Env = c.env
+	if err := timed.Run(); err != nil {
+		return 0, 0, fmt.Errorf("/usr/bin/time (apt-get install time): %w", err)
+	}
+	b, _ := os.ReadFile(rssFile.Name())
+	var kib int64
+	if _, err := fmt.Sscan(strings.TrimSpace(string(b)), &kib); err != nil {
+		return 0, 0, fmt.Errorf("parse /usr/bin/time output %q: %w", b, err)
+	}
+	return wall, kib, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
