@@ -1,0 +1,159 @@
+package fakediscord
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Channel is a text channel or a thread.
+type Channel struct {
+	ID       string
+	GuildID  string
+	ParentID string // threads only
+	Type     int    // 0 text, 11 public thread, 12 private thread
+	Name     string
+	Archived bool
+	Locked   bool
+}
+
+func (c *Channel) isThread() bool { return c.Type == 10 || c.Type == 11 || c.Type == 12 }
+
+func (c *Channel) json() map[string]any {
+	m := map[string]any{"id": c.ID, "guild_id": c.GuildID, "type": c.Type, "name": c.Name}
+	if c.isThread() {
+		m["parent_id"] = c.ParentID
+		m["thread_metadata"] = map[string]any{"archived": c.Archived, "locked": c.Locked, "auto_archive_duration": 1440,
+			"archive_timestamp": timestamp()}
+		m["member_count"], m["message_count"] = 1, 0
+	}
+	return m
+}
+
+// File is an uploaded or attached file.
+type File struct {
+	Name        string
+	ContentType string
+	Data        []byte
+}
+
+// Message is a message as it stands now (edits replace its fields).
+type Message struct {
+	ID        string
+	ChannelID string
+	GuildID   string
+	Author    User
+	Content   string
+	// Components are the rows as the bot sent them.
+	Components []map[string]any
+	Embeds     []json.RawMessage
+	Files      []File
+	Flags      int
+	// AllowedMentions is the allowed_mentions object the bot sent, if any.
+	AllowedMentions json.RawMessage
+	Reactions       []string // emoji the bot added
+	Edits           int
+	Deleted         bool
+	// Ephemeral messages (interaction responses with flag 64) are seen only
+	// by the clicker and never echoed on the gateway.
+	Ephemeral bool
+	// Interaction is the token of the interaction this message answers.
+	Interaction string
+}
+
+// CustomIDs lists the custom_id of every component, in order.
+func (m *Message) CustomIDs() []string {
+	var ids []string
+	walkComponents(m.Components, func(c map[string]any) {
+		if id, ok := c["custom_id"].(string); ok {
+			ids = append(ids, id)
+		}
+	})
+	return ids
+}
+
+// Component returns the component with custom_id, or nil.
+func (m *Message) Component(customID string) map[string]any {
+	var found map[string]any
+	walkComponents(m.Components, func(c map[string]any) {
+		if c["custom_id"] == customID {
+			found = c
+		}
+	})
+	return found
+}
+
+func walkComponents(rows []map[string]any, fn func(map[string]any)) {
+	for _, row := range rows {
+		fn(row)
+		inner, _ := row["components"].([]any)
+		for _, c := range inner {
+			if cm, ok := c.(map[string]any); ok {
+				fn(cm)
+			}
+		}
+	}
+}
+
+func (m *Message) clone() *Message {
+	c := *m
+	c.Files = append([]File(nil), m.Files...)
+	c.Reactions = append([]string(nil), m.Reactions...)
+	return &c
+}
+
+// json renders the message as Discord sends it.
+func (s *Server) messageJSON(m *Message) map[string]any {
+	var atts []map[string]any
+	for i, f := range m.Files {
+		aid := fmt.Sprintf("%s%d", m.ID, i)
+		atts = append(atts, map[string]any{"id": aid, "filename": f.Name, "size": len(f.Data), "content_type": f.ContentType,
+			"url": s.URL + "/attachments/" + m.ChannelID + "/" + aid + "/" + f.Name, "proxy_url": s.URL + "/attachments/" + m.ChannelID + "/" + aid + "/" + f.Name})
+	}
+	comps := m.Components
+	if comps == nil {
+		comps = []map[string]any{}
+	}
+	embeds := m.Embeds
+	if embeds == nil {
+		embeds = []json.RawMessage{}
+	}
+	if atts == nil {
+		atts = []map[string]any{}
+	}
+	out := map[string]any{"id": m.ID, "channel_id": m.ChannelID, "type": 0, "content": m.Content, "author": userJSON(m.Author),
+		"attachments": atts, "embeds": embeds, "components": comps, "mentions": []any{}, "mention_roles": []any{},
+		"mention_everyone": false, "tts": false, "pinned": false, "flags": m.Flags, "timestamp": timestamp(), "edited_timestamp": nil}
+	if m.GuildID != "" {
+		out["guild_id"] = m.GuildID
+		if !m.Author.Bot {
+			out["member"] = map[string]any{"roles": []any{}, "joined_at": timestamp(), "deaf": false, "mute": false, "flags": 0}
+		}
+	}
+	return out
+}
+
+// Interaction is one interaction a test started.
+type Interaction struct {
+	ID        string
+	Token     string
+	Type      int // 2 command, 3 component, 5 modal submit
+	ChannelID string
+	GuildID   string
+	User      User
+	MessageID string // the message whose component was used
+	Data      map[string]any
+	Created   int64 // unix nanos
+
+	// ResponseType is the callback type the bot answered (0 = none yet).
+	ResponseType int
+	// Response is the raw callback body.
+	Response json.RawMessage
+	// Modal is the modal the bot opened (callback type 9).
+	Modal map[string]any
+	// OriginalID is the id of the message the response created or edited.
+	OriginalID string
+	// Followups are the ids of followup messages.
+	Followups []string
+	// Late is set when the callback came after the interaction expired.
+	Late bool
+}
