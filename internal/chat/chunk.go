@@ -1,0 +1,91 @@
+// Package chat is ccbridge's platform-neutral message layer: splitting long
+// text into Discord-sized chunks with code fences kept balanced, the
+// [DISCORD_ATTACH: name] markers of replies, and the custom_id codec of
+// buttons. It imports no other internal package.
+package chat
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Limit is Discord's maximum message length, in characters.
+const Limit = 2000
+
+// Chunk splits text into pieces of at most limit characters, cutting at a
+// paragraph break, else a line break, else a space, else anywhere. A code
+// fence open at a cut is closed at the end of its chunk and reopened, with
+// its language, at the start of the next, so every chunk renders on its own.
+func Chunk(text string, limit int) []string {
+	text = strings.TrimSpace(text)
+	var chunks []string
+	fence := "" // the fence line carried into the next chunk, e.g. "```go"
+	for text != "" {
+		prefix := ""
+		if fence != "" {
+			prefix = fence + "\n"
+		}
+		if last := closeFence(prefix+text, openFence(fence, text)); utf8.RuneCountInString(last) <= limit {
+			chunks = append(chunks, last)
+			break
+		}
+		// Leave room for a closing fence in case the piece ends inside one.
+		budget := max(limit-utf8.RuneCountInString(prefix)-len("\n```"), 1)
+		piece, rest := cut(text, budget)
+		fence = openFence(fence, piece)
+		chunks = append(chunks, closeFence(prefix+piece, fence))
+		text = strings.TrimLeft(rest, "\n")
+	}
+	return chunks
+}
+
+// closeFence appends a closing fence when one is open.
+func closeFence(body, open string) string {
+	if open == "" {
+		return body
+	}
+	return body + "\n```"
+}
+
+// cut takes at most n characters from text at the best boundary.
+func cut(text string, n int) (piece, rest string) {
+	if utf8.RuneCountInString(text) <= n {
+		return text, ""
+	}
+	end := byteIndexOfRune(text, n)
+	window := text[:end]
+	for _, sep := range []string{"\n\n", "\n", " "} {
+		if i := strings.LastIndex(window, sep); i > 0 && i >= end/2 {
+			return strings.TrimRight(window[:i], " \n"), text[i+len(sep):]
+		}
+	}
+	return window, text[end:]
+}
+
+func byteIndexOfRune(s string, n int) int {
+	i := 0
+	for pos := range s {
+		if i == n {
+			return pos
+		}
+		i++
+	}
+	return len(s)
+}
+
+// openFence returns the fence line still open after piece, given the fence
+// open before it ("" = none).
+func openFence(open, piece string) string {
+	for line := range strings.SplitSeq(piece, "\n") {
+		t := strings.TrimSpace(line)
+		if !strings.HasPrefix(t, "```") {
+			continue
+		}
+		if open == "" {
+			open = t
+		} else if t == "```" {
+			open = ""
+		}
+	}
+	return open
+}
