@@ -1,0 +1,146 @@
+package discord
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// File is an upload.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// ErrTransient marks a failure worth retrying later (5xx, 429, network):
+// the caller moves the message to the outbox.
+var ErrTransient = errors.New("discord unavailable")
+
+// Poster sends messages over REST with a retry budget bounded by the
+// caller's context. discordgo's own retries are off: it would sleep a
+// rate limit's full retry_after, which could hold a hook far longer than
+// Claude should wait.
+type Poster struct {
+	dg *discordgo.Session
+}
+
+// NewPoster returns a poster for one bot.
+func NewPoster(apiBase, token string) (*Poster, error) {
+	dg, err := NewSession(apiBase, token)
+	if err != nil {
+		return nil, err
+	}
+	dg.ShouldRetryOnRateLimit = false
+	dg.MaxRestRetries = 0
+	return &Poster{dg: dg}, nil
+}
+
+// noMentions keeps relayed text from pinging anyone: Claude's output may
+// quote @everyone or a user id.
+var noMentions = &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
+
+// retryBase is the first backoff between attempts; it doubles each time.
+const retryBase = 200 * time.Millisecond
+
+// Send posts one message (content of at most 2000 characters and files) and
+// returns its id. It retries transient failures until ctx ends, then
+// returns an error wrapping ErrTransient; other failures (a 4xx that a
+// retry cannot fix) are returned at once.
+func (p *Poster) Send(ctx context.Context, channelID, content string, files []File) (string, error) {
+	msg := &discordgo.MessageSend{Content: content, AllowedMentions: noMentions}
+	var lastErr error
+	for attempt := 0; ; attempt++ {
+		msg.Files = nil
+		for _, f := range files {
+			msg.Files = append(msg.Files, &discordgo.File{Name: f.Name, ContentType: "application/octet-stream", Reader: bytes.NewReader(f.Data)})
+		}
+		m, err := p.dg.ChannelMessageSendComplex(channelID, msg, discordgo.WithContext(ctx))
+		if err == nil {
+			return m.ID, nil
+		}
+		wait, transient := classify(err, retryBase<<min(attempt, 5))
+		if !transient {
+			return "", fmt.Errorf("post to %s: %w", channelID, err)
+		}
+		lastErr = err
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			break
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return "", fmt.Errorf("post to %s: %w: %v", channelID, ErrTransient, lastErr)
+}
+
+// classify says whether err is worth retrying and after how long.
+func classify(err error, backoff time.Duration) (time.Duration, bool) {
+	var rl *discordgo.RateLimitError
+	if errors.As(err, &rl) {
+		return max(rl.RetryAfter, backoff), true
+	}
+	var rest *discordgo.RESTError
+	if errors.As(err, &rest) {
+		if rest.Response != nil && (rest.Response.StatusCode >= 500 || rest.Response.StatusCode == http.StatusTooManyRequests) {
+			return backoff, true
+		}
+		return 0, false
+	}
+	// Network errors, timeouts, a cancelled context: try again later.
+	return backoff, true
+}
+
+// React adds an emoji reaction to a message.
+func (p *Poster) React(ctx context.Context, channelID, messageID, emoji string) error {
+	if err := p.dg.MessageReactionAdd(channelID, messageID, emoji, discordgo.WithContext(ctx)); err != nil {
+		return fmt.Errorf("react on %s: %w", messageID, err)
+	}
+	return nil
+}
+
+// Typing shows the typing indicator in a channel for about ten seconds.
+func (p *Poster) Typing(ctx context.Context, channelID string) error {
+	if err := p.dg.ChannelTyping(channelID, discordgo.WithContext(ctx)); err != nil {
+		return fmt.Errorf("typing in %s: %w", channelID, err)
+	}
+	return nil
+}
+
+var downloadClient = &http.Client{Timeout: 30 * time.Second}
+
+// Download fetches an attachment URL, at most limit bytes; a larger one is
+// an error that says so.
+func (p *Poster) Download(ctx context.Context, url string, limit int64) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("download: %w", err)
+	}
+	// Attachments live on Discord's CDN, not under api_base: a plain client.
+	resp, err := downloadClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("download: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("download: HTTP %d", resp.StatusCode)
+	}
+	var buf bytes.Buffer
+	n, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("download: %w", err)
+	}
+	if n > limit {
+		return nil, fmt.Errorf("download: larger than %d bytes", limit)
+	}
+	return buf.Bytes(), nil
+}
