@@ -32,9 +32,10 @@ const (
 // Env is how a hook reads its environment (os.Getenv in production).
 type Env func(string) string
 
-// budget bounds a whole hook run on its own work; Claude's hook timeout is
-// the outer limit.
-const budget = 10 * time.Second
+// budget bounds a whole hook run. Stop is registered async, so waiting for
+// the transcript and retrying Discord never keeps Claude busy; what is not
+// posted by then is in the outbox.
+const budget = 30 * time.Second
 
 // Main runs one hook invocation and returns the process exit code.
 func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv Env) int {
@@ -84,7 +85,7 @@ type handler struct {
 
 func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input) error {
 	if h.session == "" {
-		// Routing of hand-started sessions by cwd comes with the relay.
+		// Routing of hand-started sessions by cwd comes with install-hooks.
 		h.log.Debug("no ccbridge session; ignored")
 		return nil
 	}
@@ -94,13 +95,21 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 		h.log.Info("turn already recorded", "prompt", in.PromptID)
 		return nil
 	}
-	if err := h.touchSession(ctx, in); err != nil {
+	sess, err := h.touchSession(ctx, in)
+	if err != nil {
 		return err
 	}
-	if isStop {
-		return h.recordTurn(ctx, in)
+	if !isStop {
+		return nil
 	}
-	return nil
+	turn, created, err := h.recordTurn(ctx, in)
+	if err != nil || !created {
+		return err
+	}
+	if sess.ChannelID == "" {
+		return fmt.Errorf("session %s has no channel", h.session)
+	}
+	return h.postTurn(ctx, sess, turn)
 }
 
 func (h *handler) turnRecorded(in *claudehook.Input) bool {
@@ -108,10 +117,11 @@ func (h *handler) turnRecorded(in *claudehook.Input) bool {
 	return err == nil
 }
 
-// touchSession records the Claude session id and the last event on the
-// session record, so a restart can --resume and status can tell activity.
-func (h *handler) touchSession(ctx context.Context, in *claudehook.Input) error {
-	_, err := h.store.Sessions.Update(ctx, h.session, func(s *state.Session) error {
+// touchSession records the Claude session id, the last event and the busy
+// state on the session record, so a restart can --resume and the daemon can
+// show typing and confirm deliveries.
+func (h *handler) touchSession(ctx context.Context, in *claudehook.Input) (state.Session, error) {
+	sess, err := h.store.Sessions.Update(ctx, h.session, func(s *state.Session) error {
 		if in.SessionID != "" {
 			s.ClaudeSessionID = in.SessionID
 		}
@@ -121,21 +131,35 @@ func (h *handler) touchSession(ctx context.Context, in *claudehook.Input) error 
 		if in.PromptID != "" {
 			s.LastPromptID = in.PromptID
 		}
+		if in.PermissionMode != "" {
+			s.ModeSeen = in.PermissionMode
+		}
+		now := time.Now().UTC()
+		switch in.HookEventName {
+		case claudehook.EventUserPromptSubmit:
+			s.Busy, s.LastPrompt, s.LastPromptAt = true, in.Prompt, now
+		case claudehook.EventStop, claudehook.EventStopFailure, claudehook.EventSessionEnd:
+			s.Busy = false
+		case claudehook.EventSessionStart:
+			if in.Model != "" {
+				s.Model = in.Model
+			}
+		}
 		s.LastEvent = in.HookEventName
-		s.LastEventAt = time.Now().UTC()
+		s.LastEventAt = now
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("update session %s: %w", h.session, err)
+		return sess, fmt.Errorf("update session %s: %w", h.session, err)
 	}
-	return nil
+	return sess, nil
 }
 
 // recordTurn claims the turn once (by Claude session id and prompt id) and
 // stores its reply: every text block of the final assistant message.
-func (h *handler) recordTurn(ctx context.Context, in *claudehook.Input) error {
+func (h *handler) recordTurn(ctx context.Context, in *claudehook.Input) (state.Turn, bool, error) {
 	if in.SessionID == "" || in.PromptID == "" {
-		return errors.New("stop without session_id or prompt_id")
+		return state.Turn{}, false, errors.New("stop without session_id or prompt_id")
 	}
 	key := state.TurnKey(in.SessionID, in.PromptID)
 	turn := state.Turn{SessionKey: h.session, ClaudeSessionID: in.SessionID, PromptID: in.PromptID, Event: in.HookEventName, At: time.Now().UTC()}
@@ -147,10 +171,10 @@ func (h *handler) recordTurn(ctx context.Context, in *claudehook.Input) error {
 	}
 	created, err := h.store.Turns.Create(ctx, key, turn)
 	if err != nil {
-		return fmt.Errorf("record turn: %w", err)
+		return turn, false, fmt.Errorf("record turn: %w", err)
 	}
 	h.log.Info("turn recorded", "prompt", in.PromptID, "new", created, "chars", len(turn.Reply))
-	return nil
+	return turn, created, nil
 }
 
 // transcriptWait bounds how long the Stop hook waits for Claude Code to

@@ -6,12 +6,14 @@
 package state
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/gofrs/flock"
@@ -121,4 +123,58 @@ func (d *Dir) OpenLog(name string) (*os.File, error) {
 		return nil, fmt.Errorf("open log: %w", err)
 	}
 	return f, nil
+}
+
+// Uploads returns (creating it) the directory for files a person attached
+// to messages for one session.
+func (d *Dir) Uploads(session string) (string, error) { return d.sessionDir("uploads", session) }
+
+// Outputs returns (creating it) the directory Claude saves files to for
+// [DISCORD_ATTACH: name] markers in one session.
+func (d *Dir) Outputs(session string) (string, error) { return d.sessionDir("outputs", session) }
+
+func (d *Dir) sessionDir(kind, session string) (string, error) {
+	if !keyPattern.MatchString(session) || strings.Contains(session, "..") {
+		return "", fmt.Errorf("%w: %q", ErrBadKey, session)
+	}
+	parent, err := d.subdir(kind)
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(parent, session)
+	if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("create %s dir: %w", kind, err)
+	}
+	return p, nil
+}
+
+// ClaudeSettings is where the daemon writes the --settings file that
+// registers the hooks for the sessions it starts.
+func (d *Dir) ClaudeSettings() string { return filepath.Join(d.root, "claude-settings.json") }
+
+// WriteFile writes a file under the runtime directory atomically with mode 0600.
+func (d *Dir) WriteFile(path string, data []byte) error {
+	if rel, err := filepath.Rel(d.root, path); err != nil || strings.HasPrefix(rel, "..") {
+		return fmt.Errorf("write %s: outside the runtime directory", path)
+	}
+	return writeAtomic(path, data)
+}
+
+// LockChannel serializes posting to one Discord channel across the hooks
+// and the daemon's outbox drain, so replies keep their order. The lock files
+// (one per channel) are never removed: see Collection on why.
+func (d *Dir) LockChannel(ctx context.Context, channelID string) (unlock func(), err error) {
+	if !keyPattern.MatchString(channelID) {
+		return nil, fmt.Errorf("%w: %q", ErrBadKey, channelID)
+	}
+	dir, err := d.subdir("locks")
+	if err != nil {
+		return nil, err
+	}
+	l := flock.New(filepath.Join(dir, "channel-"+channelID), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	ok, err := l.TryLockContext(ctx, lockRetry)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("lock channel %s: %w", channelID, errors.Join(err, ctx.Err()))
+	}
+	return func() { _ = l.Close() }, nil
 }

@@ -2,6 +2,8 @@ package state
 
 import (
 	"fmt"
+	"os"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,12 +17,59 @@ type Session struct {
 	Cwd       string `json:"cwd"`
 	PaneID    string `json:"pane_id,omitempty"`
 
+	Model          string `json:"model,omitempty"`
+	PermissionMode string `json:"permission_mode,omitempty"`
+
 	// Set from hook calls.
 	ClaudeSessionID string    `json:"claude_session_id,omitempty"`
 	TranscriptPath  string    `json:"transcript_path,omitempty"`
 	LastEvent       string    `json:"last_event,omitempty"`
 	LastEventAt     time.Time `json:"last_event_at,omitzero"`
 	LastPromptID    string    `json:"last_prompt_id,omitempty"`
+	// Busy is true from UserPromptSubmit until Stop, StopFailure or an
+	// interrupt (which fires no hook: the daemon clears it).
+	Busy bool `json:"busy,omitempty"`
+	// LastPrompt is the text of the last UserPromptSubmit: the delivery
+	// receipt of a message pasted from Discord.
+	LastPrompt   string    `json:"last_prompt,omitempty"`
+	LastPromptAt time.Time `json:"last_prompt_at,omitzero"`
+	ModeSeen     string    `json:"mode_seen,omitempty"` // permission_mode of the last hook payload
+}
+
+// Channel is where a session's messages go: its thread if it has one.
+func (s Session) Channel() string {
+	if s.ThreadID != "" {
+		return s.ThreadID
+	}
+	return s.ChannelID
+}
+
+// Bot holds what a hook needs to post as one configured bot. The daemon
+// writes it (0600, in the 0700 runtime dir) so hooks never parse the config
+// and the token never enters a pane's environment.
+type Bot struct {
+	APIBase string `json:"api_base"`
+	Token   string `json:"token"`
+}
+
+// Outbound is one Discord message that could not be posted yet, keyed by
+// OutboxKey so that keys sort in posting order.
+type Outbound struct {
+	Server    string    `json:"server"`
+	ChannelID string    `json:"channel_id"`
+	Content   string    `json:"content"`
+	Files     []string  `json:"files,omitempty"` // paths of files to upload
+	Attempts  int       `json:"attempts"`
+	LastError string    `json:"last_error,omitempty"`
+	Created   time.Time `json:"created"`
+}
+
+var outboxSeq atomic.Uint64
+
+// OutboxKey returns a key that sorts after every key made before it, in
+// this process or another.
+func OutboxKey() string {
+	return fmt.Sprintf("%020d-%d-%06d", time.Now().UnixNano(), os.Getpid(), outboxSeq.Add(1)%1_000_000)
 }
 
 // Turn is the outcome of one Claude turn, keyed by TurnKey(session id,
@@ -46,12 +95,16 @@ type Store struct {
 	Dir      *Dir
 	Sessions *Collection[Session]
 	Turns    *Collection[Turn]
+	Bots     *Collection[Bot]
+	Outbox   *Collection[Outbound]
 }
 
 // Record format versions; bump one when its record changes incompatibly.
 const (
 	sessionVersion = 1
 	turnVersion    = 1
+	botVersion     = 1
+	outboxVersion  = 1
 )
 
 // OpenStore opens (creating it if needed) the runtime directory at root and
@@ -66,6 +119,12 @@ func OpenStore(root string) (*Store, error) {
 		return nil, err
 	}
 	if s.Turns, err = newCollection[Turn](d, "turns", turnVersion); err != nil {
+		return nil, err
+	}
+	if s.Bots, err = newCollection[Bot](d, "bots", botVersion); err != nil {
+		return nil, err
+	}
+	if s.Outbox, err = newCollection[Outbound](d, "outbox", outboxVersion); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -1,0 +1,207 @@
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/discord"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// Discord's upload limits for a bot without boosts.
+const (
+	maxFileBytes    = 10 << 20
+	maxFilesPerPost = 10
+)
+
+// sendTimeout bounds one post, retries included; what does not go through
+// by then goes to the outbox for the daemon.
+const sendTimeout = 5 * time.Second
+
+// outgoing is one Discord message of a reply.
+type outgoing struct {
+	content string
+	files   []string // paths
+}
+
+// postTurn posts a turn's reply (or failure) to the session's channel.
+func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.Turn) error {
+	text := turn.Reply
+	if turn.Event == "StopFailure" {
+		text = "⚠️ Claude's turn failed: " + strings.TrimSpace(turn.Reply)
+		if turn.Error != "" && turn.Error != "unknown" {
+			text += " (" + turn.Error + ")"
+		}
+	}
+	text, names := chat.AttachMarkers(text)
+	outputs, err := h.store.Dir.Outputs(h.session)
+	if err != nil {
+		return err
+	}
+	files, notes := resolveAttachments(outputs, names)
+	if len(notes) > 0 {
+		text = strings.TrimSpace(text + "\n\n" + strings.Join(notes, "\n"))
+	}
+	msgs := compose(chat.Chunk(text, chat.Limit), files)
+	if len(msgs) == 0 {
+		h.log.Info("empty reply; nothing to post")
+		return nil
+	}
+	return h.deliver(ctx, sess, msgs)
+}
+
+// resolveAttachments maps marker names to files in the outputs directory,
+// refusing anything that escapes it (.., absolute paths, symlinks out) and
+// anything Discord would reject, with a note for the person for each.
+func resolveAttachments(dir string, names []string) (files []string, notes []string) {
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, []string{"(could not attach files: " + err.Error() + ")"}
+	}
+	for _, name := range names {
+		clean := filepath.Clean(name)
+		if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
+			notes = append(notes, fmt.Sprintf("(not attached: %s is outside the outputs folder)", name))
+			continue
+		}
+		real, err := filepath.EvalSymlinks(filepath.Join(realDir, clean))
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("(not attached: %s was not found in the outputs folder)", name))
+			continue
+		}
+		if rel, err := filepath.Rel(realDir, real); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			notes = append(notes, fmt.Sprintf("(not attached: %s is outside the outputs folder)", name))
+			continue
+		}
+		fi, err := os.Stat(real)
+		switch {
+		case err != nil || !fi.Mode().IsRegular():
+			notes = append(notes, fmt.Sprintf("(not attached: %s is not a regular file)", name))
+		case fi.Size() > maxFileBytes:
+			notes = append(notes, fmt.Sprintf("(not attached: %s is %.1f MiB; Discord allows %d MiB)", name, float64(fi.Size())/(1<<20), maxFileBytes>>20))
+		default:
+			files = append(files, real)
+		}
+	}
+	return files, notes
+}
+
+// compose puts files on the last text chunk, in batches Discord accepts
+// (at most 10 files and 10 MiB a message); extra batches follow alone.
+func compose(chunks []string, files []string) []outgoing {
+	var msgs []outgoing
+	for _, c := range chunks {
+		msgs = append(msgs, outgoing{content: c})
+	}
+	var batch []string
+	var size int64
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		if n := len(msgs); n > 0 && msgs[n-1].files == nil {
+			msgs[n-1].files = batch
+		} else {
+			msgs = append(msgs, outgoing{files: batch})
+		}
+		batch, size = nil, 0
+	}
+	for _, f := range files {
+		fi, err := os.Stat(f)
+		if err != nil {
+			continue
+		}
+		if len(batch) == maxFilesPerPost || size+fi.Size() > maxFileBytes {
+			flush()
+		}
+		batch = append(batch, f)
+		size += fi.Size()
+	}
+	flush()
+	return msgs
+}
+
+// deliver posts msgs in order under the channel's lock. If the outbox
+// already holds messages for the channel, or Discord stays unavailable,
+// the rest goes to the outbox, which the daemon drains in order.
+func (h *handler) deliver(ctx context.Context, sess state.Session, msgs []outgoing) error {
+	channel := sess.Channel()
+	unlock, err := h.store.Dir.LockChannel(ctx, channel)
+	if err != nil {
+		h.log.Warn("channel busy; queueing the reply", "err", err)
+		return h.enqueue(ctx, sess, msgs, "channel lock: "+err.Error())
+	}
+	defer unlock()
+	if queued, _ := h.channelQueued(channel); queued {
+		return h.enqueue(ctx, sess, msgs, "earlier messages are still queued")
+	}
+	bot, err := h.store.Bots.Get(sess.Server)
+	if err != nil {
+		return h.enqueue(ctx, sess, msgs, "no credentials for server "+sess.Server+" (is the daemon running?)")
+	}
+	poster, err := discord.NewPoster(bot.APIBase, bot.Token)
+	if err != nil {
+		return err
+	}
+	for i, m := range msgs {
+		files, err := readFiles(m.files)
+		if err != nil {
+			h.log.Error("attachment unreadable", "err", err)
+		}
+		sctx, cancel := context.WithTimeout(ctx, sendTimeout)
+		id, err := poster.Send(sctx, channel, m.content, files)
+		cancel()
+		switch {
+		case errors.Is(err, discord.ErrTransient):
+			h.log.Warn("Discord unavailable; queueing the rest of the reply", "err", err, "left", len(msgs)-i)
+			return h.enqueue(ctx, sess, msgs[i:], err.Error())
+		case err != nil:
+			// Discord refused this message; say so where the reply was due.
+			h.log.Error("Discord refused a reply message", "err", err)
+			_, _ = poster.Send(ctx, channel, "⚠️ ccbridge could not post part of Claude's reply: "+err.Error(), nil)
+		default:
+			h.log.Info("reply posted", "message", id, "part", i+1, "of", len(msgs))
+		}
+	}
+	return nil
+}
+
+func (h *handler) channelQueued(channel string) (bool, error) {
+	all, err := h.store.Outbox.List()
+	for _, o := range all {
+		if o.ChannelID == channel {
+			return true, err
+		}
+	}
+	return false, err
+}
+
+func (h *handler) enqueue(ctx context.Context, sess state.Session, msgs []outgoing, why string) error {
+	for _, m := range msgs {
+		o := state.Outbound{Server: sess.Server, ChannelID: sess.Channel(), Content: m.content, Files: m.files, LastError: why, Created: time.Now().UTC()}
+		if _, err := h.store.Outbox.Create(ctx, state.OutboxKey(), o); err != nil {
+			return fmt.Errorf("queue reply: %w", err)
+		}
+	}
+	return nil
+}
+
+func readFiles(paths []string) ([]discord.File, error) {
+	var files []discord.File
+	var errs []error
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		files = append(files, discord.File{Name: filepath.Base(p), Data: b})
+	}
+	return files, errors.Join(errs...)
+}

@@ -1,0 +1,160 @@
+package hook
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
+)
+
+// relay is a runtime dir wired to a fake Discord as the daemon would leave it.
+type relay struct {
+	root, transcript string
+	store            *state.Store
+	srv              *fakediscord.Server
+	bot              *fakediscord.Bot
+}
+
+func newRelay(t *testing.T) *relay {
+	t.Helper()
+	r := &relay{root: filepath.Join(t.TempDir(), "rt"), srv: fakediscord.New(t)}
+	r.bot = r.srv.Main()
+	var err error
+	if r.store, err = state.OpenStore(r.root); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r.store.Bots.Update(ctx, "home", func(b *state.Bot) error { b.APIBase, b.Token = r.srv.URL, r.bot.Token; return nil })
+	r.store.Sessions.Update(ctx, "home-api", func(s *state.Session) error { s.Server, s.ChannelID = "home", r.bot.ChannelID; return nil })
+	r.transcript = filepath.Join(t.TempDir(), "t.jsonl")
+	return r
+}
+
+// stop writes a transcript whose final message is text and runs the Stop hook.
+func (r *relay) stop(t *testing.T, prompt, text string) {
+	t.Helper()
+	line := fmt.Sprintf(`{"type":"assistant","apiBlockIndex":0,"message":{"id":"m-%s","stop_reason":"end_turn","content":[{"type":"text","text":%q}]}}`, prompt, text)
+	f, _ := os.OpenFile(r.transcript, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	f.WriteString(line + "\n")
+	f.Close()
+	// The final message is one block, so last_assistant_message is all of it.
+	payload := fmt.Sprintf(`{"session_id":"sid","prompt_id":%q,"transcript_path":%q,"cwd":"/p","hook_event_name":"Stop","last_assistant_message":%q}`, prompt, r.transcript, text)
+	if out, _, code := run(t, Stop, r.root, "home-api", payload); code != 0 || out != "" {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+}
+
+func (r *relay) contents() []string {
+	var out []string
+	for _, m := range r.srv.Messages(r.bot.ChannelID) {
+		out = append(out, m.Content)
+	}
+	return out
+}
+
+func TestStopPostsTheReplyOnce(t *testing.T) {
+	r := newRelay(t)
+	r.stop(t, "p1", "Hello <@everyone>, done.")
+	r.stop(t, "p1", "Hello <@everyone>, done.")
+	msgs := r.srv.Messages(r.bot.ChannelID)
+	if len(msgs) != 1 || msgs[0].Content != "Hello <@everyone>, done." || !strings.Contains(string(msgs[0].AllowedMentions), `"parse":[]`) {
+		t.Fatalf("messages = %+v", msgs)
+	}
+}
+
+func TestLongReplyIsChunkedInOrder(t *testing.T) {
+	r := newRelay(t)
+	var b strings.Builder
+	for i := range 70 {
+		fmt.Fprintf(&b, "Paragraph %02d %s\n\n", i, strings.Repeat("word ", 18))
+		if i%20 == 10 {
+			b.WriteString("```go\n" + strings.Repeat("fmt.Println(\"x\")\n", 30) + "```\n\n")
+		}
+	}
+	text := strings.TrimSpace(b.String())
+	r.stop(t, "p1", text)
+	got := r.contents()
+	if len(got) < 4 {
+		t.Fatalf("%d messages for %d characters", len(got), len(text))
+	}
+	last := -1
+	for _, c := range got {
+		if len(c) > 2000 || strings.Count(c, "```")%2 != 0 {
+			t.Errorf("bad chunk (%d chars, %d fences)", len(c), strings.Count(c, "```"))
+		}
+		for i := range 70 {
+			if strings.Contains(c, fmt.Sprintf("Paragraph %02d ", i)) {
+				if i != last+1 {
+					t.Fatalf("paragraph %d after %d", i, last)
+				}
+				last = i
+			}
+		}
+	}
+	if last != 69 {
+		t.Fatalf("last paragraph seen: %d", last)
+	}
+}
+
+func TestAttachMarkersUploadAndRefuseEscapes(t *testing.T) {
+	r := newRelay(t)
+	out, _ := r.store.Dir.Outputs("home-api")
+	os.WriteFile(filepath.Join(out, "out.txt"), []byte("file body"), 0o600)
+	os.Symlink("/etc/passwd", filepath.Join(out, "link"))
+	r.stop(t, "p1", "Here. [DISCORD_ATTACH: out.txt] [DISCORD_ATTACH: ../../etc/passwd] [DISCORD_ATTACH: link] [DISCORD_ATTACH: /etc/hosts]")
+	msgs := r.srv.Messages(r.bot.ChannelID)
+	if len(msgs) != 1 {
+		t.Fatalf("messages = %+v", msgs)
+	}
+	m := msgs[0]
+	if len(m.Files) != 1 || m.Files[0].Name != "out.txt" || string(m.Files[0].Data) != "file body" {
+		t.Fatalf("files = %+v", m.Files)
+	}
+	for _, want := range []string{"Here.", "not attached: ../../etc/passwd is outside the outputs folder", "not attached: link is outside", "not attached: /etc/hosts is outside"} {
+		if !strings.Contains(m.Content, want) {
+			t.Errorf("content lacks %q:\n%s", want, m.Content)
+		}
+	}
+	if strings.Contains(m.Content, "DISCORD_ATTACH") {
+		t.Errorf("marker left in the text: %s", m.Content)
+	}
+}
+
+func TestOutageGoesToTheOutboxInOrder(t *testing.T) {
+	r := newRelay(t)
+	r.srv.Fail("POST", "/channels/*/messages", 503, 1000)
+	r.stop(t, "p1", "first reply")
+	if len(r.contents()) != 0 {
+		t.Fatal("posted during an outage")
+	}
+	keys, _ := r.store.Outbox.Keys()
+	if len(keys) != 1 {
+		t.Fatalf("outbox = %v", keys)
+	}
+	// Discord is back, but the queue must drain first: the next reply queues behind it.
+	r.srv.Fail("POST", "/channels/*/messages", 503, 0)
+	r.stop(t, "p2", "second reply")
+	all, _ := r.store.Outbox.List()
+	keys, _ = r.store.Outbox.Keys()
+	if len(keys) != 2 || all[keys[0]].Content != "first reply" || all[keys[1]].Content != "second reply" {
+		t.Fatalf("outbox = %+v", all)
+	}
+}
+
+func TestUserPromptSubmitMarksBusy(t *testing.T) {
+	r := newRelay(t)
+	run(t, Stop, r.root, "home-api", `{"session_id":"sid","prompt_id":"p","transcript_path":"/t","cwd":"/p","hook_event_name":"UserPromptSubmit","prompt":"hello there","permission_mode":"plan"}`)
+	s, _ := r.store.Sessions.Get("home-api")
+	if !s.Busy || s.LastPrompt != "hello there" || s.LastPromptAt.IsZero() || s.ModeSeen != "plan" {
+		t.Fatalf("session = %+v", s)
+	}
+	r.stop(t, "p", "done")
+	if s, _ := r.store.Sessions.Get("home-api"); s.Busy {
+		t.Fatal("still busy after Stop")
+	}
+}
