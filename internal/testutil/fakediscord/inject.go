@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -43,10 +44,24 @@ func (s *Server) Post(channelID string, user User, content string, files ...File
 		if err != nil {
 			return nil, err
 		}
+		for i := range files {
+			files[i].Name = discordFileName(files[i].Name)
+		}
 		m := &Message{ID: s.id(), ChannelID: channelID, GuildID: c.GuildID, Author: user, Content: content, Files: files}
 		s.addMessage(m)
 		return m.clone(), nil
 	})
+}
+
+// discordFileName is what Discord makes of an uploaded file's name: no
+// directories, no spaces.
+func discordFileName(name string) string {
+	name = path.Base(strings.ReplaceAll(name, "\\", "/"))
+	name = strings.ReplaceAll(name, " ", "_")
+	if name == "." || name == ".." || name == "/" {
+		return "unknown"
+	}
+	return name
 }
 
 // newInteraction registers and dispatches an interaction; caller holds s.mu.

@@ -566,6 +566,8 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request, token string) 
 		}
 		s.applyEdit(m, data)
 		it.OriginalID = m.ID
+	case 6: // deferred update: @original is the message the component is on
+		it.OriginalID = it.MessageID
 	case 9: // modal
 		var modal map[string]any
 		_ = json.Unmarshal(cb.Data, &modal)
