@@ -29,11 +29,29 @@ type Session struct {
 	// Busy is true from UserPromptSubmit until Stop, StopFailure or an
 	// interrupt (which fires no hook: the daemon clears it).
 	Busy bool `json:"busy,omitempty"`
-	// LastPrompt is the text of the last UserPromptSubmit: the delivery
-	// receipt of a message pasted from Discord.
-	LastPrompt   string    `json:"last_prompt,omitempty"`
-	LastPromptAt time.Time `json:"last_prompt_at,omitzero"`
-	ModeSeen     string    `json:"mode_seen,omitempty"` // permission_mode of the last hook payload
+	// Prompts are the last few UserPromptSubmit texts: the delivery
+	// receipts of messages pasted from Discord. Several are kept because
+	// messages sent in quick succession are submitted before the daemon
+	// reads the record.
+	Prompts  []Prompt `json:"prompts,omitempty"`
+	ModeSeen string   `json:"mode_seen,omitempty"` // permission_mode of the last hook payload
+}
+
+// Prompt is one prompt Claude Code accepted.
+type Prompt struct {
+	At   time.Time `json:"at"`
+	Text string    `json:"text"`
+}
+
+// MaxPrompts is how many receipts a session record keeps.
+const MaxPrompts = 8
+
+// AddPrompt records a receipt, keeping the newest MaxPrompts.
+func (s *Session) AddPrompt(p Prompt) {
+	s.Prompts = append(s.Prompts, p)
+	if n := len(s.Prompts); n > MaxPrompts {
+		s.Prompts = s.Prompts[n-MaxPrompts:]
+	}
 }
 
 // Channel is where a session's messages go: its thread if it has one.

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/testutil/testenv"
 	"github.com/ccbridge/ccbridge/internal/tmux"
 )
@@ -83,13 +84,8 @@ type Claude struct {
 func Start(t testing.TB, opt Options) *Claude {
 	t.Helper()
 	bin := Binary(t)
-	home := t.TempDir()
 	dir, _ := filepath.EvalSymlinks(opt.Dir)
-	writeJSON(t, filepath.Join(home, ".claude.json"), map[string]any{
-		"hasCompletedOnboarding": true, "lastOnboardingVersion": Version,
-		"customApiKeyResponses": map[string]any{"approved": []string{APIKey[len(APIKey)-20:]}, "rejected": []string{}},
-		"projects":              map[string]any{dir: map[string]any{"hasTrustDialogAccepted": true}},
-	})
+	home := NewHome(t, dir)
 	argv := []string{bin, "--permission-mode", "default"}
 	if opt.Settings != nil {
 		f := filepath.Join(home, "ccbridge-settings.json")
@@ -98,10 +94,7 @@ func Start(t testing.TB, opt Options) *Claude {
 		}
 		argv = append(argv, "--settings", f)
 	}
-	env := map[string]string{
-		"HOME": home, "ANTHROPIC_BASE_URL": opt.ModelURL, "ANTHROPIC_API_KEY": APIKey,
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "TERM": "xterm-256color",
-	}
+	env := Env(home, opt.ModelURL)
 	for k, v := range opt.Env {
 		env[k] = v
 	}
@@ -123,7 +116,7 @@ func (c *Claude) WaitReady(t testing.TB, timeout time.Duration) {
 	var screen string
 	for time.Now().Before(deadline) {
 		screen, _ = c.tmux.Capture(context.Background(), c.Pane, 0)
-		if InputReady(screen) {
+		if session.InputReady(screen) {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -131,19 +124,32 @@ func (c *Claude) WaitReady(t testing.TB, timeout time.Duration) {
 	t.Fatalf("Claude never showed its input box; screen:\n%s", screen)
 }
 
-// InputReady reports whether a screen shows Claude's idle input box.
-func InputReady(screen string) bool {
-	if strings.Contains(screen, "esc to interrupt") {
-		return false
-	}
-	lines := strings.Split(screen, "\n")
-	for i := 1; i+1 < len(lines); i++ {
-		if strings.HasPrefix(strings.TrimSpace(lines[i]), "❯") &&
-			strings.Contains(lines[i-1], "────") && strings.Contains(lines[i+1], "────") {
-			return true
+// NewHome makes a throwaway HOME in which Claude Code starts without
+// onboarding and trusts dirs.
+func NewHome(t testing.TB, dirs ...string) string {
+	t.Helper()
+	home := t.TempDir()
+	projects := map[string]any{}
+	for _, d := range dirs {
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			d = real
 		}
+		projects[d] = map[string]any{"hasTrustDialogAccepted": true}
 	}
-	return false
+	writeJSON(t, filepath.Join(home, ".claude.json"), map[string]any{
+		"hasCompletedOnboarding": true, "lastOnboardingVersion": Version,
+		"customApiKeyResponses": map[string]any{"approved": []string{APIKey[len(APIKey)-20:]}, "rejected": []string{}},
+		"projects":              projects,
+	})
+	return home
+}
+
+// Env is the environment Claude Code needs to run offline against the fake model.
+func Env(home, modelURL string) map[string]string {
+	return map[string]string{
+		"HOME": home, "ANTHROPIC_BASE_URL": modelURL, "ANTHROPIC_API_KEY": APIKey,
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "TERM": "xterm-256color",
+	}
 }
 
 func writeJSON(t testing.TB, path string, v any) {

@@ -1,0 +1,295 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/tmux"
+)
+
+const readyScreen = "Claude Code\n────────────\n❯ \n────────────\n  ⏸ manual mode on · ? for shortcuts\n"
+
+// fakePanes records what a session does to its panes.
+type fakePanes struct {
+	mu     sync.Mutex
+	screen string
+	panes  []tmux.Pane
+	ops    []string
+	specs  []tmux.PaneSpec
+}
+
+func (f *fakePanes) NewPane(_ context.Context, spec tmux.PaneSpec) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	id := fmt.Sprintf("%%%d", len(f.panes)+1)
+	f.panes = append(f.panes, tmux.Pane{ID: id})
+	f.specs = append(f.specs, spec)
+	f.ops = append(f.ops, "new "+id)
+	return id, nil
+}
+
+func (f *fakePanes) PasteText(_ context.Context, pane, text string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ops = append(f.ops, "paste "+pane+" "+text)
+	return nil
+}
+
+func (f *fakePanes) SendKeys(_ context.Context, pane string, keys ...tmux.Key) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var ks []string
+	for _, k := range keys {
+		ks = append(ks, string(k))
+	}
+	f.ops = append(f.ops, "keys "+pane+" "+strings.Join(ks, " "))
+	return nil
+}
+
+func (f *fakePanes) Capture(_ context.Context, pane string, _ int) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.screen, nil
+}
+
+func (f *fakePanes) ListPanes(context.Context) ([]tmux.Pane, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.panes), nil
+}
+
+func (f *fakePanes) KillPane(_ context.Context, pane string) error { return nil }
+
+func (f *fakePanes) takeOps() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ops := f.ops
+	f.ops = nil
+	return ops
+}
+
+func newManager(t *testing.T) (*Manager, *fakePanes, *state.Store, Target) {
+	t.Helper()
+	store, err := state.OpenStore(filepath.Join(t.TempDir(), "rt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse(fmt.Sprintf(`
+[claude]
+command = "/opt/claude"
+args = ["--verbose"]
+env = { ANTHROPIC_BASE_URL = "http://127.0.0.1:1" }
+[[servers]]
+name = "home"
+token_env = "X"
+guild_id = "100000000000000001"
+owner_ids = ["100000000000000002"]
+  [[servers.projects]]
+  name = "api"
+  channel_id = "100000000000000003"
+  path = %q
+  model = "sonnet"
+`, t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Path = "/etc/ccbridge.toml"
+	panes := &fakePanes{screen: readyScreen}
+	m, err := New(Options{Config: cfg, Store: store, Panes: panes, HookStop: "/bin/hs", HookPretool: "/bin/hp", StartTimeout: time.Second, ReceiptTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := ProjectTarget(cfg, cfg.Servers[0], cfg.Servers[0].Projects[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, panes, store, target
+}
+
+func TestEnsureStartsClaudeOnceWithTheBridgeEnvironment(t *testing.T) {
+	m, panes, store, target := newManager(t)
+	ctx := context.Background()
+	pane, started, err := m.Ensure(ctx, target)
+	if err != nil || !started || pane != "%1" {
+		t.Fatalf("Ensure = %q, %v, %v", pane, started, err)
+	}
+	spec := panes.specs[0]
+	wantArgv := []string{"/opt/claude", "--verbose", "--permission-mode", "default", "--settings", store.Dir.ClaudeSettings()}
+	if !slices.Equal(spec.Argv[:len(wantArgv)], wantArgv) || !slices.Contains(spec.Argv, "--model") || spec.Argv[len(spec.Argv)-1] != "sonnet" {
+		t.Errorf("argv = %q", spec.Argv)
+	}
+	if spec.Session != "ccbridge-home" || spec.Window != "home-api" || spec.Dir != target.Dir {
+		t.Errorf("spec = %+v", spec)
+	}
+	for k, want := range map[string]string{"CCBRIDGE_SESSION": "home-api", "CCBRIDGE_RUNTIME_DIR": store.Dir.Root(),
+		"CCBRIDGE_CONFIG": "/etc/ccbridge.toml", "ANTHROPIC_BASE_URL": "http://127.0.0.1:1"} {
+		if spec.Env[k] != want {
+			t.Errorf("env %s = %q, want %q", k, spec.Env[k], want)
+		}
+	}
+	for k := range spec.Env {
+		if strings.Contains(k, "TOKEN") {
+			t.Errorf("pane env has %s", k)
+		}
+	}
+	rec, _ := store.Sessions.Get("home-api")
+	if rec.PaneID != "%1" || rec.ChannelID != "100000000000000003" || rec.Server != "home" {
+		t.Errorf("record = %+v", rec)
+	}
+	if _, started, _ := m.Ensure(ctx, target); started {
+		t.Error("a second Ensure started another pane")
+	}
+}
+
+func TestEnsureReportsAClaudeThatNeverComesUp(t *testing.T) {
+	m, panes, _, target := newManager(t)
+	panes.screen = "Do you trust the files in this folder?\n❯ 1. Yes, proceed\n"
+	_, _, err := m.Ensure(context.Background(), target)
+	var nr *NotReadyError
+	if !errors.As(err, &nr) || !strings.Contains(nr.Screen, "Do you trust") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestDeliverNeverTypesIntoADialog(t *testing.T) {
+	m, panes, _, target := newManager(t)
+	ctx := context.Background()
+	m.Ensure(ctx, target)
+	panes.takeOps()
+	panes.screen = "Bash command\n echo hi\n Do you want to proceed?\n ❯ 1. Yes\n"
+	if _, err := m.Deliver(ctx, target.Key, "hello"); !errors.Is(err, ErrDialogOpen) {
+		t.Fatalf("err = %v", err)
+	}
+	if ops := panes.takeOps(); len(ops) != 0 {
+		t.Fatalf("typed into a dialog: %q", ops)
+	}
+	panes.screen = readyScreen
+	if _, err := m.Deliver(ctx, target.Key, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	if ops := panes.takeOps(); !slices.Equal(ops, []string{"keys %1 C-u", "paste %1 hello", "keys %1 Enter"}) {
+		t.Fatalf("ops = %q", ops)
+	}
+}
+
+func TestDeliverWithoutPane(t *testing.T) {
+	m, _, _, _ := newManager(t)
+	if _, err := m.Deliver(context.Background(), "home-api", "x"); !errors.Is(err, ErrNoPane) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestWaitReceipt(t *testing.T) {
+	m, _, store, target := newManager(t)
+	ctx := context.Background()
+	m.Ensure(ctx, target)
+	since := time.Now()
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		store.Sessions.Update(ctx, target.Key, func(s *state.Session) error {
+			s.AddPrompt(state.Prompt{At: time.Now(), Text: "\n\n<pasted_content id=\"1\">\nfirst  line\nsecond line\n</pasted_content id=\"1\">\n"})
+			return nil
+		})
+	}()
+	if err := m.WaitReceipt(ctx, target.Key, since, "first line\r\nsecond line", 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.WaitReceipt(ctx, target.Key, time.Now(), "never sent", 300*time.Millisecond); !errors.Is(err, ErrNoReceipt) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestSetModeWalksTheCycle(t *testing.T) {
+	m, panes, store, target := newManager(t)
+	ctx := context.Background()
+	m.Ensure(ctx, target)
+	panes.takeOps()
+	if err := m.SetMode(ctx, target.Key, "plan"); err != nil {
+		t.Fatal(err)
+	}
+	if ops := panes.takeOps(); !slices.Equal(ops, []string{"keys %1 BTab BTab"}) {
+		t.Fatalf("ops = %q", ops)
+	}
+	if err := m.SetMode(ctx, target.Key, "default"); err != nil {
+		t.Fatal(err)
+	}
+	if ops := panes.takeOps(); !slices.Equal(ops, []string{"keys %1 BTab BTab"}) {
+		t.Fatalf("plan → default ops = %q", ops)
+	}
+	if err := m.SetMode(ctx, target.Key, "bypassPermissions"); err == nil {
+		t.Error("bypassPermissions switched without a restart")
+	}
+	if rec, _ := store.Sessions.Get(target.Key); rec.PermissionMode != "default" {
+		t.Errorf("mode = %s", rec.PermissionMode)
+	}
+}
+
+func TestReconcileAdoptsLivePanes(t *testing.T) {
+	m, panes, store, target := newManager(t)
+	ctx := context.Background()
+	m.Ensure(ctx, target)
+	store.Sessions.Update(ctx, "home-gone", func(s *state.Session) error { s.PaneID, s.Busy = "%99", true; return nil })
+	adopted, gone, err := m.Reconcile(ctx)
+	if err != nil || adopted != 1 || gone != 1 {
+		t.Fatalf("Reconcile = %d, %d, %v", adopted, gone, err)
+	}
+	if rec, _ := store.Sessions.Get("home-gone"); rec.PaneID != "" || rec.Busy {
+		t.Errorf("gone session = %+v", rec)
+	}
+	_ = panes
+}
+
+func TestScreenHelpers(t *testing.T) {
+	if !InputReady(readyScreen) || DialogOpen(readyScreen) || Busy(readyScreen) {
+		t.Error("ready screen misread")
+	}
+	busy := strings.Replace(readyScreen, "? for shortcuts", "esc to interrupt", 1)
+	if InputReady(busy) || !Busy(busy) {
+		t.Error("busy screen misread")
+	}
+	if got := LastLines("a\nb  \nc\n\n\n", 2); got != "b\nc" {
+		t.Errorf("LastLines = %q", got)
+	}
+}
+
+func TestInterruptPressesEscapeUntilTheTurnStops(t *testing.T) {
+	m, panes, store, target := newManager(t)
+	ctx := context.Background()
+	m.Ensure(ctx, target)
+	store.Sessions.Update(ctx, target.Key, func(s *state.Session) error { s.Busy = true; return nil })
+	panes.takeOps()
+	panes.mu.Lock()
+	panes.screen = strings.Replace(readyScreen, "? for shortcuts", "esc to interrupt", 1)
+	panes.mu.Unlock()
+	go func() {
+		time.Sleep(2 * time.Second) // the first Escape is lost
+		panes.mu.Lock()
+		panes.screen = readyScreen
+		panes.mu.Unlock()
+	}()
+	if err := m.Interrupt(ctx, target.Key); err != nil {
+		t.Fatal(err)
+	}
+	if ops := panes.takeOps(); !slices.Equal(ops, []string{"keys %1 Escape", "keys %1 Escape"}) {
+		t.Fatalf("ops = %q", ops)
+	}
+	if rec, _ := store.Sessions.Get(target.Key); rec.Busy {
+		t.Error("still busy")
+	}
+	// An idle session gets one Escape only.
+	if err := m.Interrupt(ctx, target.Key); err != nil {
+		t.Fatal(err)
+	}
+	if ops := panes.takeOps(); !slices.Equal(ops, []string{"keys %1 Escape"}) {
+		t.Fatalf("idle ops = %q", ops)
+	}
+}

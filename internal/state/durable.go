@@ -1,0 +1,51 @@
+package state
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DurableDir returns the directory for state that must survive a reboot:
+// $XDG_STATE_HOME/ccbridge, else ~/.local/state/ccbridge.
+func DurableDir() (string, error) {
+	if x := os.Getenv("XDG_STATE_HOME"); x != "" {
+		return filepath.Join(x, "ccbridge"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find state dir: %w", err)
+	}
+	return filepath.Join(home, ".local", "state", "ccbridge"), nil
+}
+
+// InstanceID returns this installation's id, creating it on first use. It
+// is carried in every button so that daemons on several machines sharing a
+// bot each ignore the others' buttons.
+func InstanceID(durable string) (string, error) {
+	if err := os.MkdirAll(durable, 0o700); err != nil {
+		return "", fmt.Errorf("create state dir: %w", err)
+	}
+	p := filepath.Join(durable, "instance-id")
+	b, err := os.ReadFile(p)
+	if err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		return strings.TrimSpace(string(b)), nil
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("read instance id: %w", err)
+	}
+	raw := make([]byte, 5)
+	if _, err := rand.Read(raw); err != nil {
+		return "", err
+	}
+	id := hex.EncodeToString(raw)
+	if err := writeAtomic(p, []byte(id+"\n")); err != nil {
+		return "", err
+	}
+	return id, nil
+}
