@@ -1,0 +1,210 @@
+package router
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/session"
+)
+
+// Commands are the slash commands ccbridge registers in every guild.
+func Commands() []chat.CommandSpec {
+	return []chat.CommandSpec{
+		{Name: "status", Description: "Show the state of this channel's Claude session"},
+		{Name: "stop", Description: "Interrupt Claude's current turn (Escape)"},
+		{Name: "new", Description: "Start a fresh Claude conversation in the same session (/clear)"},
+		{Name: "screen", Description: "Show the session's terminal, with buttons to press keys"},
+		{Name: "mode", Description: "Change the session's permission mode", Options: []chat.OptionSpec{
+			{Name: "mode", Description: "permission mode", Required: true, Choices: config.PermissionModes}}},
+		{Name: "model", Description: "Change the session's model", Options: []chat.OptionSpec{
+			{Name: "name", Description: "model name or alias, e.g. sonnet or opus", Required: true}}},
+	}
+}
+
+// screenRows are the /screen buttons: a label and the key name sent (an
+// empty name only refreshes the screen).
+func screenRows(instance, key string) [][]chat.Button {
+	layout := [][][2]string{
+		{{"1", "1"}, {"2", "2"}, {"3", "3"}, {"4", "4"}, {"Enter", "Enter"}},
+		{{"Esc", "Escape"}, {"↑", "Up"}, {"↓", "Down"}, {"Tab", "Tab"}, {"⇧Tab", "BTab"}},
+		{{"Refresh", ""}},
+	}
+	var rows [][]chat.Button
+	for _, row := range layout {
+		var buttons []chat.Button
+		for _, b := range row {
+			id, err := chat.ID{Instance: instance, Kind: "key", Args: []string{key, b[1]}}.Encode()
+			if err != nil {
+				continue
+			}
+			style := chat.Secondary
+			if b[1] == "Enter" {
+				style = chat.Primary
+			}
+			buttons = append(buttons, chat.Button{Label: b[0], CustomID: id, Style: style})
+		}
+		rows = append(rows, buttons)
+	}
+	return rows
+}
+
+func screenReply(instance, key, screen string) chat.Reply {
+	screen = strings.ReplaceAll(screen, "```", "ʼʼʼ")
+	body := "```\n" + screen + "\n```"
+	if len([]rune(body)) > chat.Limit-40 {
+		r := []rune(screen)
+		body = "```\n…" + string(r[len(r)-(chat.Limit-60):]) + "\n```"
+	}
+	return chat.Reply{Content: body, Rows: screenRows(instance, key)}
+}
+
+// HandleCommand runs a slash command. Interactions must be answered within
+// three seconds, so the work happens after a deferral.
+func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
+	log := r.opt.Log.With("command", ev.Name, "user", ev.User.ID, "channel", ev.ChannelID)
+	rt, ok := r.lookup(ev.Server, ev.ChannelID)
+	if !ok {
+		_ = resp.Respond(chat.Reply{Content: "This channel is not a ccbridge project channel.", Ephemeral: true})
+		return
+	}
+	if !r.allowed(ev.Server, ev.User) {
+		log.Info("refused a command from someone who is not an owner")
+		_ = resp.Respond(chat.Reply{Content: refusalForOthers, Ephemeral: true})
+		return
+	}
+	if err := resp.Defer(false); err != nil {
+		log.Error("could not defer", "err", err)
+		return
+	}
+	key := rt.server.Name + "-" + rt.project.Name
+	reply := r.runCommand(ev, rt, key)
+	if err := resp.Edit(reply); err != nil {
+		log.Error("could not answer", "err", err)
+	}
+}
+
+func (r *Router) runCommand(ev chat.CommandEvent, rt route, key string) chat.Reply {
+	ctx := r.ctx
+	noSession := chat.Reply{Content: "No Claude session is running in this channel. Send a message to start one."}
+	switch ev.Name {
+	case "status":
+		st, err := r.opt.Sessions.Status(ctx, key)
+		if err != nil {
+			return chat.Reply{Content: "⚠️ " + err.Error()}
+		}
+		return chat.Reply{Content: statusText(rt, st)}
+	case "stop":
+		if err := r.opt.Sessions.Interrupt(ctx, key); errors.Is(err, session.ErrNoPane) {
+			return noSession
+		} else if err != nil {
+			return chat.Reply{Content: "⚠️ " + err.Error()}
+		}
+		return chat.Reply{Content: "⏹ Interrupted Claude. Send a message to continue."}
+	case "new":
+		if _, err := r.opt.Sessions.Deliver(ctx, key, "/clear"); errors.Is(err, session.ErrNoPane) {
+			return noSession
+		} else if err != nil {
+			return chat.Reply{Content: "⚠️ " + err.Error()}
+		}
+		return chat.Reply{Content: "🆕 Started a fresh conversation."}
+	case "screen":
+		screen, err := r.opt.Sessions.Screen(ctx, key, screenLines)
+		if errors.Is(err, session.ErrNoPane) {
+			return noSession
+		} else if err != nil {
+			return chat.Reply{Content: "⚠️ " + err.Error()}
+		}
+		return screenReply(r.opt.Instance, key, screen)
+	case "mode":
+		mode := ev.Options["mode"]
+		if err := r.opt.Sessions.SetMode(ctx, key, mode); errors.Is(err, session.ErrNoPane) {
+			return noSession
+		} else if err != nil {
+			return chat.Reply{Content: "⚠️ " + err.Error()}
+		}
+		return chat.Reply{Content: "Permission mode: " + mode}
+	case "model":
+		name := strings.TrimSpace(ev.Options["name"])
+		if name == "" || strings.ContainsAny(name, " \n") {
+			return chat.Reply{Content: "⚠️ Give one model name, such as sonnet or opus."}
+		}
+		if err := r.opt.Sessions.SetModel(ctx, key, name); errors.Is(err, session.ErrNoPane) {
+			return noSession
+		} else if err != nil {
+			return chat.Reply{Content: "⚠️ " + err.Error()}
+		}
+		return chat.Reply{Content: "Model: " + name}
+	}
+	return chat.Reply{Content: "Unknown command /" + ev.Name}
+}
+
+func statusText(rt route, st session.Status) string {
+	s := st.Session
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s** — %s\n", rt.project.Name, st.State)
+	if st.State == "stopped" {
+		dir, _ := rt.project.ProjectPath()
+		fmt.Fprintf(&b, "Directory: `%s`\nSend a message to start Claude.", dir)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "Directory: `%s`\nPane: `%s`\n", s.Cwd, s.PaneID)
+	model := s.Model
+	if model == "" {
+		model = "Claude's default"
+	}
+	mode := s.ModeSeen
+	if mode == "" {
+		mode = s.PermissionMode
+	}
+	fmt.Fprintf(&b, "Model: %s\nMode: %s\n", model, mode)
+	if s.ClaudeSessionID != "" {
+		fmt.Fprintf(&b, "Claude session: `%s`\n", s.ClaudeSessionID)
+	}
+	if !s.LastEventAt.IsZero() {
+		fmt.Fprintf(&b, "Last activity: %s ago (%s)", time.Since(s.LastEventAt).Round(time.Second), s.LastEvent)
+	}
+	return b.String()
+}
+
+// HandleComponent handles a click on one of this instance's buttons.
+func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
+	id, err := chat.DecodeID(ev.CustomID)
+	if err != nil || id.Instance != r.opt.Instance {
+		// Another ccbridge instance's button, or not ours at all.
+		return
+	}
+	if !r.allowed(ev.Server, ev.User) {
+		_ = resp.Respond(chat.Reply{Content: refusalForOthers, Ephemeral: true})
+		return
+	}
+	switch {
+	case id.Kind == "key" && len(id.Args) == 2:
+		r.pressKey(id.Args[0], id.Args[1], resp)
+	default:
+		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
+	}
+}
+
+func (r *Router) pressKey(key, name string, resp chat.Responder) {
+	if err := resp.DeferUpdate(); err != nil {
+		return
+	}
+	ctx := r.ctx
+	if name != "" {
+		if err := r.opt.Sessions.PressKeys(ctx, key, name); err != nil {
+			_ = resp.Edit(chat.Reply{Content: "⚠️ " + err.Error()})
+			return
+		}
+		time.Sleep(keyRedrawPause)
+	}
+	screen, err := r.opt.Sessions.Screen(ctx, key, screenLines)
+	if err != nil {
+		_ = resp.Edit(chat.Reply{Content: "⚠️ " + err.Error()})
+		return
+	}
+	_ = resp.Edit(screenReply(r.opt.Instance, key, screen))
+}

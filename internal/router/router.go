@@ -1,0 +1,323 @@
+// Package router turns what people do in Discord (messages, slash commands,
+// clicks) into session operations, after checking who may act: only the
+// configured owners of the bot the event arrived on, never bots. It never
+// touches tmux or git itself; it talks to the session manager, and answers
+// through a small Replier.
+package router
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/session"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// Replier posts the router's own messages (not Claude's replies, which the
+// hooks post).
+type Replier interface {
+	Send(ctx context.Context, server, channelID, text string) error
+	React(ctx context.Context, server, channelID, messageID, emoji string) error
+	Download(ctx context.Context, url string, limit int64) ([]byte, error)
+}
+
+// Sessions is what the router asks of the session manager.
+type Sessions interface {
+	Ensure(ctx context.Context, t session.Target) (string, bool, error)
+	Deliver(ctx context.Context, key, text string) (time.Time, error)
+	WaitReceipt(ctx context.Context, key string, since time.Time, text string, timeout time.Duration) error
+	PressEnter(ctx context.Context, key string) error
+	Interrupt(ctx context.Context, key string) error
+	Screen(ctx context.Context, key string, lines int) (string, error)
+	PressKeys(ctx context.Context, key string, names ...string) error
+	SetMode(ctx context.Context, key, mode string) error
+	SetModel(ctx context.Context, key, model string) error
+	Status(ctx context.Context, key string) (session.Status, error)
+}
+
+// Limits and timings.
+const (
+	maxUploadBytes   = 25 << 20
+	downloadTimeout  = 60 * time.Second
+	dialogRetry      = 2 * time.Second
+	secondReceipt    = 8 * time.Second
+	screenLines      = 40
+	keyRedrawPause   = 400 * time.Millisecond // lets the TUI redraw after a key before /screen reads it
+	queuePerSession  = 64
+	refusalForOthers = "Only the owners configured for this bot can drive ccbridge."
+)
+
+// Options configure a Router.
+type Options struct {
+	Config   *config.Config
+	Sessions Sessions
+	Replier  Replier
+	Store    *state.Store
+	Log      *slog.Logger
+	Instance string
+}
+
+type route struct {
+	server  config.Server
+	project config.Project
+}
+
+// Router dispatches events. Messages for one session are handled in order
+// by that session's worker.
+type Router struct {
+	opt    Options
+	routes map[string]route // channel id → project
+	owners map[string]map[string]bool
+
+	ctx context.Context
+	wg  sync.WaitGroup
+
+	mu      sync.Mutex // guards workers
+	workers map[string]chan chat.MessageEvent
+}
+
+// New builds a Router; its workers stop when ctx ends (see Wait).
+func New(ctx context.Context, opt Options) *Router {
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.DiscardHandler)
+	}
+	r := &Router{opt: opt, ctx: ctx, routes: map[string]route{}, owners: map[string]map[string]bool{}, workers: map[string]chan chat.MessageEvent{}}
+	for _, s := range opt.Config.Servers {
+		r.owners[s.Name] = map[string]bool{}
+		for _, o := range s.OwnerIDs {
+			r.owners[s.Name][o] = true
+		}
+		for _, p := range s.Projects {
+			r.routes[p.ChannelID] = route{server: s, project: p}
+		}
+	}
+	return r
+}
+
+// Wait blocks until every worker has finished (after the context ends).
+func (r *Router) Wait() { r.wg.Wait() }
+
+// allowed reports whether user may act on server's sessions.
+func (r *Router) allowed(server string, u chat.User) bool {
+	return !u.Bot && r.owners[server][u.ID]
+}
+
+// lookup finds the project of a channel that belongs to server.
+func (r *Router) lookup(server, channelID string) (route, bool) {
+	rt, ok := r.routes[channelID]
+	return rt, ok && rt.server.Name == server
+}
+
+// HandleMessage queues an owner's message in a project channel for its
+// session. Anything else is ignored, with no side effect.
+func (r *Router) HandleMessage(ev chat.MessageEvent) {
+	log := r.opt.Log.With("server", ev.Server, "channel", ev.ChannelID, "author", ev.Author.ID)
+	if ev.Author.Bot {
+		return
+	}
+	rt, ok := r.lookup(ev.Server, ev.ChannelID)
+	if !ok {
+		return
+	}
+	if !r.allowed(ev.Server, ev.Author) {
+		log.Info("ignored a message from someone who is not an owner")
+		return
+	}
+	key := rt.server.Name + "-" + rt.project.Name
+	r.mu.Lock()
+	q, ok := r.workers[key]
+	if !ok {
+		q = make(chan chat.MessageEvent, queuePerSession)
+		r.workers[key] = q
+		r.wg.Add(1)
+		go r.work(key, rt, q)
+	}
+	r.mu.Unlock()
+	select {
+	case q <- ev:
+	default:
+		log.Warn("session queue full; message dropped")
+		r.send(ev.Server, ev.ChannelID, "⚠️ Too many messages are waiting for this session; this one was not delivered. Send it again shortly.")
+	}
+}
+
+func (r *Router) work(key string, rt route, q <-chan chat.MessageEvent) {
+	defer r.wg.Done()
+	for {
+		select {
+		case <-r.ctx.Done():
+			return
+		case ev := <-q:
+			r.deliver(key, rt, ev)
+		}
+	}
+}
+
+// deliver runs one message through to a receipt.
+func (r *Router) deliver(key string, rt route, ev chat.MessageEvent) {
+	ctx := r.ctx
+	log := r.opt.Log.With("session", key, "message", ev.MessageID)
+	target, err := session.ProjectTarget(r.opt.Config, rt.server, rt.project)
+	if err != nil {
+		r.send(ev.Server, ev.ChannelID, "⚠️ "+err.Error())
+		return
+	}
+	if _, started, err := r.opt.Sessions.Ensure(ctx, target); err != nil {
+		log.Error("could not start Claude", "err", err)
+		r.react(ev, "⚠️")
+		r.send(ev.Server, ev.ChannelID, startFailure(target, err))
+		return
+	} else if started {
+		log.Info("session started for a message")
+	}
+	prompt := r.withAttachments(ctx, key, ev)
+	if strings.TrimSpace(prompt) == "" {
+		return
+	}
+	since, err := r.deliverWhenNoDialog(ctx, key, ev, prompt)
+	if err != nil {
+		log.Error("delivery failed", "err", err)
+		r.react(ev, "⚠️")
+		r.send(ev.Server, ev.ChannelID, "⚠️ Could not deliver your message to Claude: "+err.Error())
+		return
+	}
+	if strings.HasPrefix(strings.TrimSpace(prompt), "/") {
+		// Claude's built-in commands (/clear, /compact, /cost) fire no
+		// UserPromptSubmit, so there is no receipt to wait for.
+		r.react(ev, "✅")
+		return
+	}
+	if err := r.opt.Sessions.WaitReceipt(ctx, key, since, prompt, 0); err == nil {
+		r.react(ev, "✅")
+		return
+	}
+	log.Warn("no receipt; pressing Enter once more")
+	if err := r.opt.Sessions.PressEnter(ctx, key); err == nil {
+		if err := r.opt.Sessions.WaitReceipt(ctx, key, since, prompt, secondReceipt); err == nil {
+			r.react(ev, "✅")
+			return
+		}
+	}
+	r.react(ev, "⚠️")
+	r.send(ev.Server, ev.ChannelID, "⚠️ Claude did not confirm this message. It may still be sitting in the input box: check with /screen.")
+}
+
+// deliverWhenNoDialog delivers, waiting while a dialog is open (typing into
+// it would answer it) and telling the person once.
+func (r *Router) deliverWhenNoDialog(ctx context.Context, key string, ev chat.MessageEvent, prompt string) (time.Time, error) {
+	deadline := time.Now().Add(r.opt.Config.Claude.PromptTimeout.Duration)
+	told := false
+	for {
+		since, err := r.opt.Sessions.Deliver(ctx, key, prompt)
+		if !errors.Is(err, session.ErrDialogOpen) {
+			return since, err
+		}
+		if !told {
+			r.react(ev, "⏳")
+			r.send(ev.Server, ev.ChannelID, "⏳ Claude is waiting on a prompt in the terminal. Your message will be delivered when it closes (answer it there, or with /screen).")
+			told = true
+		}
+		if time.Now().After(deadline) {
+			return time.Time{}, fmt.Errorf("the dialog stayed open for %s", r.opt.Config.Claude.PromptTimeout.Duration)
+		}
+		select {
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		case <-time.After(dialogRetry):
+		}
+	}
+}
+
+func startFailure(t session.Target, err error) string {
+	msg := fmt.Sprintf("⚠️ Could not start Claude in `%s`: %v", t.Dir, err)
+	var nr *session.NotReadyError
+	if errors.As(err, &nr) && nr.Screen != "" {
+		msg += "\nLast lines of its screen:\n```\n" + strings.ReplaceAll(nr.Screen, "```", "ʼʼʼ") + "\n```"
+	}
+	return msg
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// safeFileName keeps a name that cannot escape a directory or hide.
+func safeFileName(name string) string {
+	n := unsafeName.ReplaceAllString(filepath.Base(name), "_")
+	n = strings.TrimLeft(n, ".")
+	if len(n) > 100 {
+		n = n[len(n)-100:]
+	}
+	if n == "" {
+		n = "file"
+	}
+	return n
+}
+
+// withAttachments downloads the message's files into the session's uploads
+// folder and appends their paths to the text; a file that cannot be had is
+// reported, and the text is delivered anyway.
+func (r *Router) withAttachments(ctx context.Context, key string, ev chat.MessageEvent) string {
+	prompt := ev.Content
+	if len(ev.Attachments) == 0 {
+		return prompt
+	}
+	dir, err := r.opt.Store.Dir.Uploads(key)
+	if err != nil {
+		r.send(ev.Server, ev.ChannelID, "⚠️ Attachments not delivered: "+err.Error())
+		return prompt
+	}
+	var paths, problems []string
+	for _, a := range ev.Attachments {
+		if a.Size > maxUploadBytes {
+			problems = append(problems, fmt.Sprintf("%s is %.1f MiB (the limit is %d MiB)", a.Name, float64(a.Size)/(1<<20), maxUploadBytes>>20))
+			continue
+		}
+		dctx, cancel := context.WithTimeout(ctx, downloadTimeout)
+		data, err := r.opt.Replier.Download(dctx, a.URL, maxUploadBytes)
+		cancel()
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", a.Name, err))
+			continue
+		}
+		p := filepath.Join(dir, ev.MessageID+"-"+safeFileName(a.Name))
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", a.Name, err))
+			continue
+		}
+		paths = append(paths, p)
+	}
+	if len(problems) > 0 {
+		r.send(ev.Server, ev.ChannelID, "⚠️ Some attachments were not delivered (your text was): "+strings.Join(problems, "; "))
+	}
+	if len(paths) > 0 {
+		var b strings.Builder
+		b.WriteString(prompt)
+		b.WriteString("\n\nAttached files:")
+		for _, p := range paths {
+			b.WriteString("\n- " + p)
+		}
+		prompt = b.String()
+	}
+	return prompt
+}
+
+func (r *Router) send(server, channel, text string) {
+	if err := r.opt.Replier.Send(r.ctx, server, channel, text); err != nil {
+		r.opt.Log.Error("could not post a notice", "channel", channel, "err", err)
+	}
+}
+
+func (r *Router) react(ev chat.MessageEvent, emoji string) {
+	if err := r.opt.Replier.React(r.ctx, ev.Server, ev.ChannelID, ev.MessageID, emoji); err != nil {
+		r.opt.Log.Error("could not react", "message", ev.MessageID, "err", err)
+	}
+}

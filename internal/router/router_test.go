@@ -1,0 +1,308 @@
+package router
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/session"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+const (
+	owner   = "100000000000000002"
+	channel = "100000000000000003"
+)
+
+// log is a shared, ordered record of every side effect.
+type log struct {
+	mu  sync.Mutex
+	ops []string
+}
+
+func (l *log) add(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ops = append(l.ops, fmt.Sprintf(format, args...))
+}
+
+func (l *log) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.ops)
+}
+
+func (l *log) waitFor(t *testing.T, op string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if slices.Contains(l.all(), op) {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("never saw %q; saw %q", op, l.all())
+}
+
+type fakeSessions struct {
+	l         *log
+	dialogs   int // Deliver answers ErrDialogOpen this many times
+	receipts  int // WaitReceipt succeeds from this call on (1 = first)
+	calls     int
+	noPane    bool
+	delivered []string
+}
+
+func (f *fakeSessions) Ensure(_ context.Context, t session.Target) (string, bool, error) {
+	f.l.add("ensure %s", t.Key)
+	return "%1", true, nil
+}
+func (f *fakeSessions) Deliver(_ context.Context, key, text string) (time.Time, error) {
+	if f.dialogs > 0 {
+		f.dialogs--
+		f.l.add("dialog")
+		return time.Time{}, session.ErrDialogOpen
+	}
+	if f.noPane {
+		return time.Time{}, session.ErrNoPane
+	}
+	f.l.add("deliver %s %q", key, text)
+	f.delivered = append(f.delivered, text)
+	return time.Now(), nil
+}
+func (f *fakeSessions) WaitReceipt(context.Context, string, time.Time, string, time.Duration) error {
+	f.calls++
+	if f.receipts > 0 && f.calls >= f.receipts {
+		return nil
+	}
+	return session.ErrNoReceipt
+}
+func (f *fakeSessions) PressEnter(context.Context, string) error { f.l.add("enter"); return nil }
+func (f *fakeSessions) Interrupt(_ context.Context, key string) error {
+	if f.noPane {
+		return session.ErrNoPane
+	}
+	f.l.add("interrupt %s", key)
+	return nil
+}
+func (f *fakeSessions) Screen(context.Context, string, int) (string, error) {
+	return "❯ screen text", nil
+}
+func (f *fakeSessions) PressKeys(_ context.Context, key string, names ...string) error {
+	f.l.add("keys %s %s", key, strings.Join(names, " "))
+	return nil
+}
+func (f *fakeSessions) SetMode(_ context.Context, key, mode string) error {
+	f.l.add("mode %s", mode)
+	return nil
+}
+func (f *fakeSessions) SetModel(_ context.Context, key, model string) error {
+	f.l.add("model %s", model)
+	return nil
+}
+func (f *fakeSessions) Status(context.Context, string) (session.Status, error) {
+	return session.Status{State: "busy", Session: state.Session{Cwd: "/src/api", PaneID: "%1", ModeSeen: "plan"}}, nil
+}
+
+type fakeReplier struct {
+	l     *log
+	files map[string][]byte
+}
+
+func (f *fakeReplier) Send(_ context.Context, server, ch, text string) error {
+	f.l.add("send %s", text)
+	return nil
+}
+func (f *fakeReplier) React(_ context.Context, server, ch, msg, emoji string) error {
+	f.l.add("react %s %s", msg, emoji)
+	return nil
+}
+func (f *fakeReplier) Download(_ context.Context, url string, limit int64) ([]byte, error) {
+	b, ok := f.files[url]
+	if !ok {
+		return nil, errors.New("HTTP 404")
+	}
+	return b, nil
+}
+
+type fakeResponder struct{ l *log }
+
+func (f fakeResponder) Respond(r chat.Reply) error {
+	f.l.add("respond ephemeral=%v %s", r.Ephemeral, r.Content)
+	return nil
+}
+func (f fakeResponder) Defer(bool) error   { f.l.add("defer"); return nil }
+func (f fakeResponder) DeferUpdate() error { f.l.add("defer-update"); return nil }
+func (f fakeResponder) Edit(r chat.Reply) error {
+	f.l.add("edit %s buttons=%d", r.Content, len(r.Rows))
+	return nil
+}
+
+func newRouter(t *testing.T) (*Router, *fakeSessions, *fakeReplier, *log, *state.Store) {
+	t.Helper()
+	cfg, err := config.Parse(fmt.Sprintf(`
+[claude]
+prompt_timeout = "1s"
+[[servers]]
+name = "home"
+token_env = "X"
+guild_id = "100000000000000001"
+owner_ids = [%q]
+  [[servers.projects]]
+  name = "api"
+  channel_id = %q
+  path = %q
+[[servers]]
+name = "work"
+token_env = "Y"
+guild_id = "100000000000000009"
+owner_ids = ["100000000000000008"]
+`, owner, channel, t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := state.OpenStore(filepath.Join(t.TempDir(), "rt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &log{}
+	ss := &fakeSessions{l: l, receipts: 1}
+	rp := &fakeReplier{l: l, files: map[string][]byte{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := New(ctx, Options{Config: cfg, Sessions: ss, Replier: rp, Store: store, Instance: "inst1"})
+	t.Cleanup(func() { cancel(); r.Wait() })
+	return r, ss, rp, l, store
+}
+
+func msg(text string) chat.MessageEvent {
+	return chat.MessageEvent{Server: "home", ChannelID: channel, MessageID: "m1", Author: chat.User{ID: owner}, Content: text}
+}
+
+func TestOwnerMessageIsDeliveredAndConfirmed(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	r.HandleMessage(msg("hello"))
+	l.waitFor(t, "react m1 ✅")
+	if got := l.all(); !slices.Equal(got, []string{"ensure home-api", `deliver home-api "hello"`, "react m1 ✅"}) {
+		t.Fatalf("ops = %q", got)
+	}
+}
+
+func TestOthersHaveNoEffect(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	for _, ev := range []chat.MessageEvent{
+		{Server: "home", ChannelID: channel, MessageID: "x", Author: chat.User{ID: "666"}, Content: "rm -rf"},
+		{Server: "home", ChannelID: channel, MessageID: "x", Author: chat.User{ID: owner, Bot: true}, Content: "bot"},
+		{Server: "home", ChannelID: "999", MessageID: "x", Author: chat.User{ID: owner}, Content: "other channel"},
+		{Server: "work", ChannelID: channel, MessageID: "x", Author: chat.User{ID: owner}, Content: "wrong bot"},
+	} {
+		r.HandleMessage(ev)
+	}
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: "666"}, Name: "stop"}, fakeResponder{l})
+	id, _ := chat.ID{Instance: "inst1", Kind: "key", Args: []string{"home-api", "1"}}.Encode()
+	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: "666"}, CustomID: id}, fakeResponder{l})
+	time.Sleep(50 * time.Millisecond)
+	want := []string{"respond ephemeral=true " + refusalForOthers, "respond ephemeral=true " + refusalForOthers}
+	if got := l.all(); !slices.Equal(got, want) {
+		t.Fatalf("ops = %q", got)
+	}
+}
+
+func TestDialogDelaysDeliveryAndSaysSo(t *testing.T) {
+	r, ss, _, l, _ := newRouter(t)
+	ss.dialogs = 1
+	r.HandleMessage(msg("after the dialog"))
+	l.waitFor(t, "react m1 ✅")
+	got := l.all()
+	if !slices.Contains(got, "react m1 ⏳") || !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "send ⏳ Claude is waiting on a prompt") }) {
+		t.Fatalf("ops = %q", got)
+	}
+}
+
+func TestNoReceiptPressesEnterThenWarns(t *testing.T) {
+	r, ss, _, l, _ := newRouter(t)
+	ss.receipts = 2
+	r.HandleMessage(msg("first"))
+	l.waitFor(t, "react m1 ✅")
+	if !slices.Contains(l.all(), "enter") {
+		t.Fatal("Enter was not pressed again")
+	}
+	r2, ss2, _, l2, _ := newRouter(t)
+	ss2.receipts = 0
+	r2.HandleMessage(msg("never"))
+	l2.waitFor(t, "react m1 ⚠️")
+}
+
+func TestAttachmentsAreSavedSafely(t *testing.T) {
+	r, ss, rp, l, store := newRouter(t)
+	rp.files["http://x/a"] = []byte("PNGDATA")
+	ev := msg("look")
+	ev.Attachments = []chat.Attachment{{Name: "../../evil name.png", URL: "http://x/a", Size: 7}, {Name: "big.bin", URL: "http://x/b", Size: 30 << 20}, {Name: "gone.txt", URL: "http://x/404", Size: 1}}
+	r.HandleMessage(ev)
+	l.waitFor(t, "react m1 ✅")
+	dir, _ := store.Dir.Uploads("home-api")
+	want := filepath.Join(dir, "m1-evil_name.png")
+	if b, err := os.ReadFile(want); err != nil || string(b) != "PNGDATA" {
+		t.Fatalf("saved file: %q, %v", b, err)
+	}
+	if !strings.Contains(ss.delivered[0], "look\n\nAttached files:\n- "+want) {
+		t.Errorf("prompt = %q", ss.delivered[0])
+	}
+	var notice string
+	for _, op := range l.all() {
+		if strings.HasPrefix(op, "send ⚠️ Some attachments") {
+			notice = op
+		}
+	}
+	if !strings.Contains(notice, "big.bin is 30.0 MiB") || !strings.Contains(notice, "gone.txt: HTTP 404") {
+		t.Errorf("notice = %q", notice)
+	}
+}
+
+func TestCommandsAckFirst(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	owner := chat.User{ID: owner}
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: owner, Name: "stop"}, fakeResponder{l})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: owner, Name: "mode", Options: map[string]string{"mode": "plan"}}, fakeResponder{l})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: owner, Name: "screen"}, fakeResponder{l})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: owner, Name: "status"}, fakeResponder{l})
+	got := l.all()
+	want := []string{"defer", "interrupt home-api", "edit ⏹ Interrupted Claude. Send a message to continue. buttons=0",
+		"defer", "mode plan", "edit Permission mode: plan buttons=0", "defer", "edit ```\n❯ screen text\n``` buttons=3"}
+	if !slices.Equal(got[:len(want)], want) {
+		t.Fatalf("ops = %q", got)
+	}
+	if !strings.Contains(got[len(got)-1], "busy") || !strings.Contains(got[len(got)-1], "Mode: plan") {
+		t.Errorf("status = %q", got[len(got)-1])
+	}
+}
+
+func TestKeyButtons(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	id, _ := chat.ID{Instance: "inst1", Kind: "key", Args: []string{"home-api", "Escape"}}.Encode()
+	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: id}, fakeResponder{l})
+	if got := l.all(); len(got) != 3 || got[0] != "defer-update" || got[1] != "keys home-api Escape" {
+		t.Fatalf("ops = %q", got)
+	}
+	other, _ := chat.ID{Instance: "other", Kind: "key", Args: []string{"home-api", "1"}}.Encode()
+	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: other}, fakeResponder{l})
+	if n := len(l.all()); n != 3 {
+		t.Fatalf("another instance's button had an effect: %q", l.all())
+	}
+}
+
+func TestSafeFileName(t *testing.T) {
+	for in, want := range map[string]string{"a.png": "a.png", "../../etc/passwd": "passwd", ".bashrc": "bashrc", "sp ace$.txt": "sp_ace_.txt", "": "file", "..": "file"} {
+		if got := safeFileName(in); got != want {
+			t.Errorf("safeFileName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
