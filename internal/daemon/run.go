@@ -9,8 +9,13 @@ import (
 	"strings"
 
 	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/discord"
+	"github.com/ccbridge/ccbridge/internal/execx"
 	"github.com/ccbridge/ccbridge/internal/gateway"
+	"github.com/ccbridge/ccbridge/internal/router"
+	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/tmux"
 )
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -41,7 +46,60 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 		return err
 	}
 	defer unlock()
-	log.Info("ccbridge starting", "version", Version(), "config", cfg.Path, "runtime", store.Dir.Root())
+	durable, err := state.DurableDir()
+	if err != nil {
+		return err
+	}
+	instance, err := state.InstanceID(durable)
+	if err != nil {
+		return err
+	}
+	log.Info("ccbridge starting", "version", Version(), "config", cfg.Path, "runtime", store.Dir.Root(), "instance", instance)
+
+	posters := map[string]*discord.Poster{}
+	for _, srv := range cfg.Servers {
+		token, err := srv.ResolveToken()
+		if err != nil {
+			return fmt.Errorf("server %s: %w", srv.Name, err)
+		}
+		if posters[srv.Name], err = discord.NewPoster(cfg.Discord.APIBase, token); err != nil {
+			return err
+		}
+		// The hooks post as this bot; they find its credentials here.
+		if _, err := store.Bots.Update(ctx, srv.Name, func(b *state.Bot) error { b.APIBase, b.Token = cfg.Discord.APIBase, token; return nil }); err != nil {
+			return err
+		}
+	}
+
+	hookStop, hookPretool, err := session.HookBinaries()
+	if err != nil {
+		return err
+	}
+	panes := tmux.New(execx.Exec{}, tmux.Options{Socket: cfg.Tmux.Socket})
+	sessions, err := session.New(session.Options{Config: cfg, Store: store, Panes: panes, Log: log, HookStop: hookStop, HookPretool: hookPretool})
+	if err != nil {
+		return err
+	}
+	if adopted, gone, err := sessions.Reconcile(ctx); err != nil {
+		log.Warn("reconcile sessions", "err", err)
+	} else if adopted+gone > 0 {
+		log.Info("sessions reconciled", "adopted", adopted, "gone", gone)
+	}
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rep := &replier{posters: posters}
+	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: sessions, Replier: rep, Store: store, Log: log, Instance: instance})
+	relay := &relay{store: store, posters: posters, log: log}
+	done := make(chan struct{}, 2)
+	go func() { relay.drainOutbox(runCtx); done <- struct{}{} }()
+	go func() { relay.showTyping(runCtx); done <- struct{}{} }()
+	defer func() {
+		cancel()
+		rt.Wait()
+		<-done
+		<-done
+	}()
 
 	var bots []*gateway.Bot
 	defer func() {
@@ -52,7 +110,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 		err = errors.Join(err, errors.Join(errs...))
 	}()
 	for _, srv := range cfg.Servers {
-		b, err := gateway.Open(ctx, log, cfg.Discord.APIBase, srv)
+		b, err := gateway.Open(ctx, log, cfg.Discord.APIBase, srv, rt, router.Commands())
 		if err != nil {
 			return err
 		}

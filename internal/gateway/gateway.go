@@ -1,6 +1,7 @@
 // Package gateway holds ccbridge's Discord gateway connections: one
 // discordgo websocket per configured bot, with the intents the bridge needs,
-// reconnects and resumes (discordgo's), and logs of what it is doing.
+// reconnects and resumes (discordgo's), slash command registration, and the
+// translation of discordgo events into chat events for the router.
 package gateway
 
 import (
@@ -10,6 +11,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/discord"
 )
@@ -17,6 +19,13 @@ import (
 // Intents the bridge needs. Message Content is privileged: it must be enabled
 // for the bot in the developer portal, or Discord closes the socket (4014).
 const Intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMessages | discordgo.IntentsMessageContent
+
+// Handler receives the events of every bot.
+type Handler interface {
+	HandleMessage(ev chat.MessageEvent)
+	HandleCommand(ev chat.CommandEvent, resp chat.Responder)
+	HandleComponent(ev chat.ComponentEvent, resp chat.Responder)
+}
 
 // Bot is one connected bot.
 type Bot struct {
@@ -26,7 +35,8 @@ type Bot struct {
 }
 
 // Open connects one bot and returns once Discord has accepted it (READY).
-func Open(ctx context.Context, log *slog.Logger, apiBase string, srv config.Server) (*Bot, error) {
+// Slash commands are registered in the bot's guild once it is ready.
+func Open(ctx context.Context, log *slog.Logger, apiBase string, srv config.Server, h Handler, commands []chat.CommandSpec) (*Bot, error) {
 	token, err := srv.ResolveToken()
 	if err != nil {
 		return nil, fmt.Errorf("server %s: %w", srv.Name, err)
@@ -38,8 +48,9 @@ func Open(ctx context.Context, log *slog.Logger, apiBase string, srv config.Serv
 	dg.Identify.Intents = Intents
 	log = log.With("server", srv.Name)
 	b := &Bot{Server: srv, Session: dg, log: log}
-	dg.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
+	dg.AddHandler(func(s *discordgo.Session, r *discordgo.Ready) {
 		log.Info("gateway ready", "bot", r.User.Username, "guilds", len(r.Guilds))
+		go b.registerCommands(r.Application.ID, commands)
 	})
 	dg.AddHandler(func(_ *discordgo.Session, _ *discordgo.Resumed) { log.Info("gateway resumed") })
 	dg.AddHandler(func(_ *discordgo.Session, _ *discordgo.Disconnect) { log.Warn("gateway disconnected; reconnecting") })
@@ -50,6 +61,8 @@ func Open(ctx context.Context, log *slog.Logger, apiBase string, srv config.Serv
 		}
 		log.Info("guild available", "guild", g.ID, "name", g.Name, "channels", len(g.Channels))
 	})
+	dg.AddHandler(func(s *discordgo.Session, m *discordgo.MessageCreate) { b.onMessage(s, m, h) })
+	dg.AddHandler(func(s *discordgo.Session, i *discordgo.InteractionCreate) { b.onInteraction(s, i, h) })
 	log.Info("connecting to Discord", "api", apiBase)
 	if err := openCtx(ctx, dg); err != nil {
 		return nil, fmt.Errorf("server %s: connect: %w", srv.Name, err)
@@ -76,4 +89,75 @@ func (b *Bot) Close() error {
 		return fmt.Errorf("server %s: close: %w", b.Server.Name, err)
 	}
 	return nil
+}
+
+func (b *Bot) registerCommands(appID string, specs []chat.CommandSpec) {
+	var cmds []*discordgo.ApplicationCommand
+	for _, spec := range specs {
+		c := &discordgo.ApplicationCommand{Name: spec.Name, Description: spec.Description}
+		for _, o := range spec.Options {
+			opt := &discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionString, Name: o.Name, Description: o.Description, Required: o.Required}
+			for _, ch := range o.Choices {
+				opt.Choices = append(opt.Choices, &discordgo.ApplicationCommandOptionChoice{Name: ch, Value: ch})
+			}
+			c.Options = append(c.Options, opt)
+		}
+		cmds = append(cmds, c)
+	}
+	if _, err := b.Session.ApplicationCommandBulkOverwrite(appID, b.Server.GuildID, cmds); err != nil {
+		b.log.Error("could not register slash commands", "err", err)
+		return
+	}
+	b.log.Info("slash commands registered", "count", len(cmds))
+}
+
+func (b *Bot) onMessage(s *discordgo.Session, m *discordgo.MessageCreate, h Handler) {
+	if m.Author == nil || (s.State.User != nil && m.Author.ID == s.State.User.ID) || m.GuildID != b.Server.GuildID {
+		return
+	}
+	ev := chat.MessageEvent{Server: b.Server.Name, ChannelID: m.ChannelID, MessageID: m.ID, Content: m.Content,
+		Author: chat.User{ID: m.Author.ID, Name: m.Author.Username, Bot: m.Author.Bot}}
+	if ch, err := s.State.Channel(m.ChannelID); err == nil && ch.IsThread() {
+		ev.ParentID = ch.ParentID
+	}
+	for _, a := range m.Attachments {
+		ev.Attachments = append(ev.Attachments, chat.Attachment{Name: a.Filename, URL: a.URL, Size: a.Size})
+	}
+	h.HandleMessage(ev)
+}
+
+func (b *Bot) onInteraction(s *discordgo.Session, i *discordgo.InteractionCreate, h Handler) {
+	if i.GuildID != b.Server.GuildID {
+		return
+	}
+	var u *discordgo.User
+	if i.Member != nil && i.Member.User != nil {
+		u = i.Member.User
+	} else {
+		u = i.User
+	}
+	if u == nil {
+		return
+	}
+	user := chat.User{ID: u.ID, Name: u.Username, Bot: u.Bot}
+	resp := &responder{s: s, i: i.Interaction}
+	switch i.Type {
+	case discordgo.InteractionApplicationCommand:
+		data := i.ApplicationCommandData()
+		ev := chat.CommandEvent{Server: b.Server.Name, ChannelID: i.ChannelID, User: user, Name: data.Name, Options: map[string]string{}}
+		if ch, err := s.State.Channel(i.ChannelID); err == nil && ch.IsThread() {
+			ev.ParentID = ch.ParentID
+		}
+		for _, o := range data.Options {
+			ev.Options[o.Name] = fmt.Sprint(o.Value)
+		}
+		h.HandleCommand(ev, resp)
+	case discordgo.InteractionMessageComponent:
+		data := i.MessageComponentData()
+		ev := chat.ComponentEvent{Server: b.Server.Name, ChannelID: i.ChannelID, User: user, CustomID: data.CustomID, Values: data.Values}
+		if i.Message != nil {
+			ev.MessageID = i.Message.ID
+		}
+		h.HandleComponent(ev, resp)
+	}
 }

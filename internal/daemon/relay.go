@@ -1,0 +1,211 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/discord"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// replier posts the router's notices as the right bot.
+type replier struct {
+	posters map[string]*discord.Poster
+}
+
+const noticeTimeout = 10 * time.Second
+
+func (r *replier) poster(server string) (*discord.Poster, error) {
+	p, ok := r.posters[server]
+	if !ok {
+		return nil, fmt.Errorf("no bot for server %q", server)
+	}
+	return p, nil
+}
+
+func (r *replier) Send(ctx context.Context, server, channelID, text string) error {
+	p, err := r.poster(server)
+	if err != nil {
+		return err
+	}
+	for _, c := range chat.Chunk(text, chat.Limit) {
+		sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+		_, err := p.Send(sctx, channelID, c, nil)
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *replier) React(ctx context.Context, server, channelID, messageID, emoji string) error {
+	p, err := r.poster(server)
+	if err != nil {
+		return err
+	}
+	sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+	defer cancel()
+	return p.React(sctx, channelID, messageID, emoji)
+}
+
+func (r *replier) Download(ctx context.Context, url string, limit int64) ([]byte, error) {
+	for _, p := range r.posters {
+		return p.Download(ctx, url, limit)
+	}
+	return nil, errors.New("no bot configured")
+}
+
+// relay runs the daemon's background deliveries: the outbox and typing.
+type relay struct {
+	store   *state.Store
+	posters map[string]*discord.Poster
+	log     *slog.Logger
+}
+
+// outboxPoll rechecks the outbox even without a change, to retry Discord.
+const outboxPoll = 2 * time.Second
+
+// drainOutbox posts queued messages, per channel in order, until ctx ends.
+func (r *relay) drainOutbox(ctx context.Context) {
+	events, err := r.store.Outbox.Watch(ctx)
+	if err != nil {
+		r.log.Error("watch outbox", "err", err)
+	}
+	tick := time.NewTicker(outboxPoll)
+	defer tick.Stop()
+	for {
+		r.drainOnce(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-events:
+		case <-tick.C:
+		}
+	}
+}
+
+func (r *relay) drainOnce(ctx context.Context) {
+	all, err := r.store.Outbox.List()
+	if err != nil {
+		r.log.Error("read outbox", "err", err)
+	}
+	if len(all) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(all))
+	for k := range all {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	byChannel := map[string][]string{}
+	var channels []string
+	for _, k := range keys {
+		ch := all[k].ChannelID
+		if _, ok := byChannel[ch]; !ok {
+			channels = append(channels, ch)
+		}
+		byChannel[ch] = append(byChannel[ch], k)
+	}
+	for _, ch := range channels {
+		r.drainChannel(ctx, ch, byChannel[ch], all)
+	}
+}
+
+func (r *relay) drainChannel(ctx context.Context, channel string, keys []string, all map[string]state.Outbound) {
+	lctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+	unlock, err := r.store.Dir.LockChannel(lctx, channel)
+	cancel()
+	if err != nil {
+		return // a hook is posting there; next round
+	}
+	defer unlock()
+	for _, k := range keys {
+		o := all[k]
+		p, ok := r.posters[o.Server]
+		if !ok {
+			r.log.Error("queued message for an unknown server; dropped", "server", o.Server, "key", k)
+			_ = r.store.Outbox.Delete(ctx, k)
+			continue
+		}
+		var files []discord.File
+		for _, path := range o.Files {
+			if b, err := os.ReadFile(path); err == nil {
+				files = append(files, discord.File{Name: filepath.Base(path), Data: b})
+			}
+		}
+		sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+		_, err := p.Send(sctx, channel, o.Content, files)
+		cancel()
+		switch {
+		case errors.Is(err, discord.ErrTransient):
+			_, _ = r.store.Outbox.Update(ctx, k, func(q *state.Outbound) error { q.Attempts++; q.LastError = err.Error(); return nil })
+			return // keep the order: nothing later in this channel goes first
+		case err != nil:
+			r.log.Error("Discord refused a queued message", "channel", channel, "err", err)
+			sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+			_, _ = p.Send(sctx, channel, "⚠️ ccbridge could not post a queued message: "+err.Error(), nil)
+			cancel()
+		default:
+			r.log.Info("queued message delivered", "channel", channel, "attempts", o.Attempts+1)
+		}
+		if err := r.store.Outbox.Delete(ctx, k); err != nil {
+			r.log.Error("delete outbox entry", "err", err)
+			return
+		}
+	}
+}
+
+// Typing timing: Discord shows the indicator for about 10 s per call.
+const (
+	typingEvery = 8 * time.Second
+	typingCheck = time.Second
+	// A session whose hooks have been silent this long is not shown as busy
+	// any more: its turn ended in a way no hook reported.
+	typingStale = 15 * time.Minute
+)
+
+// showTyping keeps Discord's typing indicator on in the channels of busy
+// sessions, from UserPromptSubmit until Stop, StopFailure or an interrupt.
+func (r *relay) showTyping(ctx context.Context) {
+	events, _ := r.store.Sessions.Watch(ctx)
+	tick := time.NewTicker(typingCheck)
+	defer tick.Stop()
+	last := map[string]time.Time{}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-events:
+		case <-tick.C:
+		}
+		all, _ := r.store.Sessions.List()
+		now := time.Now()
+		for key, s := range all {
+			if !s.Busy || s.PaneID == "" || now.Sub(s.LastEventAt) > typingStale {
+				delete(last, key)
+				continue
+			}
+			if now.Sub(last[key]) < typingEvery {
+				continue
+			}
+			p, ok := r.posters[s.Server]
+			if !ok {
+				continue
+			}
+			last[key] = now
+			tctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+			if err := p.Typing(tctx, s.Channel()); err != nil {
+				r.log.Debug("typing", "err", err)
+			}
+			cancel()
+		}
+	}
+}
