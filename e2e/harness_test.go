@@ -1,0 +1,223 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/execx"
+	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/testutil/claudetest"
+	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
+	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
+	"github.com/ccbridge/ccbridge/internal/tmux"
+)
+
+// long is how long e2e waits for anything Claude does.
+const long = 90 * time.Second
+
+var socketSeq atomic.Int64
+
+// project is one configured project of a bridge.
+type project struct {
+	bot     *fakediscord.Bot
+	name    string
+	channel string
+	dir     string
+	key     string // session key
+}
+
+// bridge is a running ccbridge daemon wired to a fake Discord and a fake
+// model, with the real Claude Code CLI in a private tmux server.
+type bridge struct {
+	t        *testing.T
+	srv      *fakediscord.Server
+	model    *fakemodel.Server
+	owner    fakediscord.User
+	projects []*project
+	cfg      string
+	env      []string
+	runtime  string
+	stateDir string
+	socket   string
+	tmux     *tmux.Server
+	store    *state.Store
+	cmd      *exec.Cmd
+	out      *syncBuffer
+}
+
+// newBridge configures bots × projectsPerBot projects and starts the daemon.
+func newBridge(t *testing.T, bots, projectsPerBot int, extra string) *bridge {
+	t.Helper()
+	claude := claudetest.Binary(t)
+	b := &bridge{t: t, srv: fakediscord.New(t), model: fakemodel.New(t)}
+	b.owner = b.srv.NewUser("owner")
+	b.socket = fmt.Sprintf("ccbe2e-%d-%d", os.Getpid(), socketSeq.Add(1))
+	b.tmux = tmux.New(execx.Exec{}, tmux.Options{Socket: b.socket})
+	t.Cleanup(func() { _ = b.tmux.KillServer(context.Background()) })
+	base := t.TempDir()
+	b.runtime = filepath.Join(base, "rt")
+	b.stateDir = filepath.Join(base, "state")
+	var dirs []string
+	var servers strings.Builder
+	for i := range bots {
+		bot := b.srv.Main()
+		if i > 0 {
+			bot = b.srv.NewBot(fmt.Sprintf("bot%d", i))
+		}
+		envName := fmt.Sprintf("CCBRIDGE_E2E_TOKEN_%d", i)
+		b.env = append(b.env, envName+"="+bot.Token)
+		fmt.Fprintf(&servers, "[[servers]]\nname = %q\ntoken_env = %q\nguild_id = %q\nowner_ids = [%q]\n", bot.Name, envName, bot.GuildID, b.owner.ID)
+		for j := range projectsPerBot {
+			p := &project{bot: bot, name: fmt.Sprintf("p%d", j), dir: filepath.Join(base, fmt.Sprintf("%s-p%d", bot.Name, j))}
+			p.channel = bot.ChannelID
+			if j > 0 {
+				p.channel = b.srv.AddChannel(bot.GuildID, p.name)
+			}
+			p.key = bot.Name + "-" + p.name
+			if err := os.MkdirAll(p.dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			dirs = append(dirs, p.dir)
+			b.projects = append(b.projects, p)
+			fmt.Fprintf(&servers, "  [[servers.projects]]\n  name = %q\n  channel_id = %q\n  path = %q\n", p.name, p.channel, p.dir)
+		}
+	}
+	home := claudetest.NewHome(t, dirs...)
+	var env []string
+	for k, v := range claudetest.Env(home, b.model.URL) {
+		env = append(env, fmt.Sprintf("%s = %q", k, v))
+	}
+	cfg := fmt.Sprintf("[discord]\napi_base = %q\n[tmux]\nsocket = %q\n[claude]\ncommand = %q\npermission_mode = \"default\"\nenv = { %s }\n%s\n%s",
+		b.srv.URL, b.socket, claude, strings.Join(env, ", "), extra, servers.String())
+	b.cfg = filepath.Join(base, "config.toml")
+	if err := os.WriteFile(b.cfg, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if b.store, err = state.OpenStore(b.runtime); err != nil {
+		t.Fatal(err)
+	}
+	b.start()
+	return b
+}
+
+// start runs the daemon and waits until every bot is connected.
+func (b *bridge) start() {
+	b.t.Helper()
+	b.cmd = exec.Command(bins.bridge, "run", "--config", b.cfg)
+	b.cmd.Env = append(append(os.Environ(), "CCBRIDGE_RUNTIME_DIR="+b.runtime, "XDG_STATE_HOME="+b.stateDir), b.env...)
+	b.out = &syncBuffer{}
+	b.cmd.Stdout, b.cmd.Stderr = b.out, b.out
+	if err := b.cmd.Start(); err != nil {
+		b.t.Fatal(err)
+	}
+	cmd := b.cmd
+	b.t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+		if b.t.Failed() {
+			b.t.Logf("daemon output:\n%s", b.out.String())
+			if log, err := os.ReadFile(filepath.Join(b.runtime, "logs", "hook.log")); err == nil {
+				b.t.Logf("hook.log:\n%s", log)
+			}
+		}
+	})
+	waitOutput(b.t, b.out, "ccbridge running", 20*time.Second)
+	for _, p := range b.projects {
+		if !b.srv.WaitConnected(p.bot, 10*time.Second) {
+			b.t.Fatalf("bot %s never connected", p.bot.Name)
+		}
+	}
+	// Slash commands are registered right after READY.
+	deadline := time.Now().Add(10 * time.Second)
+	for _, p := range b.projects {
+		for len(b.srv.Commands(p.bot.GuildID)) == 0 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// kill stops the daemon with SIGKILL, as a crash would.
+func (b *bridge) kill() {
+	b.t.Helper()
+	_ = b.cmd.Process.Kill()
+	_ = b.cmd.Wait()
+}
+
+// say posts an owner's message and returns it.
+func (b *bridge) say(p *project, text string, files ...fakediscord.File) *fakediscord.Message {
+	return b.srv.Post(p.channel, b.owner, text, files...)
+}
+
+// botMessages returns the bot's messages in a channel, in order.
+func (b *bridge) botMessages(channel string) []*fakediscord.Message {
+	var out []*fakediscord.Message
+	for _, m := range b.srv.Messages(channel) {
+		if m.Author.Bot && !m.Deleted && m.Interaction == "" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// waitReply waits for a bot message in the channel containing want.
+func (b *bridge) waitReply(p *project, want string) *fakediscord.Message {
+	b.t.Helper()
+	return b.srv.WaitMessage(long, fmt.Sprintf("containing %q in %s", want, p.name), func(m *fakediscord.Message) bool {
+		return m.ChannelID == p.channel && m.Author.Bot && strings.Contains(m.Content, want)
+	})
+}
+
+// waitReaction waits until the bot reacted to a message with emoji.
+func (b *bridge) waitReaction(m *fakediscord.Message, emoji string) {
+	b.t.Helper()
+	deadline := time.Now().Add(long)
+	for time.Now().Before(deadline) {
+		if cur, ok := b.srv.Message(m.ID); ok && contains(cur.Reactions, emoji) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cur, _ := b.srv.Message(m.ID)
+	b.t.Fatalf("message %q never got %s (reactions %v)", m.Content, emoji, cur.Reactions)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// panes lists the live panes of the bridge's tmux server.
+func (b *bridge) panes() []tmux.Pane {
+	panes, _ := b.tmux.ListPanes(context.Background())
+	return panes
+}
+
+// instance is the daemon's instance id (in every custom_id it makes).
+func (b *bridge) instance() string {
+	raw, err := os.ReadFile(filepath.Join(b.stateDir, "ccbridge", "instance-id"))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return strings.TrimSpace(string(raw))
+}
