@@ -3,7 +3,6 @@ package chat
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -24,7 +23,16 @@ const idVersion = "cb1"
 // MaxIDLen is Discord's custom_id limit.
 const MaxIDLen = 100
 
-var idPart = regexp.MustCompile(`^[A-Za-z0-9_.@-]*$`)
+// idPart reports whether s uses only the characters a custom_id part may hold.
+func idPart(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '@' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // ErrBadID is returned for a custom_id that is not ccbridge's or is malformed.
 var ErrBadID = errors.New("not a ccbridge custom_id")
@@ -39,7 +47,7 @@ func (id ID) Encode() (string, error) {
 		}
 	}
 	for _, p := range parts {
-		if !idPart.MatchString(p) {
+		if !idPart(p) {
 			return "", fmt.Errorf("custom_id: %q has characters outside [A-Za-z0-9_.@-]", p)
 		}
 	}
@@ -60,7 +68,7 @@ func DecodeID(s string) (ID, error) {
 		return ID{}, ErrBadID
 	}
 	for _, p := range parts {
-		if !idPart.MatchString(p) {
+		if !idPart(p) {
 			return ID{}, ErrBadID
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -22,9 +21,23 @@ var ErrNotFound = errors.New("record not found")
 // ErrBadKey is returned for a key that is not a plain file name.
 var ErrBadKey = errors.New("invalid record key")
 
-// keyPattern keeps keys plain file names: no separators, no "..", no hidden
-// files, so a key from a hook payload can never escape the directory.
-var keyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.@-]{0,159}$`)
+// validKey keeps keys plain file names: letters, digits and _ . @ -, not
+// starting with a dot or dash, no "..", at most 160 bytes, so a key from a
+// hook payload can never escape the directory. (A loop, not a regexp: the
+// hooks start on every tool call and compiling {0,159} cost 0.4 ms.)
+func validKey(key string) bool {
+	if len(key) == 0 || len(key) > 160 || strings.Contains(key, "..") {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || (c != '_' && c != '.' && c != '@' && c != '-')) {
+			return false
+		}
+	}
+	return true
+}
 
 // lockTimeout bounds how long Update and Delete wait for the lock when the
 // context has no deadline. Critical sections are a read, a callback and a
@@ -62,7 +75,7 @@ func newCollection[T any](d *Dir, name string, version int) (*Collection[T], err
 }
 
 func (c *Collection[T]) path(key string) (string, error) {
-	if !keyPattern.MatchString(key) || strings.Contains(key, "..") {
+	if !validKey(key) {
 		return "", fmt.Errorf("%w: %q", ErrBadKey, key)
 	}
 	return filepath.Join(c.dir, key+".json"), nil
@@ -238,10 +251,17 @@ func (c *Collection[T]) lock(ctx context.Context) (func(), error) {
 	return func() { _ = l.Close() }, nil
 }
 
-// writeAtomic writes b to p with mode 0600 via a temp file in the same
-// directory, fsync and rename, so a reader sees the old or the new file,
-// never a torn one.
-func writeAtomic(p string, b []byte) (err error) {
+// WriteAtomic writes b to path with the given mode via a temp file in the
+// same directory, fsync and rename, so a reader sees the old or the new
+// file, never a torn one. It is also how ccbridge edits files outside the
+// runtime directory (install-hooks edits ~/.claude/settings.json with it).
+func WriteAtomic(path string, b []byte, perm os.FileMode) error {
+	return writeAtomicMode(path, b, perm)
+}
+
+func writeAtomic(p string, b []byte) error { return writeAtomicMode(p, b, 0o600) }
+
+func writeAtomicMode(p string, b []byte, perm os.FileMode) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Base(p), err)
@@ -252,8 +272,7 @@ func writeAtomic(p string, b []byte) (err error) {
 			_ = os.Remove(f.Name())
 		}
 	}()
-	// CreateTemp already makes the file 0600; the explicit chmod documents it.
-	if err = f.Chmod(0o600); err != nil {
+	if err = f.Chmod(perm); err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Base(p), err)
 	}
 	if _, err = f.Write(b); err != nil {

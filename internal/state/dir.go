@@ -134,7 +134,7 @@ func (d *Dir) Uploads(session string) (string, error) { return d.sessionDir("upl
 func (d *Dir) Outputs(session string) (string, error) { return d.sessionDir("outputs", session) }
 
 func (d *Dir) sessionDir(kind, session string) (string, error) {
-	if !keyPattern.MatchString(session) || strings.Contains(session, "..") {
+	if !validKey(session) {
 		return "", fmt.Errorf("%w: %q", ErrBadKey, session)
 	}
 	parent, err := d.subdir(kind)
@@ -164,7 +164,7 @@ func (d *Dir) WriteFile(path string, data []byte) error {
 // and the daemon's outbox drain, so replies keep their order. The lock files
 // (one per channel) are never removed: see Collection on why.
 func (d *Dir) LockChannel(ctx context.Context, channelID string) (unlock func(), err error) {
-	if !keyPattern.MatchString(channelID) {
+	if !validKey(channelID) {
 		return nil, fmt.Errorf("%w: %q", ErrBadKey, channelID)
 	}
 	dir, err := d.subdir("locks")

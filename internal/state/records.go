@@ -3,6 +3,7 @@ package state
 import (
 	"fmt"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -108,6 +109,41 @@ func TurnKey(claudeSessionID, promptID string) string {
 	return fmt.Sprintf("%s.%s", claudeSessionID, promptID)
 }
 
+// Route maps a project directory to its channel, for hook calls from
+// sessions started by hand (no CCBRIDGE_SESSION): they are routed by the
+// longest project path that prefixes their cwd.
+type Route struct {
+	Path      string `json:"path"`
+	Server    string `json:"server"`
+	Project   string `json:"project"`
+	ChannelID string `json:"channel_id"`
+}
+
+// Routes is the daemon's route table, stored under the key RoutesKey.
+type Routes struct {
+	Routes []Route `json:"routes"`
+}
+
+// RoutesKey names the single record of the Routes collection.
+const RoutesKey = "projects"
+
+// Match returns the route whose path is the longest prefix of cwd on a
+// path-separator boundary (/app never matches /app2).
+func (r Routes) Match(cwd string) (Route, bool) {
+	var best Route
+	found := false
+	for _, rt := range r.Routes {
+		p := strings.TrimRight(rt.Path, "/")
+		if p == "" || (cwd != p && !strings.HasPrefix(cwd, p+"/")) {
+			continue
+		}
+		if !found || len(p) > len(strings.TrimRight(best.Path, "/")) {
+			best, found = rt, true
+		}
+	}
+	return best, found
+}
+
 // Store is the set of collections in a runtime directory.
 type Store struct {
 	Dir      *Dir
@@ -115,6 +151,7 @@ type Store struct {
 	Turns    *Collection[Turn]
 	Bots     *Collection[Bot]
 	Outbox   *Collection[Outbound]
+	Routes   *Collection[Routes]
 }
 
 // Record format versions; bump one when its record changes incompatibly.
@@ -123,6 +160,7 @@ const (
 	turnVersion    = 1
 	botVersion     = 1
 	outboxVersion  = 1
+	routesVersion  = 1
 )
 
 // OpenStore opens (creating it if needed) the runtime directory at root and
@@ -143,6 +181,9 @@ func OpenStore(root string) (*Store, error) {
 		return nil, err
 	}
 	if s.Outbox, err = newCollection[Outbound](d, "outbox", outboxVersion); err != nil {
+		return nil, err
+	}
+	if s.Routes, err = newCollection[Routes](d, "routes", routesVersion); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -330,3 +330,13 @@ func TestLockDaemonIsExclusive(t *testing.T) {
 	}
 	unlock2()
 }
+
+func TestRoutesMatchOnPathBoundaries(t *testing.T) {
+	r := Routes{Routes: []Route{{Path: "/app", Project: "app"}, {Path: "/app/sub/", Project: "sub"}, {Path: "/srv", Project: "srv"}}}
+	for cwd, want := range map[string]string{"/app": "app", "/app/x": "app", "/app/sub": "sub", "/app/sub/deep": "sub", "/app2": "", "/srvx": "", "/": ""} {
+		got, ok := r.Match(cwd)
+		if (want == "") == ok || got.Project != want {
+			t.Errorf("Match(%q) = %q, %v; want %q", cwd, got.Project, ok, want)
+		}
+	}
+}
