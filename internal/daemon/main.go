@@ -29,6 +29,9 @@ const usage = `ccbridge drives Claude Code sessions in tmux from Discord.
 Usage:
   ccbridge run [--config FILE]           connect the bots and serve until stopped
   ccbridge config check [--config FILE]  check the config and print what it resolves to
+  ccbridge install-hooks                 register the hooks in ~/.claude/settings.json, for
+                                         sessions started by hand in a project directory
+  ccbridge uninstall-hooks               remove them again
   ccbridge version                       print the version
 
 The config is --config, else $CCBRIDGE_CONFIG, else ~/.config/ccbridge/config.toml.
@@ -56,6 +59,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
+	case "install-hooks", "uninstall-hooks":
+		return cmdHooks(args[0] == "install-hooks", args[1:], stdout, stderr)
 	case "config":
 		if len(args) < 2 || args[1] != "check" {
 			if len(args) >= 2 && (args[1] == "-h" || args[1] == "--help") {

@@ -66,3 +66,42 @@ func TestConfigFromEnvironment(t *testing.T) {
 		t.Fatalf("exit %d, %s", code, errOut)
 	}
 }
+
+func TestInstallAndUninstallHooks(t *testing.T) {
+	settings := filepath.Join(t.TempDir(), ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o700)
+	os.WriteFile(settings, []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"mine.sh"}]}]},"theme":"dark"}`), 0o644)
+	// The hook binaries are found on PATH in this test.
+	bin := t.TempDir()
+	for _, n := range []string{"ccbridge-hook-stop", "ccbridge-hook-pretool"} {
+		os.WriteFile(filepath.Join(bin, n), []byte("#!/bin/sh\n"), 0o755)
+	}
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	t.Setenv("CCBRIDGE_CONFIG", "/nonexistent")
+
+	out, errOut, code := runCLI(t, "install-hooks", "--settings", settings)
+	if code != exitOK || !strings.Contains(out, "registered ccbridge hooks") || !strings.Contains(out, "backup: ") {
+		t.Fatalf("install: exit %d\n%s%s", code, out, errOut)
+	}
+	b, _ := os.ReadFile(settings)
+	if !strings.Contains(string(b), "mine.sh") || !strings.Contains(string(b), "ccbridge-hook-stop' --global") || !strings.Contains(string(b), `"theme": "dark"`) {
+		t.Fatalf("settings after install:\n%s", b)
+	}
+	if fi, _ := os.Stat(settings); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode changed to %o", fi.Mode().Perm())
+	}
+	if out, _, code := runCLI(t, "install-hooks", "--settings", settings); code != exitOK || !strings.Contains(out, "nothing changed") {
+		t.Fatalf("second install: %s", out)
+	}
+	if out, _, code := runCLI(t, "uninstall-hooks", "--settings", settings); code != exitOK || !strings.Contains(out, "removed ccbridge hooks") {
+		t.Fatalf("uninstall: %s", out)
+	}
+	b, _ = os.ReadFile(settings)
+	if strings.Contains(string(b), "ccbridge") || !strings.Contains(string(b), "mine.sh") {
+		t.Fatalf("settings after uninstall:\n%s", b)
+	}
+	backups, _ := filepath.Glob(settings + ".ccbridge-backup-*")
+	if len(backups) == 0 {
+		t.Error("no backup kept")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 
 	"github.com/ccbridge/ccbridge/internal/config"
@@ -71,6 +72,9 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 		}
 	}
 
+	if err := writeRoutes(ctx, store, cfg); err != nil {
+		return err
+	}
 	hookStop, hookPretool, err := session.HookBinaries()
 	if err != nil {
 		return err
@@ -120,6 +124,25 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	<-ctx.Done()
 	log.Info("ccbridge stopping")
 	return nil
+}
+
+// writeRoutes gives the hooks of hand-started sessions the project table.
+func writeRoutes(ctx context.Context, store *state.Store, cfg *config.Config) error {
+	var routes []state.Route
+	for _, s := range cfg.Servers {
+		for _, p := range s.Projects {
+			dir, err := p.ProjectPath()
+			if err != nil {
+				continue
+			}
+			if real, err := filepath.EvalSymlinks(dir); err == nil {
+				dir = real
+			}
+			routes = append(routes, state.Route{Path: dir, Server: s.Name, Project: p.Name, ChannelID: p.ChannelID})
+		}
+	}
+	_, err := store.Routes.Update(ctx, state.RoutesKey, func(r *state.Routes) error { r.Routes = routes; return nil })
+	return err
 }
 
 func projectNames(cfg *config.Config) string {

@@ -14,6 +14,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/claudehook"
@@ -41,6 +43,11 @@ const budget = 30 * time.Second
 func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv Env) int {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 		fmt.Fprintf(stdout, "%s is run by Claude Code as a hook (JSON on stdin); ccbridge registers it for you.\n", prog)
+		return 0
+	}
+	if slices.Contains(args, claudehook.GlobalFlag) && getenv(state.EnvSession) != "" {
+		// Registered in the user's settings, running in a pane ccbridge
+		// started: that pane's own --settings hooks handle this event.
 		return 0
 	}
 	ctx, cancel := context.WithTimeout(ctx, budget)
@@ -80,13 +87,32 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 type handler struct {
 	store   *state.Store
 	log     *slog.Logger
-	session string // CCBRIDGE_SESSION; empty for sessions ccbridge did not start
+	session string       // CCBRIDGE_SESSION, or the key of a hand-started session
+	route   *state.Route // for a hand-started session: its project, by cwd
+}
+
+// handSessionKey names the session record of a Claude session started by
+// hand in a project's directory.
+func handSessionKey(r state.Route) string { return "hand-" + r.Server + "-" + r.Project }
+
+// routeByCwd finds the project of a hand-started session: the longest
+// project path that prefixes its cwd.
+func (h *handler) routeByCwd(cwd string) bool {
+	routes, err := h.store.Routes.Get(state.RoutesKey)
+	if err != nil {
+		return false
+	}
+	r, ok := routes.Match(filepath.Clean(cwd))
+	if !ok {
+		return false
+	}
+	h.route, h.session = &r, handSessionKey(r)
+	return true
 }
 
 func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input) error {
-	if h.session == "" {
-		// Routing of hand-started sessions by cwd comes with install-hooks.
-		h.log.Debug("no ccbridge session; ignored")
+	if h.session == "" && !h.routeByCwd(in.Cwd) {
+		h.log.Debug("not a ccbridge session and no project holds its cwd; ignored", "cwd", in.Cwd)
 		return nil
 	}
 	isStop := prog == Stop && (in.HookEventName == claudehook.EventStop || in.HookEventName == claudehook.EventStopFailure)
@@ -122,6 +148,9 @@ func (h *handler) turnRecorded(in *claudehook.Input) bool {
 // show typing and confirm deliveries.
 func (h *handler) touchSession(ctx context.Context, in *claudehook.Input) (state.Session, error) {
 	sess, err := h.store.Sessions.Update(ctx, h.session, func(s *state.Session) error {
+		if r := h.route; r != nil {
+			s.Server, s.Project, s.ChannelID, s.Cwd = r.Server, r.Project, r.ChannelID, in.Cwd
+		}
 		if in.SessionID != "" {
 			s.ClaudeSessionID = in.SessionID
 		}
@@ -137,7 +166,8 @@ func (h *handler) touchSession(ctx context.Context, in *claudehook.Input) (state
 		now := time.Now().UTC()
 		switch in.HookEventName {
 		case claudehook.EventUserPromptSubmit:
-			s.Busy, s.LastPrompt, s.LastPromptAt = true, in.Prompt, now
+			s.Busy = true
+			s.AddPrompt(state.Prompt{At: now, Text: in.Prompt})
 		case claudehook.EventStop, claudehook.EventStopFailure, claudehook.EventSessionEnd:
 			s.Busy = false
 		case claudehook.EventSessionStart:

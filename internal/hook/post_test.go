@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -150,11 +151,48 @@ func TestUserPromptSubmitMarksBusy(t *testing.T) {
 	r := newRelay(t)
 	run(t, Stop, r.root, "home-api", `{"session_id":"sid","prompt_id":"p","transcript_path":"/t","cwd":"/p","hook_event_name":"UserPromptSubmit","prompt":"hello there","permission_mode":"plan"}`)
 	s, _ := r.store.Sessions.Get("home-api")
-	if !s.Busy || s.LastPrompt != "hello there" || s.LastPromptAt.IsZero() || s.ModeSeen != "plan" {
+	if !s.Busy || len(s.Prompts) != 1 || s.Prompts[0].Text != "hello there" || s.Prompts[0].At.IsZero() || s.ModeSeen != "plan" {
 		t.Fatalf("session = %+v", s)
 	}
 	r.stop(t, "p", "done")
 	if s, _ := r.store.Sessions.Get("home-api"); s.Busy {
 		t.Fatal("still busy after Stop")
+	}
+}
+
+func TestHandStartedSessionIsRoutedByCwd(t *testing.T) {
+	r := newRelay(t)
+	other := r.srv.AddChannel(r.bot.GuildID, "app2")
+	r.store.Routes.Update(context.Background(), state.RoutesKey, func(rt *state.Routes) error {
+		rt.Routes = []state.Route{{Path: "/src/app", Server: "home", Project: "app", ChannelID: r.bot.ChannelID}, {Path: "/src/app2", Server: "home", Project: "app2", ChannelID: other}}
+		return nil
+	})
+	os.WriteFile(r.transcript, []byte(`{"type":"assistant","apiBlockIndex":0,"message":{"id":"m","stop_reason":"end_turn","content":[{"type":"text","text":"by hand"}]}}`+"\n"), 0o600)
+	payload := func(cwd, prompt string) string {
+		return fmt.Sprintf(`{"session_id":"hs","prompt_id":%q,"transcript_path":%q,"cwd":%q,"hook_event_name":"Stop","last_assistant_message":"by hand"}`, prompt, r.transcript, cwd)
+	}
+	run(t, Stop, r.root, "", payload("/src/app2/sub", "p1"))
+	if msgs := r.srv.Messages(other); len(msgs) != 1 || msgs[0].Content != "by hand" {
+		t.Fatalf("app2 channel: %+v", msgs)
+	}
+	run(t, Stop, r.root, "", payload("/elsewhere", "p2"))
+	if n := len(r.srv.Messages(r.bot.ChannelID)) + len(r.srv.Messages(other)); n != 1 {
+		t.Fatalf("a session outside every project was posted (%d messages)", n)
+	}
+	if s, err := r.store.Sessions.Get("hand-home-app2"); err != nil || s.ChannelID != other || s.Cwd != "/src/app2/sub" {
+		t.Fatalf("hand session record = %+v, %v", s, err)
+	}
+}
+
+func TestGlobalCopyStepsAsideInBridgePanes(t *testing.T) {
+	r := newRelay(t)
+	env := map[string]string{state.EnvRuntimeDir: r.root, state.EnvSession: "home-api"}
+	var out bytes.Buffer
+	code := Main(context.Background(), Stop, []string{"--global"}, strings.NewReader(`{"session_id":"s","prompt_id":"p","hook_event_name":"UserPromptSubmit","prompt":"x"}`), &out, &out, func(k string) string { return env[k] })
+	if code != 0 || out.Len() != 0 {
+		t.Fatalf("exit %d, output %q", code, out.String())
+	}
+	if s, _ := r.store.Sessions.Get("home-api"); len(s.Prompts) != 0 {
+		t.Fatal("the global copy handled an event of a bridge pane")
 	}
 }

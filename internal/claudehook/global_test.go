@@ -1,0 +1,67 @@
+package claudehook
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+const userSettings = `{
+  "model": "opus",
+  "permissions": {"allow": ["Bash(npm test *)"]},
+  "hooks": {
+    "Stop": [{"hooks": [{"type": "command", "command": "/home/u/bin/notify.sh"}]}],
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "/home/u/bin/guard.sh"}]}]
+  }
+}`
+
+func TestGlobalHooksInstallIdempotentAndUninstallCleanly(t *testing.T) {
+	out, changed, err := AddGlobalHooks([]byte(userSettings), "/opt/bin/ccbridge-hook-stop", "/opt/bin/ccbridge-hook-pretool", 30*time.Minute)
+	if err != nil || !changed {
+		t.Fatalf("install: %v, changed=%v", err, changed)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	hooks := doc["hooks"].(map[string]any)
+	if len(hooks) != 10 || doc["model"] != "opus" || !strings.Contains(string(out), "npm test") {
+		t.Fatalf("installed document:\n%s", out)
+	}
+	if stop := hooks["Stop"].([]any); len(stop) != 2 || !strings.Contains(string(out), "'/opt/bin/ccbridge-hook-stop' --global") {
+		t.Fatalf("Stop hooks: %v", stop)
+	}
+	again, changed, err := AddGlobalHooks(out, "/opt/bin/ccbridge-hook-stop", "/opt/bin/ccbridge-hook-pretool", 30*time.Minute)
+	if err != nil || changed || string(again) != string(out) {
+		t.Fatalf("second install changed the document (changed=%v, err=%v)", changed, err)
+	}
+	removed, changed, err := RemoveGlobalHooks(out)
+	if err != nil || !changed {
+		t.Fatalf("uninstall: %v, %v", err, changed)
+	}
+	var back, orig map[string]any
+	json.Unmarshal(removed, &back)
+	json.Unmarshal([]byte(userSettings), &orig)
+	b1, _ := json.Marshal(back)
+	b2, _ := json.Marshal(orig)
+	if string(b1) != string(b2) {
+		t.Fatalf("uninstall did not restore the user's settings:\n%s\nwant\n%s", b1, b2)
+	}
+	if _, changed, _ := RemoveGlobalHooks(removed); changed {
+		t.Error("second uninstall changed something")
+	}
+}
+
+func TestGlobalHooksOnEmptyAndBadFiles(t *testing.T) {
+	out, changed, err := AddGlobalHooks(nil, "/b/ccbridge-hook-stop", "/b/ccbridge-hook-pretool", time.Minute)
+	if err != nil || !changed || !strings.Contains(string(out), `"hooks"`) {
+		t.Fatalf("empty file: %v %v %s", changed, err, out)
+	}
+	if _, _, err := AddGlobalHooks([]byte("{not json"), "a", "b", time.Minute); err == nil {
+		t.Error("invalid JSON accepted")
+	}
+	if _, _, err := AddGlobalHooks([]byte(`{"hooks": []}`), "a", "b", time.Minute); err == nil {
+		t.Error("hooks of the wrong type accepted")
+	}
+}

@@ -1,0 +1,128 @@
+package daemon
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/session"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// cmdHooks runs install-hooks (install = true) and uninstall-hooks: they
+// register ccbridge's hooks in Claude Code's user settings, for sessions
+// started by hand in a project's directory. Sessions ccbridge starts do not
+// need them.
+func cmdHooks(install bool, args []string, stdout, stderr io.Writer) int {
+	name := "uninstall-hooks"
+	summary := "Remove ccbridge's hooks from Claude Code's user settings; other hooks are left alone."
+	if install {
+		name = "install-hooks"
+		summary = "Register ccbridge's hooks in Claude Code's user settings, so sessions started by hand in a\n" +
+			"project directory report to its channel. Safe to run again; a backup of the file is kept."
+	}
+	flags := flag.NewFlagSet(name, flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	settings := flags.String("settings", "", "Claude Code settings file (default ~/.claude/settings.json)")
+	cfgPath := flags.String("config", "", "config file, for prompt_timeout (default $CCBRIDGE_CONFIG or ~/.config/ccbridge/config.toml)")
+	flags.Usage = func() {
+		fmt.Fprintf(flags.Output(), "Usage: ccbridge %s [--settings FILE]\n\n%s\n\n", name, summary)
+		flags.PrintDefaults()
+	}
+	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			flags.SetOutput(stdout)
+			flags.Usage()
+			return exitOK
+		}
+		return exitUsage
+	}
+	path := *settings
+	if path == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			fmt.Fprintln(stderr, "ccbridge:", err)
+			return exitError
+		}
+		path = filepath.Join(home, ".claude", "settings.json")
+	}
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintln(stderr, "ccbridge:", err)
+		return exitError
+	}
+	existed := err == nil
+	var out []byte
+	var changed bool
+	if install {
+		stop, pretool, err := session.HookBinaries()
+		if err != nil {
+			fmt.Fprintln(stderr, "ccbridge:", err)
+			return exitError
+		}
+		out, changed, err = claudehook.AddGlobalHooks(old, stop, pretool, promptTimeout(*cfgPath))
+		if err != nil {
+			fmt.Fprintf(stderr, "ccbridge: %s: %v\n", path, err)
+			return exitError
+		}
+	} else {
+		out, changed, err = claudehook.RemoveGlobalHooks(old)
+		if err != nil {
+			fmt.Fprintf(stderr, "ccbridge: %s: %v\n", path, err)
+			return exitError
+		}
+	}
+	if !changed {
+		if install {
+			fmt.Fprintf(stdout, "ccbridge hooks are already registered in %s; nothing changed\n", path)
+		} else {
+			fmt.Fprintf(stdout, "no ccbridge hooks in %s; nothing changed\n", path)
+		}
+		return exitOK
+	}
+	if err := writeSettings(path, old, out, existed, stdout); err != nil {
+		fmt.Fprintln(stderr, "ccbridge:", err)
+		return exitError
+	}
+	if install {
+		fmt.Fprintf(stdout, "registered ccbridge hooks in %s\n", path)
+	} else {
+		fmt.Fprintf(stdout, "removed ccbridge hooks from %s\n", path)
+	}
+	return exitOK
+}
+
+// writeSettings backs up the old file and replaces it atomically, keeping its mode.
+func writeSettings(path string, old, out []byte, existed bool, stdout io.Writer) error {
+	perm := os.FileMode(0o600)
+	if existed {
+		if fi, err := os.Stat(path); err == nil {
+			perm = fi.Mode().Perm()
+		}
+		backup := path + ".ccbridge-backup-" + time.Now().Format("20060102T150405")
+		if err := state.WriteAtomic(backup, old, perm); err != nil {
+			return fmt.Errorf("back up %s: %w", path, err)
+		}
+		fmt.Fprintf(stdout, "backup: %s\n", backup)
+	} else if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return state.WriteAtomic(path, out, perm)
+}
+
+// promptTimeout reads [claude].prompt_timeout when a config is at hand.
+func promptTimeout(flagPath string) time.Duration {
+	if path, err := config.DefaultPath(flagPath); err == nil {
+		if cfg, err := config.Load(path); err == nil {
+			return cfg.Claude.PromptTimeout.Duration
+		}
+	}
+	return config.DefaultPromptTimeout
+}
