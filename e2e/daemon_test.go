@@ -66,7 +66,7 @@ func startDaemon(t *testing.T, cfg, runtime string, env []string) (*exec.Cmd, *s
 	return cmd, out
 }
 
-func waitOutput(t *testing.T, out *syncBuffer, want string, timeout time.Duration) {
+func waitOutput(t testing.TB, out *syncBuffer, want string, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {

@@ -39,7 +39,7 @@ type project struct {
 // bridge is a running ccbridge daemon wired to a fake Discord and a fake
 // model, with the real Claude Code CLI in a private tmux server.
 type bridge struct {
-	t        *testing.T
+	t        testing.TB
 	srv      *fakediscord.Server
 	model    *fakemodel.Server
 	owner    fakediscord.User
@@ -56,7 +56,7 @@ type bridge struct {
 }
 
 // newBridge configures bots × projectsPerBot projects and starts the daemon.
-func newBridge(t *testing.T, bots, projectsPerBot int, extra string) *bridge {
+func newBridge(t testing.TB, bots, projectsPerBot int, extra string) *bridge {
 	t.Helper()
 	claude := claudetest.Binary(t)
 	b := &bridge{t: t, srv: fakediscord.New(t), model: fakemodel.New(t)}

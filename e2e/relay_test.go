@@ -4,14 +4,20 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/testutil/claudetest"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
+	"github.com/ccbridge/ccbridge/internal/tmux"
 )
 
 // 1. An owner's "hello" starts a pane, reaches Claude, gets ✅, and the
@@ -326,4 +332,84 @@ func TestRelayScreenButtons(t *testing.T) {
 	b.srv.WaitMessage(10*time.Second, "the screen after Shift+Tab", func(m *fakediscord.Message) bool {
 		return m.ID == screen.ID && strings.Contains(m.Content, "accept edits on")
 	})
+}
+
+// Messages sent while Claude is busy are delivered and confirmed; the
+// channel shows typing meanwhile; a gateway drop loses nothing.
+func TestRelayBusyQueueTypingAndReconnect(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	b.model.Script("SCN_BUSY", fakemodel.Step{Delay: 4 * time.Second, Texts: []string{"busy turn done"}})
+	first := b.say(p, "SCN_BUSY")
+	b.model.WaitRequest(t, long, "the busy prompt", func(r fakemodel.Request) bool { return strings.Contains(r.LastUserText, "SCN_BUSY") })
+	second := b.say(p, "queued one")
+	third := b.say(p, "queued two")
+	for _, m := range []*fakediscord.Message{first, second, third} {
+		b.waitReaction(m, "✅")
+	}
+	b.waitReply(p, "busy turn done")
+	typing := false
+	for _, c := range b.srv.Calls() {
+		typing = typing || (c.Method == "POST" && c.Path == "/channels/"+p.channel+"/typing" && c.Status == 204)
+	}
+	if !typing {
+		t.Error("no typing indicator during the busy turn")
+	}
+	b.srv.DropGateway(p.bot)
+	m := b.say(p, "after the drop")
+	b.waitReaction(m, "✅")
+	b.waitReply(p, "after the drop")
+	if st := b.srv.Stats(); st.Resumes < 1 {
+		t.Errorf("no RESUME after the drop: %+v", st)
+	}
+}
+
+// A Claude session started by hand in a project directory, with the hooks
+// registered globally by install-hooks, reports to the project's channel;
+// a pane the bridge started still replies exactly once.
+func TestRelayHandStartedSessionWithGlobalHooks(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	home := claudeHome(t, b.cfg)
+	out, err := exec.Command(bins.bridge, "install-hooks", "--settings", filepath.Join(home, ".claude", "settings.json"), "--config", b.cfg).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "registered ccbridge hooks") {
+		t.Fatalf("install-hooks: %v\n%s", err, out)
+	}
+	m := b.say(p, "via the bridge")
+	b.waitReply(p, "ok: via the bridge")
+	b.waitReaction(m, "✅")
+
+	sub := filepath.Join(p.dir, "sub")
+	os.MkdirAll(sub, 0o755)
+	hand := claudetest.Start(t, claudetest.Options{Tmux: b.tmux, Session: "by-hand", Dir: sub, ModelURL: b.model.URL,
+		Env: map[string]string{"HOME": home, state.EnvRuntimeDir: b.runtime}})
+	if err := b.tmux.PasteText(context.Background(), hand.Pane, "typed at the keyboard"); err != nil {
+		t.Fatal(err)
+	}
+	b.tmux.SendKeys(context.Background(), hand.Pane, tmux.KeyEnter)
+	b.waitReply(p, "ok: typed at the keyboard")
+	time.Sleep(2 * time.Second)
+	for _, want := range []string{"ok: via the bridge", "ok: typed at the keyboard"} {
+		n := 0
+		for _, msg := range b.botMessages(p.channel) {
+			if msg.Content == want {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%q posted %d times", want, n)
+		}
+	}
+}
+
+// claudeHome reads the HOME the bridge gives Claude from its config.
+func claudeHome(t *testing.T, cfgPath string) string {
+	t.Helper()
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg.Claude.Env["HOME"]
 }
