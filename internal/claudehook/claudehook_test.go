@@ -145,13 +145,23 @@ func BenchmarkFinalReply10MiB(b *testing.B) {
 	for i := 0; s.Len() < 10<<20; i++ {
 		fmt.Fprintf(&s, `{"type":"assistant","message":{"id":"m%d","content":[{"type":"text","text":"%s"}]}}`+"\n", i, strings.Repeat("y", 400))
 	}
+	s.WriteString(`{"type":"assistant","apiBlockIndex":0,"message":{"id":"final","stop_reason":"end_turn","content":[{"type":"text","text":"the end"}]}}` + "\n")
 	os.WriteFile(p, []byte(s.String()), 0o600)
-	b.ResetTimer()
-	for b.Loop() {
-		if _, _, err := FinalReply(p, "absent"); err != nil {
-			b.Fatal(err)
+	b.Run("found", func(b *testing.B) {
+		for b.Loop() {
+			if _, found, err := FinalReply(p, "the end"); err != nil || !found {
+				b.Fatal(found, err)
+			}
 		}
-	}
+	})
+	// Not written yet: the Stop hook's wait re-reads only after the file changes.
+	b.Run("not-yet-written", func(b *testing.B) {
+		for b.Loop() {
+			if _, found, err := FinalReply(p, "absent"); err != nil || found {
+				b.Fatal(found, err)
+			}
+		}
+	})
 }
 
 func TestBridgeSettings(t *testing.T) {

@@ -57,12 +57,13 @@ func (e Entry) Blocks() []Block {
 	return bs
 }
 
-// Tail sizes: start small (a turn's last message is near the end) and grow
-// only when the end holds no assistant message, so the cost of a hook does
-// not grow with the transcript.
+// Tail sizes: start small (a turn's final message is at the end, give or
+// take a few lines written out of order) and grow to at most 1 MiB, so the
+// cost of a hook does not grow with the transcript. A message not found in
+// the last MiB is reported as not written yet.
 const (
 	tailStart = 64 << 10
-	tailMax   = 16 << 20
+	tailMax   = 1 << 20
 )
 
 // FinalReply returns the text of a turn's final assistant message: every
@@ -97,6 +98,11 @@ type assistantLine struct {
 func finalReply(lines [][]byte, last string) (string, bool) {
 	var all []assistantLine
 	for _, line := range lines {
+		// Most lines (tool results, api-request blobs with whole system
+		// prompts) are not assistant lines: skip them without decoding.
+		if !bytes.Contains(line, []byte(`"assistant"`)) {
+			continue
+		}
 		var e Entry
 		if json.Unmarshal(line, &e) != nil || e.IsSidechain || e.Type != "assistant" {
 			continue

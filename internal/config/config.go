@@ -44,6 +44,7 @@ type Claude struct {
 	Env            map[string]string `toml:"env"`
 	PermissionMode string            `toml:"permission_mode"`
 	PromptTimeout  Duration          `toml:"prompt_timeout"`
+	StartTimeout   Duration          `toml:"start_timeout"`
 }
 
 // Server is one Discord bot in one guild.
@@ -120,6 +121,7 @@ const (
 	DefaultCommand        = "claude"
 	DefaultPermissionMode = "default"
 	DefaultPromptTimeout  = 30 * time.Minute
+	DefaultStartTimeout   = 90 * time.Second
 	DefaultIsolation      = "none"
 	DefaultProgress       = "text"
 )
@@ -193,6 +195,9 @@ func (c *Config) applyDefaults() {
 	def(&c.Claude.PermissionMode, DefaultPermissionMode)
 	if c.Claude.PromptTimeout.Duration == 0 {
 		c.Claude.PromptTimeout.Duration = DefaultPromptTimeout
+	}
+	if c.Claude.StartTimeout.Duration == 0 {
+		c.Claude.StartTimeout.Duration = DefaultStartTimeout
 	}
 	for i := range c.Servers {
 		s := &c.Servers[i]

@@ -112,6 +112,9 @@ func (c *Config) check(v *checker) {
 	if d := c.Claude.PromptTimeout.Duration; d <= 0 || d > maxTimeout {
 		v.errf("claude.prompt_timeout", "%s must be between 1s and %s", d, maxTimeout)
 	}
+	if d := c.Claude.StartTimeout.Duration; d <= 0 || d > 10*time.Minute {
+		v.errf("claude.start_timeout", "%s must be between 1s and 10m", d)
+	}
 	for k := range c.Claude.Env {
 		switch {
 		case !envName.MatchString(k):

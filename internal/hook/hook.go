@@ -224,15 +224,21 @@ func reply(ctx context.Context, in *claudehook.Input, log *slog.Logger) string {
 		return in.LastAssistantMessage
 	}
 	deadline := time.Now().Add(transcriptWait)
+	var seen os.FileInfo
 	for {
-		text, found, err := claudehook.FinalReply(in.TranscriptPath, in.LastAssistantMessage)
-		switch {
-		case err != nil:
-			log.Warn("transcript unreadable; using last_assistant_message", "err", err)
-			return in.LastAssistantMessage
-		case found:
-			return text
-		case time.Now().After(deadline) || ctx.Err() != nil:
+		// Re-read only when the transcript has changed since the last look.
+		if fi, err := os.Stat(in.TranscriptPath); err != nil || seen == nil || fi.Size() != seen.Size() || !fi.ModTime().Equal(seen.ModTime()) {
+			seen = fi
+			text, found, err := claudehook.FinalReply(in.TranscriptPath, in.LastAssistantMessage)
+			switch {
+			case err != nil:
+				log.Warn("transcript unreadable; using last_assistant_message", "err", err)
+				return in.LastAssistantMessage
+			case found:
+				return text
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
 			log.Warn("final message never reached the transcript; using last_assistant_message")
 			return in.LastAssistantMessage
 		}

@@ -58,10 +58,9 @@ const (
 	paneHeight = 50
 )
 
-// Timing. Claude Code takes 1–3 s to start here; a cold start on a slow
-// machine, longer.
+// Timing. Claude Code takes 1–3 s to start here; the start deadline is
+// [claude].start_timeout.
 const (
-	DefaultStartTimeout   = 90 * time.Second
 	DefaultReceiptTimeout = 15 * time.Second
 	readyPoll             = 150 * time.Millisecond
 )
@@ -92,7 +91,10 @@ type Manager struct {
 // New writes the hook settings file and returns a Manager.
 func New(opt Options) (*Manager, error) {
 	if opt.StartTimeout == 0 {
-		opt.StartTimeout = DefaultStartTimeout
+		opt.StartTimeout = opt.Config.Claude.StartTimeout.Duration
+	}
+	if opt.StartTimeout == 0 {
+		opt.StartTimeout = config.DefaultStartTimeout
 	}
 	if opt.ReceiptTimeout == 0 {
 		opt.ReceiptTimeout = DefaultReceiptTimeout
