@@ -56,10 +56,11 @@ $(CLAUDE_STAMP):
 	$(CLAUDE_BIN) --version | grep -q '^$(CLAUDE_VERSION) '
 	touch $@
 
-bench: build
+bench: build claude
 	@$(MAKE) --no-print-directory tools TOOLS="/usr/bin/time:time"
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	$(GO) run ./bench/procbench -n 30 -warmup 3 -bin bin
+	$(GO) test -tags e2e -run '^$$' -bench . -benchtime 1x ./e2e/
 
 install:
 	./install.sh

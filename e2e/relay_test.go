@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -150,7 +152,9 @@ func TestRelayStrangersChangeNothing(t *testing.T) {
 	// real key button of this instance on it.
 	st := b.srv.Command(p.channel, "status", b.owner, nil)
 	r := b.srv.WaitResponse(st, 5*time.Second)
-	b.srv.WaitMessage(5*time.Second, "status", func(m *fakediscord.Message) bool { return m.ID == r.OriginalID && strings.Contains(m.Content, "stopped") })
+	b.srv.WaitMessage(5*time.Second, "status", func(m *fakediscord.Message) bool {
+		return m.ID == r.OriginalID && strings.Contains(m.Content, "stopped")
+	})
 	click := b.srv.ClickStale(r.OriginalID, "cb1|"+b.instance()+"|key|"+p.key+"|Enter", stranger)
 	if cr := b.srv.WaitResponse(click, 5*time.Second); !strings.Contains(string(cr.Response), "Only the owners") {
 		t.Fatalf("stranger's click answered %s", cr.Response)
@@ -412,4 +416,37 @@ func claudeHome(t *testing.T, cfgPath string) string {
 		t.Fatal(err)
 	}
 	return cfg.Claude.Env["HOME"]
+}
+
+// A turn that fails (an API error) posts the error text.
+func TestRelayStopFailurePostsTheError(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	b.model.Script("SCN_FAIL", fakemodel.Step{Status: 400, ErrMsg: "fake bad request"})
+	b.say(p, "SCN_FAIL")
+	reply := b.waitReply(p, "Claude's turn failed")
+	if !strings.Contains(reply.Content, "fake bad request") {
+		t.Fatalf("reply = %q", reply.Content)
+	}
+}
+
+// A Claude that never shows its input box is reported with its screen.
+func TestRelayClaudeThatDoesNotStartIsReported(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	cfg, _ := os.ReadFile(b.cfg)
+	broken := strings.Replace(string(cfg), "[claude]\n", "[claude]\nstart_timeout = \"3s\"\nargs = [\"-c\", \"echo this is not claude; sleep 600\"]\n", 1)
+	broken = regexp.MustCompile(`(?m)^command = .*$`).ReplaceAllString(broken, `command = "sh"`)
+	os.WriteFile(b.cfg, []byte(broken), 0o600)
+	b.cmd.Process.Signal(syscall.SIGTERM)
+	b.cmd.Wait()
+	b.start()
+	m := b.say(p, "hello?")
+	notice := b.waitReply(p, "Could not start Claude")
+	if !strings.Contains(notice.Content, "this is not claude") || !strings.Contains(notice.Content, "within 3s") {
+		t.Fatalf("notice = %q", notice.Content)
+	}
+	b.waitReaction(m, "⚠️")
 }
