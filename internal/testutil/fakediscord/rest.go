@@ -204,6 +204,32 @@ func parseOutgoing(body []byte, files []File) (*outgoing, error) {
 	return o, nil
 }
 
+// readMessageBody reads and validates a message body, answering a bad one
+// with Discord's error itself.
+func readMessageBody(w http.ResponseWriter, r *http.Request) (*outgoing, bool) {
+	o, err := readOutgoing(r)
+	if err != nil {
+		apiError(w, 400, 50109, "The request body contains invalid JSON.")
+		return nil, false
+	}
+	if p := o.validate(); p != "" {
+		apiError(w, 400, 50035, "Invalid Form Body: "+p)
+		return nil, false
+	}
+	return o, true
+}
+
+// channelMessage finds a message that stands in a channel, answering 10008
+// otherwise; caller holds s.mu.
+func (s *Server) channelMessage(w http.ResponseWriter, chID, msgID string) (*Message, bool) {
+	m, ok := s.messages[msgID]
+	if !ok || m.ChannelID != chID || m.Deleted {
+		apiError(w, 404, 10008, "Unknown Message")
+		return nil, false
+	}
+	return m, true
+}
+
 // validate applies Discord's limits; it returns a 50035-style problem or "".
 func (o *outgoing) validate() string {
 	if o.Content != nil && len([]rune(*o.Content)) > 2000 {
@@ -279,13 +305,8 @@ func (s *Server) editChannel(w http.ResponseWriter, r *http.Request, id string) 
 }
 
 func (s *Server) createMessage(w http.ResponseWriter, r *http.Request, bot *Bot, chID string) {
-	o, err := readOutgoing(r)
-	if err != nil {
-		apiError(w, 400, 50109, "The request body contains invalid JSON.")
-		return
-	}
-	if p := o.validate(); p != "" {
-		apiError(w, 400, 50035, "Invalid Form Body: "+p)
+	o, ok := readMessageBody(w, r)
+	if !ok {
 		return
 	}
 	if (o.Content == nil || *o.Content == "") && len(o.Embeds) == 0 && len(o.files) == 0 && len(o.Components) == 0 {
@@ -332,29 +353,22 @@ func (s *Server) addMessage(m *Message) {
 func (s *Server) getMessage(w http.ResponseWriter, chID, msgID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, ok := s.messages[msgID]
-	if !ok || m.ChannelID != chID || m.Deleted {
-		apiError(w, 404, 10008, "Unknown Message")
+	m, ok := s.channelMessage(w, chID, msgID)
+	if !ok {
 		return
 	}
 	writeJSON(w, 200, s.messageJSON(m))
 }
 
 func (s *Server) editMessage(w http.ResponseWriter, r *http.Request, bot *Bot, chID, msgID string) {
-	o, err := readOutgoing(r)
-	if err != nil {
-		apiError(w, 400, 50109, "The request body contains invalid JSON.")
-		return
-	}
-	if p := o.validate(); p != "" {
-		apiError(w, 400, 50035, "Invalid Form Body: "+p)
+	o, ok := readMessageBody(w, r)
+	if !ok {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, ok := s.messages[msgID]
-	if !ok || m.ChannelID != chID || m.Deleted {
-		apiError(w, 404, 10008, "Unknown Message")
+	m, ok := s.channelMessage(w, chID, msgID)
+	if !ok {
 		return
 	}
 	if m.Author.ID != bot.UserID {
@@ -389,9 +403,8 @@ func (s *Server) applyEdit(m *Message, o *outgoing) {
 func (s *Server) deleteMessage(w http.ResponseWriter, chID, msgID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, ok := s.messages[msgID]
-	if !ok || m.ChannelID != chID || m.Deleted {
-		apiError(w, 404, 10008, "Unknown Message")
+	m, ok := s.channelMessage(w, chID, msgID)
+	if !ok {
 		return
 	}
 	m.Deleted = true
@@ -585,13 +598,8 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request, token string) 
 func (s *Server) original(w http.ResponseWriter, r *http.Request, token string) {
 	var o *outgoing
 	if r.Method == "PATCH" {
-		var err error
-		if o, err = readOutgoing(r); err != nil {
-			apiError(w, 400, 50109, "invalid body")
-			return
-		}
-		if p := o.validate(); p != "" {
-			apiError(w, 400, 50035, "Invalid Form Body: "+p)
+		var ok bool
+		if o, ok = readMessageBody(w, r); !ok {
 			return
 		}
 	}
@@ -617,13 +625,8 @@ func (s *Server) original(w http.ResponseWriter, r *http.Request, token string) 
 }
 
 func (s *Server) followup(w http.ResponseWriter, r *http.Request, token string) {
-	o, err := readOutgoing(r)
-	if err != nil {
-		apiError(w, 400, 50109, "invalid body")
-		return
-	}
-	if p := o.validate(); p != "" {
-		apiError(w, 400, 50035, "Invalid Form Body: "+p)
+	o, ok := readMessageBody(w, r)
+	if !ok {
 		return
 	}
 	s.mu.Lock()
@@ -650,9 +653,8 @@ func (s *Server) followup(w http.ResponseWriter, r *http.Request, token string) 
 func (s *Server) editFollowup(w http.ResponseWriter, r *http.Request, token, msgID string) {
 	var o *outgoing
 	if r.Method == "PATCH" {
-		var err error
-		if o, err = readOutgoing(r); err != nil {
-			apiError(w, 400, 50109, "invalid body")
+		var ok bool
+		if o, ok = readMessageBody(w, r); !ok {
 			return
 		}
 	}
