@@ -98,6 +98,25 @@ func (v *checker) dir(key, val string, required bool) {
 	}
 }
 
+// name checks the name of the i-th entry of a list and returns the key that
+// names the entry in messages: list[name], or list[i] when it has none.
+func (v *checker) name(list string, i int, name string, seen map[string]bool, dupWhere string) string {
+	key := fmt.Sprintf("%s[%d]", list, i)
+	if name != "" {
+		key = fmt.Sprintf("%s[%s]", list, name)
+	}
+	switch {
+	case name == "":
+		v.errf(key+".name", "missing; a short name such as \"home\" or \"api\"")
+	case !safeName.MatchString(name):
+		v.errf(key+".name", "%q may hold only letters, digits, - and _", name)
+	case seen[name]:
+		v.errf(key+".name", "%q is used by %s", name, dupWhere)
+	}
+	seen[name] = true
+	return key
+}
+
 func (c *Config) check(v *checker) {
 	if u, err := url.Parse(c.Discord.APIBase); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		v.errf("discord.api_base", "%q must be an http(s) URL such as https://discord.com", c.Discord.APIBase)
@@ -129,19 +148,7 @@ func (c *Config) check(v *checker) {
 	serverNames := map[string]bool{}
 	channels := map[string]string{} // channel id → key of its first use
 	for i, s := range c.Servers {
-		sk := fmt.Sprintf("servers[%d]", i)
-		if s.Name != "" {
-			sk = fmt.Sprintf("servers[%s]", s.Name)
-		}
-		switch {
-		case s.Name == "":
-			v.errf(sk+".name", "missing; a short name such as \"home\"")
-		case !safeName.MatchString(s.Name):
-			v.errf(sk+".name", "%q may hold only letters, digits, - and _", s.Name)
-		case serverNames[s.Name]:
-			v.errf(sk+".name", "%q is used by more than one server", s.Name)
-		}
-		serverNames[s.Name] = true
+		sk := v.name("servers", i, s.Name, serverNames, "more than one server")
 		c.checkToken(v, sk, s)
 		v.id(sk+".guild_id", s.GuildID, true)
 		if len(s.OwnerIDs) == 0 {
@@ -162,19 +169,7 @@ func (c *Config) check(v *checker) {
 		}
 		projectNames := map[string]bool{}
 		for j, p := range s.Projects {
-			pk := fmt.Sprintf("%s.projects[%d]", sk, j)
-			if p.Name != "" {
-				pk = fmt.Sprintf("%s.projects[%s]", sk, p.Name)
-			}
-			switch {
-			case p.Name == "":
-				v.errf(pk+".name", "missing")
-			case !safeName.MatchString(p.Name):
-				v.errf(pk+".name", "%q may hold only letters, digits, - and _", p.Name)
-			case projectNames[p.Name]:
-				v.errf(pk+".name", "%q is used by more than one project of this server", p.Name)
-			}
-			projectNames[p.Name] = true
+			pk := v.name(sk+".projects", j, p.Name, projectNames, "more than one project of this server")
 			v.id(pk+".channel_id", p.ChannelID, true)
 			if prev, dup := channels[p.ChannelID]; dup && p.ChannelID != "" {
 				v.errf(pk+".channel_id", "%s is already used by %s; a channel belongs to one project", p.ChannelID, prev)
