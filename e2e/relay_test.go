@@ -450,3 +450,43 @@ func TestRelayClaudeThatDoesNotStartIsReported(t *testing.T) {
 	}
 	b.waitReaction(m, "⚠️")
 }
+
+// /new starts a fresh conversation (a new Claude session id); /model
+// switches the model the next turn uses.
+func TestRelayNewAndModel(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	b.say(p, "first conversation")
+	b.waitReply(p, "ok: first conversation")
+	before, _ := b.store.Sessions.Get(p.key)
+
+	answer := func(name string, opts map[string]any, want string) {
+		t.Helper()
+		it := b.srv.Command(p.channel, name, b.owner, opts)
+		r := b.srv.WaitResponse(it, 5*time.Second)
+		b.srv.WaitMessage(15*time.Second, "the /"+name+" answer", func(m *fakediscord.Message) bool {
+			return m.ID == r.OriginalID && strings.Contains(m.Content, want)
+		})
+	}
+	answer("new", nil, "fresh conversation")
+	deadline := time.Now().Add(long)
+	for {
+		s, _ := b.store.Sessions.Get(p.key)
+		if s.ClaudeSessionID != "" && s.ClaudeSessionID != before.ClaudeSessionID {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Claude session id still %q after /new", s.ClaudeSessionID)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	answer("model", map[string]any{"name": "sonnet"}, "Model: sonnet")
+	b.say(p, "which model now")
+	// Claude prefixes the prompt with records of the local commands run before it.
+	r := b.model.WaitRequest(t, long, "a request after /model", func(r fakemodel.Request) bool { return strings.HasSuffix(r.LastUserText, "which model now") })
+	if !strings.Contains(r.Model, "sonnet") {
+		t.Fatalf("model after /model sonnet = %q", r.Model)
+	}
+	b.waitReply(p, "which model now")
+}
