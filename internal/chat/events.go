@@ -56,28 +56,93 @@ const (
 	Danger
 )
 
-// Button is one button of a reply.
+// Button is one button.
 type Button struct {
 	Label    string
 	CustomID string
 	Style    ButtonStyle
+	Disabled bool
 }
 
-// Reply is a message a person sees, possibly with rows of buttons.
-type Reply struct {
+// Option is one choice of a select menu.
+type Option struct {
+	Label       string
+	Value       string
+	Description string
+	Default     bool
+}
+
+// Select is a string select menu; it fills a row alone.
+type Select struct {
+	CustomID    string
+	Placeholder string
+	Options     []Option
+	MinValues   int
+	MaxValues   int
+}
+
+// Row is one row of components: buttons (at most five), or one select.
+type Row struct {
+	Buttons []Button
+	Select  *Select
+}
+
+// File is an attachment of an outgoing message.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Message is a message a person sees, possibly with rows of components.
+type Message struct {
 	Content   string
-	Rows      [][]Button
-	Ephemeral bool // only the person who acted sees it
+	Rows      []Row
+	Files     []File
+	Ephemeral bool // only the person who acted sees it (interaction answers)
+}
+
+// Reply is what an interaction is answered with.
+type Reply = Message
+
+// TextInput is one field of a modal.
+type TextInput struct {
+	CustomID  string
+	Label     string
+	Paragraph bool
+	Value     string // prefilled
+	Required  bool
+	MaxLength int
+}
+
+// Modal is a form Discord shows over the client.
+type Modal struct {
+	CustomID string
+	Title    string
+	Inputs   []TextInput
+}
+
+// ModalEvent is a submitted modal.
+type ModalEvent struct {
+	Server    string
+	ChannelID string
+	MessageID string // the message whose component opened the modal
+	User      User
+	CustomID  string
+	Values    map[string]string // by input custom_id
 }
 
 // Responder answers one interaction. Discord gives 3 seconds for the first
-// answer (Respond, Defer or DeferUpdate); Edit follows a Defer or a
-// DeferUpdate within 15 minutes.
+// answer (Respond, Defer, DeferUpdate, Update or OpenModal); Edit follows a
+// Defer or a DeferUpdate within 15 minutes.
 type Responder interface {
 	Respond(reply Reply) error
 	Defer(ephemeral bool) error
 	DeferUpdate() error
 	Edit(reply Reply) error
+	// Update replaces the message the component is on (interaction type 7).
+	Update(msg Message) error
+	// OpenModal shows a form; its submit arrives as a ModalEvent.
+	OpenModal(m Modal) error
 }
 
 // CommandSpec declares a slash command.

@@ -135,10 +135,10 @@ func (r *relay) drainChannel(ctx context.Context, channel string, keys []string,
 			_ = r.store.Outbox.Delete(ctx, k)
 			continue
 		}
-		var files []discord.File
+		var files []chat.File
 		for _, path := range o.Files {
 			if b, err := os.ReadFile(path); err == nil {
-				files = append(files, discord.File{Name: filepath.Base(path), Data: b})
+				files = append(files, chat.File{Name: filepath.Base(path), Data: b})
 			}
 		}
 		sctx, cancel := context.WithTimeout(ctx, noticeTimeout)

@@ -10,13 +10,9 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
-)
 
-// File is an upload.
-type File struct {
-	Name string
-	Data []byte
-}
+	"github.com/ccbridge/ccbridge/internal/chat"
+)
 
 // ErrTransient marks a failure worth retrying later (5xx, 429, network):
 // the caller moves the message to the outbox.
@@ -41,32 +37,61 @@ func NewPoster(apiBase, token string) (*Poster, error) {
 	return &Poster{dg: dg}, nil
 }
 
-// noMentions keeps relayed text from pinging anyone: Claude's output may
-// quote @everyone or a user id.
-var noMentions = &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
-
 // retryBase is the first backoff between attempts; it doubles each time.
 const retryBase = 200 * time.Millisecond
 
 // Send posts one message (content of at most 2000 characters and files) and
-// returns its id. It retries transient failures until ctx ends, then
-// returns an error wrapping ErrTransient; other failures (a 4xx that a
-// retry cannot fix) are returned at once.
-func (p *Poster) Send(ctx context.Context, channelID, content string, files []File) (string, error) {
-	msg := &discordgo.MessageSend{Content: content, AllowedMentions: noMentions}
+// returns its id. See Post.
+func (p *Poster) Send(ctx context.Context, channelID, content string, fs []chat.File) (string, error) {
+	return p.Post(ctx, channelID, chat.Message{Content: content, Files: fs})
+}
+
+// Post posts one message with its components and files and returns its id.
+// It retries transient failures until ctx ends, then returns an error
+// wrapping ErrTransient; other failures (a 4xx that a retry cannot fix) are
+// returned at once.
+func (p *Poster) Post(ctx context.Context, channelID string, m chat.Message) (string, error) {
+	var id string
+	err := p.retry(ctx, func() error {
+		sent, err := p.dg.ChannelMessageSendComplex(channelID, &discordgo.MessageSend{Content: m.Content, Components: Components(m.Rows),
+			Files: files(m.Files), AllowedMentions: NoMentions}, discordgo.WithContext(ctx))
+		if err == nil {
+			id = sent.ID
+		}
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("post to %s: %w", channelID, err)
+	}
+	return id, nil
+}
+
+// Edit replaces a message's text and components, with the same retries.
+func (p *Poster) Edit(ctx context.Context, channelID, messageID string, m chat.Message) error {
+	comps := Components(m.Rows)
+	content := m.Content
+	err := p.retry(ctx, func() error {
+		_, err := p.dg.ChannelMessageEditComplex(&discordgo.MessageEdit{ID: messageID, Channel: channelID, Content: &content,
+			Components: &comps, AllowedMentions: NoMentions}, discordgo.WithContext(ctx))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("edit %s: %w", messageID, err)
+	}
+	return nil
+}
+
+// retry runs call until it succeeds, fails for good, or ctx ends.
+func (p *Poster) retry(ctx context.Context, call func() error) error {
 	var lastErr error
 	for attempt := 0; ; attempt++ {
-		msg.Files = nil
-		for _, f := range files {
-			msg.Files = append(msg.Files, &discordgo.File{Name: f.Name, ContentType: "application/octet-stream", Reader: bytes.NewReader(f.Data)})
-		}
-		m, err := p.dg.ChannelMessageSendComplex(channelID, msg, discordgo.WithContext(ctx))
+		err := call()
 		if err == nil {
-			return m.ID, nil
+			return nil
 		}
 		wait, transient := classify(err, retryBase<<min(attempt, 5))
 		if !transient {
-			return "", fmt.Errorf("post to %s: %w", channelID, err)
+			return err
 		}
 		lastErr = err
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
@@ -80,7 +105,7 @@ func (p *Poster) Send(ctx context.Context, channelID, content string, files []Fi
 			break
 		}
 	}
-	return "", fmt.Errorf("post to %s: %w: %v", channelID, ErrTransient, lastErr)
+	return fmt.Errorf("%w: %v", ErrTransient, lastErr)
 }
 
 // classify says whether err is worth retrying and after how long.
@@ -117,6 +142,8 @@ func (p *Poster) Typing(ctx context.Context, channelID string) error {
 }
 
 var downloadClient = &http.Client{Timeout: 30 * time.Second}
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 
 // Download fetches an attachment URL, at most limit bytes; a larger one is
 // an error that says so.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 )
 
@@ -28,7 +29,7 @@ func TestSendRetriesFailuresThenPostsOnce(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	start := time.Now()
-	id, err := p.Send(ctx, bot.ChannelID, "hi @everyone", []File{{Name: "a.txt", Data: []byte("A")}})
+	id, err := p.Send(ctx, bot.ChannelID, "hi @everyone", []chat.File{{Name: "a.txt", Data: []byte("A")}})
 	if err != nil {
 		t.Fatal(err)
 	}

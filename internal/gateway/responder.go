@@ -6,29 +6,13 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/discord"
 )
 
 // responder answers one interaction through discordgo.
 type responder struct {
 	s *discordgo.Session
 	i *discordgo.Interaction
-}
-
-var noMentions = &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
-
-func components(rows [][]chat.Button) []discordgo.MessageComponent {
-	// An empty (not nil) list removes the buttons of an edited message.
-	out := []discordgo.MessageComponent{}
-	for _, row := range rows {
-		var buttons []discordgo.MessageComponent
-		for _, b := range row {
-			buttons = append(buttons, discordgo.Button{Label: b.Label, CustomID: b.CustomID, Style: discordgo.ButtonStyle(b.Style)})
-		}
-		if len(buttons) > 0 {
-			out = append(out, discordgo.ActionsRow{Components: buttons})
-		}
-	}
-	return out
 }
 
 func (r *responder) respond(t discordgo.InteractionResponseType, data *discordgo.InteractionResponseData) error {
@@ -40,7 +24,7 @@ func (r *responder) respond(t discordgo.InteractionResponseType, data *discordgo
 
 // Respond implements chat.Responder.
 func (r *responder) Respond(reply chat.Reply) error {
-	data := &discordgo.InteractionResponseData{Content: reply.Content, Components: components(reply.Rows), AllowedMentions: noMentions}
+	data := &discordgo.InteractionResponseData{Content: reply.Content, Components: discord.Components(reply.Rows), AllowedMentions: discord.NoMentions}
 	if reply.Ephemeral {
 		data.Flags = discordgo.MessageFlagsEphemeral
 	}
@@ -63,10 +47,21 @@ func (r *responder) DeferUpdate() error {
 
 // Edit implements chat.Responder.
 func (r *responder) Edit(reply chat.Reply) error {
-	comps := components(reply.Rows)
+	comps := discord.Components(reply.Rows)
 	content := reply.Content
-	if _, err := r.s.InteractionResponseEdit(r.i, &discordgo.WebhookEdit{Content: &content, Components: &comps, AllowedMentions: noMentions}); err != nil {
+	if _, err := r.s.InteractionResponseEdit(r.i, &discordgo.WebhookEdit{Content: &content, Components: &comps, AllowedMentions: discord.NoMentions}); err != nil {
 		return fmt.Errorf("edit interaction response: %w", err)
 	}
 	return nil
+}
+
+// Update implements chat.Responder.
+func (r *responder) Update(msg chat.Message) error {
+	return r.respond(discordgo.InteractionResponseUpdateMessage, &discordgo.InteractionResponseData{Content: msg.Content,
+		Components: discord.Components(msg.Rows), AllowedMentions: discord.NoMentions})
+}
+
+// OpenModal implements chat.Responder.
+func (r *responder) OpenModal(m chat.Modal) error {
+	return r.respond(discordgo.InteractionResponseModal, discord.ModalData(m))
 }

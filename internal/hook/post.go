@@ -192,8 +192,8 @@ func (h *handler) enqueue(ctx context.Context, sess state.Session, msgs []outgoi
 	return nil
 }
 
-func readFiles(paths []string) ([]discord.File, error) {
-	var files []discord.File
+func readFiles(paths []string) ([]chat.File, error) {
+	var files []chat.File
 	var errs []error
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
@@ -201,7 +201,7 @@ func readFiles(paths []string) ([]discord.File, error) {
 			errs = append(errs, err)
 			continue
 		}
-		files = append(files, discord.File{Name: filepath.Base(p), Data: b})
+		files = append(files, chat.File{Name: filepath.Base(p), Data: b})
 	}
 	return files, errors.Join(errs...)
 }

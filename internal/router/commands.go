@@ -27,13 +27,13 @@ func Commands() []chat.CommandSpec {
 
 // screenRows are the /screen buttons: a label and the key name sent (an
 // empty name only refreshes the screen).
-func screenRows(instance, key string) [][]chat.Button {
+func screenRows(instance, key string) []chat.Row {
 	layout := [][][2]string{
 		{{"1", "1"}, {"2", "2"}, {"3", "3"}, {"4", "4"}, {"Enter", "Enter"}},
 		{{"Esc", "Escape"}, {"↑", "Up"}, {"↓", "Down"}, {"Tab", "Tab"}, {"⇧Tab", "BTab"}},
 		{{"Refresh", ""}},
 	}
-	var rows [][]chat.Button
+	var rows []chat.Row
 	for _, row := range layout {
 		var buttons []chat.Button
 		for _, b := range row {
@@ -47,7 +47,7 @@ func screenRows(instance, key string) [][]chat.Button {
 			}
 			buttons = append(buttons, chat.Button{Label: b[0], CustomID: id, Style: style})
 		}
-		rows = append(rows, buttons)
+		rows = append(rows, chat.Row{Buttons: buttons})
 	}
 	return rows
 }

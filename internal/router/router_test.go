@@ -142,6 +142,14 @@ func (f fakeResponder) Respond(r chat.Reply) error {
 }
 func (f fakeResponder) Defer(bool) error   { f.l.add("defer"); return nil }
 func (f fakeResponder) DeferUpdate() error { f.l.add("defer-update"); return nil }
+func (f fakeResponder) Update(m chat.Message) error {
+	f.l.add("update %s rows=%d", m.Content, len(m.Rows))
+	return nil
+}
+func (f fakeResponder) OpenModal(m chat.Modal) error {
+	f.l.add("modal %s", m.CustomID)
+	return nil
+}
 func (f fakeResponder) Edit(r chat.Reply) error {
 	f.l.add("edit %s buttons=%d", r.Content, len(r.Rows))
 	return nil

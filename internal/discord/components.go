@@ -1,0 +1,63 @@
+package discord
+
+import (
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+)
+
+// Components converts chat rows to discordgo components. The result is
+// never nil: an empty list removes the components of an edited message,
+// while nil would leave them.
+func Components(rows []chat.Row) []discordgo.MessageComponent {
+	out := []discordgo.MessageComponent{}
+	for _, row := range rows {
+		if row.Select != nil {
+			sel := row.Select
+			menu := discordgo.SelectMenu{MenuType: discordgo.StringSelectMenu, CustomID: sel.CustomID, Placeholder: sel.Placeholder, MaxValues: sel.MaxValues}
+			if sel.MinValues > 0 {
+				minValues := sel.MinValues
+				menu.MinValues = &minValues
+			}
+			for _, o := range sel.Options {
+				menu.Options = append(menu.Options, discordgo.SelectMenuOption{Label: o.Label, Value: o.Value, Description: o.Description, Default: o.Default})
+			}
+			out = append(out, discordgo.ActionsRow{Components: []discordgo.MessageComponent{menu}})
+			continue
+		}
+		var buttons []discordgo.MessageComponent
+		for _, b := range row.Buttons {
+			buttons = append(buttons, discordgo.Button{Label: b.Label, CustomID: b.CustomID, Style: discordgo.ButtonStyle(b.Style), Disabled: b.Disabled})
+		}
+		if len(buttons) > 0 {
+			out = append(out, discordgo.ActionsRow{Components: buttons})
+		}
+	}
+	return out
+}
+
+// ModalData converts a chat modal to an interaction response's data.
+func ModalData(m chat.Modal) *discordgo.InteractionResponseData {
+	var rows []discordgo.MessageComponent
+	for _, in := range m.Inputs {
+		style := discordgo.TextInputShort
+		if in.Paragraph {
+			style = discordgo.TextInputParagraph
+		}
+		rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{discordgo.TextInput{
+			CustomID: in.CustomID, Label: in.Label, Style: style, Value: in.Value, Required: in.Required, MaxLength: in.MaxLength}}})
+	}
+	return &discordgo.InteractionResponseData{CustomID: m.CustomID, Title: m.Title, Components: rows}
+}
+
+// NoMentions keeps relayed text from pinging anyone: Claude's output may
+// quote @everyone or a user id.
+var NoMentions = &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
+
+func files(fs []chat.File) []*discordgo.File {
+	var out []*discordgo.File
+	for _, f := range fs {
+		out = append(out, &discordgo.File{Name: f.Name, ContentType: "application/octet-stream", Reader: bytesReader(f.Data)})
+	}
+	return out
+}
