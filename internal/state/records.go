@@ -1,6 +1,9 @@
 package state
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -20,6 +23,7 @@ type Session struct {
 
 	Model          string `json:"model,omitempty"`
 	PermissionMode string `json:"permission_mode,omitempty"`
+	Progress       string `json:"progress,omitempty"` // off, text or tools
 
 	// Set from hook calls.
 	ClaudeSessionID string    `json:"claude_session_id,omitempty"`
@@ -69,6 +73,11 @@ func (s Session) Channel() string {
 type Bot struct {
 	APIBase string `json:"api_base"`
 	Token   string `json:"token"`
+	// Instance goes into the buttons the hooks post, so that only this
+	// installation's daemon acts on them.
+	Instance string `json:"instance"`
+	// PromptTimeout is how long a hook waits for an answer from Discord.
+	PromptTimeout time.Duration `json:"prompt_timeout"`
 }
 
 // Outbound is one Discord message that could not be posted yet, keyed by
@@ -117,6 +126,7 @@ type Route struct {
 	Server    string `json:"server"`
 	Project   string `json:"project"`
 	ChannelID string `json:"channel_id"`
+	Progress  string `json:"progress,omitempty"`
 }
 
 // Routes is the daemon's route table, stored under the key RoutesKey.
@@ -144,6 +154,53 @@ func (r Routes) Match(cwd string) (Route, bool) {
 	return best, found
 }
 
+// Request statuses.
+const (
+	RequestPending     = "pending"     // waiting for an answer
+	RequestDecided     = "decided"     // answered in Discord; Decision holds the answer
+	RequestTerminal    = "terminal"    // answered in the terminal first
+	RequestExpired     = "expired"     // prompt_timeout passed; the terminal dialog stays
+	RequestInterrupted = "interrupted" // the turn was interrupted or the hook killed
+	RequestFailed      = "failed"      // the card could not be posted
+)
+
+// Request is a permission prompt, question or plan approval that Claude
+// Code waits on, keyed by an unguessable id carried in every button of its
+// card. The hook that waits for it creates it; the daemon decides it.
+type Request struct {
+	Session         string          `json:"session"`
+	Server          string          `json:"server"`
+	ChannelID       string          `json:"channel_id"`
+	Instance        string          `json:"instance"`
+	ClaudeSessionID string          `json:"claude_session_id"`
+	PromptID        string          `json:"prompt_id,omitempty"`
+	ToolName        string          `json:"tool_name"`
+	ToolInput       json.RawMessage `json:"tool_input"`
+	Suggestions     json.RawMessage `json:"suggestions,omitempty"`
+	AgentType       string          `json:"agent_type,omitempty"`
+	MessageID       string          `json:"message_id,omitempty"`
+	HookPID         int             `json:"hook_pid"`
+	Created         time.Time       `json:"created"`
+	Deadline        time.Time       `json:"deadline"`
+
+	Status   string          `json:"status"`
+	Decision json.RawMessage `json:"decision,omitempty"` // the PermissionRequest decision to print
+	Outcome  string          `json:"outcome,omitempty"`  // what the card says happened
+	// Step is the card's current view (e.g. choosing an "always" scope).
+	Step string `json:"step,omitempty"`
+	// Answers are AskUserQuestion answers so far, by question text.
+	Answers map[string]string `json:"answers,omitempty"`
+}
+
+// NewRequestID returns an unguessable request id (96 random bits).
+func NewRequestID() (string, error) {
+	b := make([]byte, 12)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("request id: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
 // Store is the set of collections in a runtime directory.
 type Store struct {
 	Dir      *Dir
@@ -152,6 +209,7 @@ type Store struct {
 	Bots     *Collection[Bot]
 	Outbox   *Collection[Outbound]
 	Routes   *Collection[Routes]
+	Requests *Collection[Request]
 }
 
 // Record format versions; bump one when its record changes incompatibly.
@@ -161,6 +219,7 @@ const (
 	botVersion     = 1
 	outboxVersion  = 1
 	routesVersion  = 1
+	requestVersion = 1
 )
 
 // OpenStore opens (creating it if needed) the runtime directory at root and
@@ -184,6 +243,9 @@ func OpenStore(root string) (*Store, error) {
 		return nil, err
 	}
 	if s.Routes, err = newCollection[Routes](d, "routes", routesVersion); err != nil {
+		return nil, err
+	}
+	if s.Requests, err = newCollection[Request](d, "requests", requestVersion); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -1,0 +1,188 @@
+package approval
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// DenyMessage is what the model reads after a plain Deny. The turn goes on
+// (no interrupt), so Claude can choose another way.
+const DenyMessage = "The user denied this tool call from Discord."
+
+// scopes are the destinations a person may choose for an "always" rule.
+var scopes = []struct{ dest, label string }{
+	{"session", "this session"},
+	{"localSettings", "this project, just me"},
+	{"projectSettings", "this project, shared"},
+	{"userSettings", "all my projects"},
+}
+
+func suggestions(req state.Request) []claudehook.PermissionUpdate {
+	var s []claudehook.PermissionUpdate
+	_ = json.Unmarshal(req.Suggestions, &s)
+	return s
+}
+
+// suggestionLabel says what an "always" suggestion does.
+func suggestionLabel(s claudehook.PermissionUpdate) string {
+	switch s.Type {
+	case "addRules":
+		var rules []string
+		for _, r := range s.Rules {
+			if r.RuleContent != "" {
+				rules = append(rules, fmt.Sprintf("%s(%s)", r.ToolName, r.RuleContent))
+			} else {
+				rules = append(rules, r.ToolName)
+			}
+		}
+		return "always allow " + strings.Join(rules, ", ")
+	case "setMode":
+		if s.Mode == "acceptEdits" {
+			return "allow edits for this session"
+		}
+		return "switch to " + s.Mode + " mode"
+	case "addDirectories":
+		return "allow access to " + strings.Join(s.Directories, ", ")
+	}
+	return s.Type
+}
+
+// scopesFor lists the destinations that make sense for a suggestion: a
+// mode switch lives in the session only.
+func scopesFor(s claudehook.PermissionUpdate) []int {
+	if s.Type == "setMode" {
+		return []int{0}
+	}
+	return []int{0, 1, 2, 3}
+}
+
+func renderPermission(id string, req state.Request) chat.Message {
+	var b strings.Builder
+	who := "Claude"
+	if req.AgentType != "" {
+		who = "Claude's " + req.AgentType + " agent"
+	}
+	switch req.ToolName {
+	case "Bash":
+		var in claudehook.BashInput
+		_ = json.Unmarshal(req.ToolInput, &in)
+		fmt.Fprintf(&b, "🔐 **%s wants to run a command**\n", who)
+		if in.Description != "" {
+			b.WriteString(in.Description + "\n")
+		}
+		b.WriteString(codeBlock("sh", in.Command, 1400))
+	case "Write":
+		var in claudehook.WriteInput
+		_ = json.Unmarshal(req.ToolInput, &in)
+		fmt.Fprintf(&b, "🔐 **%s wants to create** `%s`\n", who, in.FilePath)
+		b.WriteString(codeBlock("", in.Content, 1200))
+	case "Edit":
+		var in claudehook.EditInput
+		_ = json.Unmarshal(req.ToolInput, &in)
+		fmt.Fprintf(&b, "🔐 **%s wants to edit** `%s`\n", who, in.FilePath)
+		b.WriteString(codeBlock("diff", unifiedPreview(in), 1200))
+	default:
+		fmt.Fprintf(&b, "🔐 **%s wants to use %s**\n", who, req.ToolName)
+		b.WriteString(codeBlock("json", string(req.ToolInput), 1400))
+	}
+	m := chat.Message{Content: b.String()}
+	if req.Status != state.RequestPending {
+		return m
+	}
+	sug := suggestions(req)
+	if req.Step == "always" && len(sug) > 0 {
+		sel := &chat.Select{CustomID: cid(req.Instance, id, "alwayssel"), Placeholder: "Always allow… choose what and where", MinValues: 1, MaxValues: 1}
+		for i, s := range sug {
+			for _, si := range scopesFor(s) {
+				label := suggestionLabel(s) + " — " + scopes[si].label
+				if r := []rune(label); len(r) > 100 {
+					label = string(r[:99]) + "…"
+				}
+				sel.Options = append(sel.Options, chat.Option{Label: label, Value: fmt.Sprintf("%d.%d", i, si)})
+			}
+		}
+		if len(sel.Options) > 25 {
+			sel.Options = sel.Options[:25]
+		}
+		m.Rows = []chat.Row{{Select: sel}, {Buttons: []chat.Button{{Label: "Back", CustomID: cid(req.Instance, id, "back"), Style: chat.Secondary}}}}
+		return m
+	}
+	buttons := []chat.Button{{Label: "Allow", CustomID: cid(req.Instance, id, "allow"), Style: chat.Success}}
+	if len(sug) > 0 {
+		buttons = append(buttons, chat.Button{Label: "Always…", CustomID: cid(req.Instance, id, "always"), Style: chat.Primary})
+	}
+	buttons = append(buttons,
+		chat.Button{Label: "Deny", CustomID: cid(req.Instance, id, "deny"), Style: chat.Danger},
+		chat.Button{Label: "Deny with instructions…", CustomID: cid(req.Instance, id, "denymsg"), Style: chat.Secondary})
+	m.Rows = []chat.Row{{Buttons: buttons}}
+	return m
+}
+
+// unifiedPreview shows an Edit as removed and added lines.
+func unifiedPreview(in claudehook.EditInput) string {
+	var b strings.Builder
+	for _, l := range strings.Split(in.OldString, "\n") {
+		b.WriteString("-" + l + "\n")
+	}
+	for _, l := range strings.Split(in.NewString, "\n") {
+		b.WriteString("+" + l + "\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func applyPermission(id string, req *state.Request, a Action) (Result, error) {
+	switch a.Name {
+	case "allow":
+		return Result{}, decide(req, claudehook.Decision{Behavior: "allow"}, "✅ **Allowed** by "+a.User)
+	case "always":
+		if len(suggestions(*req)) == 0 {
+			return Result{}, ErrUnknownAction
+		}
+		req.Step = "always"
+		return Result{}, nil
+	case "back":
+		req.Step = ""
+		return Result{}, nil
+	case "alwayssel":
+		var si, sc int
+		if len(a.Values) != 1 {
+			return Result{}, ErrUnknownAction
+		}
+		if _, err := fmt.Sscanf(a.Values[0], "%d.%d", &si, &sc); err != nil {
+			return Result{}, ErrUnknownAction
+		}
+		sug := suggestions(*req)
+		if si < 0 || si >= len(sug) || sc < 0 || sc >= len(scopes) {
+			return Result{}, ErrUnknownAction
+		}
+		u := sug[si]
+		u.Destination = scopes[sc].dest
+		outcome := fmt.Sprintf("✅ **Allowed**, and %s (%s), by %s", suggestionLabel(u), scopes[sc].label, a.User)
+		return Result{}, decide(req, claudehook.Decision{Behavior: "allow", UpdatedPermissions: []claudehook.PermissionUpdate{u}}, outcome)
+	case "deny":
+		return Result{}, decide(req, claudehook.Decision{Behavior: "deny", Message: DenyMessage}, "⛔ **Denied** by "+a.User)
+	case "denymsg":
+		return Result{Modal: &chat.Modal{CustomID: cid(req.Instance, id, "denytext"), Title: "Deny, and tell Claude what to do",
+			Inputs: []chat.TextInput{{CustomID: "text", Label: "What should Claude do instead?", Paragraph: true, Required: true, MaxLength: 4000}}}}, nil
+	case "denytext":
+		text := strings.TrimSpace(a.Fields["text"])
+		if text == "" {
+			return Result{Notice: "Nothing was denied: the instructions were empty."}, nil
+		}
+		return Result{}, decide(req, claudehook.Decision{Behavior: "deny", Message: text}, "⛔ **Denied** by "+a.User+", with instructions:\n> "+oneLine(text, 300))
+	}
+	return Result{}, ErrUnknownAction
+}
+
+func oneLine(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,94 @@
+package approval
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// Plan sizes: shown whole when it fits the card, else previewed with the
+// full text attached; editable in a modal up to Discord's 4000 characters.
+const (
+	planInline  = 1800
+	planPreview = 1400
+	planEdit    = 4000
+)
+
+func planInput(req state.Request) claudehook.PlanInput {
+	var in claudehook.PlanInput
+	_ = json.Unmarshal(req.ToolInput, &in)
+	return in
+}
+
+func renderPlan(id string, req state.Request) chat.Message {
+	in := planInput(req)
+	m := chat.Message{}
+	plan := strings.TrimSpace(in.Plan)
+	if r := []rune(plan); len(r) > planInline {
+		m.Content = "📋 **Claude's plan** (the full plan is attached)\n\n" + string(r[:planPreview]) + "\n…"
+		m.Files = []chat.File{{Name: "plan.md", Data: []byte(in.Plan)}}
+	} else {
+		m.Content = "📋 **Claude's plan**\n\n" + plan
+	}
+	if req.Status != state.RequestPending {
+		return m
+	}
+	buttons := []chat.Button{
+		{Label: "Approve — accept edits", CustomID: cid(req.Instance, id, "planaccept"), Style: chat.Success},
+		{Label: "Approve — ask before edits", CustomID: cid(req.Instance, id, "plandefault"), Style: chat.Primary},
+		{Label: "Keep planning…", CustomID: cid(req.Instance, id, "plankeep"), Style: chat.Secondary},
+	}
+	if len([]rune(in.Plan)) <= planEdit {
+		buttons = append(buttons, chat.Button{Label: "Edit & approve…", CustomID: cid(req.Instance, id, "planedit"), Style: chat.Secondary})
+	}
+	m.Rows = []chat.Row{{Buttons: buttons}}
+	return m
+}
+
+// approvePlan echoes the input (Claude ignores a bare allow on a plan) and
+// sets the mode the session continues in.
+func approvePlan(req *state.Request, input json.RawMessage, mode, outcome string) error {
+	return decide(req, claudehook.Decision{Behavior: "allow", UpdatedInput: input,
+		UpdatedPermissions: []claudehook.PermissionUpdate{{Type: "setMode", Mode: mode, Destination: "session"}}}, outcome)
+}
+
+func applyPlan(id string, req *state.Request, a Action) (Result, error) {
+	switch a.Name {
+	case "planaccept":
+		return Result{}, approvePlan(req, req.ToolInput, "acceptEdits", "✅ **Plan approved** by "+a.User+"; Claude accepts edits from here.")
+	case "plandefault":
+		return Result{}, approvePlan(req, req.ToolInput, "default", "✅ **Plan approved** by "+a.User+"; Claude asks before edits.")
+	case "plankeep":
+		return Result{Modal: &chat.Modal{CustomID: cid(req.Instance, id, "plantext"), Title: "Keep planning",
+			Inputs: []chat.TextInput{{CustomID: "text", Label: "What should Claude change?", Paragraph: true, Required: true, MaxLength: 4000}}}}, nil
+	case "plantext":
+		text := strings.TrimSpace(a.Fields["text"])
+		if text == "" {
+			return Result{Notice: "Nothing sent: the feedback was empty."}, nil
+		}
+		return Result{}, decide(req, claudehook.Decision{Behavior: "deny", Message: text}, "🔄 **Keep planning**, said "+a.User+":\n> "+oneLine(text, 300))
+	case "planedit":
+		in := planInput(*req)
+		return Result{Modal: &chat.Modal{CustomID: cid(req.Instance, id, "planedited"), Title: "Edit the plan, then approve",
+			Inputs: []chat.TextInput{{CustomID: "plan", Label: "Plan", Paragraph: true, Required: true, MaxLength: planEdit, Value: in.Plan}}}}, nil
+	case "planedited":
+		plan := a.Fields["plan"]
+		if strings.TrimSpace(plan) == "" {
+			return Result{Notice: "Not approved: the plan was empty."}, nil
+		}
+		var input map[string]any
+		if err := json.Unmarshal(req.ToolInput, &input); err != nil {
+			return Result{}, err
+		}
+		input["plan"] = plan
+		updated, err := json.Marshal(input)
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{}, approvePlan(req, updated, "default", "✏️ **Plan edited and approved** by "+a.User+"; Claude asks before edits.")
+	}
+	return Result{}, ErrUnknownAction
+}
