@@ -30,6 +30,9 @@ type Step struct {
 	Delay  time.Duration
 	Status int    // non-zero: answer with this HTTP error instead
 	ErrMsg string // the error's message
+	// Dynamic, when set, builds the step from the request (for inputs that
+	// depend on what Claude said, such as the plan file's path).
+	Dynamic func(Request) Step
 }
 
 // Text is a step of one or more text blocks.
@@ -209,6 +212,9 @@ func (s *Server) next(body map[string]any, req Request) Step {
 			}
 		}
 		if i < len(sc.steps) {
+			if st := sc.steps[i]; st.Dynamic != nil {
+				return st.Dynamic(req)
+			}
 			return sc.steps[i]
 		}
 		last := "none"
@@ -232,8 +238,18 @@ func parseRequest(path string, body map[string]any) Request {
 	if i := lastTypedUser(msgs); i >= 0 {
 		req.LastUserText = typedText(msgs[i])
 	}
-	if n := len(msgs); n > 0 {
-		m, _ := msgs[n-1].(map[string]any)
+	// The tool results answering the last assistant message: Claude may
+	// send them with further user messages after them (after a plan
+	// approval, an "Exited Plan Mode" note).
+	start := len(msgs)
+	for start > 0 {
+		if m, _ := msgs[start-1].(map[string]any); m["role"] == "assistant" {
+			break
+		}
+		start--
+	}
+	for _, msg := range msgs[start:] {
+		m, _ := msg.(map[string]any)
 		blocks, _ := m["content"].([]any)
 		for _, b := range blocks {
 			bm, _ := b.(map[string]any)
@@ -248,16 +264,27 @@ func parseRequest(path string, body map[string]any) Request {
 	return req
 }
 
-// lastTypedUser finds the last user message carrying typed text (not only
-// tool results or system reminders).
+// lastTypedUser finds the last user message carrying typed text. A message
+// that carries tool results is not typed, even with text beside them (after
+// ToolSearch, Claude adds "Tool loaded."), nor is one of system reminders only.
 func lastTypedUser(msgs []any) int {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m, _ := msgs[i].(map[string]any)
-		if m["role"] == "user" && strings.TrimSpace(typedText(m)) != "" {
+		if m["role"] == "user" && !hasToolResult(m) && strings.TrimSpace(typedText(m)) != "" {
 			return i
 		}
 	}
 	return -1
+}
+
+func hasToolResult(m map[string]any) bool {
+	blocks, _ := m["content"].([]any)
+	for _, b := range blocks {
+		if bm, _ := b.(map[string]any); bm["type"] == "tool_result" {
+			return true
+		}
+	}
+	return false
 }
 
 func typedText(msg any) string {
