@@ -182,3 +182,26 @@ func TestBridgeSettings(t *testing.T) {
 		t.Errorf("%d events registered, want 10", len(back.Hooks))
 	}
 }
+
+func TestTextBeforeAToolCall(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t.jsonl")
+	lines := []string{
+		`{"type":"assistant","apiBlockIndex":1,"message":{"id":"m1","content":[{"type":"text","text":"Second text block."}]}}`,
+		`{"type":"assistant","apiBlockIndex":0,"message":{"id":"m1","content":[{"type":"text","text":"First text block."}]}}`,
+		`{"type":"assistant","apiBlockIndex":2,"message":{"id":"m1","content":[{"type":"tool_use","id":"toolu_A","name":"Bash","input":{}}]}}`,
+		`{"type":"assistant","apiBlockIndex":3,"message":{"id":"m1","content":[{"type":"text","text":"After A."}]}}`,
+		`{"type":"assistant","apiBlockIndex":4,"message":{"id":"m1","content":[{"type":"tool_use","id":"toolu_B","name":"Bash","input":{}}]}}`,
+	}
+	os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	id, texts, found, err := TextBefore(p, "toolu_A")
+	if err != nil || !found || id != "m1" || len(texts) != 2 || texts[0].Text != "First text block." || texts[1].Index != 1 {
+		t.Fatalf("TextBefore(A) = %q %+v %v %v", id, texts, found, err)
+	}
+	_, texts, _, _ = TextBefore(p, "toolu_B")
+	if len(texts) != 3 || texts[2].Text != "After A." {
+		t.Fatalf("TextBefore(B) = %+v", texts)
+	}
+	if _, _, found, _ := TextBefore(p, "toolu_missing"); found {
+		t.Error("found a missing call")
+	}
+}

@@ -177,3 +177,68 @@ func tailLines(path string, size int64) (lines [][]byte, whole bool, err error) 
 	}
 	return lines, off == 0, nil
 }
+
+// TextBefore returns the text blocks of the assistant message that holds
+// the tool call toolUseID, in block order, up to that call, with the
+// message id and each block's index (for de-duplication). Claude Code has
+// written them by the time PreToolUse runs (claude-code-protocol.md §9).
+// found is false when the call is not in the last MiB.
+func TextBefore(path, toolUseID string) (msgID string, blocks []IndexedText, found bool, err error) {
+	for size := int64(tailStart); ; size *= 4 {
+		lines, whole, err := tailLines(path, size)
+		if err != nil {
+			return "", nil, false, err
+		}
+		if id, texts, ok := textBefore(lines, toolUseID); ok {
+			return id, texts, true, nil
+		}
+		if whole || size >= tailMax {
+			return "", nil, false, nil
+		}
+	}
+}
+
+// IndexedText is one text block and its index in its message.
+type IndexedText struct {
+	Index int
+	Text  string
+}
+
+func textBefore(lines [][]byte, toolUseID string) (string, []IndexedText, bool) {
+	needle := []byte(toolUseID)
+	msgID, toolIndex := "", -1
+	for i := len(lines) - 1; i >= 0 && msgID == ""; i-- {
+		if !bytes.Contains(lines[i], needle) || !bytes.Contains(lines[i], []byte(`"assistant"`)) {
+			continue
+		}
+		var e Entry
+		if json.Unmarshal(lines[i], &e) != nil || e.Type != "assistant" {
+			continue
+		}
+		for _, b := range e.Blocks() {
+			if b.Type == "tool_use" && b.ID == toolUseID {
+				msgID, toolIndex = e.Message.ID, e.APIBlockIndex
+			}
+		}
+	}
+	if msgID == "" {
+		return "", nil, false
+	}
+	var texts []IndexedText
+	for _, line := range lines {
+		if !bytes.Contains(line, []byte(msgID)) {
+			continue
+		}
+		var e Entry
+		if json.Unmarshal(line, &e) != nil || e.Type != "assistant" || e.Message.ID != msgID || e.APIBlockIndex >= toolIndex {
+			continue
+		}
+		for _, b := range e.Blocks() {
+			if b.Type == "text" && strings.TrimSpace(b.Text) != "" {
+				texts = append(texts, IndexedText{Index: e.APIBlockIndex, Text: b.Text})
+			}
+		}
+	}
+	slices.SortStableFunc(texts, func(a, b IndexedText) int { return a.Index - b.Index })
+	return msgID, texts, true
+}

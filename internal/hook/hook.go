@@ -14,8 +14,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/claudehook"
@@ -50,8 +52,10 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 		// started: that pane's own --settings hooks handle this event.
 		return 0
 	}
-	ctx, cancel := context.WithTimeout(ctx, budget)
-	defer cancel()
+	// Claude ends a hook that waits for an answer with a signal when the
+	// person answers in the terminal: the wait ends and the card says so.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer stop()
 
 	root := getenv(state.EnvRuntimeDir)
 	if root == "" {
@@ -77,7 +81,14 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 		log.Error("bad input", "err", err)
 		return 0
 	}
-	h := &handler{store: store, log: log.With("event", in.HookEventName, "claude_session", in.SessionID), session: getenv(state.EnvSession)}
+	if in.HookEventName != claudehook.EventPermissionRequest {
+		// A permission prompt waits up to prompt_timeout; everything else
+		// gets the short budget.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, budget)
+		defer cancel()
+	}
+	h := &handler{store: store, out: stdout, log: log.With("event", in.HookEventName, "claude_session", in.SessionID), session: getenv(state.EnvSession)}
 	if err := h.handle(ctx, prog, in); err != nil {
 		h.log.Error("hook failed", "err", err)
 	}
@@ -86,6 +97,7 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 
 type handler struct {
 	store   *state.Store
+	out     io.Writer // Claude Code reads the hook's answer here
 	log     *slog.Logger
 	session string       // CCBRIDGE_SESSION, or the key of a hand-started session
 	route   *state.Route // for a hand-started session: its project, by cwd
@@ -125,6 +137,16 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	if err != nil {
 		return err
 	}
+	if prog == PreTool {
+		switch in.HookEventName {
+		case claudehook.EventPermissionRequest:
+			return h.permission(ctx, in, sess)
+		case claudehook.EventPostToolUse, claudehook.EventPostToolUseFailure:
+			return h.retire(ctx, in)
+		case claudehook.EventPreToolUse:
+			return h.progress(ctx, in, sess)
+		}
+	}
 	if !isStop {
 		return nil
 	}
@@ -149,7 +171,7 @@ func (h *handler) turnRecorded(in *claudehook.Input) bool {
 func (h *handler) touchSession(ctx context.Context, in *claudehook.Input) (state.Session, error) {
 	sess, err := h.store.Sessions.Update(ctx, h.session, func(s *state.Session) error {
 		if r := h.route; r != nil {
-			s.Server, s.Project, s.ChannelID, s.Cwd = r.Server, r.Project, r.ChannelID, in.Cwd
+			s.Server, s.Project, s.ChannelID, s.Cwd, s.Progress = r.Server, r.Project, r.ChannelID, in.Cwd, r.Progress
 		}
 		if in.SessionID != "" {
 			s.ClaudeSessionID = in.SessionID
@@ -207,15 +229,6 @@ func (h *handler) recordTurn(ctx context.Context, in *claudehook.Input) (state.T
 	return turn, created, nil
 }
 
-// transcriptWait bounds how long the Stop hook waits for Claude Code to
-// write the final message to the transcript: 2.1.328 fires Stop before the
-// lines are on disk (seen in the e2e tier). The hook is registered async, so
-// the wait never keeps Claude busy.
-const (
-	transcriptWait = 5 * time.Second
-	transcriptPoll = 25 * time.Millisecond
-)
-
 // reply builds the turn's reply from the transcript, which holds every
 // block of the final message; last_assistant_message, only the last block,
 // identifies the message and is the fallback if it never shows up.
@@ -223,25 +236,15 @@ func reply(ctx context.Context, in *claudehook.Input, log *slog.Logger) string {
 	if in.TranscriptPath == "" {
 		return in.LastAssistantMessage
 	}
-	deadline := time.Now().Add(transcriptWait)
-	var seen os.FileInfo
-	for {
-		// Re-read only when the transcript has changed since the last look.
-		if fi, err := os.Stat(in.TranscriptPath); err != nil || seen == nil || fi.Size() != seen.Size() || !fi.ModTime().Equal(seen.ModTime()) {
-			seen = fi
-			text, found, err := claudehook.FinalReply(in.TranscriptPath, in.LastAssistantMessage)
-			switch {
-			case err != nil:
-				log.Warn("transcript unreadable; using last_assistant_message", "err", err)
-				return in.LastAssistantMessage
-			case found:
-				return text
-			}
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			log.Warn("final message never reached the transcript; using last_assistant_message")
-			return in.LastAssistantMessage
-		}
-		time.Sleep(transcriptPoll)
+	var text string
+	err := awaitTranscript(ctx, in.TranscriptPath, func() (bool, error) {
+		t, found, err := claudehook.FinalReply(in.TranscriptPath, in.LastAssistantMessage)
+		text = t
+		return found, err
+	})
+	if err != nil {
+		log.Warn("final message not in the transcript; using last_assistant_message", "err", err)
+		return in.LastAssistantMessage
 	}
+	return text
 }

@@ -1,0 +1,211 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/approval"
+	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/discord"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// Waiting for an answer: events from the runtime dir wake the hook at once;
+// the poll is the fallback when a change event is missed.
+const (
+	waitPoll           = 500 * time.Millisecond
+	cardTimeout        = 10 * time.Second
+	closeCardTimeout   = 5 * time.Second
+	defaultPromptLimit = 30 * time.Minute
+)
+
+var errNotPending = errors.New("request no longer pending")
+
+// permission posts a card for a PermissionRequest and waits for the answer
+// from Discord. It prints a decision only when a person decided; on
+// timeout, error or interruption it prints nothing, so the terminal dialog
+// (which stays open all along) decides, and nothing is allowed by default.
+func (h *handler) permission(ctx context.Context, in *claudehook.Input, sess state.Session) error {
+	bot, err := h.store.Bots.Get(sess.Server)
+	if err != nil {
+		return fmt.Errorf("no credentials for server %s (is the daemon running?): %w", sess.Server, err)
+	}
+	limit := bot.PromptTimeout
+	if limit <= 0 {
+		limit = defaultPromptLimit
+	}
+	id, err := state.NewRequestID()
+	if err != nil {
+		return err
+	}
+	now := time.Now().UTC()
+	req := state.Request{Session: h.session, Server: sess.Server, ChannelID: sess.Channel(), Instance: bot.Instance,
+		ClaudeSessionID: in.SessionID, PromptID: in.PromptID, ToolName: in.ToolName, ToolInput: in.ToolInput,
+		AgentType: in.AgentType, HookPID: os.Getpid(), Created: now, Deadline: now.Add(limit), Status: state.RequestPending}
+	if len(in.PermissionSuggestions) > 0 {
+		req.Suggestions, _ = json.Marshal(in.PermissionSuggestions)
+	}
+	if _, err := h.store.Requests.Create(ctx, id, req); err != nil {
+		return fmt.Errorf("record request: %w", err)
+	}
+	log := h.log.With("request", id, "tool", in.ToolName)
+	poster, err := discord.NewPoster(bot.APIBase, bot.Token)
+	if err != nil {
+		return err
+	}
+	pctx, cancel := context.WithTimeout(ctx, cardTimeout)
+	msgID, err := poster.Post(pctx, req.ChannelID, approval.Render(id, req))
+	cancel()
+	if err != nil {
+		h.close(id, state.RequestFailed, poster)
+		return fmt.Errorf("post card: %w", err)
+	}
+	if _, err := h.store.Requests.Update(ctx, id, func(r *state.Request) error { r.MessageID = msgID; return nil }); err != nil {
+		return err
+	}
+	log.Info("card posted; waiting", "message", msgID, "deadline", req.Deadline)
+
+	decided, err := h.waitDecision(ctx, id, req.Deadline)
+	switch {
+	case err != nil:
+		return err
+	case decided == nil:
+		return nil
+	}
+	d, err := approval.Decode(*decided)
+	if err != nil {
+		return err
+	}
+	log.Info("decision from Discord", "behavior", d.Behavior)
+	return json.NewEncoder(h.out).Encode(claudehook.NewPermissionRequestOutput(d))
+}
+
+// waitDecision returns the request once decided, or nil when it closed
+// otherwise (answered in the terminal, expired, interrupted).
+func (h *handler) waitDecision(ctx context.Context, id string, deadline time.Time) (*state.Request, error) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	events, err := h.store.Requests.Watch(wctx)
+	if err != nil {
+		events = nil
+	}
+	tick := time.NewTicker(waitPoll)
+	defer tick.Stop()
+	expire := time.NewTimer(time.Until(deadline))
+	defer expire.Stop()
+	for {
+		r, err := h.store.Requests.Get(id)
+		if err != nil {
+			return nil, err
+		}
+		switch r.Status {
+		case state.RequestDecided:
+			return &r, nil
+		case state.RequestPending:
+		default:
+			return nil, nil
+		}
+		select {
+		case <-ctx.Done():
+			// Claude stopped waiting: the person answered No or Esc in the
+			// terminal (which kills the hook), or Claude's own timeout.
+			h.close(id, state.RequestInterrupted, nil)
+			return nil, nil
+		case <-expire.C:
+			h.close(id, state.RequestExpired, nil)
+			return nil, nil
+		case <-events:
+		case <-tick.C:
+		}
+	}
+}
+
+// close moves a pending request to a final status and updates its card. It
+// runs on a fresh context: it is called when the hook's own is ending.
+func (h *handler) close(id, status string, poster *discord.Poster) {
+	ctx, cancel := context.WithTimeout(context.Background(), closeCardTimeout)
+	defer cancel()
+	r, err := h.store.Requests.Update(ctx, id, func(r *state.Request) error {
+		if r.Status != state.RequestPending {
+			return errNotPending
+		}
+		r.Status = status
+		return nil
+	})
+	if err != nil {
+		return
+	}
+	h.log.Info("request closed", "request", id, "status", status)
+	h.editCard(ctx, id, r, poster)
+}
+
+func (h *handler) editCard(ctx context.Context, id string, r state.Request, poster *discord.Poster) {
+	if r.MessageID == "" {
+		return
+	}
+	if poster == nil {
+		bot, err := h.store.Bots.Get(r.Server)
+		if err != nil {
+			return
+		}
+		if poster, err = discord.NewPoster(bot.APIBase, bot.Token); err != nil {
+			return
+		}
+	}
+	if err := poster.Edit(ctx, r.ChannelID, r.MessageID, approval.Render(id, r)); err != nil {
+		h.log.Error("could not update the card", "request", id, "err", err)
+	}
+}
+
+// retire closes the card of a prompt that was answered in the terminal:
+// PostToolUse (or PostToolUseFailure) of its tool call arrived while it was
+// still pending. PermissionRequest carries no tool_use_id, so the request
+// is found by Claude session and tool name, preferring an identical input.
+func (h *handler) retire(ctx context.Context, in *claudehook.Input) error {
+	all, err := h.store.Requests.List()
+	if err != nil && len(all) == 0 {
+		return err
+	}
+	best, exact := "", false
+	for id, r := range all {
+		if r.Status != state.RequestPending || r.ClaudeSessionID != in.SessionID || r.ToolName != in.ToolName {
+			continue
+		}
+		same := sameJSON(r.ToolInput, in.ToolInput)
+		if best == "" || (same && !exact) || (same == exact && r.Created.Before(all[best].Created)) {
+			best, exact = id, same
+		}
+	}
+	if best == "" {
+		return nil
+	}
+	r, err := h.store.Requests.Update(ctx, best, func(r *state.Request) error {
+		if r.Status != state.RequestPending {
+			return errNotPending
+		}
+		r.Status = state.RequestTerminal
+		return nil
+	})
+	if errors.Is(err, errNotPending) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	h.log.Info("prompt answered in the terminal", "request", best)
+	h.editCard(ctx, best, r, nil)
+	return nil
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}

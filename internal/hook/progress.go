@@ -1,0 +1,85 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// progress posts what Claude wrote before a tool call (each text block
+// once), and a line for the call itself when the project asks for it. It
+// runs from PreToolUse, registered async, so Claude never waits for it. It
+// reads only the end of the transcript, again only when the file changes.
+func (h *handler) progress(ctx context.Context, in *claudehook.Input, sess state.Session) error {
+	level := sess.Progress
+	if level == "" {
+		level = "text"
+	}
+	if level == "off" || in.TranscriptPath == "" || in.ToolUseID == "" {
+		return nil
+	}
+	var parts []string
+	var msgID string
+	var blocks []claudehook.IndexedText
+	err := awaitTranscript(ctx, in.TranscriptPath, func() (bool, error) {
+		var found bool
+		var err error
+		msgID, blocks, found, err = claudehook.TextBefore(in.TranscriptPath, in.ToolUseID)
+		return found, err
+	})
+	if err != nil && !errors.Is(err, errTranscriptBehind) {
+		return err
+	}
+	if err == nil {
+		for _, b := range blocks {
+			key := state.TurnKey(in.SessionID, fmt.Sprintf("%s-%d", msgID, b.Index))
+			created, err := h.store.Seen.Create(ctx, key, state.Seen{At: time.Now().UTC()})
+			if err != nil {
+				return err
+			}
+			if created {
+				parts = append(parts, strings.TrimSpace(b.Text))
+			}
+		}
+	}
+	if level == "tools" {
+		parts = append(parts, toolLine(in))
+	}
+	text := strings.Join(parts, "\n\n")
+	if text == "" {
+		return nil
+	}
+	var msgs []outgoing
+	for _, c := range chat.Chunk(text, chat.Limit) {
+		msgs = append(msgs, outgoing{content: c})
+	}
+	return h.deliver(ctx, sess, msgs)
+}
+
+// toolLine is a compact description of a tool call.
+func toolLine(in *claudehook.Input) string {
+	var detail string
+	var fields map[string]any
+	_ = json.Unmarshal(in.ToolInput, &fields)
+	for _, k := range []string{"command", "file_path", "pattern", "url", "description"} {
+		if v, ok := fields[k].(string); ok && v != "" {
+			detail = v
+			break
+		}
+	}
+	detail = strings.ReplaceAll(strings.ReplaceAll(detail, "\n", " "), "`", "ʼ")
+	if r := []rune(detail); len(r) > 180 {
+		detail = string(r[:180]) + "…"
+	}
+	if detail == "" {
+		return "🔧 " + in.ToolName
+	}
+	return "🔧 " + in.ToolName + " `" + detail + "`"
+}
