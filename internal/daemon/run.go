@@ -67,7 +67,10 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 			return err
 		}
 		// The hooks post as this bot; they find its credentials here.
-		if _, err := store.Bots.Update(ctx, srv.Name, func(b *state.Bot) error { b.APIBase, b.Token = cfg.Discord.APIBase, token; return nil }); err != nil {
+		if _, err := store.Bots.Update(ctx, srv.Name, func(b *state.Bot) error {
+			b.APIBase, b.Token, b.Instance, b.PromptTimeout = cfg.Discord.APIBase, token, instance, cfg.Claude.PromptTimeout.Duration
+			return nil
+		}); err != nil {
 			return err
 		}
 	}
@@ -95,14 +98,17 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	rep := &replier{posters: posters}
 	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: sessions, Replier: rep, Store: store, Log: log, Instance: instance})
 	relay := &relay{store: store, posters: posters, log: log}
-	done := make(chan struct{}, 2)
-	go func() { relay.drainOutbox(runCtx); done <- struct{}{} }()
-	go func() { relay.showTyping(runCtx); done <- struct{}{} }()
+	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests}
+	done := make(chan struct{}, len(loops))
+	for _, loop := range loops {
+		go func() { loop(runCtx); done <- struct{}{} }()
+	}
 	defer func() {
 		cancel()
 		rt.Wait()
-		<-done
-		<-done
+		for range loops {
+			<-done
+		}
 	}()
 
 	var bots []*gateway.Bot
@@ -138,7 +144,7 @@ func writeRoutes(ctx context.Context, store *state.Store, cfg *config.Config) er
 			if real, err := filepath.EvalSymlinks(dir); err == nil {
 				dir = real
 			}
-			routes = append(routes, state.Route{Path: dir, Server: s.Name, Project: p.Name, ChannelID: p.ChannelID})
+			routes = append(routes, state.Route{Path: dir, Server: s.Name, Project: p.Name, ChannelID: p.ChannelID, Progress: p.Progress})
 		}
 	}
 	_, err := store.Routes.Update(ctx, state.RoutesKey, func(r *state.Routes) error { r.Routes = routes; return nil })

@@ -25,6 +25,7 @@ type Handler interface {
 	HandleMessage(ev chat.MessageEvent)
 	HandleCommand(ev chat.CommandEvent, resp chat.Responder)
 	HandleComponent(ev chat.ComponentEvent, resp chat.Responder)
+	HandleModal(ev chat.ModalEvent, resp chat.Responder)
 }
 
 // Bot is one connected bot.
@@ -159,5 +160,26 @@ func (b *Bot) onInteraction(s *discordgo.Session, i *discordgo.InteractionCreate
 			ev.MessageID = i.Message.ID
 		}
 		h.HandleComponent(ev, resp)
+	case discordgo.InteractionModalSubmit:
+		if i.Data == nil {
+			return // a modal component discordgo v0.29 cannot decode
+		}
+		data := i.ModalSubmitData()
+		ev := chat.ModalEvent{Server: b.Server.Name, ChannelID: i.ChannelID, User: user, CustomID: data.CustomID, Values: map[string]string{}}
+		if i.Message != nil {
+			ev.MessageID = i.Message.ID
+		}
+		for _, c := range data.Components {
+			row, ok := c.(*discordgo.ActionsRow)
+			if !ok {
+				continue
+			}
+			for _, inner := range row.Components {
+				if in, ok := inner.(*discordgo.TextInput); ok {
+					ev.Values[in.CustomID] = in.Value
+				}
+			}
+		}
+		h.HandleModal(ev, resp)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/approval"
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/session"
@@ -184,6 +185,8 @@ func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
 	switch {
 	case id.Kind == "key" && len(id.Args) == 2:
 		r.pressKey(id.Args[0], id.Args[1], resp)
+	case id.Kind == approval.IDKind && len(id.Args) >= 2:
+		r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Values: ev.Values, User: mention(ev.User)}, resp)
 	default:
 		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
 	}

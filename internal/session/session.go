@@ -155,6 +155,7 @@ type Target struct {
 	Dir            string
 	Model          string
 	PermissionMode string
+	Progress       string
 	TmuxSession    string
 }
 
@@ -169,7 +170,7 @@ func ProjectTarget(cfg *config.Config, srv config.Server, p config.Project) (Tar
 		mode = cfg.Claude.PermissionMode
 	}
 	return Target{Key: srv.Name + "-" + p.Name, Server: srv.Name, Project: p.Name, ChannelID: p.ChannelID, Dir: dir,
-		Model: p.Model, PermissionMode: mode, TmuxSession: srv.TmuxSession}, nil
+		Model: p.Model, PermissionMode: mode, Progress: p.Progress, TmuxSession: srv.TmuxSession}, nil
 }
 
 // Ensure returns the session's live pane, starting Claude if none runs.
@@ -232,7 +233,7 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 	// Record the session before Claude starts: its first hooks need it.
 	if _, err := m.opt.Store.Sessions.Update(ctx, t.Key, func(s *state.Session) error {
 		s.Server, s.Project, s.ChannelID, s.ThreadID, s.Cwd = t.Server, t.Project, t.ChannelID, t.ThreadID, t.Dir
-		s.Model, s.PermissionMode, s.ModeSeen = t.Model, t.PermissionMode, t.PermissionMode
+		s.Model, s.PermissionMode, s.ModeSeen, s.Progress = t.Model, t.PermissionMode, t.PermissionMode, t.Progress
 		s.PaneID, s.Busy = "", false
 		return nil
 	}); err != nil {

@@ -1,0 +1,87 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"syscall"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/approval"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// Sweeping: a hook killed with SIGKILL cannot close its card, and resolved
+// records are kept only long enough to answer late clicks.
+const (
+	sweepEvery     = 3 * time.Second
+	deadlineGrace  = time.Minute
+	keepResolved   = 15 * time.Minute
+	keepSeenBlocks = 6 * time.Hour
+)
+
+// sweepRequests closes pending requests whose hook is gone or whose
+// deadline long passed, and prunes old records.
+func (r *relay) sweepRequests(ctx context.Context) {
+	tick := time.NewTicker(sweepEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		r.sweepOnce(ctx, time.Now())
+	}
+}
+
+func (r *relay) sweepOnce(ctx context.Context, now time.Time) {
+	all, _ := r.store.Requests.List()
+	for id, req := range all {
+		switch {
+		case req.Status == state.RequestPending && !processAlive(req.HookPID):
+			r.closeRequest(ctx, id, state.RequestInterrupted)
+		case req.Status == state.RequestPending && now.After(req.Deadline.Add(deadlineGrace)):
+			r.closeRequest(ctx, id, state.RequestExpired)
+		case req.Status != state.RequestPending && now.Sub(req.Created) > keepResolved:
+			_ = r.store.Requests.Delete(ctx, id)
+		}
+	}
+	seen, _ := r.store.Seen.List()
+	for k, s := range seen {
+		if now.Sub(s.At) > keepSeenBlocks {
+			_ = r.store.Seen.Delete(ctx, k)
+		}
+	}
+}
+
+func (r *relay) closeRequest(ctx context.Context, id, status string) {
+	req, err := r.store.Requests.Update(ctx, id, func(q *state.Request) error {
+		if q.Status != state.RequestPending {
+			return errors.New("not pending")
+		}
+		q.Status = status
+		return nil
+	})
+	if err != nil {
+		return
+	}
+	r.log.Info("closed a prompt whose hook is gone", "request", id, "status", status)
+	p, ok := r.posters[req.Server]
+	if !ok || req.MessageID == "" {
+		return
+	}
+	ectx, cancel := context.WithTimeout(ctx, noticeTimeout)
+	defer cancel()
+	if err := p.Edit(ectx, req.ChannelID, req.MessageID, approval.Render(id, req)); err != nil {
+		r.log.Error("could not update a card", "request", id, "err", err)
+	}
+}
+
+// processAlive reports whether a process exists (signal 0 probes it).
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

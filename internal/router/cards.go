@@ -1,0 +1,108 @@
+package router
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ccbridge/ccbridge/internal/approval"
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+var (
+	errStale    = errors.New("request no longer pending")
+	errNoChange = errors.New("nothing to change")
+)
+
+// answerCard applies a click or a modal to a prompt's card. The request is
+// changed only while pending, inside one locked update, so of two clicks
+// racing one decides and the other is told it came too late. The answer is
+// an update of the card itself, well within Discord's 3 seconds.
+func (r *Router) answerCard(server, reqID string, a approval.Action, resp chat.Responder) {
+	log := r.opt.Log.With("request", reqID, "action", a.Name)
+	req, err := r.opt.Store.Requests.Get(reqID)
+	if err != nil || req.Server != server {
+		_ = resp.Respond(chat.Reply{Content: "This prompt is no longer pending: it was answered or has expired.", Ephemeral: true})
+		return
+	}
+	if req.Status != state.RequestPending {
+		_ = resp.Respond(chat.Reply{Content: closedNotice(req), Ephemeral: true})
+		return
+	}
+	var result approval.Result
+	updated, err := r.opt.Store.Requests.Update(r.ctx, reqID, func(cur *state.Request) error {
+		if cur.Status != state.RequestPending {
+			return errStale
+		}
+		res, err := approval.Apply(reqID, cur, a)
+		if err != nil {
+			return err
+		}
+		result = res
+		if res.Notice != "" {
+			return errNoChange
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errStale):
+		cur, _ := r.opt.Store.Requests.Get(reqID)
+		_ = resp.Respond(chat.Reply{Content: closedNotice(cur), Ephemeral: true})
+		return
+	case errors.Is(err, errNoChange):
+		_ = resp.Respond(chat.Reply{Content: result.Notice, Ephemeral: true})
+		return
+	case errors.Is(err, approval.ErrUnknownAction):
+		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
+		return
+	case err != nil:
+		log.Error("could not apply an answer", "err", err)
+		_ = resp.Respond(chat.Reply{Content: "⚠️ " + err.Error(), Ephemeral: true})
+		return
+	}
+	if result.Modal != nil {
+		if err := resp.OpenModal(*result.Modal); err != nil {
+			log.Error("could not open a modal", "err", err)
+		}
+		return
+	}
+	if updated.Status == state.RequestDecided {
+		log.Info("prompt answered from Discord", "by", a.User)
+	}
+	if err := resp.Update(approval.Render(reqID, updated)); err != nil {
+		log.Error("could not update the card", "err", err)
+	}
+}
+
+func closedNotice(req state.Request) string {
+	switch req.Status {
+	case state.RequestDecided:
+		return fmt.Sprintf("Already answered. %s", req.Outcome)
+	case state.RequestTerminal:
+		return "Already answered in the terminal."
+	case state.RequestExpired:
+		return "This prompt has expired; answer it in the terminal or with /screen."
+	case state.RequestInterrupted:
+		return "This prompt was dismissed in the terminal."
+	}
+	return "This prompt is no longer pending."
+}
+
+// HandleModal handles a submitted form of one of this instance's cards.
+func (r *Router) HandleModal(ev chat.ModalEvent, resp chat.Responder) {
+	id, err := chat.DecodeID(ev.CustomID)
+	if err != nil || id.Instance != r.opt.Instance {
+		return
+	}
+	if !r.allowed(ev.Server, ev.User) {
+		_ = resp.Respond(chat.Reply{Content: refusalForOthers, Ephemeral: true})
+		return
+	}
+	if id.Kind != approval.IDKind || len(id.Args) < 2 {
+		_ = resp.Respond(chat.Reply{Content: "This form is no longer valid.", Ephemeral: true})
+		return
+	}
+	r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Fields: ev.Values, User: mention(ev.User)}, resp)
+}
+
+func mention(u chat.User) string { return "<@" + u.ID + ">" }
