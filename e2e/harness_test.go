@@ -136,6 +136,11 @@ func (b *bridge) start() {
 			if log, err := os.ReadFile(filepath.Join(b.runtime, "logs", "hook.log")); err == nil {
 				b.t.Logf("hook.log:\n%s", log)
 			}
+			for _, p := range b.panes() {
+				if screen, err := b.tmux.Capture(context.Background(), p.ID, 0); err == nil {
+					b.t.Logf("screen of %s (%s):\n%s", p.ID, p.Window, strings.TrimRight(screen, "\n "))
+				}
+			}
 		}
 	})
 	waitOutput(b.t, b.out, "ccbridge running", 20*time.Second)
@@ -220,4 +225,48 @@ func (b *bridge) instance() string {
 		b.t.Fatal(err)
 	}
 	return strings.TrimSpace(string(raw))
+}
+
+// waitCard waits for a prompt card (a bot message whose buttons belong to
+// a request) in the project's channel satisfying pred.
+func (b *bridge) waitCard(p *project, what string, pred func(*fakediscord.Message) bool) *fakediscord.Message {
+	b.t.Helper()
+	return b.srv.WaitMessage(long, what, func(m *fakediscord.Message) bool {
+		if m.ChannelID != p.channel || !m.Author.Bot {
+			return false
+		}
+		for _, id := range m.CustomIDs() {
+			if strings.Contains(id, "|p|") {
+				return pred(m)
+			}
+		}
+		return false
+	})
+}
+
+// action returns the custom_id of the card component for an action.
+func action(t testing.TB, card *fakediscord.Message, name string) string {
+	t.Helper()
+	for _, id := range card.CustomIDs() {
+		parts := strings.Split(id, "|")
+		if len(parts) >= 5 && parts[2] == "p" && parts[4] == name {
+			return id
+		}
+	}
+	t.Fatalf("card has no %q action: %q", name, card.CustomIDs())
+	return ""
+}
+
+// cardNow returns the card as it stands.
+func (b *bridge) cardNow(card *fakediscord.Message) *fakediscord.Message {
+	m, _ := b.srv.Message(card.ID)
+	return m
+}
+
+// waitCardText waits until the card's text contains want.
+func (b *bridge) waitCardText(card *fakediscord.Message, want string) *fakediscord.Message {
+	b.t.Helper()
+	return b.srv.WaitMessage(long, fmt.Sprintf("card %s saying %q", card.ID, want), func(m *fakediscord.Message) bool {
+		return m.ID == card.ID && strings.Contains(m.Content, want)
+	})
 }
