@@ -49,23 +49,37 @@ func run(n, warmup int, bin string) error {
 	if err != nil {
 		return err
 	}
-	// A 10 MiB transcript whose final message is at the end, as in a long session.
+	// A 10 MiB transcript, as in a long session.
 	transcript := filepath.Join(work, "transcript.jsonl")
 	var tx bytes.Buffer
 	for i := 0; tx.Len() < 10<<20; i++ {
 		fmt.Fprintf(&tx, `{"type":"assistant","isSidechain":false,"apiBlockIndex":0,"message":{"id":"m%d","stop_reason":"end_turn","content":[{"type":"text","text":"%s"}]}}`+"\n", i, strings.Repeat("x", 400))
 	}
 	tx.WriteString(`{"type":"assistant","isSidechain":false,"apiBlockIndex":0,"message":{"id":"final","stop_reason":"end_turn","content":[{"type":"text","text":"done"}]}}` + "\n")
+	// The tool calls the PreToolUse cases are about: one after text already
+	// posted as progress, one with no text before it.
+	tx.WriteString(`{"type":"assistant","isSidechain":false,"apiBlockIndex":0,"message":{"id":"m_tool","stop_reason":"tool_use","content":[{"type":"text","text":"Let me look."}]}}` + "\n")
+	tx.WriteString(`{"type":"assistant","isSidechain":false,"apiBlockIndex":1,"message":{"id":"m_tool","stop_reason":"tool_use","content":[{"type":"tool_use","id":"toolu_seen","name":"Read","input":{}}]}}` + "\n")
+	tx.WriteString(`{"type":"assistant","isSidechain":false,"apiBlockIndex":0,"message":{"id":"m_bare","stop_reason":"tool_use","content":[{"type":"tool_use","id":"toolu_bare","name":"Read","input":{}}]}}` + "\n")
 	if err := os.WriteFile(transcript, tx.Bytes(), 0o600); err != nil {
 		return err
 	}
-	if _, err := store.Turns.Create(context.Background(), state.TurnKey("sid-bench", "pid-dup"), state.Turn{Reply: "done"}); err != nil {
+	ctx := context.Background()
+	if _, err := store.Turns.Create(ctx, state.TurnKey("sid-bench", "pid-dup"), state.Turn{Reply: "done"}); err != nil {
+		return err
+	}
+	if _, err := store.Seen.Create(ctx, state.TurnKey("sid-bench", "m_tool-0"), state.Seen{}); err != nil {
+		return err
+	}
+	if _, err := store.Sessions.Update(ctx, "bench", func(s *state.Session) error { s.Server, s.ChannelID, s.Progress = "home", "1", "text"; return nil }); err != nil {
 		return err
 	}
 	stop := func(prompt string) string {
 		return fmt.Sprintf(`{"session_id":"sid-bench","prompt_id":"%s","transcript_path":"%s","cwd":"/srv/bench/home/proj","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"done","background_tasks":[],"session_crons":[]}`, prompt, transcript)
 	}
-	pre := fmt.Sprintf(`{"session_id":"sid-bench","prompt_id":"p","transcript_path":"%s","cwd":"/srv/bench/home/proj","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/srv/bench/home/proj/a.go"},"tool_use_id":"toolu_1"}`, transcript)
+	pre := func(toolUseID string) string {
+		return fmt.Sprintf(`{"session_id":"sid-bench","prompt_id":"p","transcript_path":"%s","cwd":"/srv/bench/home/proj","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/srv/bench/home/proj/a.go"},"tool_use_id":"%s"}`, transcript, toolUseID)
+	}
 	base := []string{"PATH=" + os.Getenv("PATH"), state.EnvRuntimeDir + "=" + rt}
 	withSession := append(slices.Clone(base), state.EnvSession+"=bench")
 	stopBin, preBin := filepath.Join(bin, "ccbridge-hook-stop"), filepath.Join(bin, "ccbridge-hook-pretool")
@@ -73,8 +87,9 @@ func run(n, warmup int, bin string) error {
 		{"floor: /bin/true", "/bin/true", "{}", base},
 		{"hook-stop: duplicate Stop (nothing to post)", stopBin, stop("pid-dup"), withSession},
 		{"hook-stop: Stop of a session ccbridge did not start", stopBin, stop("pid-other"), base},
-		{"hook-pretool: PreToolUse Read, session recorded", preBin, pre, withSession},
-		{"hook-pretool: PreToolUse, no ccbridge session", preBin, pre, base},
+		{"hook-pretool: PreToolUse, 10 MiB transcript, text already posted", preBin, pre("toolu_seen"), withSession},
+		{"hook-pretool: PreToolUse, 10 MiB transcript, no text before the call", preBin, pre("toolu_bare"), withSession},
+		{"hook-pretool: PreToolUse, no ccbridge session", preBin, pre("toolu_seen"), base},
 	}
 	fmt.Printf("%d runs per case after %d warm-ups; wall = fork to reap\n\n", n, warmup)
 	fmt.Printf("| case | wall median | wall p95 | peak RSS max |\n|---|---:|---:|---:|\n")

@@ -169,6 +169,11 @@ func (h *handler) turnRecorded(in *claudehook.Input) bool {
 // state on the session record, so a restart can --resume and the daemon can
 // show typing and confirm deliveries.
 func (h *handler) touchSession(ctx context.Context, in *claudehook.Input) (state.Session, error) {
+	if cur, err := h.store.Sessions.Get(h.session); err == nil && h.route == nil && unchangedToolEvent(cur, in) {
+		// Tool events come by the dozen: skip the locked, fsynced write
+		// when it would only move LastEventAt a little.
+		return cur, nil
+	}
 	sess, err := h.store.Sessions.Update(ctx, h.session, func(s *state.Session) error {
 		if r := h.route; r != nil {
 			s.Server, s.Project, s.ChannelID, s.Cwd, s.Progress = r.Server, r.Project, r.ChannelID, in.Cwd, r.Progress
@@ -205,6 +210,21 @@ func (h *handler) touchSession(ctx context.Context, in *claudehook.Input) (state
 		return sess, fmt.Errorf("update session %s: %w", h.session, err)
 	}
 	return sess, nil
+}
+
+// lastEventFresh is how stale LastEventAt may get on tool events before it
+// is written again; the daemon only uses it at a scale of minutes.
+const lastEventFresh = 30 * time.Second
+
+func unchangedToolEvent(s state.Session, in *claudehook.Input) bool {
+	switch in.HookEventName {
+	case claudehook.EventPreToolUse, claudehook.EventPostToolUse, claudehook.EventPostToolUseFailure:
+	default:
+		return false
+	}
+	return s.ClaudeSessionID == in.SessionID && s.TranscriptPath == in.TranscriptPath &&
+		(in.PromptID == "" || s.LastPromptID == in.PromptID) && (in.PermissionMode == "" || s.ModeSeen == in.PermissionMode) &&
+		time.Since(s.LastEventAt) < lastEventFresh
 }
 
 // recordTurn claims the turn once (by Claude session id and prompt id) and

@@ -25,24 +25,20 @@ var errTranscriptBehind = errors.New("the transcript never caught up")
 // awaitTranscript calls try now and after each change of the transcript,
 // until it reports done, fails, or the wait runs out.
 func awaitTranscript(ctx context.Context, path string, try func() (bool, error)) error {
-	w, err := fsnotify.NewWatcher()
-	if err == nil {
+	// Most of the time the lines are there already: no watcher for that.
+	if done, err := try(); done || err != nil {
+		return err
+	}
+	var changes <-chan fsnotify.Event
+	if w, err := fsnotify.NewWatcher(); err == nil {
 		defer w.Close()
-		if err := w.Add(filepath.Dir(path)); err != nil {
-			w = nil
+		if w.Add(filepath.Dir(path)) == nil {
+			changes = w.Events
 		}
 	}
 	deadline := time.NewTimer(transcriptWait)
 	defer deadline.Stop()
 	for {
-		done, err := try()
-		if done || err != nil {
-			return err
-		}
-		var changes <-chan fsnotify.Event
-		if w != nil {
-			changes = w.Events
-		}
 	wait:
 		for {
 			select {
@@ -57,6 +53,9 @@ func awaitTranscript(ctx context.Context, path string, try func() (bool, error))
 					break wait
 				}
 			}
+		}
+		if done, err := try(); done || err != nil {
+			return err
 		}
 	}
 }
