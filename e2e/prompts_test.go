@@ -353,3 +353,33 @@ func TestProgressMessages(t *testing.T) {
 		t.Fatalf("messages = %q", got)
 	}
 }
+
+// Escape in the terminal dismisses the dialog (and interrupts the turn): the
+// card says it was interrupted, and a click afterwards changes nothing.
+func TestPromptInterruptedInTerminal(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	b.model.Script("SCN_ESC", fakemodel.Tool("", "Bash", map[string]any{"command": "touch esc.txt", "description": "Esc"}))
+	b.say(p, "SCN_ESC")
+	card := b.waitCard(p, "the card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "touch esc.txt") })
+	s, _ := b.store.Sessions.Get(p.key)
+	tmuxtest.WaitScreen(t, b.tmux, s.PaneID, "Do you want to proceed?", long)
+	deadline := time.Now().Add(long)
+	for !strings.Contains(b.cardNow(card).Content, "Interrupted") {
+		if time.Now().After(deadline) {
+			t.Fatal("the card never said it was interrupted")
+		}
+		if screen, _ := b.tmux.Capture(context.Background(), s.PaneID, 0); strings.Contains(screen, "Do you want to proceed?") {
+			b.tmux.SendKeys(context.Background(), s.PaneID, "Escape")
+		}
+		time.Sleep(time.Second)
+	}
+	late := b.srv.ClickStale(card.ID, action(t, card, "allow"), b.owner)
+	if r := b.srv.WaitResponse(late, 5*time.Second); !strings.Contains(string(r.Response), "dismissed in the terminal") {
+		t.Fatalf("late click: %s", r.Response)
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, "esc.txt")); err == nil {
+		t.Fatal("the dismissed command ran")
+	}
+}

@@ -196,3 +196,23 @@ func TestGlobalCopyStepsAsideInBridgePanes(t *testing.T) {
 		t.Fatal("the global copy handled an event of a bridge pane")
 	}
 }
+
+func TestProgressToolsLevelAndDedup(t *testing.T) {
+	r := newRelay(t)
+	r.store.Sessions.Update(context.Background(), "home-api", func(s *state.Session) error { s.Progress = "tools"; return nil })
+	lines := `{"type":"assistant","apiBlockIndex":0,"message":{"id":"m1","content":[{"type":"text","text":"Looking first."}]}}
+{"type":"assistant","apiBlockIndex":1,"message":{"id":"m1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls -la"}}]}}
+{"type":"assistant","apiBlockIndex":2,"message":{"id":"m1","content":[{"type":"tool_use","id":"toolu_2","name":"Read","input":{"file_path":"/src/a.go"}}]}}
+`
+	os.WriteFile(r.transcript, []byte(lines), 0o600)
+	pre := func(id, tool, input string) {
+		run(t, PreTool, r.root, "home-api", fmt.Sprintf(`{"session_id":"sid","prompt_id":"p","transcript_path":%q,"cwd":"/p","hook_event_name":"PreToolUse","tool_name":%q,"tool_input":%s,"tool_use_id":%q}`, r.transcript, tool, input, id))
+	}
+	pre("toolu_1", "Bash", `{"command":"ls -la"}`)
+	pre("toolu_2", "Read", `{"file_path":"/src/a.go"}`)
+	got := r.contents()
+	want := []string{"Looking first.\n\n🔧 Bash `ls -la`", "🔧 Read `/src/a.go`"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("progress = %q, want %q", got, want)
+	}
+}

@@ -210,6 +210,12 @@ type Store struct {
 	Outbox   *Collection[Outbound]
 	Routes   *Collection[Routes]
 	Requests *Collection[Request]
+	Seen     *Collection[Seen]
+}
+
+// Seen marks something posted once, such as a progress text block.
+type Seen struct {
+	At time.Time `json:"at"`
 }
 
 // Record format versions; bump one when its record changes incompatibly.
@@ -220,6 +226,7 @@ const (
 	outboxVersion  = 1
 	routesVersion  = 1
 	requestVersion = 1
+	seenVersion    = 1
 )
 
 // OpenStore opens (creating it if needed) the runtime directory at root and
@@ -246,6 +253,9 @@ func OpenStore(root string) (*Store, error) {
 		return nil, err
 	}
 	if s.Requests, err = newCollection[Request](d, "requests", requestVersion); err != nil {
+		return nil, err
+	}
+	if s.Seen, err = newCollection[Seen](d, "seen", seenVersion); err != nil {
 		return nil, err
 	}
 	return s, nil
