@@ -17,6 +17,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
 	"github.com/ccbridge/ccbridge/internal/testutil/tmuxtest"
+	"github.com/ccbridge/ccbridge/internal/tmux"
 )
 
 // 1. Bash `touch x` in default mode → card with the command → Allow → the
@@ -258,22 +259,7 @@ func TestPromptAnsweredInTerminal(t *testing.T) {
 	b.model.Script("SCN_TERM", fakemodel.Tool("", "Bash", map[string]any{"command": "touch term.txt && echo term-ok", "description": "Touch"}))
 	b.say(p, "SCN_TERM")
 	card := b.waitCard(p, "the card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "touch term.txt") })
-	s, _ := b.store.Sessions.Get(p.key)
-	// The card is posted as the dialog opens. The dialog draws before it
-	// takes keys, so press "1" (Yes) as a person would: again until it works.
-	tmuxtest.WaitScreen(t, b.tmux, s.PaneID, "Do you want to proceed?", long)
-	deadline := time.Now().Add(long)
-	for !strings.Contains(b.cardNow(card).Content, "Answered in the terminal") {
-		if time.Now().After(deadline) {
-			t.Fatal("the card never said it was answered in the terminal")
-		}
-		if screen, _ := b.tmux.Capture(context.Background(), s.PaneID, 0); strings.Contains(screen, "Do you want to proceed?") {
-			if err := b.tmux.SendKeys(context.Background(), s.PaneID, "1"); err != nil {
-				t.Fatal(err)
-			}
-		}
-		time.Sleep(time.Second)
-	}
+	b.pressOnDialog(p, card, "1", "Answered in the terminal")
 	if len(b.cardNow(card).CustomIDs()) != 0 {
 		t.Error("buttons left on a card answered in the terminal")
 	}
@@ -363,23 +349,34 @@ func TestPromptInterruptedInTerminal(t *testing.T) {
 	b.model.Script("SCN_ESC", fakemodel.Tool("", "Bash", map[string]any{"command": "touch esc.txt", "description": "Esc"}))
 	b.say(p, "SCN_ESC")
 	card := b.waitCard(p, "the card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "touch esc.txt") })
-	s, _ := b.store.Sessions.Get(p.key)
-	tmuxtest.WaitScreen(t, b.tmux, s.PaneID, "Do you want to proceed?", long)
-	deadline := time.Now().Add(long)
-	for !strings.Contains(b.cardNow(card).Content, "Interrupted") {
-		if time.Now().After(deadline) {
-			t.Fatal("the card never said it was interrupted")
-		}
-		if screen, _ := b.tmux.Capture(context.Background(), s.PaneID, 0); strings.Contains(screen, "Do you want to proceed?") {
-			b.tmux.SendKeys(context.Background(), s.PaneID, "Escape")
-		}
-		time.Sleep(time.Second)
-	}
+	b.pressOnDialog(p, card, "Escape", "Interrupted")
 	late := b.srv.ClickStale(card.ID, action(t, card, "allow"), b.owner)
 	if r := b.srv.WaitResponse(late, 5*time.Second); !strings.Contains(string(r.Response), "dismissed in the terminal") {
 		t.Fatalf("late click: %s", r.Response)
 	}
 	if _, err := os.Stat(filepath.Join(p.dir, "esc.txt")); err == nil {
 		t.Fatal("the dismissed command ran")
+	}
+}
+
+// pressOnDialog presses key in the session's pane while its permission
+// dialog shows, until the card says want. The card is posted as the dialog
+// opens, and the dialog draws before it takes keys: a person would press
+// again, and so does this.
+func (b *bridge) pressOnDialog(p *project, card *fakediscord.Message, key tmux.Key, want string) {
+	b.t.Helper()
+	s, _ := b.store.Sessions.Get(p.key)
+	tmuxtest.WaitScreen(b.t, b.tmux, s.PaneID, "Do you want to proceed?", long)
+	deadline := time.Now().Add(long)
+	for !strings.Contains(b.cardNow(card).Content, want) {
+		if time.Now().After(deadline) {
+			b.t.Fatalf("the card never said %q", want)
+		}
+		if screen, _ := b.tmux.Capture(context.Background(), s.PaneID, 0); strings.Contains(screen, "Do you want to proceed?") {
+			if err := b.tmux.SendKeys(context.Background(), s.PaneID, key); err != nil {
+				b.t.Fatal(err)
+			}
+		}
+		time.Sleep(time.Second)
 	}
 }

@@ -90,12 +90,8 @@ func closedNotice(req state.Request) string {
 
 // HandleModal handles a submitted form of one of this instance's cards.
 func (r *Router) HandleModal(ev chat.ModalEvent, resp chat.Responder) {
-	id, err := chat.DecodeID(ev.CustomID)
-	if err != nil || id.Instance != r.opt.Instance {
-		return
-	}
-	if !r.allowed(ev.Server, ev.User) {
-		_ = resp.Respond(chat.Reply{Content: refusalForOthers, Ephemeral: true})
+	id, ok := r.ours(ev.CustomID, ev.Server, ev.User, resp)
+	if !ok {
 		return
 	}
 	if id.Kind != approval.IDKind || len(id.Args) < 2 {
@@ -106,3 +102,18 @@ func (r *Router) HandleModal(ev chat.ModalEvent, resp chat.Responder) {
 }
 
 func mention(u chat.User) string { return "<@" + u.ID + ">" }
+
+// ours decodes the custom_id of an interaction and checks who acted. It is
+// false (and the interaction answered where needed) for another instance's
+// component, which this daemon leaves alone, and for anyone but an owner.
+func (r *Router) ours(customID, server string, u chat.User, resp chat.Responder) (chat.ID, bool) {
+	id, err := chat.DecodeID(customID)
+	if err != nil || id.Instance != r.opt.Instance {
+		return id, false
+	}
+	if !r.allowed(server, u) {
+		_ = resp.Respond(chat.Reply{Content: refusalForOthers, Ephemeral: true})
+		return id, false
+	}
+	return id, true
+}

@@ -173,13 +173,8 @@ func statusText(rt route, st session.Status) string {
 
 // HandleComponent handles a click on one of this instance's buttons.
 func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
-	id, err := chat.DecodeID(ev.CustomID)
-	if err != nil || id.Instance != r.opt.Instance {
-		// Another ccbridge instance's button, or not ours at all.
-		return
-	}
-	if !r.allowed(ev.Server, ev.User) {
-		_ = resp.Respond(chat.Reply{Content: refusalForOthers, Ephemeral: true})
+	id, ok := r.ours(ev.CustomID, ev.Server, ev.User, resp)
+	if !ok {
 		return
 	}
 	switch {
