@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
@@ -214,5 +215,21 @@ func TestProgressToolsLevelAndDedup(t *testing.T) {
 	want := []string{"Looking first.\n\n🔧 Bash `ls -la`", "🔧 Read `/src/a.go`"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("progress = %q, want %q", got, want)
+	}
+}
+
+func TestProgressWaitsForATranscriptNotCreatedYet(t *testing.T) {
+	r := newRelay(t)
+	path := filepath.Join(t.TempDir(), "later", "t.jsonl")
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		os.MkdirAll(filepath.Dir(path), 0o700)
+		os.WriteFile(path, []byte(`{"type":"assistant","apiBlockIndex":0,"message":{"id":"m1","content":[{"type":"text","text":"Written late."}]}}
+{"type":"assistant","apiBlockIndex":1,"message":{"id":"m1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}]}}
+`), 0o600)
+	}()
+	run(t, PreTool, r.root, "home-api", fmt.Sprintf(`{"session_id":"sid","prompt_id":"p","transcript_path":%q,"cwd":"/p","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{},"tool_use_id":"toolu_1"}`, path))
+	if got := r.contents(); len(got) != 1 || got[0] != "Written late." {
+		t.Fatalf("progress = %q", got)
 	}
 }

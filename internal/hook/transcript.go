@@ -3,6 +3,7 @@ package hook
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"path/filepath"
 	"time"
 
@@ -25,6 +26,17 @@ var errTranscriptBehind = errors.New("the transcript never caught up")
 // awaitTranscript calls try now and after each change of the transcript,
 // until it reports done, fails, or the wait runs out.
 func awaitTranscript(ctx context.Context, path string, try func() (bool, error)) error {
+	// On a session's first turn the file (and its directory) may not exist
+	// yet: Claude creates them lazily. That is one more "not written yet".
+	try = func(try func() (bool, error)) func() (bool, error) {
+		return func() (bool, error) {
+			done, err := try()
+			if errors.Is(err, fs.ErrNotExist) {
+				return false, nil
+			}
+			return done, err
+		}
+	}(try)
 	// Most of the time the lines are there already: no watcher for that.
 	if done, err := try(); done || err != nil {
 		return err
