@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
@@ -46,6 +47,16 @@ func (r *replier) Send(ctx context.Context, server, channelID, text string) erro
 	return nil
 }
 
+func (r *replier) StartThread(ctx context.Context, server, channelID, name string) (string, error) {
+	p, err := r.poster(server)
+	if err != nil {
+		return "", err
+	}
+	sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+	defer cancel()
+	return p.StartThread(sctx, channelID, name)
+}
+
 func (r *replier) React(ctx context.Context, server, channelID, messageID, emoji string) error {
 	p, err := r.poster(server)
 	if err != nil {
@@ -63,11 +74,45 @@ func (r *replier) Download(ctx context.Context, url string, limit int64) ([]byte
 	return nil, errors.New("no bot configured")
 }
 
-// relay runs the daemon's background deliveries: the outbox and typing.
+// relay runs the daemon's background work: the outbox, typing, prompt
+// sweeping, and remembering conversations.
 type relay struct {
-	store   *state.Store
-	posters map[string]*discord.Poster
-	log     *slog.Logger
+	store    *state.Store
+	registry *state.Registry
+	posters  map[string]*discord.Poster
+	log      *slog.Logger
+}
+
+// rememberConversations copies each session's Claude session id from the
+// runtime directory (where the hooks write it) to the durable registry, so
+// that after a reboot the conversation can be resumed.
+func (r *relay) rememberConversations(ctx context.Context) {
+	events, _ := r.store.Sessions.Watch(ctx)
+	tick := time.NewTicker(outboxPoll)
+	defer tick.Stop()
+	synced := map[string]string{}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-events:
+		case <-tick.C:
+		}
+		all, _ := r.store.Sessions.List()
+		for key, s := range all {
+			if s.ClaudeSessionID == "" || synced[key] == s.ClaudeSessionID || s.Server == "" || strings.HasPrefix(key, "hand-") {
+				continue
+			}
+			if _, err := r.registry.Sessions.Update(ctx, key, func(g *state.Registered) error {
+				g.Server, g.Project, g.ThreadID, g.ClaudeSessionID, g.Updated = s.Server, s.Project, s.ThreadID, s.ClaudeSessionID, time.Now().UTC()
+				return nil
+			}); err != nil {
+				r.log.Error("could not remember a conversation", "session", key, "err", err)
+				continue
+			}
+			synced[key] = s.ClaudeSessionID
+		}
+	}
 }
 
 // outboxPoll rechecks the outbox even without a change, to retry Discord.

@@ -55,6 +55,10 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	if err != nil {
 		return err
 	}
+	registry, err := state.OpenRegistry(durable)
+	if err != nil {
+		return err
+	}
 	log.Info("ccbridge starting", "version", Version(), "config", cfg.Path, "runtime", store.Dir.Root(), "instance", instance)
 
 	posters := map[string]*discord.Poster{}
@@ -96,9 +100,9 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	rep := &replier{posters: posters}
-	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: sessions, Replier: rep, Store: store, Log: log, Instance: instance})
-	relay := &relay{store: store, posters: posters, log: log}
-	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests}
+	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: sessions, Replier: rep, Store: store, Registry: registry, Log: log, Instance: instance})
+	relay := &relay{store: store, registry: registry, posters: posters, log: log}
+	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations}
 	done := make(chan struct{}, len(loops))
 	for _, loop := range loops {
 		go func() { loop(runCtx); done <- struct{}{} }()

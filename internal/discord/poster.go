@@ -125,6 +125,16 @@ func classify(err error, backoff time.Duration) (time.Duration, bool) {
 	return backoff, true
 }
 
+// StartThread starts a public thread in a channel and returns its id.
+func (p *Poster) StartThread(ctx context.Context, channelID, name string) (string, error) {
+	th, err := p.dg.ThreadStartComplex(channelID, &discordgo.ThreadStart{Name: name, Type: discordgo.ChannelTypeGuildPublicThread,
+		AutoArchiveDuration: 24 * 60}, discordgo.WithContext(ctx))
+	if err != nil {
+		return "", fmt.Errorf("start thread in %s: %w", channelID, err)
+	}
+	return th.ID, nil
+}
+
 // React adds an emoji reaction to a message.
 func (p *Poster) React(ctx context.Context, channelID, messageID, emoji string) error {
 	if err := p.dg.MessageReactionAdd(channelID, messageID, emoji, discordgo.WithContext(ctx)); err != nil {

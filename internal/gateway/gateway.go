@@ -26,6 +26,7 @@ type Handler interface {
 	HandleCommand(ev chat.CommandEvent, resp chat.Responder)
 	HandleComponent(ev chat.ComponentEvent, resp chat.Responder)
 	HandleModal(ev chat.ModalEvent, resp chat.Responder)
+	HandleThreadArchived(server, threadID, parentID string)
 }
 
 // Bot is one connected bot.
@@ -63,6 +64,12 @@ func Open(ctx context.Context, log *slog.Logger, apiBase string, srv config.Serv
 		log.Info("guild available", "guild", g.ID, "name", g.Name, "channels", len(g.Channels))
 	})
 	dg.AddHandler(func(s *discordgo.Session, m *discordgo.MessageCreate) { b.onMessage(s, m, h) })
+	dg.AddHandler(func(_ *discordgo.Session, t *discordgo.ThreadUpdate) {
+		wasArchived := t.BeforeUpdate != nil && t.BeforeUpdate.ThreadMetadata != nil && t.BeforeUpdate.ThreadMetadata.Archived
+		if t.GuildID == srv.GuildID && t.ThreadMetadata != nil && t.ThreadMetadata.Archived && !wasArchived {
+			h.HandleThreadArchived(srv.Name, t.ID, t.ParentID)
+		}
+	})
 	dg.AddHandler(func(s *discordgo.Session, i *discordgo.InteractionCreate) { b.onInteraction(s, i, h) })
 	log.Info("connecting to Discord", "api", apiBase)
 	if err := openCtx(ctx, dg); err != nil {
@@ -118,9 +125,7 @@ func (b *Bot) onMessage(s *discordgo.Session, m *discordgo.MessageCreate, h Hand
 	}
 	ev := chat.MessageEvent{Server: b.Server.Name, ChannelID: m.ChannelID, MessageID: m.ID, Content: m.Content,
 		Author: chat.User{ID: m.Author.ID, Name: m.Author.Username, Bot: m.Author.Bot}}
-	if ch, err := s.State.Channel(m.ChannelID); err == nil && ch.IsThread() {
-		ev.ParentID = ch.ParentID
-	}
+	ev.ParentID = parentOf(s, m.ChannelID)
 	for _, a := range m.Attachments {
 		ev.Attachments = append(ev.Attachments, chat.Attachment{Name: a.Filename, URL: a.URL, Size: a.Size})
 	}
@@ -146,9 +151,7 @@ func (b *Bot) onInteraction(s *discordgo.Session, i *discordgo.InteractionCreate
 	case discordgo.InteractionApplicationCommand:
 		data := i.ApplicationCommandData()
 		ev := chat.CommandEvent{Server: b.Server.Name, ChannelID: i.ChannelID, User: user, Name: data.Name, Options: map[string]string{}}
-		if ch, err := s.State.Channel(i.ChannelID); err == nil && ch.IsThread() {
-			ev.ParentID = ch.ParentID
-		}
+		ev.ParentID = parentOf(s, i.ChannelID)
 		for _, o := range data.Options {
 			ev.Options[o.Name] = fmt.Sprint(o.Value)
 		}
@@ -182,4 +185,21 @@ func (b *Bot) onInteraction(s *discordgo.Session, i *discordgo.InteractionCreate
 		}
 		h.HandleModal(ev, resp)
 	}
+}
+
+// parentOf returns a thread's parent channel ("" for a channel that is not
+// a thread). A thread missing from the state cache (archived, or older than
+// this connection) is fetched once and cached.
+func parentOf(s *discordgo.Session, channelID string) string {
+	ch, err := s.State.Channel(channelID)
+	if err != nil {
+		if ch, err = s.Channel(channelID); err != nil {
+			return ""
+		}
+		_ = s.State.ChannelAdd(ch)
+	}
+	if ch.IsThread() {
+		return ch.ParentID
+	}
+	return ""
 }

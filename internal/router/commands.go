@@ -10,6 +10,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/session"
+	"github.com/ccbridge/ccbridge/internal/state"
 )
 
 // Commands are the slash commands ccbridge registers in every guild.
@@ -23,6 +24,9 @@ func Commands() []chat.CommandSpec {
 			{Name: "mode", Description: "permission mode", Required: true, Choices: config.PermissionModes}}},
 		{Name: "model", Description: "Change the session's model", Options: []chat.OptionSpec{
 			{Name: "name", Description: "model name or alias, e.g. sonnet or opus", Required: true}}},
+		{Name: "thread", Description: "Start a thread with its own Claude session", Options: []chat.OptionSpec{
+			{Name: "name", Description: "thread name", Required: true},
+			{Name: "prompt", Description: "first message for Claude in the thread"}}},
 	}
 }
 
@@ -67,7 +71,7 @@ func screenReply(instance, key, screen string) chat.Reply {
 // three seconds, so the work happens after a deferral.
 func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
 	log := r.opt.Log.With("command", ev.Name, "user", ev.User.ID, "channel", ev.ChannelID)
-	rt, ok := r.lookup(ev.Server, ev.ChannelID)
+	tg, ok := r.resolve(ev.Server, ev.ChannelID, ev.ParentID)
 	if !ok {
 		_ = resp.Respond(chat.Reply{Content: "This channel is not a ccbridge project channel.", Ephemeral: true})
 		return
@@ -81,15 +85,15 @@ func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
 		log.Error("could not defer", "err", err)
 		return
 	}
-	key := rt.server.Name + "-" + rt.project.Name
-	reply := r.runCommand(ev, rt, key)
+	reply := r.runCommand(ev, tg)
 	if err := resp.Edit(reply); err != nil {
 		log.Error("could not answer", "err", err)
 	}
 }
 
-func (r *Router) runCommand(ev chat.CommandEvent, rt route, key string) chat.Reply {
+func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	ctx := r.ctx
+	key, rt := tg.key, tg.rt
 	noSession := chat.Reply{Content: "No Claude session is running in this channel. Send a message to start one."}
 	switch ev.Name {
 	case "status":
@@ -122,23 +126,23 @@ func (r *Router) runCommand(ev chat.CommandEvent, rt route, key string) chat.Rep
 		return screenReply(r.opt.Instance, key, screen)
 	case "mode":
 		mode := ev.Options["mode"]
-		if err := r.opt.Sessions.SetMode(ctx, key, mode); errors.Is(err, session.ErrNoPane) {
-			return noSession
-		} else if err != nil {
+		if err := r.opt.Sessions.SetMode(ctx, key, mode); err != nil && !errors.Is(err, session.ErrNoPane) {
 			return chat.Reply{Content: "⚠️ " + err.Error()}
 		}
+		r.remember(key, func(g *state.Registered) { g.PermissionMode = mode })
 		return chat.Reply{Content: "Permission mode: " + mode}
 	case "model":
 		name := strings.TrimSpace(ev.Options["name"])
 		if name == "" || strings.ContainsAny(name, " \n") {
 			return chat.Reply{Content: "⚠️ Give one model name, such as sonnet or opus."}
 		}
-		if err := r.opt.Sessions.SetModel(ctx, key, name); errors.Is(err, session.ErrNoPane) {
-			return noSession
-		} else if err != nil {
+		if err := r.opt.Sessions.SetModel(ctx, key, name); err != nil && !errors.Is(err, session.ErrNoPane) {
 			return chat.Reply{Content: "⚠️ " + err.Error()}
 		}
+		r.remember(key, func(g *state.Registered) { g.Model = name })
 		return chat.Reply{Content: "Model: " + name}
+	case "thread":
+		return r.newThread(ev, tg)
 	}
 	return chat.Reply{Content: "Unknown command /" + ev.Name}
 }

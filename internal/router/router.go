@@ -27,6 +27,7 @@ import (
 // hooks post).
 type Replier interface {
 	Send(ctx context.Context, server, channelID, text string) error
+	StartThread(ctx context.Context, server, channelID, name string) (string, error)
 	React(ctx context.Context, server, channelID, messageID, emoji string) error
 	Download(ctx context.Context, url string, limit int64) ([]byte, error)
 }
@@ -43,6 +44,7 @@ type Sessions interface {
 	SetMode(ctx context.Context, key, mode string) error
 	SetModel(ctx context.Context, key, model string) error
 	Status(ctx context.Context, key string) (session.Status, error)
+	Stop(ctx context.Context, key string) error
 }
 
 // Limits and timings.
@@ -63,6 +65,7 @@ type Options struct {
 	Sessions Sessions
 	Replier  Replier
 	Store    *state.Store
+	Registry *state.Registry
 	Log      *slog.Logger
 	Instance string
 }
@@ -84,6 +87,55 @@ type Router struct {
 
 	mu      sync.Mutex // guards workers
 	workers map[string]chan chat.MessageEvent
+}
+
+// target is the session an event belongs to: a project channel's, or a
+// thread's under it.
+type target struct {
+	key      string
+	rt       route
+	threadID string
+}
+
+// resolve finds the session of a channel (or of a thread, by its parent).
+func (r *Router) resolve(server, channelID, parentID string) (target, bool) {
+	if rt, ok := r.lookup(server, channelID); ok {
+		return target{key: rt.server.Name + "-" + rt.project.Name, rt: rt}, true
+	}
+	if parentID != "" {
+		if rt, ok := r.lookup(server, parentID); ok {
+			return target{key: session.ThreadKey(rt.server.Name, rt.project.Name, channelID), rt: rt, threadID: channelID}, true
+		}
+	}
+	return target{}, false
+}
+
+// sessionTarget describes how to run a target's session now: its layered
+// settings, what was changed from Discord, and the conversation to resume.
+func (r *Router) sessionTarget(tg target) (session.Target, error) {
+	reg, _ := r.opt.Registry.Sessions.Get(tg.key)
+	var t session.Target
+	var err error
+	if tg.threadID != "" {
+		t, err = session.ThreadTarget(r.opt.Config, tg.rt.server, tg.rt.project, tg.threadID, reg)
+	} else {
+		t, err = session.ProjectTarget(r.opt.Config, tg.rt.server, tg.rt.project)
+		if reg.Model != "" {
+			t.Model = reg.Model
+		}
+		if reg.PermissionMode != "" {
+			t.PermissionMode = reg.PermissionMode
+		}
+	}
+	if err != nil {
+		return t, err
+	}
+	t.Resume = reg.ClaudeSessionID
+	_, err = r.opt.Registry.Sessions.Update(r.ctx, tg.key, func(g *state.Registered) error {
+		g.Server, g.Project, g.ThreadID, g.Archived, g.Updated = tg.rt.server.Name, tg.rt.project.Name, tg.threadID, false, time.Now().UTC()
+		return nil
+	})
+	return t, err
 }
 
 // New builds a Router; its workers stop when ctx ends (see Wait).
@@ -125,7 +177,7 @@ func (r *Router) HandleMessage(ev chat.MessageEvent) {
 	if ev.Author.Bot {
 		return
 	}
-	rt, ok := r.lookup(ev.Server, ev.ChannelID)
+	tg, ok := r.resolve(ev.Server, ev.ChannelID, ev.ParentID)
 	if !ok {
 		return
 	}
@@ -133,41 +185,46 @@ func (r *Router) HandleMessage(ev chat.MessageEvent) {
 		log.Info("ignored a message from someone who is not an owner")
 		return
 	}
-	key := rt.server.Name + "-" + rt.project.Name
+	r.enqueue(tg, ev)
+}
+
+// enqueue hands a message to its session's worker, starting the worker.
+func (r *Router) enqueue(tg target, ev chat.MessageEvent) {
 	r.mu.Lock()
-	q, ok := r.workers[key]
+	q, ok := r.workers[tg.key]
 	if !ok {
 		q = make(chan chat.MessageEvent, queuePerSession)
-		r.workers[key] = q
+		r.workers[tg.key] = q
 		r.wg.Add(1)
-		go r.work(key, rt, q)
+		go r.work(tg, q)
 	}
 	r.mu.Unlock()
 	select {
 	case q <- ev:
 	default:
-		log.Warn("session queue full; message dropped")
+		r.opt.Log.Warn("session queue full; message dropped", "session", tg.key)
 		r.send(ev.Server, ev.ChannelID, "⚠️ Too many messages are waiting for this session; this one was not delivered. Send it again shortly.")
 	}
 }
 
-func (r *Router) work(key string, rt route, q <-chan chat.MessageEvent) {
+func (r *Router) work(tg target, q <-chan chat.MessageEvent) {
 	defer r.wg.Done()
 	for {
 		select {
 		case <-r.ctx.Done():
 			return
 		case ev := <-q:
-			r.deliver(key, rt, ev)
+			r.deliver(tg, ev)
 		}
 	}
 }
 
 // deliver runs one message through to a receipt.
-func (r *Router) deliver(key string, rt route, ev chat.MessageEvent) {
+func (r *Router) deliver(tg target, ev chat.MessageEvent) {
 	ctx := r.ctx
+	key := tg.key
 	log := r.opt.Log.With("session", key, "message", ev.MessageID)
-	target, err := session.ProjectTarget(r.opt.Config, rt.server, rt.project)
+	target, err := r.sessionTarget(tg)
 	if err != nil {
 		r.send(ev.Server, ev.ChannelID, "⚠️ "+err.Error())
 		return
@@ -317,6 +374,9 @@ func (r *Router) send(server, channel, text string) {
 }
 
 func (r *Router) react(ev chat.MessageEvent, emoji string) {
+	if ev.MessageID == "" {
+		return // a prompt ccbridge typed itself (/thread's)
+	}
 	if err := r.opt.Replier.React(r.ctx, ev.Server, ev.ChannelID, ev.MessageID, emoji); err != nil {
 		r.opt.Log.Error("could not react", "message", ev.MessageID, "err", err)
 	}

@@ -109,6 +109,10 @@ func (f *fakeSessions) SetModel(_ context.Context, key, model string) error {
 	f.l.add("model %s", model)
 	return nil
 }
+func (f *fakeSessions) Stop(_ context.Context, key string) error {
+	f.l.add("stop %s", key)
+	return nil
+}
 func (f *fakeSessions) Status(context.Context, string) (session.Status, error) {
 	return session.Status{State: "busy", Session: state.Session{Cwd: "/src/api", PaneID: "%1", ModeSeen: "plan"}}, nil
 }
@@ -121,6 +125,10 @@ type fakeReplier struct {
 func (f *fakeReplier) Send(_ context.Context, server, ch, text string) error {
 	f.l.add("send %s", text)
 	return nil
+}
+func (f *fakeReplier) StartThread(_ context.Context, server, ch, name string) (string, error) {
+	f.l.add("thread %s", name)
+	return "100000000000000077", nil
 }
 func (f *fakeReplier) React(_ context.Context, server, ch, msg, emoji string) error {
 	f.l.add("react %s %s", msg, emoji)
@@ -182,11 +190,15 @@ owner_ids = ["100000000000000008"]
 	if err != nil {
 		t.Fatal(err)
 	}
+	reg, err := state.OpenRegistry(filepath.Join(t.TempDir(), "durable"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	l := &log{}
 	ss := &fakeSessions{l: l, receipts: 1}
 	rp := &fakeReplier{l: l, files: map[string][]byte{}}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := New(ctx, Options{Config: cfg, Sessions: ss, Replier: rp, Store: store, Instance: "inst1"})
+	r := New(ctx, Options{Config: cfg, Sessions: ss, Replier: rp, Store: store, Registry: reg, Instance: "inst1"})
 	t.Cleanup(func() { cancel(); r.Wait() })
 	return r, ss, rp, l, store
 }
@@ -312,5 +324,36 @@ func TestSafeFileName(t *testing.T) {
 		if got := safeFileName(in); got != want {
 			t.Errorf("safeFileName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestThreadMessagesGetTheirOwnSession(t *testing.T) {
+	r, ss, _, l, _ := newRouter(t)
+	ev := msg("in a thread")
+	ev.ChannelID, ev.ParentID = "100000000000000050", channel
+	r.HandleMessage(ev)
+	l.waitFor(t, "react m1 ✅")
+	if got := l.all(); got[0] != "ensure home-api-t100000000000000050" || got[1] != `deliver home-api-t100000000000000050 "in a thread"` {
+		t.Fatalf("ops = %q", got)
+	}
+	_ = ss
+	r.HandleThreadArchived("home", "100000000000000050", channel)
+	l.waitFor(t, "stop home-api-t100000000000000050")
+	other := msg("thread of another channel")
+	other.ChannelID, other.ParentID = "100000000000000051", "999"
+	r.HandleMessage(other)
+	time.Sleep(50 * time.Millisecond)
+	if slices.ContainsFunc(l.all(), func(op string) bool { return strings.Contains(op, "100000000000000051") }) {
+		t.Fatal("a thread outside every project was handled")
+	}
+}
+
+func TestThreadCommandStartsAThreadWithItsPrompt(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "thread",
+		Options: map[string]string{"name": "refactor", "prompt": "start with the parser"}}, fakeResponder{l})
+	l.waitFor(t, `deliver home-api-t100000000000000077 "start with the parser"`)
+	if got := l.all(); got[0] != "defer" || got[1] != "thread refactor" {
+		t.Fatalf("ops = %q", got)
 	}
 }

@@ -157,6 +157,9 @@ type Target struct {
 	PermissionMode string
 	Progress       string
 	TmuxSession    string
+	// Resume is a Claude session id to continue (--resume); a Claude that
+	// cannot resume it is started fresh.
+	Resume string
 }
 
 // ProjectTarget describes the session of a project's channel.
@@ -218,6 +221,9 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 	if t.Model != "" {
 		argv = append(argv, "--model", t.Model)
 	}
+	if t.Resume != "" {
+		argv = append(argv, "--resume", t.Resume)
+	}
 	env := map[string]string{}
 	for k, v := range cfg.Claude.Env {
 		env[k] = v
@@ -246,12 +252,22 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 	if _, err := m.opt.Store.Sessions.Update(ctx, t.Key, func(s *state.Session) error { s.PaneID = pane; return nil }); err != nil {
 		return "", err
 	}
-	m.opt.Log.Info("started Claude", "session", t.Key, "pane", pane, "dir", t.Dir, "mode", t.PermissionMode)
+	m.opt.Log.Info("started Claude", "session", t.Key, "pane", pane, "dir", t.Dir, "mode", t.PermissionMode, "resume", t.Resume)
 	if err := m.waitReady(ctx, pane); err != nil {
+		if t.Resume != "" && errors.Is(err, errExited) {
+			// The conversation is gone (another HOME, a deleted transcript):
+			// a fresh one is better than none.
+			m.opt.Log.Warn("could not resume; starting a fresh conversation", "session", t.Key, "claude_session", t.Resume)
+			t.Resume = ""
+			return m.start(ctx, t)
+		}
 		return pane, err
 	}
 	return pane, nil
 }
+
+// errExited marks a Claude that exited before showing its input box.
+var errExited = errors.New("Claude exited at once")
 
 func (m *Manager) waitReady(ctx context.Context, pane string) error {
 	deadline := time.Now().Add(m.opt.StartTimeout)
@@ -260,7 +276,7 @@ func (m *Manager) waitReady(ctx context.Context, pane string) error {
 		var err error
 		screen, err = m.opt.Panes.Capture(ctx, pane, 0)
 		if errors.Is(err, tmux.ErrPaneGone) {
-			return &NotReadyError{Waited: m.opt.StartTimeout, Screen: "(Claude exited at once: check [claude].command and args)"}
+			return fmt.Errorf("%w: %w", errExited, &NotReadyError{Waited: m.opt.StartTimeout, Screen: "(Claude exited at once: check [claude].command and args)"})
 		}
 		if err == nil && InputReady(screen) {
 			return nil
@@ -546,5 +562,91 @@ func (m *Manager) SetModel(ctx context.Context, key, model string) error {
 		return err
 	}
 	_, err := m.opt.Store.Sessions.Update(ctx, key, func(s *state.Session) error { s.Model = model; return nil })
+	return err
+}
+
+// ThreadTarget describes the session of a thread under a project channel.
+// Settings resolve in three layers: the thread's own [[servers.projects.threads]]
+// entry, then the project's [servers.projects.thread] defaults, then the
+// project; what was changed from Discord (/mode, /model) comes on top.
+func ThreadTarget(cfg *config.Config, srv config.Server, p config.Project, threadID string, reg state.Registered) (Target, error) {
+	t, err := ProjectTarget(cfg, srv, p)
+	if err != nil {
+		return Target{}, err
+	}
+	t.Key = ThreadKey(srv.Name, p.Name, threadID)
+	t.ThreadID = threadID
+	pick := func(dst *string, layers ...string) {
+		for _, v := range layers {
+			if v != "" {
+				*dst = v
+				return
+			}
+		}
+	}
+	var entry config.Thread
+	for _, th := range p.Threads {
+		if th.ThreadID == threadID {
+			entry = th
+		}
+	}
+	pick(&t.Model, reg.Model, entry.Model, p.Thread.Model, p.Model)
+	pick(&t.PermissionMode, reg.PermissionMode, entry.PermissionMode, p.Thread.PermissionMode, p.PermissionMode, cfg.Claude.PermissionMode)
+	if entry.Path != "" {
+		dir, err := config.ExpandHome(entry.Path)
+		if err != nil {
+			return Target{}, err
+		}
+		t.Dir = dir
+	}
+	return t, nil
+}
+
+// ThreadKey names the session of a thread.
+func ThreadKey(server, project, threadID string) string {
+	return fmt.Sprintf("%s-%s-t%s", server, project, threadID)
+}
+
+// Isolation is how a thread's session works: "none" or "worktree".
+func Isolation(p config.Project, threadID string) string {
+	for _, th := range p.Threads {
+		if th.ThreadID == threadID && th.Isolation != "" {
+			return th.Isolation
+		}
+	}
+	return p.Thread.Isolation
+}
+
+// exitWait is how long a session gets to end after /exit before its pane is killed.
+const exitWait = 5 * time.Second
+
+// Stop ends a session gracefully: /exit (Claude saves its state and its
+// SessionEnd hook runs), then the pane is killed if it is still there.
+func (m *Manager) Stop(ctx context.Context, key string) error {
+	defer m.lock(key)()
+	pane, err := m.pane(ctx, key)
+	if errors.Is(err, ErrNoPane) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if screen, err := m.opt.Panes.Capture(ctx, pane, 0); err == nil && !DialogOpen(screen) {
+		_ = m.opt.Panes.SendKeys(ctx, pane, tmux.KeyClearLine)
+		_ = m.opt.Panes.PasteText(ctx, pane, "/exit")
+		_ = m.opt.Panes.SendKeys(ctx, pane, tmux.KeyEnter)
+		deadline := time.Now().Add(exitWait)
+		for time.Now().Before(deadline) {
+			if alive, err := m.alive(ctx, pane); err == nil && !alive {
+				break
+			}
+			time.Sleep(readyPoll)
+		}
+	}
+	if err := m.opt.Panes.KillPane(ctx, pane); err != nil {
+		return err
+	}
+	m.opt.Log.Info("stopped Claude", "session", key, "pane", pane)
+	_, err = m.opt.Store.Sessions.Update(ctx, key, func(s *state.Session) error { s.PaneID, s.Busy = "", false; return nil })
 	return err
 }

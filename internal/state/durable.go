@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // DurableDir returns the directory for state that must survive a reboot:
@@ -48,4 +49,44 @@ func InstanceID(durable string) (string, error) {
 		return "", err
 	}
 	return id, nil
+}
+
+// Registered is what must survive a reboot about one session (a project
+// channel or a thread), keyed like its runtime Session record: which Claude
+// conversation to resume, the settings changed from Discord (never written
+// to the user's config), and its worktree.
+type Registered struct {
+	Server          string    `json:"server"`
+	Project         string    `json:"project"`
+	ThreadID        string    `json:"thread_id,omitempty"`
+	ThreadName      string    `json:"thread_name,omitempty"`
+	ClaudeSessionID string    `json:"claude_session_id,omitempty"`
+	Model           string    `json:"model,omitempty"`           // set with /model
+	PermissionMode  string    `json:"permission_mode,omitempty"` // set with /mode
+	Worktree        string    `json:"worktree,omitempty"`
+	Branch          string    `json:"branch,omitempty"`
+	BaseCommit      string    `json:"base_commit,omitempty"`
+	Archived        bool      `json:"archived,omitempty"`
+	Updated         time.Time `json:"updated"`
+}
+
+const registryVersion = 1
+
+// Registry is the durable collection of sessions.
+type Registry struct {
+	Dir      *Dir
+	Sessions *Collection[Registered]
+}
+
+// OpenRegistry opens (creating it private) the durable state directory.
+func OpenRegistry(durable string) (*Registry, error) {
+	d, err := Open(durable)
+	if err != nil {
+		return nil, err
+	}
+	c, err := newCollection[Registered](d, "registry", registryVersion)
+	if err != nil {
+		return nil, err
+	}
+	return &Registry{Dir: d, Sessions: c}, nil
 }

@@ -217,6 +217,25 @@ func (s *Server) Command(channelID, name string, user User, opts map[string]any)
 	})
 }
 
+// StartThread makes user start a public thread under a channel, as the
+// Discord client does, and returns its id.
+func (s *Server) StartThread(parentID, name string, user User) string {
+	s.t.Helper()
+	return do(s, func() (string, error) {
+		parent, err := s.channel(parentID)
+		if err != nil {
+			return "", err
+		}
+		th := &Channel{ID: s.id(), GuildID: parent.GuildID, ParentID: parentID, Type: 11, Name: name}
+		s.channels[th.ID] = th
+		j := th.json()
+		j["newly_created"] = true
+		s.dispatchGuild(th.GuildID, "THREAD_CREATE", j)
+		s.notify()
+		return th.ID, nil
+	})
+}
+
 // ArchiveThread archives (and optionally locks) a thread, as a person or
 // Discord's auto-archive would.
 func (s *Server) ArchiveThread(threadID string, locked bool) {
