@@ -270,3 +270,18 @@ func (b *bridge) waitCardText(card *fakediscord.Message, want string) *fakedisco
 		return m.ID == card.ID && strings.Contains(m.Content, want)
 	})
 }
+
+// reconfigure rewrites the config and restarts the daemon.
+func (b *bridge) reconfigure(edit func(string) string) {
+	b.t.Helper()
+	cfg, err := os.ReadFile(b.cfg)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if err := os.WriteFile(b.cfg, []byte(edit(string(cfg))), 0o600); err != nil {
+		b.t.Fatal(err)
+	}
+	_ = b.cmd.Process.Signal(syscall.SIGTERM)
+	_ = b.cmd.Wait()
+	b.start()
+}

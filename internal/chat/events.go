@@ -40,6 +40,7 @@ type ComponentEvent struct {
 	Server    string
 	ChannelID string
 	MessageID string
+	Content   string // the text of the message the component is on
 	User      User
 	CustomID  string
 	Values    []string

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/discord"
+	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -57,6 +58,16 @@ func (r *replier) StartThread(ctx context.Context, server, channelID, name strin
 	return p.StartThread(sctx, channelID, name)
 }
 
+func (r *replier) Post(ctx context.Context, server, channelID string, m chat.Message) (string, error) {
+	p, err := r.poster(server)
+	if err != nil {
+		return "", err
+	}
+	sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+	defer cancel()
+	return p.Post(sctx, channelID, m)
+}
+
 func (r *replier) React(ctx context.Context, server, channelID, messageID, emoji string) error {
 	p, err := r.poster(server)
 	if err != nil {
@@ -79,6 +90,7 @@ func (r *replier) Download(ctx context.Context, url string, limit int64) ([]byte
 type relay struct {
 	store    *state.Store
 	registry *state.Registry
+	sessions *session.Manager
 	posters  map[string]*discord.Poster
 	log      *slog.Logger
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/tmux"
+	"github.com/ccbridge/ccbridge/internal/worktree"
 )
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -87,7 +88,8 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 		return err
 	}
 	panes := tmux.New(execx.Exec{}, tmux.Options{Socket: cfg.Tmux.Socket})
-	sessions, err := session.New(session.Options{Config: cfg, Store: store, Panes: panes, Log: log, HookStop: hookStop, HookPretool: hookPretool})
+	sessions, err := session.New(session.Options{Config: cfg, Store: store, Registry: registry, Trees: worktree.New(execx.Exec{}),
+		Panes: panes, Log: log, HookStop: hookStop, HookPretool: hookPretool})
 	if err != nil {
 		return err
 	}
@@ -101,8 +103,8 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	defer cancel()
 	rep := &replier{posters: posters}
 	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: sessions, Replier: rep, Store: store, Registry: registry, Log: log, Instance: instance})
-	relay := &relay{store: store, registry: registry, posters: posters, log: log}
-	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations}
+	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, log: log}
+	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations, relay.watchWorktrees}
 	done := make(chan struct{}, len(loops))
 	for _, loop := range loops {
 		go func() { loop(runCtx); done <- struct{}{} }()

@@ -160,7 +160,7 @@ func (b *Bot) onInteraction(s *discordgo.Session, i *discordgo.InteractionCreate
 		data := i.MessageComponentData()
 		ev := chat.ComponentEvent{Server: b.Server.Name, ChannelID: i.ChannelID, User: user, CustomID: data.CustomID, Values: data.Values}
 		if i.Message != nil {
-			ev.MessageID = i.Message.ID
+			ev.MessageID, ev.Content = i.Message.ID, i.Message.Content
 		}
 		h.HandleComponent(ev, resp)
 	case discordgo.InteractionModalSubmit:

@@ -184,6 +184,8 @@ func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
 	switch {
 	case id.Kind == "key" && len(id.Args) == 2:
 		r.pressKey(id.Args[0], id.Args[1], resp)
+	case id.Kind == "wt" && len(id.Args) == 2:
+		r.worktreeAction(id.Args[0], id.Args[1], chat.Message{Content: ev.Content}, resp)
 	case id.Kind == approval.IDKind && len(id.Args) >= 2:
 		r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Values: ev.Values, User: mention(ev.User)}, resp)
 	default:

@@ -28,6 +28,7 @@ import (
 type Replier interface {
 	Send(ctx context.Context, server, channelID, text string) error
 	StartThread(ctx context.Context, server, channelID, name string) (string, error)
+	Post(ctx context.Context, server, channelID string, m chat.Message) (string, error)
 	React(ctx context.Context, server, channelID, messageID, emoji string) error
 	Download(ctx context.Context, url string, limit int64) ([]byte, error)
 }
@@ -45,6 +46,7 @@ type Sessions interface {
 	SetModel(ctx context.Context, key, model string) error
 	Status(ctx context.Context, key string) (session.Status, error)
 	Stop(ctx context.Context, key string) error
+	ReleaseWorktree(ctx context.Context, key string, force bool) (session.Release, error)
 }
 
 // Limits and timings.

@@ -113,6 +113,10 @@ func (f *fakeSessions) Stop(_ context.Context, key string) error {
 	f.l.add("stop %s", key)
 	return nil
 }
+func (f *fakeSessions) ReleaseWorktree(_ context.Context, key string, force bool) (session.Release, error) {
+	f.l.add("release %s force=%v", key, force)
+	return session.Release{}, nil
+}
 func (f *fakeSessions) Status(context.Context, string) (session.Status, error) {
 	return session.Status{State: "busy", Session: state.Session{Cwd: "/src/api", PaneID: "%1", ModeSeen: "plan"}}, nil
 }
@@ -129,6 +133,10 @@ func (f *fakeReplier) Send(_ context.Context, server, ch, text string) error {
 func (f *fakeReplier) StartThread(_ context.Context, server, ch, name string) (string, error) {
 	f.l.add("thread %s", name)
 	return "100000000000000077", nil
+}
+func (f *fakeReplier) Post(_ context.Context, server, ch string, m chat.Message) (string, error) {
+	f.l.add("post %s", m.Content)
+	return "1", nil
 }
 func (f *fakeReplier) React(_ context.Context, server, ch, msg, emoji string) error {
 	f.l.add("react %s %s", msg, emoji)

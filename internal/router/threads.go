@@ -2,6 +2,7 @@ package router
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -61,4 +62,81 @@ func (r *Router) HandleThreadArchived(server, threadID, parentID string) {
 	}
 	r.remember(tg.key, func(g *state.Registered) { g.Archived = true })
 	r.opt.Log.Info("thread archived; session stopped", "session", tg.key)
+	rel, err := r.opt.Sessions.ReleaseWorktree(ctx, tg.key, false)
+	switch {
+	case err != nil:
+		r.send(server, threadID, "⚠️ Could not clean up this thread's worktree: "+err.Error())
+	case rel.Path != "" && !rel.Removed:
+		// Nothing with uncommitted or unmerged work is removed silently.
+		if _, err := r.opt.Replier.Post(ctx, server, threadID, r.keptWorktree(tg.key, rel)); err != nil {
+			r.opt.Log.Error("could not report a kept worktree", "session", tg.key, "err", err)
+		}
+	}
+}
+
+// keptWorktree is the message about a worktree kept on archive.
+func (r *Router) keptWorktree(key string, rel session.Release) chat.Message {
+	why := "uncommitted changes"
+	if rel.Changes.Ahead > 0 && !rel.Changes.Dirty {
+		why = fmt.Sprintf("%d commit(s) beyond its base", rel.Changes.Ahead)
+	} else if rel.Changes.Ahead > 0 {
+		why = fmt.Sprintf("uncommitted changes and %d commit(s) beyond its base", rel.Changes.Ahead)
+	}
+	stat := rel.Changes.DiffStat
+	if stat == "" {
+		stat = "(no diff against the base)"
+	}
+	return chat.Message{
+		Content: fmt.Sprintf("📦 This thread's worktree was kept: it has %s.\n`%s` on branch `%s`\n```\n%s\n```", why, rel.Path, rel.Branch, clip(stat, 1500)),
+		Rows: []chat.Row{{Buttons: []chat.Button{
+			{Label: "Delete anyway…", CustomID: r.wtID(key, "delete"), Style: chat.Danger},
+			{Label: "Keep", CustomID: r.wtID(key, "keep"), Style: chat.Secondary},
+		}}},
+	}
+}
+
+func (r *Router) wtID(key, action string) string {
+	id, _ := chat.ID{Instance: r.opt.Instance, Kind: "wt", Args: []string{key, action}}.Encode()
+	return id
+}
+
+func clip(s string, n int) string {
+	s = strings.ReplaceAll(s, "```", "ʼʼʼ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// confirmQuestion marks the confirmation step of a kept-worktree message.
+const confirmQuestion = "\n**Delete the worktree and its branch, with their changes?** This cannot be undone."
+
+// worktreeAction answers the buttons of a kept worktree: Delete anyway
+// asks to confirm; only the confirmation removes it, forcibly.
+func (r *Router) worktreeAction(key, action string, msg chat.Message, resp chat.Responder) {
+	base := strings.SplitN(msg.Content, confirmQuestion, 2)[0]
+	switch action {
+	case "delete":
+		_ = resp.Update(chat.Message{Content: base + confirmQuestion, Rows: []chat.Row{{Buttons: []chat.Button{
+			{Label: "Yes, delete it", CustomID: r.wtID(key, "confirm"), Style: chat.Danger},
+			{Label: "Cancel", CustomID: r.wtID(key, "keep"), Style: chat.Secondary},
+		}}}})
+	case "confirm":
+		if err := resp.DeferUpdate(); err != nil {
+			return
+		}
+		rel, err := r.opt.Sessions.ReleaseWorktree(r.ctx, key, true)
+		switch {
+		case err != nil:
+			_ = resp.Edit(chat.Message{Content: "⚠️ Could not delete the worktree: " + err.Error()})
+		case rel.Removed:
+			_ = resp.Edit(chat.Message{Content: fmt.Sprintf("🗑️ Deleted the worktree `%s` and its branch `%s`.", rel.Path, rel.Branch)})
+		default:
+			_ = resp.Edit(chat.Message{Content: "This thread has no worktree any more."})
+		}
+	case "keep":
+		_ = resp.Update(chat.Message{Content: base + "\nKept."})
+	default:
+		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
+	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/execx"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/tmux"
+	"github.com/ccbridge/ccbridge/internal/worktree"
 )
 
 // Panes is the part of the tmux driver sessions use.
@@ -32,6 +33,15 @@ type Panes interface {
 	Capture(ctx context.Context, pane string, history int) (string, error)
 	ListPanes(ctx context.Context) ([]tmux.Pane, error)
 	KillPane(ctx context.Context, pane string) error
+}
+
+// Trees is the part of the worktree package sessions use.
+type Trees interface {
+	Root(ctx context.Context, dir string) (string, error)
+	Head(ctx context.Context, repo string) (string, error)
+	Add(ctx context.Context, repo, path, branch, base string) error
+	Inspect(ctx context.Context, path, base string) (worktree.Changes, error)
+	Remove(ctx context.Context, repo, path, branch, base string, force bool) error
 }
 
 // Errors callers turn into messages for people.
@@ -69,6 +79,8 @@ const (
 type Options struct {
 	Config      *config.Config
 	Store       *state.Store
+	Registry    *state.Registry
+	Trees       Trees
 	Panes       Panes
 	Log         *slog.Logger
 	HookStop    string // absolute path of ccbridge-hook-stop
@@ -160,6 +172,9 @@ type Target struct {
 	// Resume is a Claude session id to continue (--resume); a Claude that
 	// cannot resume it is started fresh.
 	Resume string
+	// Isolation "worktree" runs the session in its own git worktree.
+	Isolation  string
+	ThreadName string
 }
 
 // ProjectTarget describes the session of a project's channel.
@@ -209,6 +224,11 @@ func claudeSystemPrompt(outputs string) string {
 
 func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 	cfg := m.opt.Config
+	if t.Isolation == "worktree" {
+		if err := m.prepareWorktree(ctx, &t); err != nil {
+			return "", fmt.Errorf("worktree: %w", err)
+		}
+	}
 	if _, err := os.Stat(t.Dir); err != nil {
 		return "", fmt.Errorf("project directory %s: %w", t.Dir, err)
 	}
@@ -590,6 +610,8 @@ func ThreadTarget(cfg *config.Config, srv config.Server, p config.Project, threa
 			entry = th
 		}
 	}
+	t.Isolation = Isolation(p, threadID)
+	pick(&t.ThreadName, reg.ThreadName, entry.Name)
 	pick(&t.Model, reg.Model, entry.Model, p.Thread.Model, p.Model)
 	pick(&t.PermissionMode, reg.PermissionMode, entry.PermissionMode, p.Thread.PermissionMode, p.PermissionMode, cfg.Claude.PermissionMode)
 	if entry.Path != "" {

@@ -63,6 +63,7 @@ type Registered struct {
 	ClaudeSessionID string    `json:"claude_session_id,omitempty"`
 	Model           string    `json:"model,omitempty"`           // set with /model
 	PermissionMode  string    `json:"permission_mode,omitempty"` // set with /mode
+	Repo            string    `json:"repo,omitempty"`
 	Worktree        string    `json:"worktree,omitempty"`
 	Branch          string    `json:"branch,omitempty"`
 	BaseCommit      string    `json:"base_commit,omitempty"`

@@ -1,0 +1,245 @@
+// Package worktree manages the git worktrees that isolate thread sessions:
+// one worktree on its own branch per thread, created from a recorded base
+// commit, and removed only when that loses nothing (unless a person
+// confirmed). It runs git through the execx seam and imports only execx.
+package worktree
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/ccbridge/ccbridge/internal/execx"
+)
+
+// Errors for the cases people hit, each with what to do.
+var (
+	ErrNotRepo   = errors.New("not a git repository: worktree isolation needs one (git init, or set isolation = \"none\")")
+	ErrNoCommits = errors.New("the repository has no commits yet: make one first, then worktrees can branch from it")
+	ErrDirty     = errors.New("the worktree has uncommitted changes")
+	ErrAhead     = errors.New("the worktree's branch has commits beyond its base")
+)
+
+// BranchInUseError says the branch is checked out in another worktree.
+type BranchInUseError struct {
+	Branch, Path string
+}
+
+func (e *BranchInUseError) Error() string {
+	return fmt.Sprintf("branch %s is already checked out at %s", e.Branch, e.Path)
+}
+
+// Git runs git commands.
+type Git struct {
+	run execx.Runner
+	env []string
+}
+
+// New returns a Git over run.
+func New(run execx.Runner) *Git {
+	return &Git{run: run, env: execx.ChildEnv(os.Environ(), []string{"PATH", "HOME", "USER", "LANG", "TMPDIR", "GIT_*", "XDG_CONFIG_HOME"},
+		"GIT_TERMINAL_PROMPT=0", "LC_ALL=C")}
+}
+
+func (g *Git) git(ctx context.Context, dir string, args ...string) (string, error) {
+	out, err := g.run.Run(ctx, execx.Cmd{Args: append([]string{"git", "-C", dir}, args...), Env: g.env})
+	if err != nil {
+		return "", fmt.Errorf("git %s: %w", args[0], err)
+	}
+	return strings.TrimRight(string(out), "\n"), nil
+}
+
+// Root returns the top directory of the repository holding dir.
+func (g *Git) Root(ctx context.Context, dir string) (string, error) {
+	out, err := g.git(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", ErrNotRepo
+	}
+	return out, nil
+}
+
+// Head returns the commit HEAD points at.
+func (g *Git) Head(ctx context.Context, repo string) (string, error) {
+	out, err := g.git(ctx, repo, "rev-parse", "--verify", "HEAD^{commit}")
+	if err != nil {
+		return "", ErrNoCommits
+	}
+	return out, nil
+}
+
+// Tree is one line of `git worktree list`.
+type Tree struct {
+	Path     string
+	Head     string
+	Branch   string // without refs/heads/
+	Detached bool
+	Prunable bool
+}
+
+// List returns the repository's worktrees, the main one first.
+func (g *Git) List(ctx context.Context, repo string) ([]Tree, error) {
+	out, err := g.git(ctx, repo, "worktree", "list", "--porcelain")
+	if err != nil {
+		return nil, err
+	}
+	return parsePorcelain(out), nil
+}
+
+func parsePorcelain(out string) []Tree {
+	var trees []Tree
+	for block := range strings.SplitSeq(strings.TrimSpace(out), "\n\n") {
+		var t Tree
+		for line := range strings.SplitSeq(block, "\n") {
+			k, v, _ := strings.Cut(line, " ")
+			switch k {
+			case "worktree":
+				t.Path = v
+			case "HEAD":
+				t.Head = v
+			case "branch":
+				t.Branch = strings.TrimPrefix(v, "refs/heads/")
+			case "detached":
+				t.Detached = true
+			case "prunable":
+				t.Prunable = true
+			}
+		}
+		if t.Path != "" {
+			trees = append(trees, t)
+		}
+	}
+	return trees
+}
+
+var unsafe = regexp.MustCompile(`[^a-z0-9]+`)
+
+// Names returns the branch and directory name of a thread's worktree:
+// ccbridge/<slug>-<id> and <slug>-<id>, deterministic for a thread.
+func Names(threadName, threadID string) (branch, dir string) {
+	slug := strings.Trim(unsafe.ReplaceAllString(strings.ToLower(threadName), "-"), "-")
+	if len(slug) > 32 {
+		slug = strings.Trim(slug[:32], "-")
+	}
+	if slug == "" {
+		slug = "thread"
+	}
+	short := threadID
+	if len(short) > 6 {
+		short = short[len(short)-6:]
+	}
+	dir = slug + "-" + short
+	return "ccbridge/" + dir, dir
+}
+
+// Dir is where a repository's thread worktrees live: under .claude/worktrees,
+// like Claude Code's own, so a trusted project trusts them too.
+func Dir(repo, name string) string { return filepath.Join(repo, ".claude", "worktrees", name) }
+
+// Add creates (or reuses) the worktree at path on branch, branching from
+// base when the branch does not exist yet.
+func (g *Git) Add(ctx context.Context, repo, path, branch, base string) error {
+	if out, err := g.git(ctx, repo, "check-ref-format", "--branch", branch); err != nil || out == "" {
+		return fmt.Errorf("branch name %q is not valid", branch)
+	}
+	trees, err := g.List(ctx, repo)
+	if err != nil {
+		return err
+	}
+	for _, t := range trees {
+		if t.Branch == branch {
+			if filepath.Clean(t.Path) == filepath.Clean(path) {
+				return nil // already there
+			}
+			return &BranchInUseError{Branch: branch, Path: t.Path}
+		}
+	}
+	if _, err := g.git(ctx, repo, "show-ref", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
+		_, err = g.git(ctx, repo, "worktree", "add", path, branch)
+		return err
+	}
+	_, err = g.git(ctx, repo, "worktree", "add", "-b", branch, path, base)
+	return err
+}
+
+// Changes describes what a worktree holds beyond its base.
+type Changes struct {
+	Dirty    bool   // uncommitted or untracked files
+	Ahead    int    // commits beyond the base
+	DiffStat string // git diff --stat against the base, plus untracked files
+}
+
+// Lost reports whether removing the worktree would lose work.
+func (c Changes) Lost() bool { return c.Dirty || c.Ahead > 0 }
+
+// Inspect reports a worktree's changes against its base commit.
+func (g *Git) Inspect(ctx context.Context, path, base string) (Changes, error) {
+	var c Changes
+	status, err := g.git(ctx, path, "status", "--porcelain")
+	if err != nil {
+		return c, err
+	}
+	c.Dirty = strings.TrimSpace(status) != ""
+	count, err := g.git(ctx, path, "rev-list", "--count", base+"..HEAD")
+	if err != nil {
+		return c, err
+	}
+	c.Ahead, _ = strconv.Atoi(strings.TrimSpace(count))
+	stat, err := g.git(ctx, path, "diff", "--stat", base)
+	if err != nil {
+		return c, err
+	}
+	var untracked []string
+	for line := range strings.SplitSeq(status, "\n") {
+		if f, ok := strings.CutPrefix(line, "?? "); ok {
+			untracked = append(untracked, f)
+		}
+	}
+	if len(untracked) > 0 {
+		stat = strings.TrimSpace(stat + "\n untracked: " + strings.Join(untracked, ", "))
+	}
+	c.DiffStat = stat
+	return c, nil
+}
+
+// Remove deletes the worktree and its branch. Without force it refuses
+// (ErrDirty, ErrAhead) when that would lose work, and deletes the branch
+// with `branch -d`; force, for a person's confirmed request, removes the
+// worktree with --force and the branch with -D. Stale entries are pruned.
+func (g *Git) Remove(ctx context.Context, repo, path, branch, base string, force bool) error {
+	if !force {
+		c, err := g.Inspect(ctx, path, base)
+		if err != nil {
+			return err
+		}
+		switch {
+		case c.Dirty:
+			return ErrDirty
+		case c.Ahead > 0:
+			return ErrAhead
+		}
+	}
+	args := []string{"worktree", "remove", path}
+	if force {
+		args = []string{"worktree", "remove", "--force", path}
+	}
+	if _, err := g.git(ctx, repo, args...); err != nil {
+		return err
+	}
+	del := "-d"
+	if force {
+		del = "-D"
+	}
+	var errs []error
+	if _, err := g.git(ctx, repo, "branch", del, branch); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := g.git(ctx, repo, "worktree", "prune"); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,82 @@
+package worktree
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/ccbridge/ccbridge/internal/execx"
+)
+
+func TestParsePorcelain(t *testing.T) {
+	out := "worktree /src/app\nHEAD 1111\nbranch refs/heads/main\n\nworktree /src/app/.claude/worktrees/fix-123456\nHEAD 2222\nbranch refs/heads/ccbridge/fix-123456\n\nworktree /tmp/old\nHEAD 3333\ndetached\nprunable gitdir file points to non-existent location\n"
+	trees := parsePorcelain(out)
+	if len(trees) != 3 || trees[1].Branch != "ccbridge/fix-123456" || !trees[2].Detached || !trees[2].Prunable || trees[0].Head != "1111" {
+		t.Fatalf("trees = %+v", trees)
+	}
+}
+
+func TestNames(t *testing.T) {
+	for _, c := range []struct{ name, id, branch, dir string }{
+		{"Fix the Parser!", "1300000000000000777", "ccbridge/fix-the-parser-000777", "fix-the-parser-000777"},
+		{"", "42", "ccbridge/thread-42", "thread-42"},
+		{"日本語 ../../x", "99", "ccbridge/x-99", "x-99"},
+	} {
+		b, d := Names(c.name, c.id)
+		if b != c.branch || d != c.dir {
+			t.Errorf("Names(%q, %q) = %q, %q", c.name, c.id, b, d)
+		}
+	}
+}
+
+func git(args ...string) []string { return append([]string{"git", "-C"}, args...) }
+
+func TestAddRefusesABranchInUse(t *testing.T) {
+	f := execx.NewFake(t,
+		execx.Call{Args: git("/r", "check-ref-format", "--branch", "ccbridge/x-1"), Stdout: "ccbridge/x-1\n"},
+		execx.Call{Args: git("/r", "worktree", "list", "--porcelain"), Stdout: "worktree /r\nHEAD 1\nbranch refs/heads/main\n\nworktree /elsewhere\nHEAD 2\nbranch refs/heads/ccbridge/x-1\n"},
+	)
+	err := New(f).Add(context.Background(), "/r", "/r/.claude/worktrees/x-1", "ccbridge/x-1", "abc")
+	var inUse *BranchInUseError
+	if !errors.As(err, &inUse) || inUse.Path != "/elsewhere" {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestRemoveIsSafeByDefault(t *testing.T) {
+	for name, c := range map[string]struct {
+		status, ahead string
+		want          error
+	}{
+		"dirty": {"?? new.txt\n", "0\n", ErrDirty},
+		"ahead": {"", "2\n", ErrAhead},
+	} {
+		f := execx.NewFake(t,
+			execx.Call{Args: git("/w", "status", "--porcelain"), Stdout: c.status},
+			execx.Call{Args: git("/w", "rev-list", "--count", "base..HEAD"), Stdout: c.ahead},
+			execx.Call{Args: git("/w", "diff", "--stat", "base"), Stdout: ""},
+		)
+		if err := New(f).Remove(context.Background(), "/r", "/w", "b", "base", false); !errors.Is(err, c.want) {
+			t.Errorf("%s: err = %v, want %v", name, err, c.want)
+		}
+	}
+	clean := execx.NewFake(t,
+		execx.Call{Args: git("/w", "status", "--porcelain")},
+		execx.Call{Args: git("/w", "rev-list", "--count", "base..HEAD"), Stdout: "0\n"},
+		execx.Call{Args: git("/w", "diff", "--stat", "base")},
+		execx.Call{Args: git("/r", "worktree", "remove", "/w")},
+		execx.Call{Args: git("/r", "branch", "-d", "b")},
+		execx.Call{Args: git("/r", "worktree", "prune")},
+	)
+	if err := New(clean).Remove(context.Background(), "/r", "/w", "b", "base", false); err != nil {
+		t.Fatal(err)
+	}
+	forced := execx.NewFake(t,
+		execx.Call{Args: git("/r", "worktree", "remove", "--force", "/w")},
+		execx.Call{Args: git("/r", "branch", "-D", "b")},
+		execx.Call{Args: git("/r", "worktree", "prune")},
+	)
+	if err := New(forced).Remove(context.Background(), "/r", "/w", "b", "base", true); err != nil {
+		t.Fatal(err)
+	}
+}
