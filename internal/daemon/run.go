@@ -13,6 +13,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/discord"
 	"github.com/ccbridge/ccbridge/internal/execx"
 	"github.com/ccbridge/ccbridge/internal/gateway"
+	"github.com/ccbridge/ccbridge/internal/panel"
 	"github.com/ccbridge/ccbridge/internal/router"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -102,9 +103,12 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	rep := &replier{posters: posters}
-	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: sessions, Replier: rep, Store: store, Registry: registry, Log: log, Instance: instance})
+	trees := worktree.New(execx.Exec{})
+	pnl := &panel.Panel{Config: cfg, Store: store, Registry: registry, Sessions: sessions, Trees: trees, Instance: instance}
+	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: sessions, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance})
 	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, log: log}
-	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations, relay.watchWorktrees}
+	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations, relay.watchWorktrees,
+		func(ctx context.Context) { relay.keepPanels(ctx, pnl) }}
 	done := make(chan struct{}, len(loops))
 	for _, loop := range loops {
 		go func() { loop(runCtx); done <- struct{}{} }()
@@ -132,6 +136,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 		}
 		bots = append(bots, b)
 	}
+	rt.StartConfigured()
 	log.Info("ccbridge running", "bots", len(bots), "attach", "tmux -L "+cfg.Tmux.Socket+" attach", "projects", projectNames(cfg))
 	<-ctx.Done()
 	log.Info("ccbridge stopping")

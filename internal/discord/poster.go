@@ -108,6 +108,12 @@ func (p *Poster) retry(ctx context.Context, call func() error) error {
 	return fmt.Errorf("%w: %v", ErrTransient, lastErr)
 }
 
+// IsUnknownMessage reports whether err says the message no longer exists.
+func IsUnknownMessage(err error) bool {
+	var rest *discordgo.RESTError
+	return errors.As(err, &rest) && rest.Message != nil && rest.Message.Code == discordgo.ErrCodeUnknownMessage
+}
+
 // classify says whether err is worth retrying and after how long.
 func classify(err error, backoff time.Duration) (time.Duration, bool) {
 	var rl *discordgo.RateLimitError

@@ -9,6 +9,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/approval"
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/panel"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -184,6 +185,8 @@ func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
 	switch {
 	case id.Kind == "key" && len(id.Args) == 2:
 		r.pressKey(id.Args[0], id.Args[1], resp)
+	case id.Kind == panel.IDKind && len(id.Args) >= 1:
+		r.panelAction(ev, id.Args, resp)
 	case id.Kind == "wt" && len(id.Args) == 2:
 		r.worktreeAction(id.Args[0], id.Args[1], chat.Message{Content: ev.Content}, resp)
 	case id.Kind == approval.IDKind && len(id.Args) >= 2:

@@ -68,8 +68,14 @@ type Options struct {
 	Replier  Replier
 	Store    *state.Store
 	Registry *state.Registry
+	Panel    Panel
 	Log      *slog.Logger
 	Instance string
+}
+
+// Panel draws a server's control panel.
+type Panel interface {
+	Render(ctx context.Context, server string) chat.Message
 }
 
 type route struct {

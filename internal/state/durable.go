@@ -73,10 +73,18 @@ type Registered struct {
 
 const registryVersion = 1
 
-// Registry is the durable collection of sessions.
+// PanelMessage remembers a server's control-panel message, so it is edited
+// in place across restarts.
+type PanelMessage struct {
+	ChannelID string `json:"channel_id"`
+	MessageID string `json:"message_id"`
+}
+
+// Registry is the durable collection of sessions and panel messages.
 type Registry struct {
 	Dir      *Dir
 	Sessions *Collection[Registered]
+	Panels   *Collection[PanelMessage]
 }
 
 // OpenRegistry opens (creating it private) the durable state directory.
@@ -89,5 +97,9 @@ func OpenRegistry(durable string) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Registry{Dir: d, Sessions: c}, nil
+	panels, err := newCollection[PanelMessage](d, "panels", registryVersion)
+	if err != nil {
+		return nil, err
+	}
+	return &Registry{Dir: d, Sessions: c, Panels: panels}, nil
 }

@@ -243,3 +243,19 @@ func (g *Git) Remove(ctx context.Context, repo, path, branch, base string, force
 	}
 	return errors.Join(errs...)
 }
+
+// Orphans lists the ccbridge worktrees of a repository that no thread
+// knows: candidates for a person to look at, never deleted automatically.
+func (g *Git) Orphans(ctx context.Context, repo string, known map[string]bool) ([]Tree, error) {
+	trees, err := g.List(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	var out []Tree
+	for _, t := range trees {
+		if strings.HasPrefix(t.Branch, "ccbridge/") && !known[filepath.Clean(t.Path)] {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,84 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
+	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
+)
+
+// 6. The panel shows the states; Stop stops a project, Start starts it; a
+// non-owner's click does nothing. A prompt still waiting when the daemon
+// restarts can be answered afterwards.
+func TestControlPanel(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	general := b.srv.AddChannel(p.bot.GuildID, "general")
+	b.reconfigure(func(cfg string) string {
+		return strings.Replace(cfg, "owner_ids = [", "general_channel_id = \""+general+"\"\nowner_ids = [", 1)
+	})
+	panelMsg := func(what string, pred func(*fakediscord.Message) bool) *fakediscord.Message {
+		t.Helper()
+		return b.srv.WaitMessage(long, what, func(m *fakediscord.Message) bool { return m.ChannelID == general && m.Author.Bot && pred(m) })
+	}
+	pm := panelMsg("the panel", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "⚪ stopped **p0**") })
+	button := func(m *fakediscord.Message, suffix string) string {
+		for _, id := range m.CustomIDs() {
+			if strings.HasSuffix(id, suffix) {
+				return id
+			}
+		}
+		t.Fatalf("panel has no %s button: %q", suffix, m.CustomIDs())
+		return ""
+	}
+	stranger := b.srv.NewUser("stranger")
+	it := b.srv.Click(pm.ID, button(pm, "|start|p0"), stranger)
+	if r := b.srv.WaitResponse(it, 5*time.Second); !strings.Contains(string(r.Response), "Only the owners") {
+		t.Fatalf("stranger's click: %s", r.Response)
+	}
+	time.Sleep(time.Second)
+	if n := len(b.panes()); n != 0 {
+		t.Fatal("a stranger's click started a session")
+	}
+
+	b.srv.Click(pm.ID, button(pm, "|start|p0"), b.owner)
+	panelMsg("the panel after Start", func(m *fakediscord.Message) bool {
+		return m.ID == pm.ID && strings.Contains(m.Content, "🟢 running **p0**")
+	})
+	if n := len(b.panes()); n != 1 {
+		t.Fatalf("%d panes after Start", n)
+	}
+
+	// A pending prompt survives a daemon restart and shows on the panel.
+	b.model.Script("SCN_PANEL", fakemodel.Tool("", "Bash", map[string]any{"command": "touch panel.txt && echo panel-ok", "description": "Touch"}))
+	b.say(p, "SCN_PANEL")
+	card := b.waitCard(p, "the card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "touch panel.txt") })
+	panelMsg("the panel with a waiting prompt", func(m *fakediscord.Message) bool {
+		return m.ID == pm.ID && strings.Contains(m.Content, "1 prompt(s) waiting")
+	})
+	b.kill()
+	b.start()
+	b.srv.Click(card.ID, action(t, card, "allow"), b.owner)
+	b.waitReply(p, "Done. Last tool result: panel-ok")
+
+	cur, _ := b.srv.Message(pm.ID)
+	b.srv.Click(pm.ID, button(cur, "|stop|p0"), b.owner)
+	panelMsg("the panel after Stop", func(m *fakediscord.Message) bool {
+		return m.ID == pm.ID && strings.Contains(m.Content, "⚪ stopped **p0**")
+	})
+	deadline := time.Now().Add(long)
+	for len(b.panes()) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("Stop left the pane running")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := len(b.botMessages(general)); n != 1 {
+		t.Errorf("%d panel messages; it should be edited in place", n)
+	}
+}

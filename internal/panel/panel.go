@@ -1,0 +1,197 @@
+// Package panel draws each server's control panel: one message in the
+// general channel, edited in place, that shows every project (and its
+// threads, worktrees and pending prompts) with Start and Stop buttons. The
+// router answers its buttons; the daemon keeps it current.
+package panel
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/session"
+	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/worktree"
+)
+
+// IDKind is the custom_id kind of panel components.
+const IDKind = "panel"
+
+// Sessions is what the panel asks of the session manager.
+type Sessions interface {
+	Status(ctx context.Context, key string) (session.Status, error)
+}
+
+// Trees is what the panel asks of git.
+type Trees interface {
+	Root(ctx context.Context, dir string) (string, error)
+	Inspect(ctx context.Context, path, base string) (worktree.Changes, error)
+	Orphans(ctx context.Context, repo string, known map[string]bool) ([]worktree.Tree, error)
+}
+
+// Panel renders panels.
+type Panel struct {
+	Config   *config.Config
+	Store    *state.Store
+	Registry *state.Registry
+	Sessions Sessions
+	Trees    Trees
+	Instance string
+}
+
+// buttonProjects is how many projects get their own row of buttons; with
+// more, a select menu holds the actions (Discord allows five rows).
+const buttonProjects = 4
+
+func icon(st string) string {
+	switch st {
+	case "idle":
+		return "🟢 running"
+	case "busy":
+		return "⏳ busy"
+	case "waiting on a prompt":
+		return "❓ waiting on a prompt"
+	}
+	return "⚪ stopped"
+}
+
+func (p *Panel) id(action string, args ...string) string {
+	s, _ := chat.ID{Instance: p.Instance, Kind: IDKind, Args: append([]string{action}, args...)}.Encode()
+	return s
+}
+
+// Render draws the panel of one server as things stand.
+func (p *Panel) Render(ctx context.Context, server string) chat.Message {
+	srv, ok := p.server(server)
+	if !ok {
+		return chat.Message{Content: "Unknown server " + server}
+	}
+	regs, _ := p.Registry.Sessions.List()
+	reqs, _ := p.Store.Requests.List()
+	var b strings.Builder
+	fmt.Fprintf(&b, "**ccbridge — %s** · updated <t:%d:R>\n", srv.Name, time.Now().Unix())
+	known := map[string]bool{}
+	for _, g := range regs {
+		if g.Worktree != "" {
+			known[filepath.Clean(g.Worktree)] = true
+		}
+	}
+	repos := map[string]bool{}
+	for _, proj := range srv.Projects {
+		key := srv.Name + "-" + proj.Name
+		st, _ := p.Sessions.Status(ctx, key)
+		dir, _ := proj.ProjectPath()
+		fmt.Fprintf(&b, "\n%s **%s** `%s`", icon(st.State), proj.Name, dir)
+		if n := pending(reqs, key); n > 0 {
+			fmt.Fprintf(&b, " · %d prompt(s) waiting", n)
+		}
+		for _, tk := range threadKeys(regs, srv.Name, proj.Name) {
+			g := regs[tk]
+			tst, _ := p.Sessions.Status(ctx, tk)
+			fmt.Fprintf(&b, "\n  ↳ %s <#%s>", icon(tst.State), g.ThreadID)
+			if g.Worktree != "" {
+				fmt.Fprintf(&b, " · `%s`", g.Branch)
+				if c, err := p.Trees.Inspect(ctx, g.Worktree, g.BaseCommit); err == nil {
+					if c.Dirty {
+						b.WriteString(" · uncommitted changes")
+					}
+					if c.Ahead > 0 {
+						fmt.Fprintf(&b, " · %d ahead", c.Ahead)
+					}
+				}
+			}
+			if n := pending(reqs, tk); n > 0 {
+				fmt.Fprintf(&b, " · %d prompt(s) waiting", n)
+			}
+		}
+		if root, err := p.Trees.Root(ctx, dir); err == nil {
+			repos[root] = true
+		}
+	}
+	var orphans []string
+	for _, repo := range slices.Sorted(maps.Keys(repos)) {
+		trees, err := p.Trees.Orphans(ctx, repo, known)
+		if err != nil {
+			continue
+		}
+		for _, t := range trees {
+			orphans = append(orphans, fmt.Sprintf("`%s` (`%s`)", t.Path, t.Branch))
+		}
+	}
+	if len(orphans) > 0 {
+		b.WriteString("\n\n**Worktrees no thread knows** (ccbridge never deletes them):\n" + strings.Join(orphans, "\n"))
+	}
+	content := b.String()
+	if r := []rune(content); len(r) > chat.Limit {
+		content = string(r[:chat.Limit-1]) + "…"
+	}
+	return chat.Message{Content: content, Rows: p.rows(srv)}
+}
+
+func (p *Panel) rows(srv config.Server) []chat.Row {
+	var rows []chat.Row
+	if len(srv.Projects) <= buttonProjects {
+		for _, proj := range srv.Projects {
+			rows = append(rows, chat.Row{Buttons: []chat.Button{
+				{Label: "▶ Start " + short(proj.Name), CustomID: p.id("start", proj.Name), Style: chat.Success},
+				{Label: "■ Stop " + short(proj.Name), CustomID: p.id("stop", proj.Name), Style: chat.Danger},
+			}})
+		}
+	} else {
+		sel := &chat.Select{CustomID: p.id("choose"), Placeholder: "Start or stop a project…", MinValues: 1, MaxValues: 1}
+		for _, proj := range srv.Projects {
+			if len(sel.Options) >= 24 {
+				break
+			}
+			sel.Options = append(sel.Options,
+				chat.Option{Label: "▶ Start " + short(proj.Name), Value: "start." + proj.Name},
+				chat.Option{Label: "■ Stop " + short(proj.Name), Value: "stop." + proj.Name})
+		}
+		rows = append(rows, chat.Row{Select: sel})
+	}
+	return append(rows, chat.Row{Buttons: []chat.Button{{Label: "↻ Refresh", CustomID: p.id("refresh"), Style: chat.Secondary}}})
+}
+
+func short(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:60]) + "…"
+	}
+	return s
+}
+
+func (p *Panel) server(name string) (config.Server, bool) {
+	for _, s := range p.Config.Servers {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return config.Server{}, false
+}
+
+func pending(reqs map[string]state.Request, key string) int {
+	n := 0
+	for _, r := range reqs {
+		if r.Session == key && r.Status == state.RequestPending {
+			n++
+		}
+	}
+	return n
+}
+
+func threadKeys(regs map[string]state.Registered, server, project string) []string {
+	var keys []string
+	for k, g := range regs {
+		if g.Server == server && g.Project == project && g.ThreadID != "" && !g.Archived {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}

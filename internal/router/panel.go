@@ -1,0 +1,94 @@
+package router
+
+import (
+	"strings"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/session"
+)
+
+// panelAction answers the control panel: Start or Stop a project, or
+// Refresh; the panel message is then redrawn in place.
+func (r *Router) panelAction(ev chat.ComponentEvent, args []string, resp chat.Responder) {
+	action, project := args[0], ""
+	if len(args) > 1 {
+		project = args[1]
+	}
+	if action == "choose" && len(ev.Values) == 1 {
+		action, project, _ = strings.Cut(ev.Values[0], ".")
+	}
+	if err := resp.DeferUpdate(); err != nil {
+		return
+	}
+	notice := ""
+	if action == "start" || action == "stop" {
+		notice = r.startStop(ev.Server, action, project)
+	}
+	m := r.opt.Panel.Render(r.ctx, ev.Server)
+	if notice != "" {
+		m.Content = strings.TrimSpace(m.Content + "\n\n" + notice)
+	}
+	if err := resp.Edit(m); err != nil {
+		r.opt.Log.Error("could not redraw the panel", "server", ev.Server, "err", err)
+	}
+}
+
+func (r *Router) startStop(server, action, project string) string {
+	var tg target
+	found := false
+	for _, rt := range r.routes {
+		if rt.server.Name == server && rt.project.Name == project {
+			tg, found = target{key: rt.server.Name + "-" + rt.project.Name, rt: rt}, true
+		}
+	}
+	if !found {
+		return "⚠️ No project " + project + "."
+	}
+	if action == "stop" {
+		if err := r.opt.Sessions.Stop(r.ctx, tg.key); err != nil {
+			return "⚠️ Could not stop " + project + ": " + err.Error()
+		}
+		r.opt.Log.Info("project stopped from the panel", "session", tg.key)
+		return ""
+	}
+	t, err := r.sessionTarget(tg)
+	if err == nil {
+		_, _, err = r.opt.Sessions.Ensure(r.ctx, t)
+	}
+	if err != nil {
+		return "⚠️ Could not start " + project + ": " + err.Error()
+	}
+	r.opt.Log.Info("project started from the panel", "session", tg.key)
+	return ""
+}
+
+// StartConfigured starts the projects and threads configured with
+// startup = true; sessions already running are left alone.
+func (r *Router) StartConfigured() {
+	for _, rt := range r.routes {
+		if rt.project.Startup {
+			r.startInBackground(target{key: rt.server.Name + "-" + rt.project.Name, rt: rt})
+		}
+		for _, th := range rt.project.Threads {
+			if th.Startup {
+				r.startInBackground(target{key: session.ThreadKey(rt.server.Name, rt.project.Name, th.ThreadID), rt: rt, threadID: th.ThreadID})
+			}
+		}
+	}
+}
+
+func (r *Router) startInBackground(tg target) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		t, err := r.sessionTarget(tg)
+		if err == nil {
+			_, _, err = r.opt.Sessions.Ensure(r.ctx, t)
+		}
+		if err != nil {
+			r.opt.Log.Error("could not start a session at startup", "session", tg.key, "err", err)
+			return
+		}
+		r.opt.Log.Info("session started at startup", "session", tg.key)
+	}()
+}
