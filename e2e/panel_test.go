@@ -82,3 +82,31 @@ func TestControlPanel(t *testing.T) {
 		t.Errorf("%d panel messages; it should be edited in place", n)
 	}
 }
+
+// startup = true starts a project's session with the daemon; a restart
+// leaves the running window alone.
+func TestStartupStartsTheProject(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	b.reconfigure(func(cfg string) string {
+		line := "  path = \"" + p.dir + "\"\n"
+		return strings.Replace(cfg, line, line+"  startup = true\n", 1)
+	})
+	deadline := time.Now().Add(long)
+	for len(b.panes()) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("startup = true started no session")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	before := b.panes()[0].ID
+	b.kill()
+	b.start()
+	time.Sleep(2 * time.Second)
+	if panes := b.panes(); len(panes) != 1 || panes[0].ID != before {
+		t.Fatalf("panes after restart = %+v, want the same one", panes)
+	}
+	b.say(p, "already running")
+	b.waitReply(p, "ok: already running")
+}

@@ -159,7 +159,8 @@ func (m *Manager) lock(key string) func() {
 
 // Target describes a session to run.
 type Target struct {
-	Key            string // CCBRIDGE_SESSION; also the tmux window name
+	Key            string // CCBRIDGE_SESSION
+	Window         string // tmux window name, for people who attach; default Key
 	Server         string
 	Project        string
 	ChannelID      string
@@ -265,7 +266,11 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 	}); err != nil {
 		return "", err
 	}
-	pane, err := m.opt.Panes.NewPane(ctx, tmux.PaneSpec{Session: t.TmuxSession, Window: t.Key, Dir: t.Dir, Env: env, Argv: argv, Width: paneWidth, Height: paneHeight})
+	window := t.Window
+	if window == "" {
+		window = t.Key
+	}
+	pane, err := m.opt.Panes.NewPane(ctx, tmux.PaneSpec{Session: t.TmuxSession, Window: window, Dir: t.Dir, Env: env, Argv: argv, Width: paneWidth, Height: paneHeight})
 	if err != nil {
 		return "", fmt.Errorf("start Claude: %w", err)
 	}
@@ -612,6 +617,7 @@ func ThreadTarget(cfg *config.Config, srv config.Server, p config.Project, threa
 	}
 	t.Isolation = Isolation(p, threadID)
 	pick(&t.ThreadName, reg.ThreadName, entry.Name)
+	t.Window = windowName(p.Name, t.ThreadName, threadID)
 	pick(&t.Model, reg.Model, entry.Model, p.Thread.Model, p.Model)
 	pick(&t.PermissionMode, reg.PermissionMode, entry.PermissionMode, p.Thread.PermissionMode, p.PermissionMode, cfg.Claude.PermissionMode)
 	if entry.Path != "" {
@@ -622,6 +628,18 @@ func ThreadTarget(cfg *config.Config, srv config.Server, p config.Project, threa
 		t.Dir = dir
 	}
 	return t, nil
+}
+
+// windowName makes a thread's tmux window readable: project/thread name.
+func windowName(project, thread, threadID string) string {
+	if thread == "" {
+		thread = threadID
+	}
+	name := strings.NewReplacer(".", "-", ":", "-").Replace(project + "/" + thread)
+	if r := []rune(name); len(r) > 40 {
+		name = string(r[:40])
+	}
+	return name
 }
 
 // ThreadKey names the session of a thread.
