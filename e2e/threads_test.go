@@ -107,8 +107,8 @@ func TestThreadResumesAfterRestart(t *testing.T) {
 	}
 	b.waitReply(th, "ok: what was the word?")
 	after, _ := b.store.Sessions.Get(th.key)
-	if after.ClaudeSessionID != before.ClaudeSessionID {
-		t.Fatalf("Claude session %s after restart, want %s", after.ClaudeSessionID, before.ClaudeSessionID)
+	if after.ClaudeSessionID != before.ClaudeSessionID || after.StartSource != "resume" {
+		t.Fatalf("after restart: Claude session %s (SessionStart source %q), want %s (resume)", after.ClaudeSessionID, after.StartSource, before.ClaudeSessionID)
 	}
 }
 

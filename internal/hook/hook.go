@@ -198,6 +198,7 @@ func (h *handler) touchSession(ctx context.Context, in *claudehook.Input) (state
 		case claudehook.EventStop, claudehook.EventStopFailure, claudehook.EventSessionEnd:
 			s.Busy = false
 		case claudehook.EventSessionStart:
+			s.StartSource = in.Source
 			if in.Model != "" {
 				s.Model = in.Model
 			}

@@ -40,6 +40,9 @@ type Session struct {
 	// reads the record.
 	Prompts  []Prompt `json:"prompts,omitempty"`
 	ModeSeen string   `json:"mode_seen,omitempty"` // permission_mode of the last hook payload
+	// StartSource is the source of the last SessionStart: startup, resume,
+	// clear or compact.
+	StartSource string `json:"start_source,omitempty"`
 }
 
 // Prompt is one prompt Claude Code accepted.
