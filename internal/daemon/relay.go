@@ -99,18 +99,8 @@ type relay struct {
 // runtime directory (where the hooks write it) to the durable registry, so
 // that after a reboot the conversation can be resumed.
 func (r *relay) rememberConversations(ctx context.Context) {
-	events, _ := r.store.Sessions.Watch(ctx)
-	tick := time.NewTicker(outboxPoll)
-	defer tick.Stop()
 	synced := map[string]string{}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-events:
-		case <-tick.C:
-		}
-		all, _ := r.store.Sessions.List()
+	r.eachSessionChange(ctx, outboxPoll, func(all map[string]state.Session) {
 		for key, s := range all {
 			if s.ClaudeSessionID == "" || synced[key] == s.ClaudeSessionID || s.Server == "" || strings.HasPrefix(key, "hand-") {
 				continue
@@ -124,6 +114,24 @@ func (r *relay) rememberConversations(ctx context.Context) {
 			}
 			synced[key] = s.ClaudeSessionID
 		}
+	})
+}
+
+// eachSessionChange calls fn with every session record after each change
+// of the sessions, and at least every period, until ctx ends.
+func (r *relay) eachSessionChange(ctx context.Context, every time.Duration, fn func(map[string]state.Session)) {
+	events, _ := r.store.Sessions.Watch(ctx)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-events:
+		case <-tick.C:
+		}
+		all, _ := r.store.Sessions.List()
+		fn(all)
 	}
 }
 
@@ -232,18 +240,8 @@ const (
 // showTyping keeps Discord's typing indicator on in the channels of busy
 // sessions, from UserPromptSubmit until Stop, StopFailure or an interrupt.
 func (r *relay) showTyping(ctx context.Context) {
-	events, _ := r.store.Sessions.Watch(ctx)
-	tick := time.NewTicker(typingCheck)
-	defer tick.Stop()
 	last := map[string]time.Time{}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-events:
-		case <-tick.C:
-		}
-		all, _ := r.store.Sessions.List()
+	r.eachSessionChange(ctx, typingCheck, func(all map[string]state.Session) {
 		now := time.Now()
 		for key, s := range all {
 			if !s.Busy || s.PaneID == "" || now.Sub(s.LastEventAt) > typingStale {
@@ -264,5 +262,5 @@ func (r *relay) showTyping(ctx context.Context) {
 			}
 			cancel()
 		}
-	}
+	})
 }
