@@ -46,9 +46,9 @@ type Trees interface {
 
 // Errors callers turn into messages for people.
 var (
-	ErrDialogOpen = errors.New("Claude is showing a dialog in the terminal")
+	ErrDialogOpen = errors.New("a dialog is open in Claude's terminal")
 	ErrNoPane     = errors.New("no Claude session is running")
-	ErrNoReceipt  = errors.New("Claude did not confirm the message")
+	ErrNoReceipt  = errors.New("no delivery receipt from Claude")
 )
 
 // NotReadyError says Claude did not come up, with its last screen lines.
@@ -292,7 +292,7 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 }
 
 // errExited marks a Claude that exited before showing its input box.
-var errExited = errors.New("Claude exited at once")
+var errExited = errors.New("the Claude process exited at once")
 
 func (m *Manager) waitReady(ctx context.Context, pane string) error {
 	deadline := time.Now().Add(m.opt.StartTimeout)
