@@ -181,6 +181,15 @@ func (b *bridge) botMessages(channel string) []*fakediscord.Message {
 	return out
 }
 
+// contents returns the texts of the bot's messages in a channel, in order.
+func (b *bridge) contents(channel string) []string {
+	var out []string
+	for _, m := range b.botMessages(channel) {
+		out = append(out, m.Content)
+	}
+	return out
+}
+
 // waitReply waits for a bot message in the channel containing want.
 func (b *bridge) waitReply(p *project, want string) *fakediscord.Message {
 	b.t.Helper()

@@ -331,11 +331,7 @@ func TestProgressMessages(t *testing.T) {
 	b.say(p, "SCN_PROGRESS")
 	b.waitReply(p, "All done here.")
 	time.Sleep(time.Second)
-	var got []string
-	for _, m := range b.botMessages(p.channel) {
-		got = append(got, m.Content)
-	}
-	if strings.Join(got, "|") != "First I will look around.|Now I will check the result.|All done here." {
+	if got := b.contents(p.channel); strings.Join(got, "|") != "First I will look around.|Now I will check the result.|All done here." {
 		t.Fatalf("messages = %q", got)
 	}
 }

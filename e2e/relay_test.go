@@ -271,11 +271,7 @@ func TestRelayDiscordErrorsThenRecovery(t *testing.T) {
 	b.say(p, "SCN_SECOND")
 	b.waitReply(p, "second reply")
 	time.Sleep(time.Second)
-	var replies []string
-	for _, m := range b.botMessages(p.channel) {
-		replies = append(replies, m.Content)
-	}
-	if strings.Join(replies, "|") != "first reply|second reply" {
+	if replies := b.contents(p.channel); strings.Join(replies, "|") != "first reply|second reply" {
 		t.Fatalf("replies = %q", replies)
 	}
 }
