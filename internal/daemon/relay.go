@@ -93,6 +93,8 @@ type relay struct {
 	sessions *session.Manager
 	posters  map[string]*discord.Poster
 	log      *slog.Logger
+
+	unknownLogged map[string]bool // servers of queued messages not in the config, said once; drainOutbox's goroutine only
 }
 
 // rememberConversations copies each session's Claude session id from the
@@ -196,9 +198,13 @@ func (r *relay) drainChannel(ctx context.Context, channel string, keys []string,
 		o := all[k]
 		p, ok := r.posters[o.Server]
 		if !ok {
-			r.log.Error("queued message for an unknown server; dropped", "server", o.Server, "key", k)
-			_ = r.store.Outbox.Delete(ctx, k)
-			continue
+			// Kept, with the rest of the channel's queue behind it, until
+			// that bot is configured again: a reply is never dropped.
+			if !r.unknownLogged[o.Server] {
+				r.log.Error("queued messages for a server that is not configured; kept until it is", "server", o.Server, "channel", channel)
+				r.unknownLogged[o.Server] = true
+			}
+			return
 		}
 		var files []chat.File
 		for _, path := range o.Files {

@@ -106,7 +106,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	trees := worktree.New(execx.Exec{})
 	pnl := &panel.Panel{Config: cfg, Store: store, Registry: registry, Sessions: sessions, Trees: trees, Instance: instance}
 	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: sessions, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance})
-	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, log: log}
+	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, log: log, unknownLogged: map[string]bool{}}
 	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations, relay.watchWorktrees,
 		func(ctx context.Context) { relay.keepPanels(ctx, pnl) }}
 	done := make(chan struct{}, len(loops))

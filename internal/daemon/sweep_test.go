@@ -36,3 +36,18 @@ func TestSweepClosesRequestsOfDeadHooks(t *testing.T) {
 		t.Error("an old resolved request was kept")
 	}
 }
+
+func TestOutboxKeepsMessagesOfAnUnconfiguredServer(t *testing.T) {
+	store, err := state.OpenStore(filepath.Join(t.TempDir(), "rt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	store.Outbox.Create(ctx, state.OutboxKey(), state.Outbound{Server: "gone", ChannelID: "100000000000000001", Content: "a reply"})
+	r := &relay{store: store, posters: map[string]*discord.Poster{}, log: slog.New(slog.DiscardHandler), unknownLogged: map[string]bool{}}
+	r.drainOnce(ctx)
+	r.drainOnce(ctx)
+	if keys, _ := store.Outbox.Keys(); len(keys) != 1 {
+		t.Fatalf("outbox = %v; the reply was dropped", keys)
+	}
+}
