@@ -586,6 +586,12 @@ func (m *Manager) SetModel(ctx context.Context, key, model string) error {
 	if _, err := m.Deliver(ctx, key, "/model "+model); err != nil {
 		return err
 	}
+	// /model is a local command: no hook reports it, so its confirmation
+	// is read off the screen (the one place state is scraped; T4). Until it
+	// shows, a message sent next could still go to the old model (seen in CI).
+	if !m.screenShows(ctx, key, "Set model to", modelConfirm) {
+		return fmt.Errorf("no confirmation from Claude of the switch to %s within %s; check /screen", model, modelConfirm)
+	}
 	_, err := m.opt.Store.Sessions.Update(ctx, key, func(s *state.Session) error { s.Model = model; return nil })
 	return err
 }
@@ -689,4 +695,25 @@ func (m *Manager) Stop(ctx context.Context, key string) error {
 	m.opt.Log.Info("stopped Claude", "session", key, "pane", pane)
 	_, err = m.opt.Store.Sessions.Update(ctx, key, func(s *state.Session) error { s.PaneID, s.Busy = "", false; return nil })
 	return err
+}
+
+// modelConfirm bounds the wait for Claude's "Set model to" line.
+const modelConfirm = 10 * time.Second
+
+// screenShows polls the session's screen until it contains want.
+func (m *Manager) screenShows(ctx context.Context, key, want string, within time.Duration) bool {
+	deadline := time.Now().Add(within)
+	for {
+		if screen, err := m.Screen(ctx, key, 200); err == nil && strings.Contains(screen, want) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(readyPoll):
+		}
+	}
 }

@@ -293,3 +293,35 @@ func TestInterruptPressesEscapeUntilTheTurnStops(t *testing.T) {
 		t.Fatalf("idle ops = %q", ops)
 	}
 }
+
+func TestSetModelWaitsForClaudesConfirmation(t *testing.T) {
+	m, panes, store, target := newManager(t)
+	ctx := context.Background()
+	m.Ensure(ctx, target)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		panes.mu.Lock()
+		panes.screen = readyScreen + "  ⎿  Set model to Sonnet 5.5\n"
+		panes.mu.Unlock()
+	}()
+	start := time.Now()
+	if err := m.SetModel(ctx, target.Key, "sonnet"); err != nil {
+		t.Fatal(err)
+	}
+	if time.Since(start) < 250*time.Millisecond {
+		t.Error("SetModel returned before Claude confirmed")
+	}
+	if rec, _ := store.Sessions.Get(target.Key); rec.Model != "sonnet" {
+		t.Errorf("model = %q", rec.Model)
+	}
+}
+
+func TestSetModelWithoutConfirmationFails(t *testing.T) {
+	m, _, _, target := newManager(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	m.Ensure(context.Background(), target)
+	if err := m.SetModel(ctx, target.Key, "nosuchmodel"); err == nil {
+		t.Fatal("an unconfirmed model switch reported success")
+	}
+}
