@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -114,4 +115,88 @@ func BenchmarkClickToDecision(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms-median")
 	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "ms-p95")
+}
+
+// replyLatency waits for the bot's message in the project's channel that
+// contains want and returns how long after its Stop hook started it became
+// visible in Discord. The turn record's At is stamped by the Stop hook as it
+// starts, before it reads the transcript.
+func (b *bridge) replyLatency(p *project, want string) time.Duration {
+	b.t.Helper()
+	b.srv.WaitMessage(long, fmt.Sprintf("containing %q in %s", want, p.name), func(m *fakediscord.Message) bool {
+		return m.ChannelID == p.channel && m.Author.Bot && strings.Contains(m.Content, want)
+	})
+	seen := time.Now()
+	turns, err := b.store.Turns.List()
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	for _, tr := range turns {
+		if tr.SessionKey == p.key && strings.Contains(tr.Reply, want) {
+			return seen.Sub(tr.At)
+		}
+	}
+	b.t.Fatalf("no turn record with %q for %s", want, p.key)
+	return 0
+}
+
+// BenchmarkStopToReply measures the Stop hook firing → the reply visible in
+// the fake Discord, with the real CLI (session warm).
+func BenchmarkStopToReply(b *testing.B) {
+	br := newBridge(b, 1, 1, "")
+	p := br.projects[0]
+	br.say(p, "warm up")
+	br.waitReply(p, "ok: warm up")
+	const samples = 20
+	var lat []time.Duration
+	for i := range samples {
+		text := fmt.Sprintf("stop probe %d", i)
+		br.say(p, text)
+		lat = append(lat, br.replyLatency(p, "ok: "+text))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms-p50")
+	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "ms-p95")
+}
+
+// BenchmarkTenTurnsAtOnce measures ten sessions finishing their turns at the
+// same time: every reply's Stop → visible latency, and the daemon's memory
+// while the ten hooks post.
+func BenchmarkTenTurnsAtOnce(b *testing.B) {
+	const n = 10
+	br := newBridge(b, 1, n, "")
+	var wg sync.WaitGroup
+	for _, p := range br.projects {
+		wg.Add(1)
+		go func() { defer wg.Done(); br.say(p, "warm up"); br.waitReply(p, "ok: warm up") }()
+	}
+	wg.Wait()
+	stop := make(chan struct{})
+	var peak int
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			if kib := procKiB(b, br.cmd.Process.Pid, "VmRSS"); kib > peak {
+				peak = kib
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	lat := make([]time.Duration, n)
+	for i, p := range br.projects {
+		wg.Add(1)
+		go func() { defer wg.Done(); br.say(p, "all at once"); lat[i] = br.replyLatency(p, "ok: all at once") }()
+	}
+	wg.Wait()
+	close(stop)
+	<-sampled
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[n/2].Microseconds())/1000, "ms-p50")
+	b.ReportMetric(float64(lat[n-1].Microseconds())/1000, "ms-max")
+	b.ReportMetric(float64(peak)/1024, "MiB-daemon-rss")
 }
