@@ -75,6 +75,7 @@ type Message struct {
 	// messages about threads), or nil.
 	Reference map[string]any
 	created   time.Time
+	fileSeq   int // files ever attached, for attachment ids
 }
 
 // CustomIDs lists the custom_id of every component, in order.

@@ -405,8 +405,9 @@ func (s *Server) addMessage(m *Message) {
 // downloadable; caller holds s.mu.
 func (s *Server) storeFiles(m *Message) {
 	for i := range m.Files {
-		if m.Files[i].id == "" {
-			m.Files[i].id = s.id()
+		if m.Files[i].id == "" { // <message id><n>, n counting every file it ever had
+			m.Files[i].id = fmt.Sprintf("%s%d", m.ID, m.fileSeq)
+			m.fileSeq++
 		}
 		f := m.Files[i]
 		s.attachments[fmt.Sprintf("/attachments/%s/%s/%s", m.ChannelID, f.id, f.Name)] = f.Data
