@@ -47,6 +47,10 @@ func (s *Server) Post(channelID string, user User, content string, files ...File
 		for i := range files {
 			files[i].Name = discordFileName(files[i].Name)
 		}
+		if c.Archived && !c.Locked { // a person's post unarchives, as a bot's does
+			c.Archived = false
+			s.dispatchGuild(c.GuildID, "THREAD_UPDATE", c.json())
+		}
 		m := &Message{ID: s.id(), ChannelID: channelID, GuildID: c.GuildID, Author: user, Content: content, Files: files}
 		s.addMessage(m)
 		return m.clone(), nil
