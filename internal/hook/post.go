@@ -24,6 +24,15 @@ const (
 // by then goes to the outbox for the daemon.
 const sendTimeout = 5 * time.Second
 
+// lockWait bounds the wait for a channel's lock (held by another hook or
+// the daemon's drain): a reply that cannot get it in time is queued.
+var lockWait = 10 * time.Second
+
+// saveTimeout bounds writing a reply to the outbox. The save does not use
+// the hook's own context: by then the turn is claimed, and a budget that
+// ran out or a signal (the pane was killed) must not lose the reply.
+const saveTimeout = 5 * time.Second
+
 // outgoing is one Discord message of a reply.
 type outgoing struct {
 	content string
@@ -132,7 +141,9 @@ func compose(chunks []string, files []string) []outgoing {
 // the rest goes to the outbox, which the daemon drains in order.
 func (h *handler) deliver(ctx context.Context, sess state.Session, msgs []outgoing) error {
 	channel := sess.Channel()
-	unlock, err := h.store.Dir.LockChannel(ctx, channel)
+	lctx, cancel := context.WithTimeout(ctx, lockWait)
+	unlock, err := h.store.Dir.LockChannel(lctx, channel)
+	cancel()
 	if err != nil {
 		h.log.Warn("channel busy; queueing the reply", "err", err)
 		return h.enqueue(ctx, sess, msgs, "channel lock: "+err.Error())
@@ -183,6 +194,8 @@ func (h *handler) channelQueued(channel string) (bool, error) {
 }
 
 func (h *handler) enqueue(ctx context.Context, sess state.Session, msgs []outgoing, why string) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), saveTimeout)
+	defer cancel()
 	for _, m := range msgs {
 		o := state.Outbound{Server: sess.Server, ChannelID: sess.Channel(), Content: m.content, Files: m.files, LastError: why, Created: time.Now().UTC()}
 		if _, err := h.store.Outbox.Create(ctx, state.OutboxKey(), o); err != nil {
