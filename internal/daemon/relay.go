@@ -213,7 +213,7 @@ func (r *relay) drainChannel(ctx context.Context, channel string, keys []string,
 			}
 		}
 		sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
-		_, err := p.Send(sctx, channel, o.Content, files)
+		_, err := p.SendOnce(sctx, channel, discord.Nonce(k), o.Content, files)
 		cancel()
 		switch {
 		case errors.Is(err, discord.ErrTransient):

@@ -3,6 +3,10 @@ package discord
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -46,15 +50,28 @@ func (p *Poster) Send(ctx context.Context, channelID, content string, fs []chat.
 	return p.Post(ctx, channelID, chat.Message{Content: content, Files: fs})
 }
 
+// SendOnce is Send with the caller's nonce: see PostOnce.
+func (p *Poster) SendOnce(ctx context.Context, channelID, nonce, content string, fs []chat.File) (string, error) {
+	return p.PostOnce(ctx, channelID, nonce, chat.Message{Content: content, Files: fs})
+}
+
 // Post posts one message with its components and files and returns its id.
 // It retries transient failures until ctx ends, then returns an error
 // wrapping ErrTransient; other failures (a 4xx that a retry cannot fix) are
-// returned at once.
+// returned at once. Every attempt carries the same fresh nonce, so a create
+// that Discord made but answered late or with a 5xx is not made twice.
 func (p *Poster) Post(ctx context.Context, channelID string, m chat.Message) (string, error) {
+	return p.PostOnce(ctx, channelID, randomNonce(), m)
+}
+
+// PostOnce is Post with the caller's nonce (see Nonce): Discord creates at
+// most one message per nonce within a few minutes, and answers a repeat
+// with the message it made. Callers that may repeat a create later (the
+// outbox) derive the nonce from something stable.
+func (p *Poster) PostOnce(ctx context.Context, channelID, nonce string, m chat.Message) (string, error) {
 	var id string
 	err := p.retry(ctx, func() error {
-		sent, err := p.dg.ChannelMessageSendComplex(channelID, &discordgo.MessageSend{Content: m.Content, Components: Components(m.Rows),
-			Files: files(m.Files), AllowedMentions: NoMentions}, discordgo.WithContext(ctx))
+		sent, err := p.create(ctx, channelID, nonce, m)
 		if err == nil {
 			id = sent.ID
 		}
@@ -64,6 +81,59 @@ func (p *Poster) Post(ctx context.Context, channelID string, m chat.Message) (st
 		return "", fmt.Errorf("post to %s: %w", channelID, err)
 	}
 	return id, nil
+}
+
+// createBody is a message create as ccbridge sends it: discordgo 0.29's
+// MessageSend has no nonce fields.
+type createBody struct {
+	Content         string                            `json:"content,omitempty"`
+	Components      []discordgo.MessageComponent      `json:"components"`
+	AllowedMentions *discordgo.MessageAllowedMentions `json:"allowed_mentions,omitempty"`
+	Nonce           string                            `json:"nonce,omitempty"`
+	EnforceNonce    bool                              `json:"enforce_nonce,omitempty"`
+}
+
+// create makes one create request through discordgo's request path (and so
+// its rate limiter), as ChannelMessageSendComplex does, with the nonce.
+func (p *Poster) create(ctx context.Context, channelID, nonce string, m chat.Message) (*discordgo.Message, error) {
+	body := createBody{Content: m.Content, Components: Components(m.Rows), AllowedMentions: NoMentions, Nonce: nonce, EnforceNonce: nonce != ""}
+	endpoint := discordgo.EndpointChannelMessages(channelID)
+	var resp []byte
+	var err error
+	if len(m.Files) > 0 {
+		contentType, b, encErr := discordgo.MultipartBodyWithJSON(body, files(m.Files))
+		if encErr != nil {
+			return nil, fmt.Errorf("encode message: %w", encErr)
+		}
+		resp, err = p.dg.RequestRaw(http.MethodPost, endpoint, contentType, b, endpoint, 0, discordgo.WithContext(ctx))
+	} else {
+		resp, err = p.dg.RequestWithBucketID(http.MethodPost, endpoint, body, endpoint, discordgo.WithContext(ctx))
+	}
+	if err != nil {
+		return nil, err
+	}
+	var msg discordgo.Message
+	if err := json.Unmarshal(resp, &msg); err != nil {
+		return nil, fmt.Errorf("decode created message: %w", err)
+	}
+	return &msg, nil
+}
+
+// nonceLen is Discord's limit on a message nonce.
+const nonceLen = 25
+
+// Nonce derives a message nonce (at most 25 characters) from a stable key,
+// such as an outbox entry's key: a retry of the same entry, by this process
+// or another, carries the same nonce.
+func Nonce(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])[:nonceLen]
+}
+
+func randomNonce() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand.Read does not fail
+	return hex.EncodeToString(b)[:nonceLen]
 }
 
 // Edit replaces a message's text and components, with the same retries.

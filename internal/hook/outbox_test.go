@@ -72,3 +72,17 @@ func TestLockWaitIsBounded(t *testing.T) {
 		t.Fatalf("outbox = %v", keys)
 	}
 }
+
+// A reply whose create Discord made but answered with a 502 is posted
+// once: the retry carries the same nonce.
+func TestReplyCreatedButAnswered502IsPostedOnce(t *testing.T) {
+	r := newRelay(t)
+	r.srv.FailAfterCreate("POST", "/channels/*/messages", 502, 1)
+	r.stop(t, "p1", "only once")
+	if got := r.contents(); len(got) != 1 || got[0] != "only once" {
+		t.Fatalf("posted %q", got)
+	}
+	if keys, _ := r.store.Outbox.Keys(); len(keys) != 0 {
+		t.Fatalf("outbox = %v", keys)
+	}
+}

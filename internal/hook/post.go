@@ -37,6 +37,10 @@ const saveTimeout = 5 * time.Second
 type outgoing struct {
 	content string
 	files   []string // paths
+	// key is the outbox key the message has, or will have if it is queued;
+	// its nonce is derived from it, so a retry by the daemon of a create
+	// this hook may already have made is not posted twice.
+	key string
 }
 
 // postTurn posts a turn's reply (or failure) to the session's channel.
@@ -160,13 +164,16 @@ func (h *handler) deliver(ctx context.Context, sess state.Session, msgs []outgoi
 	if err != nil {
 		return err
 	}
+	for i := range msgs {
+		msgs[i].key = state.OutboxKey() // after the lock: sorts after what is queued already
+	}
 	for i, m := range msgs {
 		files, err := readFiles(m.files)
 		if err != nil {
 			h.log.Error("attachment unreadable", "err", err)
 		}
 		sctx, cancel := context.WithTimeout(ctx, sendTimeout)
-		id, err := poster.Send(sctx, channel, m.content, files)
+		id, err := poster.SendOnce(sctx, channel, discord.Nonce(m.key), m.content, files)
 		cancel()
 		switch {
 		case errors.Is(err, discord.ErrTransient):
@@ -198,7 +205,11 @@ func (h *handler) enqueue(ctx context.Context, sess state.Session, msgs []outgoi
 	defer cancel()
 	for _, m := range msgs {
 		o := state.Outbound{Server: sess.Server, ChannelID: sess.Channel(), Content: m.content, Files: m.files, LastError: why, Created: time.Now().UTC()}
-		if _, err := h.store.Outbox.Create(ctx, state.OutboxKey(), o); err != nil {
+		key := m.key
+		if key == "" {
+			key = state.OutboxKey()
+		}
+		if _, err := h.store.Outbox.Create(ctx, key, o); err != nil {
 			return fmt.Errorf("queue reply: %w", err)
 		}
 	}
