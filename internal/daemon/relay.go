@@ -95,6 +95,9 @@ type relay struct {
 	log      *slog.Logger
 
 	unknownLogged map[string]bool // servers of queued messages not in the config, said once; drainOutbox's goroutine only
+
+	// lockChannel is the store's channel lock; tests wrap it.
+	lockChannel func(ctx context.Context, channelID string) (func(), error)
 }
 
 // rememberConversations copies each session's Claude session id from the
@@ -164,37 +167,61 @@ func (r *relay) drainOnce(ctx context.Context) {
 	if err != nil {
 		r.log.Error("read outbox", "err", err)
 	}
-	if len(all) == 0 {
-		return
+	for _, ch := range channelsInOrder(all) {
+		r.drainChannel(ctx, ch)
 	}
+}
+
+// channelsInOrder returns the channels that have queued messages, ordered
+// by their oldest message.
+func channelsInOrder(all map[string]state.Outbound) []string {
 	keys := make([]string, 0, len(all))
 	for k := range all {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	byChannel := map[string][]string{}
+	seen := map[string]bool{}
 	var channels []string
 	for _, k := range keys {
-		ch := all[k].ChannelID
-		if _, ok := byChannel[ch]; !ok {
+		if ch := all[k].ChannelID; !seen[ch] {
+			seen[ch] = true
 			channels = append(channels, ch)
 		}
-		byChannel[ch] = append(byChannel[ch], k)
 	}
-	for _, ch := range channels {
-		r.drainChannel(ctx, ch, byChannel[ch], all)
-	}
+	return channels
 }
 
-func (r *relay) drainChannel(ctx context.Context, channel string, keys []string, all map[string]state.Outbound) {
+// queuedIn returns the keys of a channel's queued messages, oldest first.
+func queuedIn(all map[string]state.Outbound, channel string) []string {
+	var keys []string
+	for k, o := range all {
+		if o.ChannelID == channel {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func (r *relay) drainChannel(ctx context.Context, channel string) {
+	lock := r.lockChannel
+	if lock == nil {
+		lock = r.store.Dir.LockChannel
+	}
 	lctx, cancel := context.WithTimeout(ctx, noticeTimeout)
-	unlock, err := r.store.Dir.LockChannel(lctx, channel)
+	unlock, err := lock(lctx, channel)
 	cancel()
 	if err != nil {
 		return // a hook is posting there; next round
 	}
 	defer unlock()
-	for _, k := range keys {
+	// Read the queue again under the lock: whoever held it before (a hook,
+	// another daemon) may have posted and deleted entries since.
+	all, err := r.store.Outbox.List()
+	if err != nil {
+		r.log.Error("read outbox", "err", err)
+	}
+	for _, k := range queuedIn(all, channel) {
 		o := all[k]
 		p, ok := r.posters[o.Server]
 		if !ok {
