@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -235,9 +234,13 @@ func (r *relay) drainChannel(ctx context.Context, channel string) {
 		}
 		var files []chat.File
 		for _, path := range o.Files {
-			if b, err := os.ReadFile(path); err == nil {
-				files = append(files, chat.File{Name: filepath.Base(path), Data: b})
+			// Only the copies the hook made when it checked the markers.
+			b, err := r.store.Dir.ReadAttachment(path)
+			if err != nil {
+				r.log.Error("queued attachment unreadable; posting without it", "err", err)
+				continue
 			}
+			files = append(files, chat.File{Name: filepath.Base(path), Data: b})
 		}
 		sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
 		_, err := p.SendOnce(sctx, channel, discord.Nonce(k), o.Content, files)
@@ -257,6 +260,11 @@ func (r *relay) drainChannel(ctx context.Context, channel string) {
 		if err := r.store.Outbox.Delete(ctx, k); err != nil {
 			r.log.Error("delete outbox entry", "err", err)
 			return
+		}
+		for _, path := range o.Files {
+			if err := r.store.Dir.RemoveAttachment(path); err != nil {
+				r.log.Warn("attachment copy left behind", "err", err)
+			}
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -115,5 +116,30 @@ func TestDrainCreateAnswered502IsPostedOnce(t *testing.T) {
 	f.relay(t).drainOnce(context.Background())
 	if got := fmt.Sprint(f.contents()); got != "[queued]" {
 		t.Fatalf("posted %s", got)
+	}
+}
+
+// The drain uploads only the copies a hook made when it checked the
+// markers: a record naming another file (a private key) posts without it.
+func TestDrainUploadsOnlyAttachmentCopies(t *testing.T) {
+	f := newDrainFixture(t)
+	secret := filepath.Join(t.TempDir(), "id_ed25519")
+	os.WriteFile(secret, []byte("PRIVATE KEY"), 0o600)
+	out := filepath.Join(t.TempDir(), "out")
+	os.Mkdir(out, 0o700)
+	os.WriteFile(filepath.Join(out, "report.txt"), []byte("report"), 0o600)
+	cp, err := f.store.Dir.CopyAttachment(out, "report.txt", 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	f.store.Outbox.Create(ctx, state.OutboxKey(), state.Outbound{Server: "home", ChannelID: f.bot.ChannelID, Content: "with files", Files: []string{cp, secret}})
+	f.relay(t).drainOnce(ctx)
+	msgs := f.srv.Messages(f.bot.ChannelID)
+	if len(msgs) != 1 || len(msgs[0].Files) != 1 || string(msgs[0].Files[0].Data) != "report" {
+		t.Fatalf("messages = %+v", msgs)
+	}
+	if _, err := os.Stat(cp); err == nil {
+		t.Error("the posted copy was kept")
 	}
 }

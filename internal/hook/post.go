@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,7 +58,7 @@ func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.T
 	if err != nil {
 		return err
 	}
-	files, notes := resolveAttachments(outputs, names)
+	files, notes := resolveAttachments(h.store.Dir, outputs, names)
 	if len(notes) > 0 {
 		text = strings.TrimSpace(text + "\n\n" + strings.Join(notes, "\n"))
 	}
@@ -70,9 +71,12 @@ func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.T
 }
 
 // resolveAttachments maps marker names to files in the outputs directory,
-// refusing anything that escapes it (.., absolute paths, symlinks out) and
-// anything Discord would reject, with a note for the person for each.
-func resolveAttachments(dir string, names []string) (files []string, notes []string) {
+// refusing anything that escapes it (.., absolute paths, symlinks out),
+// anything that is not a regular file with a single link, and anything
+// Discord would reject, with a note for the person for each. It returns
+// copies in the runtime directory, made now: what is uploaded later (maybe
+// from the outbox, hours later) is what was checked.
+func resolveAttachments(d *state.Dir, dir string, names []string) (files []string, notes []string) {
 	realDir, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return nil, []string{"(could not attach files: " + err.Error() + ")"}
@@ -88,7 +92,8 @@ func resolveAttachments(dir string, names []string) (files []string, notes []str
 			notes = append(notes, fmt.Sprintf("(not attached: %s was not found in the outputs folder)", name))
 			continue
 		}
-		if rel, err := filepath.Rel(realDir, real); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		rel, err := filepath.Rel(realDir, real)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 			notes = append(notes, fmt.Sprintf("(not attached: %s is outside the outputs folder)", name))
 			continue
 		}
@@ -99,7 +104,16 @@ func resolveAttachments(dir string, names []string) (files []string, notes []str
 		case fi.Size() > maxFileBytes:
 			notes = append(notes, fmt.Sprintf("(not attached: %s is %.1f MiB; Discord allows %d MiB)", name, float64(fi.Size())/(1<<20), maxFileBytes>>20))
 		default:
-			files = append(files, real)
+			cp, err := d.CopyAttachment(realDir, rel, maxFileBytes)
+			var na *state.NotAttachableError
+			switch {
+			case errors.As(err, &na):
+				notes = append(notes, fmt.Sprintf("(not attached: %s %s)", name, na.Reason))
+			case err != nil:
+				notes = append(notes, fmt.Sprintf("(not attached: %s could not be read)", name))
+			default:
+				files = append(files, cp)
+			}
 		}
 	}
 	return files, notes
@@ -168,7 +182,7 @@ func (h *handler) deliver(ctx context.Context, sess state.Session, msgs []outgoi
 		msgs[i].key = state.OutboxKey() // after the lock: sorts after what is queued already
 	}
 	for i, m := range msgs {
-		files, err := readFiles(m.files)
+		files, err := readFiles(h.store.Dir, m.files)
 		if err != nil {
 			h.log.Error("attachment unreadable", "err", err)
 		}
@@ -186,8 +200,18 @@ func (h *handler) deliver(ctx context.Context, sess state.Session, msgs []outgoi
 		default:
 			h.log.Info("reply posted", "message", id, "part", i+1, "of", len(msgs))
 		}
+		removeCopies(h.store.Dir, m.files, h.log)
 	}
 	return nil
+}
+
+// removeCopies deletes the attachment copies of a message that is done with.
+func removeCopies(d *state.Dir, paths []string, log *slog.Logger) {
+	for _, p := range paths {
+		if err := d.RemoveAttachment(p); err != nil {
+			log.Warn("attachment copy left behind", "err", err)
+		}
+	}
 }
 
 func (h *handler) channelQueued(channel string) (bool, error) {
@@ -216,11 +240,12 @@ func (h *handler) enqueue(ctx context.Context, sess state.Session, msgs []outgoi
 	return nil
 }
 
-func readFiles(paths []string) ([]chat.File, error) {
+// readFiles reads the attachment copies of a message.
+func readFiles(d *state.Dir, paths []string) ([]chat.File, error) {
 	var files []chat.File
 	var errs []error
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		b, err := d.ReadAttachment(p)
 		if err != nil {
 			errs = append(errs, err)
 			continue
