@@ -2,12 +2,15 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ccbridge/ccbridge/internal/discord"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -141,5 +144,114 @@ func TestDrainUploadsOnlyAttachmentCopies(t *testing.T) {
 	}
 	if _, err := os.Stat(cp); err == nil {
 		t.Error("the posted copy was kept")
+	}
+}
+
+// stepClock is a clock the test moves.
+type stepClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *stepClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *stepClock) Step(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// A queued message whose files cannot be uploaded within its attempts is
+// posted as text with a notice saying where the files are, and the
+// channel's later replies follow it instead of waiting behind it forever.
+func TestUnuploadableFilesDoNotBlockTheChannel(t *testing.T) {
+	f := newDrainFixture(t)
+	out := filepath.Join(t.TempDir(), "out")
+	os.Mkdir(out, 0o700)
+	os.WriteFile(filepath.Join(out, "big.bin"), []byte("payload"), 0o600)
+	cp, err := f.store.Dir.CopyAttachment(out, "big.bin", 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	f.store.Outbox.Create(ctx, state.OutboxKey(), state.Outbound{Server: "home", ChannelID: f.bot.ChannelID, Content: "the report", Files: []string{cp}})
+	f.queue(t, "a later reply")
+	f.srv.Fail("POST", "/channels/*/messages", 503, maxFileAttempts)
+	r := f.relay(t)
+	clock := &stepClock{now: time.Now()}
+	r.now = clock.Now
+	for range maxFileAttempts + 1 {
+		r.drainOnce(ctx)
+		clock.Step(retryMax)
+	}
+	got := f.contents()
+	if len(got) != 2 || !strings.HasPrefix(got[0], "the report") || !strings.Contains(got[0], "could not upload") || !strings.Contains(got[0], cp) || got[1] != "a later reply" {
+		t.Fatalf("posted %q", got)
+	}
+	if msgs := f.srv.Messages(f.bot.ChannelID); len(msgs[0].Files) != 0 {
+		t.Fatalf("files = %+v", msgs[0].Files)
+	}
+	if b, err := os.ReadFile(cp); err != nil || string(b) != "payload" {
+		t.Fatalf("the file named in the notice is gone: %v", err)
+	}
+	if keys, _ := f.store.Outbox.Keys(); len(keys) != 0 {
+		t.Fatalf("outbox = %v", keys)
+	}
+}
+
+// The drain waits between attempts instead of hammering Discord, and
+// longer after each failure.
+func TestDrainBacksOff(t *testing.T) {
+	f := newDrainFixture(t)
+	f.queue(t, "queued")
+	f.srv.Fail("POST", "/channels/*/messages", 503, 1000)
+	r := f.relay(t)
+	clock := &stepClock{now: time.Now()}
+	r.now = clock.Now
+	r.drainOnce(context.Background())
+	r.drainOnce(context.Background())
+	if n := f.creates(); n != 1 {
+		t.Fatalf("%d creates before the backoff passed; want 1", n)
+	}
+	clock.Step(retryFirst)
+	r.drainOnce(context.Background())
+	clock.Step(retryFirst)
+	r.drainOnce(context.Background())
+	if n := f.creates(); n != 2 {
+		t.Fatalf("%d creates; want 2 (the second wait is longer)", n)
+	}
+}
+
+// A 401 or 403 keeps the queued replies, records why for the panel, and
+// posts them once Discord accepts the bot again.
+func TestRefusedBotKeepsTheOutbox(t *testing.T) {
+	for _, status := range []int{401, 403} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			f := newDrainFixture(t)
+			f.queue(t, "one", "two")
+			f.srv.Fail("POST", "/channels/*/messages", status, 1)
+			r := f.relay(t)
+			clock := &stepClock{now: time.Now()}
+			r.now = clock.Now
+			ctx := context.Background()
+			r.drainOnce(ctx)
+			if keys, _ := f.store.Outbox.Keys(); len(keys) != 2 || len(f.contents()) != 0 {
+				t.Fatalf("after a %d: outbox = %v, posted %q", status, keys, f.contents())
+			}
+			health, err := state.OpenHealth(f.store.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h, err := health.Get("home"); err != nil || h.Status != status || h.Refused == "" || h.Queued != 2 {
+				t.Fatalf("health = %+v, %v", h, err)
+			}
+			clock.Step(refusedRetry)
+			r.drainOnce(ctx)
+			if got := fmt.Sprint(f.contents()); got != "[one two]" {
+				t.Fatalf("posted %s", got)
+			}
+			if _, err := health.Get("home"); !errors.Is(err, state.ErrNotFound) {
+				t.Fatalf("health record kept after recovery: %v", err)
+			}
+		})
 	}
 }

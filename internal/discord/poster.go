@@ -83,6 +83,23 @@ func (p *Poster) PostOnce(ctx context.Context, channelID, nonce string, m chat.M
 	return id, nil
 }
 
+// SendAttempt is SendOnce with a single try: the caller (the outbox) is
+// the retry loop. A transient failure is a *TransientError.
+func (p *Poster) SendAttempt(ctx context.Context, channelID, nonce, content string, fs []chat.File) (string, error) {
+	var id string
+	err := attempt(func() error {
+		sent, err := p.create(ctx, channelID, nonce, chat.Message{Content: content, Files: fs})
+		if err == nil {
+			id = sent.ID
+		}
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("post to %s: %w", channelID, err)
+	}
+	return id, nil
+}
+
 // createBody is a message create as ccbridge sends it: discordgo 0.29's
 // MessageSend has no nonce fields.
 type createBody struct {
@@ -151,9 +168,12 @@ func (p *Poster) Edit(ctx context.Context, channelID, messageID string, m chat.M
 	return nil
 }
 
-// retry runs call until it succeeds, fails for good, or ctx ends.
+// retry runs call until it succeeds, fails for good, or ctx ends. A
+// transient failure that outlasts ctx is returned as a *TransientError
+// that says how long to wait before the next try.
 func (p *Poster) retry(ctx context.Context, call func() error) error {
 	var lastErr error
+	var lastWait time.Duration
 	for attempt := 0; ; attempt++ {
 		err := call()
 		if err == nil {
@@ -163,7 +183,7 @@ func (p *Poster) retry(ctx context.Context, call func() error) error {
 		if !transient {
 			return err
 		}
-		lastErr = err
+		lastErr, lastWait = err, wait
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 			break
 		}
@@ -175,7 +195,71 @@ func (p *Poster) retry(ctx context.Context, call func() error) error {
 			break
 		}
 	}
-	return fmt.Errorf("%w: %v", ErrTransient, lastErr)
+	return &TransientError{Wait: lastWait, Err: lastErr}
+}
+
+// attempt runs call once, classifying a transient failure as retry does.
+func attempt(call func() error) error {
+	err := call()
+	if err == nil {
+		return nil
+	}
+	if wait, transient := classify(err, retryBase); transient {
+		return &TransientError{Wait: wait, Err: err}
+	}
+	return err
+}
+
+// TransientError is a failure worth retrying after Wait (at the earliest):
+// a 5xx, a 429, a network error or a timeout. It matches ErrTransient.
+type TransientError struct {
+	Wait time.Duration
+	Err  error
+}
+
+func (e *TransientError) Error() string        { return ErrTransient.Error() + ": " + e.Err.Error() }
+func (e *TransientError) Unwrap() error        { return e.Err }
+func (e *TransientError) Is(target error) bool { return target == ErrTransient }
+
+// RetryAfter returns how long to wait before retrying after err: at least
+// what Discord asked for. It is 0 for errors that are not transient.
+func RetryAfter(err error) time.Duration {
+	var te *TransientError
+	if errors.As(err, &te) {
+		return te.Wait
+	}
+	return 0
+}
+
+// IsAuth reports whether Discord refused the bot itself: its token (401)
+// or its access (403). Retrying does not help; a person must act.
+func IsAuth(err error) bool {
+	var rest *discordgo.RESTError
+	return errors.As(err, &rest) && rest.Response != nil &&
+		(rest.Response.StatusCode == http.StatusUnauthorized || rest.Response.StatusCode == http.StatusForbidden)
+}
+
+// HTTPStatus returns the HTTP status of Discord's answer in err, or 0.
+func HTTPStatus(err error) int {
+	var rest *discordgo.RESTError
+	if errors.As(err, &rest) && rest.Response != nil {
+		return rest.Response.StatusCode
+	}
+	return 0
+}
+
+// Upload timing: one create may take a base for the round trip plus its
+// payload at a floor bandwidth (1 Mbit/s), so a 10 MiB upload gets about
+// 90 s instead of failing on every slow uplink.
+const (
+	sendBase       = 5 * time.Second
+	floorBandwidth = 1_000_000 / 8 // bytes per second
+)
+
+// SendTimeout is how long one create of a message with size bytes of
+// attachments may take.
+func SendTimeout(size int64) time.Duration {
+	return sendBase + time.Duration(size)*time.Second/floorBandwidth
 }
 
 // IsUnknownMessage reports whether err says the message no longer exists.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -84,5 +85,32 @@ func TestReplyCreatedButAnswered502IsPostedOnce(t *testing.T) {
 	}
 	if keys, _ := r.store.Outbox.Keys(); len(keys) != 0 {
 		t.Fatalf("outbox = %v", keys)
+	}
+}
+
+// An upload gets time in proportion to its size (a floor of 1 Mbit/s), not
+// a fixed few seconds that only a fast uplink meets.
+func TestUploadTimeScalesWithThePayload(t *testing.T) {
+	r := newRelay(t)
+	out, _ := r.store.Dir.Outputs("home-api")
+	body := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB
+	os.WriteFile(filepath.Join(out, "big.bin"), body, 0o600)
+	r.srv.SlowUploads(150_000) // 1.2 Mbit/s: about 7 s for the file
+	r.stop(t, "p1", "Here. [DISCORD_ATTACH: big.bin]")
+	msgs := r.srv.Messages(r.bot.ChannelID)
+	if len(msgs) != 1 || len(msgs[0].Files) != 1 || !bytes.Equal(msgs[0].Files[0].Data, body) {
+		keys, _ := r.store.Outbox.Keys()
+		t.Fatalf("%d messages posted, outbox %v", len(msgs), keys)
+	}
+}
+
+// A 401 or 403 does not drop the reply: it waits in the outbox.
+func TestRefusedReplyIsKept(t *testing.T) {
+	r := newRelay(t)
+	r.srv.Fail("POST", "/channels/*/messages", 401, 1)
+	r.stop(t, "p1", "a reply")
+	all, _ := r.store.Outbox.List()
+	if len(all) != 1 {
+		t.Fatalf("outbox = %+v; posted %q", all, r.contents())
 	}
 }

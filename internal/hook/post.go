@@ -21,8 +21,9 @@ const (
 	maxFilesPerPost = 10
 )
 
-// sendTimeout bounds one post, retries included; what does not go through
-// by then goes to the outbox for the daemon.
+// sendTimeout bounds one notice, retries included. Reply messages get
+// discord.SendTimeout of their size; what does not go through by then goes
+// to the outbox for the daemon.
 const sendTimeout = 5 * time.Second
 
 // lockWait bounds the wait for a channel's lock (held by another hook or
@@ -186,23 +187,53 @@ func (h *handler) deliver(ctx context.Context, sess state.Session, msgs []outgoi
 		if err != nil {
 			h.log.Error("attachment unreadable", "err", err)
 		}
-		sctx, cancel := context.WithTimeout(ctx, sendTimeout)
+		var size int64
+		for _, f := range files {
+			size += int64(len(f.Data))
+		}
+		// Time in proportion to the upload, within the hook's budget; what
+		// does not fit goes to the daemon, which has the time.
+		sctx, cancel := context.WithTimeout(ctx, discord.SendTimeout(size))
 		id, err := poster.SendOnce(sctx, channel, discord.Nonce(m.key), m.content, files)
 		cancel()
 		switch {
 		case errors.Is(err, discord.ErrTransient):
 			h.log.Warn("Discord unavailable; queueing the rest of the reply", "err", err, "left", len(msgs)-i)
 			return h.enqueue(ctx, sess, msgs[i:], err.Error())
+		case discord.IsAuth(err):
+			// A bad token or lost access: a person must act, and the
+			// reply waits for them in the outbox; the daemon says so.
+			h.log.Error("Discord refuses the bot; queueing the rest of the reply", "err", err, "left", len(msgs)-i)
+			return h.enqueue(ctx, sess, msgs[i:], err.Error())
 		case err != nil:
 			// Discord refused this message; say so where the reply was due.
-			h.log.Error("Discord refused a reply message", "err", err)
-			_, _ = poster.Send(ctx, channel, "⚠️ ccbridge could not post part of Claude's reply: "+err.Error(), nil)
+			h.log.Error("Discord refused a reply message", "err", err, "files", m.files)
+			text := "⚠️ ccbridge could not post part of Claude's reply: " + err.Error()
+			if len(m.files) > 0 {
+				text += "\nIts files are on the ccbridge host: " + strings.Join(m.files, ", ")
+				h.notice(ctx, poster, channel, text)
+				continue // the copies are kept: the notice names them
+			}
+			h.notice(ctx, poster, channel, text)
 		default:
 			h.log.Info("reply posted", "message", id, "part", i+1, "of", len(msgs))
 		}
 		removeCopies(h.store.Dir, m.files, h.log)
 	}
 	return nil
+}
+
+// notice posts a message of ccbridge's own, in chunks Discord accepts.
+func (h *handler) notice(ctx context.Context, poster *discord.Poster, channel, text string) {
+	for _, c := range chat.Chunk(text, chat.Limit) {
+		sctx, cancel := context.WithTimeout(ctx, sendTimeout)
+		_, err := poster.Send(sctx, channel, c, nil)
+		cancel()
+		if err != nil {
+			h.log.Warn("notice not posted", "err", err)
+			return
+		}
+	}
 }
 
 // removeCopies deletes the attachment copies of a message that is done with.
