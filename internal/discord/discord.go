@@ -26,7 +26,7 @@ const restTimeout = 20 * time.Second
 // init, so the base is applied by rewriting each request's origin in the
 // session's HTTP client rather than by changing globals.
 func NewSession(apiBase, token string) (*discordgo.Session, error) {
-	dg, err := discordgo.New("Bot " + token)
+	dg, err := discordgo.New("Bot " + NormalizeToken(token))
 	if err != nil {
 		return nil, fmt.Errorf("discord session: %w", err)
 	}
@@ -37,6 +37,17 @@ func NewSession(apiBase, token string) (*discordgo.Session, error) {
 	dg.Client = client
 	dg.UserAgent = "DiscordBot (https://github.com/ccbridge/ccbridge, 0) ccbridge"
 	return dg, nil
+}
+
+// NormalizeToken returns a bot token without surrounding space and without
+// a "Bot " prefix that was pasted with it (ccbridge adds its own: "Bot Bot
+// …" gets 401).
+func NormalizeToken(token string) string {
+	token = strings.TrimSpace(token)
+	if len(token) > 4 && strings.EqualFold(token[:4], "bot ") {
+		token = strings.TrimSpace(token[4:])
+	}
+	return token
 }
 
 // HTTPClient returns a client that sends Discord API requests to apiBase.

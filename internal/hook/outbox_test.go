@@ -3,10 +3,15 @@ package hook
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,5 +117,40 @@ func TestRefusedReplyIsKept(t *testing.T) {
 	all, _ := r.store.Outbox.List()
 	if len(all) != 1 {
 		t.Fatalf("outbox = %+v; posted %q", all, r.contents())
+	}
+}
+
+// An error notice longer than a Discord message is posted in chunks.
+func TestLongErrorNoticeIsChunked(t *testing.T) {
+	r := newRelay(t)
+	var mu sync.Mutex
+	var posted []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var body struct {
+			Content string `json:"content"`
+		}
+		json.NewDecoder(req.Body).Decode(&body)
+		w.Header().Set("Content-Type", "application/json")
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case body.Content == "the reply":
+			w.WriteHeader(400)
+			fmt.Fprintf(w, `{"code":50035,"message":"Invalid Form Body","errors":{"content":{"_errors":[{"code":"X","message":%q}]}}}`, strings.Repeat("very long reason ", 200))
+		case len([]rune(body.Content)) > 2000:
+			w.WriteHeader(400)
+			io.WriteString(w, `{"code":50035,"message":"Invalid Form Body"}`)
+		default:
+			posted = append(posted, body.Content)
+			fmt.Fprintf(w, `{"id":"%d","channel_id":"1"}`, len(posted))
+		}
+	}))
+	defer srv.Close()
+	r.store.Bots.Update(context.Background(), "home", func(b *state.Bot) error { b.APIBase = srv.URL; return nil })
+	r.stop(t, "p1", "the reply")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(posted) < 2 || !strings.HasPrefix(posted[0], "⚠️ ccbridge could not post part of Claude's reply") {
+		t.Fatalf("notices posted: %q", posted)
 	}
 }
