@@ -154,3 +154,25 @@ func TestLongErrorNoticeIsChunked(t *testing.T) {
 		t.Fatalf("notices posted: %q", posted)
 	}
 }
+
+// A signal (the pane was killed) while the hook waits for the transcript
+// still records the turn and queues its reply (last_assistant_message).
+func TestSignalWhileWaitingForTheTranscriptQueuesTheReply(t *testing.T) {
+	r := newRelay(t)
+	os.WriteFile(r.transcript, []byte(`{"type":"assistant","apiBlockIndex":0,"message":{"id":"older","stop_reason":"end_turn","content":[{"type":"text","text":"an older turn"}]}}`+"\n"), 0o600)
+	payload := fmt.Sprintf(`{"session_id":"sid","prompt_id":"p1","transcript_path":%q,"cwd":"/p","hook_event_name":"Stop","last_assistant_message":"the last block"}`, r.transcript)
+	env := map[string]string{state.EnvRuntimeDir: r.root, state.EnvSession: "home-api"}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	var out bytes.Buffer
+	Main(ctx, Stop, nil, strings.NewReader(payload), &out, &out, func(k string) string { return env[k] })
+	all, _ := r.store.Outbox.List()
+	if len(all) != 1 {
+		t.Fatalf("outbox entries = %d; posted = %d", len(all), len(r.contents()))
+	}
+	for _, o := range all {
+		if o.Content != "the last block" {
+			t.Fatalf("queued %q", o.Content)
+		}
+	}
+}
