@@ -172,6 +172,23 @@ func (p *Poster) Edit(ctx context.Context, channelID, messageID string, m chat.M
 // transient failure that outlasts ctx is returned as a *TransientError
 // that says how long to wait before the next try.
 func (p *Poster) retry(ctx context.Context, call func() error) error {
+	return p.retryIf(ctx, call, func(error) bool { return true })
+}
+
+// retryRateLimits retries only failures that say the request was not
+// processed (429s): for a create without a nonce, such as a thread, a
+// retry after a 5xx could make a second one.
+func (p *Poster) retryRateLimits(ctx context.Context, call func() error) error {
+	return p.retryIf(ctx, call, isRateLimit)
+}
+
+func isRateLimit(err error) bool {
+	var rl *discordgo.RateLimitError
+	var blocked *BlockedError
+	return errors.As(err, &rl) || errors.As(err, &blocked)
+}
+
+func (p *Poster) retryIf(ctx context.Context, call func() error, again func(error) bool) error {
 	var lastErr error
 	var lastWait time.Duration
 	for attempt := 0; ; attempt++ {
@@ -184,6 +201,9 @@ func (p *Poster) retry(ctx context.Context, call func() error) error {
 			return err
 		}
 		lastErr, lastWait = err, wait
+		if !again(err) {
+			break
+		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 			break
 		}
@@ -309,11 +329,11 @@ func classify(err error, backoff time.Duration) (time.Duration, bool) {
 }
 
 // StartThread starts a public thread in a channel and returns its id. It
-// retries like Post; a retry after a lost answer may start a second thread,
-// which is rarer and less harmful than starting none.
+// retries rate limits within ctx; not a 5xx or a lost answer, after which
+// the thread may exist already (a thread create takes no nonce).
 func (p *Poster) StartThread(ctx context.Context, channelID, name string) (string, error) {
 	var id string
-	err := p.retry(ctx, func() error {
+	err := p.retryRateLimits(ctx, func() error {
 		th, err := p.dg.ThreadStartComplex(channelID, &discordgo.ThreadStart{Name: name, Type: discordgo.ChannelTypeGuildPublicThread,
 			AutoArchiveDuration: 24 * 60}, discordgo.WithContext(ctx))
 		if err == nil {

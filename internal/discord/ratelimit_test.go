@@ -110,3 +110,25 @@ func TestCloudflareHTML429BacksOff(t *testing.T) {
 		t.Errorf("the HTML page is in the error: %v", err)
 	}
 }
+
+// A thread create answered with a 5xx may have been made: it is not
+// repeated (there is no nonce for threads), and the error is transient.
+func TestStartThreadDoesNotRepeatAfterA5xx(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(500)
+		io.WriteString(w, `{"message":"500: Internal Server Error","code":0}`)
+	}))
+	defer srv.Close()
+	p, _ := NewPoster(srv.URL, "tok")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := p.StartThread(ctx, "1", "t"); !errors.Is(err, ErrTransient) {
+		t.Fatalf("err = %v, want transient", err)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("%d thread creates, want 1", n)
+	}
+}
