@@ -47,6 +47,10 @@ func (s *Server) Post(channelID string, user User, content string, files ...File
 		for i := range files {
 			files[i].Name = discordFileName(files[i].Name)
 		}
+		if c.Archived && !c.Locked { // a person's post unarchives, as a bot's does
+			c.Archived = false
+			s.dispatchGuild(c.GuildID, "THREAD_UPDATE", c.json())
+		}
 		m := &Message{ID: s.id(), ChannelID: channelID, GuildID: c.GuildID, Author: user, Content: content, Files: files}
 		s.addMessage(m)
 		return m.clone(), nil
@@ -161,6 +165,13 @@ func (s *Server) SubmitModal(it *Interaction, user User, values map[string]strin
 		rawRows, _ := cur.Modal["components"].([]any)
 		for _, r := range rawRows {
 			rm, _ := r.(map[string]any)
+			if rm["type"] == float64(18) { // a Label holds one component
+				cm, _ := rm["component"].(map[string]any)
+				id, _ := cm["custom_id"].(string)
+				inputs[id] = true
+				rows = append(rows, map[string]any{"type": 18, "component": map[string]any{"type": 4, "custom_id": id, "value": values[id]}})
+				continue
+			}
 			inner, _ := rm["components"].([]any)
 			for _, c := range inner {
 				cm, _ := c.(map[string]any)

@@ -41,6 +41,7 @@ type File struct {
 	Name        string
 	ContentType string
 	Data        []byte
+	id          string // attachment id, set when stored
 }
 
 // Message is a message as it stands now (edits replace its fields).
@@ -74,6 +75,7 @@ type Message struct {
 	// messages about threads), or nil.
 	Reference map[string]any
 	created   time.Time
+	fileSeq   int // files ever attached, for attachment ids
 }
 
 // CustomIDs lists the custom_id of every component, in order.
@@ -117,11 +119,19 @@ func (m *Message) clone() *Message {
 	return &c
 }
 
+// attachmentID is the id of the message's i-th file.
+func (m *Message) attachmentID(i int) string {
+	if id := m.Files[i].id; id != "" {
+		return id
+	}
+	return fmt.Sprintf("%s%d", m.ID, i)
+}
+
 // json renders the message as Discord sends it.
 func (s *Server) messageJSON(m *Message) map[string]any {
 	var atts []map[string]any
 	for i, f := range m.Files {
-		aid := fmt.Sprintf("%s%d", m.ID, i)
+		aid := m.attachmentID(i)
 		atts = append(atts, map[string]any{"id": aid, "filename": f.Name, "size": len(f.Data), "content_type": f.ContentType,
 			"url": s.URL + "/attachments/" + m.ChannelID + "/" + aid + "/" + f.Name, "proxy_url": s.URL + "/attachments/" + m.ChannelID + "/" + aid + "/" + f.Name})
 	}

@@ -237,3 +237,13 @@ func (s *Server) sameNonce(authorID, nonce string) *Message {
 	}
 	return nil
 }
+
+// AgeInteraction moves an interaction's creation back by d, as if d had
+// passed: with d over 15 minutes its token no longer works (401 50027).
+func (s *Server) AgeInteraction(it *Interaction, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur := s.interactions[it.Token]; cur != nil {
+		cur.Created -= d.Nanoseconds()
+	}
+}

@@ -397,3 +397,24 @@ func TestIntentsGateEvents(t *testing.T) {
 	default:
 	}
 }
+
+func TestPersonPostUnarchives(t *testing.T) {
+	srv := New(t)
+	bot := srv.Main()
+	owner := srv.NewUser("owner")
+	_, ev, setup := listen(allIntents)
+	connect(t, srv, bot, setup)
+	th := srv.StartThread(bot.ChannelID, "t", owner)
+	srv.AutoArchive(th)
+	srv.Post(th, owner, "wake up")
+	recv(t, ev.threads)
+	if tu := recv(t, ev.updates); !tu.ThreadMetadata.Archived {
+		t.Fatal("first THREAD_UPDATE is not the archive")
+	}
+	if tu := recv(t, ev.updates); tu.ThreadMetadata.Archived {
+		t.Error("a person's post did not unarchive the thread")
+	}
+	if c, _ := srv.Channel(th); c.Archived {
+		t.Error("thread still archived")
+	}
+}

@@ -63,6 +63,9 @@ type Server struct {
 	HeartbeatInterval time.Duration
 	// InteractionTTL is how long an interaction may wait for its callback.
 	InteractionTTL time.Duration
+	// TokenTTL is how long an interaction token works for @original and
+	// followups (Discord: 15 minutes); then they answer 401 50027.
+	TokenTTL time.Duration
 
 	t   testing.TB
 	ts  *httptest.Server
@@ -91,6 +94,7 @@ func New(t testing.TB) *Server {
 	s := &Server{
 		HeartbeatInterval: 41250 * time.Millisecond,
 		InteractionTTL:    3 * time.Second,
+		TokenTTL:          15 * time.Minute,
 		t:                 t,
 		changed:           make(chan struct{}),
 		channels:          map[string]*Channel{},
