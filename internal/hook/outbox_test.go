@@ -44,7 +44,9 @@ func TestReplyIsQueuedWhenTheLockWaitOutlivesTheContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	// Long enough to record the turn on any machine, short of the lock wait
+	// and the transcript wait.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	r.stopWith(t, ctx, "p1", "the reply")
 	all, _ := r.store.Outbox.List()
@@ -162,7 +164,9 @@ func TestSignalWhileWaitingForTheTranscriptQueuesTheReply(t *testing.T) {
 	os.WriteFile(r.transcript, []byte(`{"type":"assistant","apiBlockIndex":0,"message":{"id":"older","stop_reason":"end_turn","content":[{"type":"text","text":"an older turn"}]}}`+"\n"), 0o600)
 	payload := fmt.Sprintf(`{"session_id":"sid","prompt_id":"p1","transcript_path":%q,"cwd":"/p","hook_event_name":"Stop","last_assistant_message":"the last block"}`, r.transcript)
 	env := map[string]string{state.EnvRuntimeDir: r.root, state.EnvSession: "home-api"}
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	// Long enough to record the turn on any machine, short of the lock wait
+	// and the transcript wait.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	var out bytes.Buffer
 	Main(ctx, Stop, nil, strings.NewReader(payload), &out, &out, func(k string) string { return env[k] })
