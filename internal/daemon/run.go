@@ -49,6 +49,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 		return err
 	}
 	defer unlock()
+	store.Dir.SetLogger(log)
 	durable, err := state.DurableDir()
 	if err != nil {
 		return err
@@ -61,6 +62,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	if err != nil {
 		return err
 	}
+	registry.Dir.SetLogger(log)
 	log.Info("ccbridge starting", "version", Version(), "config", cfg.Path, "runtime", store.Dir.Root(), "instance", instance)
 
 	posters := map[string]*discord.Poster{}

@@ -10,10 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/gofrs/flock"
@@ -34,6 +36,18 @@ func DefaultRuntimeDir() string {
 // Dir is an opened, checked runtime directory.
 type Dir struct {
 	root string
+	log  atomic.Pointer[slog.Logger]
+}
+
+// SetLogger sets where the state package reports what it repaired (a
+// quarantined record, say). The default is slog.Default().
+func (d *Dir) SetLogger(l *slog.Logger) { d.log.Store(l) }
+
+func (d *Dir) logger() *slog.Logger {
+	if l := d.log.Load(); l != nil {
+		return l
+	}
+	return slog.Default()
 }
 
 // ErrUnsafeDir is returned (wrapped) when the runtime directory could be

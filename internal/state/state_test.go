@@ -224,17 +224,6 @@ func TestCreateOnce(t *testing.T) {
 	}
 }
 
-func TestUnknownVersionIsAnError(t *testing.T) {
-	c := testCollection(t, filepath.Join(t.TempDir(), "rt"))
-	os.WriteFile(filepath.Join(c.dir, "old.json"), []byte(`{"version":7,"data":{"n":3}}`), 0o600)
-	if _, err := c.Get("old"); err == nil {
-		t.Fatal("a version-7 record decoded as version 1")
-	}
-	if _, err := c.Update(context.Background(), "old", func(v *counter) error { return nil }); err == nil {
-		t.Fatal("Update overwrote a record of an unknown version")
-	}
-}
-
 func TestKeysCannotEscape(t *testing.T) {
 	c := testCollection(t, filepath.Join(t.TempDir(), "rt"))
 	for _, k := range []string{"../x", "/etc/passwd", ".hidden", "a/b", "", "a..b", "x\x00"} {
