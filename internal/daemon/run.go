@@ -50,6 +50,10 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	}
 	defer unlock()
 	store.Dir.SetLogger(log)
+	// Stopped with a cause when the runtime dir is no longer ours.
+	ctx, stopUnsafe := context.WithCancelCause(ctx)
+	defer stopUnsafe(nil)
+	go guardRuntime(ctx, store.Dir, log, stopUnsafe, verifyEvery)
 	durable, err := state.DurableDir()
 	if err != nil {
 		return err
@@ -141,6 +145,9 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	rt.StartConfigured()
 	log.Info("ccbridge running", "bots", len(bots), "attach", "tmux -L "+cfg.Tmux.Socket+" attach", "projects", projectNames(cfg))
 	<-ctx.Done()
+	if cause := context.Cause(ctx); errors.Is(cause, state.ErrUnsafeDir) {
+		return cause
+	}
 	log.Info("ccbridge stopping")
 	return nil
 }

@@ -79,6 +79,9 @@ func (c *Collection[T]) path(key string) (string, error) {
 	if !validKey(key) {
 		return "", fmt.Errorf("%w: %q", ErrBadKey, key)
 	}
+	if err := c.d.Verify(); err != nil {
+		return "", err
+	}
 	return filepath.Join(c.dir, key+".json"), nil
 }
 
@@ -235,6 +238,9 @@ func (c *Collection[T]) Delete(ctx context.Context, key string) error {
 // quarantined (see quarantine) and left out; other read errors are
 // reported in the error but do not hide the others.
 func (c *Collection[T]) List() (map[string]T, error) {
+	if err := c.d.Verify(); err != nil {
+		return nil, err
+	}
 	ents, err := os.ReadDir(c.dir)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", filepath.Base(c.dir), err)
