@@ -295,6 +295,9 @@ func (d *Dir) Uploads(session string) (string, error) { return d.sessionDir("upl
 // [DISCORD_ATTACH: name] markers in one session.
 func (d *Dir) Outputs(session string) (string, error) { return d.sessionDir("outputs", session) }
 
+// sessionParent is the folder holding every session's folder of one kind.
+func (d *Dir) sessionParent(kind string) string { return filepath.Join(d.root, kind) }
+
 func (d *Dir) sessionDir(kind, session string) (string, error) {
 	if !validKey(session) {
 		return "", fmt.Errorf("%w: %q", ErrBadKey, session)
