@@ -306,8 +306,40 @@ func (c *Collection[T]) lock(ctx context.Context) (func(), error) {
 // same directory, fsync and rename, so a reader sees the old or the new
 // file, never a torn one. It is also how ccbridge edits files outside the
 // runtime directory (install-hooks edits ~/.claude/settings.json with it).
+// When path is a symlink (dotfiles kept in a repo), the file it points to
+// is replaced and the link kept.
 func WriteAtomic(path string, b []byte, perm os.FileMode) error {
-	return writeAtomicMode(path, b, perm)
+	target, err := resolveLinks(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return writeAtomicMode(target, b, perm)
+}
+
+// resolveLinks follows path while it is a symlink and returns the path of
+// what it finally names, which need not exist yet.
+func resolveLinks(path string) (string, error) {
+	for range 40 {
+		fi, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return path, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		link, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(path), link)
+		}
+		path = link
+	}
+	return "", fmt.Errorf("too many levels of symbolic links at %s", path)
 }
 
 func writeAtomic(p string, b []byte) error { return writeAtomicMode(p, b, 0o600) }
