@@ -38,6 +38,9 @@ func TestMain(m *testing.M) {
 	if root := os.Getenv("STATE_TEST_HELPER_ROOT"); root != "" {
 		os.Exit(helperIncrement(root))
 	}
+	if root := os.Getenv("STATE_TEST_KEY_ROOT"); root != "" {
+		os.Exit(helperKey(root))
+	}
 	os.Exit(m.Run())
 }
 
