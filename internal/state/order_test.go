@@ -59,4 +59,3 @@ func helperKey(root string) int {
 	os.Stdout.WriteString(OutboxKey() + "\n")
 	return 0
 }
-
