@@ -59,3 +59,27 @@ func helperKey(root string) int {
 	os.Stdout.WriteString(OutboxKey() + "\n")
 	return 0
 }
+
+// A receipt written by the hook after the paste counts even if the wall
+// clock stepped back in between; a prompt accepted before the paste does
+// not count even if the wall clock stepped forward before it was written.
+func TestReceiptOrderIgnoresWallClockSteps(t *testing.T) {
+	since := time.Now()
+	var s Session
+	s.AddPrompt(Prompt{At: since.Add(-time.Hour), Text: "after the paste"}) // clock stepped back
+	if !s.Prompts[0].NotBefore(since) {
+		t.Error("a receipt written after the paste was judged older (wall clock stepped back)")
+	}
+	boot, ok := bootNanos()
+	if !ok {
+		t.Fatal("no CLOCK_BOOTTIME")
+	}
+	early := Prompt{At: since.Add(time.Hour), Text: "before the paste", Boot: boot - int64(time.Since(since)) - int64(time.Second)}
+	if early.NotBefore(since) {
+		t.Error("a prompt accepted before the paste was taken as its receipt (wall clock stepped forward)")
+	}
+	legacy := Prompt{At: since.Add(time.Second)}
+	if !legacy.NotBefore(since) {
+		t.Error("a record without a boot time is not compared by wall time")
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Session is one Claude Code session that ccbridge runs in a tmux pane, keyed
@@ -53,13 +55,46 @@ type Session struct {
 type Prompt struct {
 	At   time.Time `json:"at"`
 	Text string    `json:"text"`
+	// Boot is CLOCK_BOOTTIME in nanoseconds when the hook saw the prompt:
+	// one clock for every process on the machine, which the wall clock's
+	// steps do not move (see NotBefore).
+	Boot int64 `json:"boot,omitempty"`
+}
+
+// bootNanos reads CLOCK_BOOTTIME (monotonic, counts suspend, the same in
+// every process until the machine reboots).
+func bootNanos() (int64, bool) {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
+		return 0, false
+	}
+	return ts.Nano(), true
+}
+
+// NotBefore reports whether the prompt was accepted at or after since, a
+// time.Now() taken in this process (it must carry its monotonic reading).
+// The comparison is on the boot clock when the prompt has one, so a step
+// of the wall clock between the paste and the hook can neither hide a
+// receipt nor let an older prompt pass for a new one; it falls back to
+// wall times for records written without it.
+func (p Prompt) NotBefore(since time.Time) bool {
+	if p.Boot > 0 {
+		if now, ok := bootNanos(); ok {
+			return p.Boot >= now-int64(time.Since(since))
+		}
+	}
+	return !p.At.Before(since)
 }
 
 // MaxPrompts is how many receipts a session record keeps.
 const MaxPrompts = 8
 
 // AddPrompt records a receipt, keeping the newest MaxPrompts.
+// It stamps the prompt with the boot clock if the caller did not.
 func (s *Session) AddPrompt(p Prompt) {
+	if p.Boot == 0 {
+		p.Boot, _ = bootNanos()
+	}
 	s.Prompts = append(s.Prompts, p)
 	if n := len(s.Prompts); n > MaxPrompts {
 		s.Prompts = s.Prompts[n-MaxPrompts:]
