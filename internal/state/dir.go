@@ -287,30 +287,56 @@ func (d *Dir) OpenLog(name string) (*os.File, error) {
 	return f, nil
 }
 
+// Files is the subtree for files people and Claude exchange (uploads and
+// outputs), kept apart from the records that hold the bot tokens and the
+// decisions, so a permission granted on one session's files (an
+// "addDirectories" suggestion, say) never reaches them.
+const filesDir = "files"
+
 // Uploads returns (creating it) the directory for files a person attached
-// to messages for one session.
+// to messages for one session: <runtime>/files/uploads/<session>.
 func (d *Dir) Uploads(session string) (string, error) { return d.sessionDir("uploads", session) }
 
 // Outputs returns (creating it) the directory Claude saves files to for
-// [DISCORD_ATTACH: name] markers in one session.
+// [DISCORD_ATTACH: name] markers in one session:
+// <runtime>/files/outputs/<session>.
 func (d *Dir) Outputs(session string) (string, error) { return d.sessionDir("outputs", session) }
 
 // sessionParent is the folder holding every session's folder of one kind.
-func (d *Dir) sessionParent(kind string) string { return filepath.Join(d.root, kind) }
+func (d *Dir) sessionParent(kind string) string { return filepath.Join(d.root, filesDir, kind) }
 
 func (d *Dir) sessionDir(kind, session string) (string, error) {
 	if !validKey(session) {
 		return "", fmt.Errorf("%w: %q", ErrBadKey, session)
 	}
-	parent, err := d.subdir(kind)
+	files, err := d.subdir(filesDir)
 	if err != nil {
 		return "", err
 	}
-	p := filepath.Join(parent, session)
-	if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("create %s dir: %w", kind, err)
+	p := files
+	for _, name := range []string{kind, session} {
+		p = filepath.Join(p, name)
+		if err := mkdirPrivate(p); err != nil {
+			return "", fmt.Errorf("create %s dir: %w", kind, err)
+		}
 	}
 	return p, nil
+}
+
+// mkdirPrivate creates a 0700 directory if it does not exist, and refuses
+// a symlink or non-directory in its place.
+func mkdirPrivate(p string) error {
+	if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%w: %s is not a directory", ErrUnsafeDir, p)
+	}
+	return nil
 }
 
 // ClaudeSettings is where the daemon writes the --settings file that

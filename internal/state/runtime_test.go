@@ -165,3 +165,35 @@ func TestDefaultRuntimeDirPrefersPrivateXDG(t *testing.T) {
 		t.Errorf("override: %s", got)
 	}
 }
+
+// Uploads and outputs live in their own subtree, apart from the records
+// that hold the tokens (bots/) and the decisions (requests/).
+func TestFilesAreApartFromTokensAndDecisions(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "rt")
+	s, err := OpenStore(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, err := s.Dir.Uploads("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Dir.Outputs("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := filepath.Join(root, "files")
+	for _, p := range []string{up, out} {
+		if rel, err := filepath.Rel(files, p); err != nil || rel == "." || rel[0] == '.' {
+			t.Errorf("%s is not under %s", p, files)
+		}
+		if fi, err := os.Lstat(p); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: %v, %v; want a 0700 dir", p, fi.Mode(), err)
+		}
+	}
+	// A symlink planted for a session's folder is refused, not followed.
+	os.Symlink(t.TempDir(), filepath.Join(files, "outputs", "s2"))
+	if p, err := s.Dir.Outputs("s2"); !errors.Is(err, ErrUnsafeDir) {
+		t.Fatalf("Outputs through a symlink = %s, %v; want ErrUnsafeDir", p, err)
+	}
+}
