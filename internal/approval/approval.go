@@ -65,6 +65,11 @@ func Apply(id string, req *state.Request, a Action) (Result, error) {
 
 // Render draws the card for a request as it stands.
 func Render(id string, req state.Request) chat.Message {
+	tail := ""
+	if req.Status != state.RequestPending {
+		tail = "\n\n" + clip(statusLine(req), maxStatus)
+	}
+	room := chat.Limit - len([]rune(tail))
 	var m chat.Message
 	switch req.ToolName {
 	case toolAsk:
@@ -72,13 +77,26 @@ func Render(id string, req state.Request) chat.Message {
 	case toolPlan:
 		m = renderPlan(id, req)
 	default:
-		m = renderPermission(id, req)
+		m = renderPermission(id, req, room)
 	}
 	if req.Status != state.RequestPending {
 		m.Rows = nil
-		m.Content = fitContent(m.Content, "\n\n"+statusLine(req))
 	}
+	// Every card fits Discord's limit, whatever the model wrote.
+	m.Content = fitContent(m.Content, tail)
 	return m
+}
+
+// maxStatus bounds what a closed card says about how it closed, so the
+// card itself keeps most of the room.
+const maxStatus = chat.Limit / 2
+
+// clip shortens s to at most n characters, marking the cut with "…".
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:max(n-1, 0)]) + "…"
+	}
+	return s
 }
 
 func statusLine(req state.Request) string {
@@ -100,11 +118,8 @@ func statusLine(req state.Request) string {
 // fitContent appends tail to content, shortening content so the whole
 // stays within Discord's limit.
 func fitContent(content, tail string) string {
-	room := chat.Limit - len([]rune(tail))
-	if r := []rune(content); len(r) > room {
-		content = string(r[:max(room-1, 0)]) + "…"
-	}
-	return content + tail
+	tail = clip(tail, maxStatus)
+	return clip(content, chat.Limit-len([]rune(tail))) + tail
 }
 
 // decide records a decision on the request.
@@ -135,13 +150,16 @@ func arg(a Action, i int) (int, bool) {
 	return n, err == nil && n >= 0
 }
 
-// codeBlock quotes text in a fenced block that it cannot break out of.
+// codeBlock quotes text in a fenced block that it cannot break out of,
+// of at most limit characters in all.
 func codeBlock(lang, text string, limit int) string {
 	text = strings.ReplaceAll(text, "```", "ʼʼʼ")
-	if r := []rune(text); len(r) > limit {
-		text = string(r[:limit]) + "\n…"
+	open, end := "```"+lang+"\n", "\n```"
+	room := max(limit-len([]rune(open+end)), 0)
+	if r := []rune(text); len(r) > room {
+		text = string(r[:max(room-2, 0)]) + "\n…"
 	}
-	return "```" + lang + "\n" + text + "\n```"
+	return open + text + end
 }
 
 // Decode reads the decision a decided request carries.

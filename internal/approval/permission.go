@@ -15,11 +15,11 @@ import (
 const DenyMessage = "The user denied this tool call from Discord."
 
 // scopes are the destinations a person may choose for an "always" rule.
-var scopes = []struct{ dest, label string }{
-	{"session", "this session"},
-	{"localSettings", "this project, just me"},
-	{"projectSettings", "this project, shared"},
-	{"userSettings", "all my projects"},
+var scopes = []struct{ dest, label, where string }{
+	{"session", "this session", "until this Claude session ends"},
+	{"localSettings", "this project, just me", "saved in .claude/settings.local.json"},
+	{"projectSettings", "this project, shared", "saved in .claude/settings.json"},
+	{"userSettings", "all my projects", "saved in ~/.claude/settings.json"},
 }
 
 func suggestions(req state.Request) []claudehook.PermissionUpdate {
@@ -61,11 +61,23 @@ func scopesFor(s claudehook.PermissionUpdate) []int {
 	return []int{0, 1, 2, 3}
 }
 
-func renderPermission(id string, req state.Request) chat.Message {
+// Sizes on a permission card: what the model wrote about the call, the
+// path it names, and the input shown in a code block.
+const (
+	maxDescription = 300
+	maxPath        = 300
+	maxInputShown  = 1400
+)
+
+func renderPermission(id string, req state.Request, room int) chat.Message {
 	var b strings.Builder
 	who := "Claude"
 	if req.AgentType != "" {
-		who = "Claude's " + req.AgentType + " agent"
+		who = "Claude's " + clip(req.AgentType, 60) + " agent"
+	}
+	// The input gets what the header leaves of the room.
+	block := func(lang, text string) {
+		b.WriteString(codeBlock(lang, text, min(maxInputShown, room-len([]rune(b.String())))))
 	}
 	switch req.ToolName {
 	case "Bash":
@@ -73,22 +85,22 @@ func renderPermission(id string, req state.Request) chat.Message {
 		_ = json.Unmarshal(req.ToolInput, &in)
 		fmt.Fprintf(&b, "🔐 **%s wants to run a command**\n", who)
 		if in.Description != "" {
-			b.WriteString(in.Description + "\n")
+			b.WriteString(clip(in.Description, maxDescription) + "\n")
 		}
-		b.WriteString(codeBlock("sh", in.Command, 1400))
+		block("sh", in.Command)
 	case "Write":
 		var in claudehook.WriteInput
 		_ = json.Unmarshal(req.ToolInput, &in)
-		fmt.Fprintf(&b, "🔐 **%s wants to create** `%s`\n", who, in.FilePath)
-		b.WriteString(codeBlock("", in.Content, 1200))
+		fmt.Fprintf(&b, "🔐 **%s wants to create** `%s`\n", who, clip(in.FilePath, maxPath))
+		block("", in.Content)
 	case "Edit":
 		var in claudehook.EditInput
 		_ = json.Unmarshal(req.ToolInput, &in)
-		fmt.Fprintf(&b, "🔐 **%s wants to edit** `%s`\n", who, in.FilePath)
-		b.WriteString(codeBlock("diff", unifiedPreview(in), 1200))
+		fmt.Fprintf(&b, "🔐 **%s wants to edit** `%s`\n", who, clip(in.FilePath, maxPath))
+		block("diff", unifiedPreview(in))
 	default:
-		fmt.Fprintf(&b, "🔐 **%s wants to use %s**\n", who, req.ToolName)
-		b.WriteString(codeBlock("json", string(req.ToolInput), 1400))
+		fmt.Fprintf(&b, "🔐 **%s wants to use %s**\n", who, clip(req.ToolName, 100))
+		block("json", string(req.ToolInput))
 	}
 	m := chat.Message{Content: b.String()}
 	if req.Status != state.RequestPending {
@@ -99,11 +111,9 @@ func renderPermission(id string, req state.Request) chat.Message {
 		sel := &chat.Select{CustomID: cid(req.Instance, id, "alwayssel"), Placeholder: "Always allow… choose what and where", MinValues: 1, MaxValues: 1}
 		for i, s := range sug {
 			for _, si := range scopesFor(s) {
-				label := suggestionLabel(s) + " — " + scopes[si].label
-				if r := []rune(label); len(r) > 100 {
-					label = string(r[:99]) + "…"
-				}
-				sel.Options = append(sel.Options, chat.Option{Label: label, Value: fmt.Sprintf("%d.%d", i, si)})
+				label := " — " + scopes[si].label
+				label = clip(suggestionLabel(s), chat.MaxOptionText-len([]rune(label))) + label
+				sel.Options = append(sel.Options, chat.Option{Label: label, Value: fmt.Sprintf("%d.%d", i, si), Description: scopes[si].where})
 			}
 		}
 		if len(sel.Options) > 25 {

@@ -16,6 +16,7 @@ const Limit = 2000
 // paragraph break, else a line break, else a space, else anywhere. A code
 // fence open at a cut is closed at the end of its chunk and reopened, with
 // its language, at the start of the next, so every chunk renders on its own.
+// No chunk is blank.
 func Chunk(text string, limit int) []string {
 	text = strings.TrimSpace(text)
 	var chunks []string
@@ -26,14 +27,20 @@ func Chunk(text string, limit int) []string {
 			prefix = fence + "\n"
 		}
 		if last := closeFence(prefix+text, openFence(fence, text)); utf8.RuneCountInString(last) <= limit {
-			chunks = append(chunks, last)
+			if strings.TrimSpace(text) != "" {
+				chunks = append(chunks, last)
+			}
 			break
 		}
 		// Leave room for a closing fence in case the piece ends inside one.
 		budget := max(limit-utf8.RuneCountInString(prefix)-len("\n```"), 1)
 		piece, rest := cut(text, budget)
 		fence = openFence(fence, piece)
-		chunks = append(chunks, closeFence(prefix+piece, fence))
+		// Discord refuses a blank message: a run of spaces longer than a
+		// chunk is dropped, not sent.
+		if strings.TrimSpace(piece) != "" {
+			chunks = append(chunks, closeFence(prefix+piece, fence))
+		}
 		text = strings.TrimLeft(rest, "\n")
 	}
 	return chunks
@@ -82,10 +89,28 @@ func openFence(open, piece string) string {
 			continue
 		}
 		if open == "" {
-			open = t
+			open = fenceLine(t)
 		} else if t == "```" {
 			open = ""
 		}
 	}
 	return open
+}
+
+// fenceLine is the fence to reopen a block with: its language tag only,
+// so a long first line cannot eat a chunk's room.
+func fenceLine(t string) string {
+	lang := strings.TrimPrefix(t, "```")
+	if i := strings.IndexAny(lang, " \t`"); i >= 0 {
+		lang = lang[:i]
+	}
+	if len(lang) > 10 {
+		return "```"
+	}
+	for _, c := range lang {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("+#-_.", c)) {
+			return "```"
+		}
+	}
+	return "```" + lang
 }
