@@ -69,40 +69,48 @@ const (
 	maxInputShown  = 1400
 )
 
-func renderPermission(id string, req state.Request, room int) chat.Message {
-	var b strings.Builder
+// permissionInput is what a card shows of a tool call: the header (what
+// Claude wants, in its own escaped words) and the input for a code block,
+// with the name to attach it under when it is too long to show whole.
+func permissionInput(req state.Request) (header, lang, text, file string) {
 	who := "Claude"
 	if req.AgentType != "" {
-		who = "Claude's " + clip(req.AgentType, 60) + " agent"
-	}
-	// The input gets what the header leaves of the room.
-	block := func(lang, text string) {
-		b.WriteString(codeBlock(lang, text, min(maxInputShown, room-len([]rune(b.String())))))
+		who = "Claude's " + escapeMarkdown(clip(req.AgentType, 60)) + " agent"
 	}
 	switch req.ToolName {
 	case "Bash":
 		var in claudehook.BashInput
 		_ = json.Unmarshal(req.ToolInput, &in)
-		fmt.Fprintf(&b, "🔐 **%s wants to run a command**\n", who)
-		if in.Description != "" {
-			b.WriteString(clip(in.Description, maxDescription) + "\n")
+		header = fmt.Sprintf("🔐 **%s wants to run a command**\n", who)
+		if d := strings.TrimSpace(in.Description); d != "" {
+			header += "💬 " + escapeMarkdown(clip(d, maxDescription)) + "\n"
 		}
-		block("sh", in.Command)
+		return header, "sh", in.Command, "command.sh"
 	case "Write":
 		var in claudehook.WriteInput
 		_ = json.Unmarshal(req.ToolInput, &in)
-		fmt.Fprintf(&b, "🔐 **%s wants to create** `%s`\n", who, clip(in.FilePath, maxPath))
-		block("", in.Content)
+		return fmt.Sprintf("🔐 **%s wants to create** %s\n", who, inlineCode(in.FilePath)), "", in.Content, attachName(in.FilePath)
 	case "Edit":
 		var in claudehook.EditInput
 		_ = json.Unmarshal(req.ToolInput, &in)
-		fmt.Fprintf(&b, "🔐 **%s wants to edit** `%s`\n", who, clip(in.FilePath, maxPath))
-		block("diff", unifiedPreview(in))
-	default:
-		fmt.Fprintf(&b, "🔐 **%s wants to use %s**\n", who, clip(req.ToolName, 100))
-		block("json", string(req.ToolInput))
+		return fmt.Sprintf("🔐 **%s wants to edit** %s\n", who, inlineCode(in.FilePath)), "diff", unifiedPreview(in), "edit.diff"
 	}
-	m := chat.Message{Content: b.String()}
+	return fmt.Sprintf("🔐 **%s wants to use %s**\n", who, escapeMarkdown(clip(req.ToolName, 100))), "json", string(req.ToolInput), "input.json"
+}
+
+func renderPermission(id string, req state.Request, room int) chat.Message {
+	header, lang, text, file := permissionInput(req)
+	// Whether the input is cut is decided on the pending card, which is
+	// posted with its files; a closed card is an edit of it.
+	banner := fmt.Sprintf("⚠️ **Cut: the input is too long to show whole. The middle is left out here; all of it is in the attached `%s`. Read it before you allow.**\n", file)
+	fits := min(maxInputShown, chat.Limit-len([]rune(header+banner)))
+	m := chat.Message{}
+	if len([]rune(codeText(text)))+len([]rune(fence(lang, ""))) > fits {
+		header += banner
+		m.Files = []chat.File{{Name: file, Data: []byte(text)}}
+	}
+	m.Content = header + codeBlock(lang, text, min(maxInputShown, room-len([]rune(header))))
+
 	if req.Status != state.RequestPending {
 		return m
 	}
