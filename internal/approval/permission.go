@@ -3,6 +3,7 @@ package approval
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
@@ -98,6 +99,30 @@ func permissionInput(req state.Request) (header, lang, text, file string) {
 	return fmt.Sprintf("🔐 **%s wants to use %s**\n", who, escapeMarkdown(clip(req.ToolName, 100))), "json", string(req.ToolInput), "input.json"
 }
 
+// alwaysChoice is one entry of the "Always…" menu: a suggestion Claude
+// Code made, in one scope that makes sense for it.
+type alwaysChoice struct {
+	value  string // the select option's value
+	update claudehook.PermissionUpdate
+	scope  int // index in scopes
+}
+
+// alwaysChoices lists the "Always…" menu of a request, in order, as many
+// as one select holds. It is computed from the suggestions recorded with
+// the request, so the card and the click agree on what was offered.
+func alwaysChoices(req state.Request) []alwaysChoice {
+	var out []alwaysChoice
+	for i, s := range suggestions(req) {
+		for _, si := range scopesFor(s) {
+			if len(out) == chat.MaxOptions {
+				return out
+			}
+			out = append(out, alwaysChoice{value: fmt.Sprintf("%d.%d", i, si), update: s, scope: si})
+		}
+	}
+	return out
+}
+
 func renderPermission(id string, req state.Request, room int) chat.Message {
 	header, lang, text, file := permissionInput(req)
 	// Whether the input is cut is decided on the pending card, which is
@@ -117,15 +142,10 @@ func renderPermission(id string, req state.Request, room int) chat.Message {
 	sug := suggestions(req)
 	if req.Step == "always" && len(sug) > 0 {
 		sel := &chat.Select{CustomID: cid(req.Instance, id, "alwayssel"), Placeholder: "Always allow… choose what and where", MinValues: 1, MaxValues: 1}
-		for i, s := range sug {
-			for _, si := range scopesFor(s) {
-				label := " — " + scopes[si].label
-				label = clip(suggestionLabel(s), chat.MaxOptionText-len([]rune(label))) + label
-				sel.Options = append(sel.Options, chat.Option{Label: label, Value: fmt.Sprintf("%d.%d", i, si), Description: scopes[si].where})
-			}
-		}
-		if len(sel.Options) > 25 {
-			sel.Options = sel.Options[:25]
+		for _, c := range alwaysChoices(req) {
+			label := " — " + scopes[c.scope].label
+			label = clip(suggestionLabel(c.update), chat.MaxOptionText-len([]rune(label))) + label
+			sel.Options = append(sel.Options, chat.Option{Label: label, Value: c.value, Description: scopes[c.scope].where})
 		}
 		m.Rows = []chat.Row{{Select: sel}, {Buttons: []chat.Button{{Label: "Back", CustomID: cid(req.Instance, id, "back"), Style: chat.Secondary}}}}
 		return m
@@ -167,20 +187,19 @@ func applyPermission(id string, req *state.Request, a Action) (Result, error) {
 		req.Step = ""
 		return Result{}, nil
 	case "alwayssel":
-		var si, sc int
-		if len(a.Values) != 1 {
+		// Only a choice the menu on the card offered: the menu is shown
+		// in the "always" step, and its values are exactly alwaysChoices.
+		if req.Step != "always" || len(a.Values) != 1 {
 			return Result{}, ErrUnknownAction
 		}
-		if _, err := fmt.Sscanf(a.Values[0], "%d.%d", &si, &sc); err != nil {
+		i := slices.IndexFunc(alwaysChoices(*req), func(c alwaysChoice) bool { return c.value == a.Values[0] })
+		if i < 0 {
 			return Result{}, ErrUnknownAction
 		}
-		sug := suggestions(*req)
-		if si < 0 || si >= len(sug) || sc < 0 || sc >= len(scopes) {
-			return Result{}, ErrUnknownAction
-		}
-		u := sug[si]
-		u.Destination = scopes[sc].dest
-		outcome := fmt.Sprintf("✅ **Allowed**, and %s (%s), by %s", suggestionLabel(u), scopes[sc].label, a.User)
+		c := alwaysChoices(*req)[i]
+		u := c.update
+		u.Destination = scopes[c.scope].dest
+		outcome := fmt.Sprintf("✅ **Allowed**, and %s (%s), by %s", escapeMarkdown(suggestionLabel(u)), scopes[c.scope].label, a.User)
 		return Result{}, decide(req, claudehook.Decision{Behavior: "allow", UpdatedPermissions: []claudehook.PermissionUpdate{u}}, outcome)
 	case "deny":
 		return Result{}, decide(req, claudehook.Decision{Behavior: "deny", Message: DenyMessage}, "⛔ **Denied** by "+a.User)
