@@ -16,7 +16,8 @@ const Limit = 2000
 // paragraph break, else a line break, else a space, else anywhere. A code
 // fence open at a cut is closed at the end of its chunk and reopened, with
 // its language, at the start of the next, so every chunk renders on its own.
-// No chunk is blank.
+// A code block (a converted table is one) that would be cut but fits a
+// chunk on its own starts the next chunk instead. No chunk is blank.
 func Chunk(text string, limit int) []string {
 	text = strings.TrimSpace(text)
 	var chunks []string
@@ -35,6 +36,9 @@ func Chunk(text string, limit int) []string {
 		// Leave room for a closing fence in case the piece ends inside one.
 		budget := max(limit-utf8.RuneCountInString(prefix)-len("\n```"), 1)
 		piece, rest := cut(text, budget)
+		if fence == "" && openFence("", piece) != "" {
+			piece, rest = keepBlock(text, piece, rest, limit)
+		}
 		fence = openFence(fence, piece)
 		// Discord refuses a blank message: a run of spaces longer than a
 		// chunk is dropped, not sent.
@@ -113,4 +117,42 @@ func fenceLine(t string) string {
 		}
 	}
 	return "```" + lang
+}
+
+// keepBlock moves the cut of a piece that ends inside a code block to just
+// before the block, or just after it when the block opens the piece, if
+// the block fits in one chunk; otherwise the cut stays where it was.
+func keepBlock(text, piece, rest string, limit int) (string, string) {
+	start, open := -1, ""
+	pos := 0
+	for line := range strings.SplitSeq(piece, "\n") {
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "```") {
+			if open == "" {
+				open, start = t, pos
+			} else if t == "```" {
+				open = ""
+			}
+		}
+		pos += len(line) + 1
+	}
+	if open == "" || start < 0 {
+		return piece, rest
+	}
+	// The block ends with its closing fence line, or with the text.
+	end, closing := len(text), len("\n```") // an unclosed block is closed at the cut
+	pos = start
+	for i, line := range strings.Split(text[start:], "\n") {
+		if i > 0 && strings.TrimSpace(line) == "```" {
+			end, closing = pos+len(line), 0
+			break
+		}
+		pos += len(line) + 1
+	}
+	if utf8.RuneCountInString(text[start:end])+closing > limit {
+		return piece, rest
+	}
+	if before := strings.TrimRight(text[:start], " \n"); before != "" {
+		return before, text[start:]
+	}
+	return text[:end], text[end:]
 }
