@@ -106,3 +106,24 @@ func TestHiddenCharactersAreShown(t *testing.T) {
 		t.Errorf("hidden characters reach the card: %q", card.Content)
 	}
 }
+
+// TestClosedCardClaimsNoAttachmentThePendingCardLacked: files go out with
+// the pending card only (an edit cannot add them), so a closed card cut
+// shorter by its status line must not point at a file that was never sent.
+func TestClosedCardClaimsNoAttachmentThePendingCardLacked(t *testing.T) {
+	req := permReq("Bash", claudehook.BashInput{Command: strings.Repeat("a", 1300) + payload})
+	if card := Render(reqID, req); len(card.Files) != 0 {
+		t.Fatalf("pending card cut: %s", card.Content)
+	}
+	req.Status, req.Outcome = state.RequestDecided, "⛔ **Denied** by <@1>, with instructions:\n> "+strings.Repeat("w", 1500)
+	card := Render(reqID, req)
+	if err := chat.CheckMessage(card); err != nil {
+		t.Fatal(err)
+	}
+	if len(card.Files) != 0 || strings.Contains(card.Content, "attached") {
+		t.Errorf("closed card points at an attachment the pending card never had:\n%s", card.Content)
+	}
+	if !strings.Contains(card.Content, payload) || !strings.Contains(card.Content, "characters cut here") {
+		t.Errorf("closed card hides its cut:\n%s", card.Content)
+	}
+}

@@ -131,6 +131,9 @@ func renderPermission(id string, req state.Request, room int) chat.Message {
 	fits := min(maxInputShown, chat.Limit-len([]rune(header+banner)))
 	m := chat.Message{}
 	if len([]rune(codeText(text)))+len([]rune(fence(lang, ""))) > fits {
+		if req.Status != state.RequestPending {
+			banner = fmt.Sprintf("⚠️ **Cut here: all of the input is in the attached `%s`.**\n", file)
+		}
 		header += banner
 		m.Files = []chat.File{{Name: file, Data: []byte(text)}}
 	}
