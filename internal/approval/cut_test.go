@@ -127,3 +127,15 @@ func TestClosedCardClaimsNoAttachmentThePendingCardLacked(t *testing.T) {
 		t.Errorf("closed card hides its cut:\n%s", card.Content)
 	}
 }
+
+// TestHugeInputIsNotAttached: an input too big to upload in the card's
+// time is not attached; the card says so and where to read it.
+func TestHugeInputIsNotAttached(t *testing.T) {
+	card := Render(reqID, permReq("Write", claudehook.WriteInput{FilePath: "/x/big.txt", Content: strings.Repeat("x", maxAttach+1) + payload}))
+	if err := chat.CheckMessage(card); err != nil {
+		t.Fatal(err)
+	}
+	if len(card.Files) != 0 || !strings.Contains(card.Content, "too long to show or attach") || !strings.Contains(card.Content, payload) {
+		t.Errorf("files %d, content:\n%.400s", len(card.Files), card.Content)
+	}
+}
