@@ -139,3 +139,28 @@ func TestHugeInputIsNotAttached(t *testing.T) {
 		t.Errorf("files %d, content:\n%.400s", len(card.Files), card.Content)
 	}
 }
+
+// TestPlanPreviewKeepsFencesAndDrawsTables: a long plan's preview is cut
+// where its code block stays closed, and its tables are drawn as Discord
+// can show them.
+func TestPlanPreviewKeepsFencesAndDrawsTables(t *testing.T) {
+	plan := "# Plan\n\n| Step | Owner |\n|---|---|\n| build | me |\n\n" + strings.Repeat("Prose line.\n", 90) + "```go\n" + strings.Repeat("x := 1\n", 300) + "```\n"
+	req := state.Request{Instance: "inst01", Status: state.RequestPending, ToolName: toolPlan}
+	req.ToolInput, _ = json.Marshal(claudehook.PlanInput{Plan: plan})
+	for _, st := range []string{state.RequestPending, state.RequestExpired} {
+		req.Status = st
+		card := Render(reqID, req)
+		if err := chat.CheckMessage(card); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Count(card.Content, "```")%2 != 0 {
+			t.Errorf("%s: unbalanced fences in the preview:\n%s", st, card.Content)
+		}
+		if !strings.Contains(card.Content, "Step  │ Owner") {
+			t.Errorf("%s: table not drawn:\n%.300s", st, card.Content)
+		}
+		if len(card.Files) != 1 || string(card.Files[0].Data) != plan {
+			t.Errorf("%s: the plan is not attached as written", st)
+		}
+	}
+}
