@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"io"
+	"os"
 	"slices"
 	"testing"
 
