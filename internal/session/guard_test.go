@@ -242,3 +242,28 @@ func TestARecordedPaneTaggedForAnotherSessionIsNotOurs(t *testing.T) {
 		t.Fatalf("Ensure = %q, %v, %v; want a new pane", pane, started, err)
 	}
 }
+
+// A person's key from a /screen button: PressKeys returns once Claude has
+// redrawn, so the screen read next shows the key's effect.
+func TestPressKeysWaitsForTheRedraw(t *testing.T) {
+	m, panes, _, target := newManager(t)
+	ctx := context.Background()
+	m.Ensure(ctx, target)
+	panes.mu.Lock()
+	panes.afterKey = func(f *fakePanes, k tmux.Key) {
+		f.screen = readyScreen // the key itself changes nothing at once
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			f.mu.Lock()
+			f.screen = nextMode(readyScreen)
+			f.mu.Unlock()
+		}()
+	}
+	panes.mu.Unlock()
+	if err := m.PressKeys(ctx, target.Key, "BTab"); err != nil {
+		t.Fatal(err)
+	}
+	if screen, _ := m.Screen(ctx, target.Key, 40); !strings.Contains(screen, "accept edits on") {
+		t.Fatalf("the screen after the key does not show its effect:\n%s", screen)
+	}
+}

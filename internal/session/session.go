@@ -552,16 +552,6 @@ func (m *Manager) PressEnter(ctx context.Context, key string) error {
 	return m.keyIf(ctx, pane, tmux.KeyEnter)
 }
 
-// Keys presses keys in the session's pane.
-func (m *Manager) Keys(ctx context.Context, key string, keys ...tmux.Key) error {
-	defer m.lock(key)()
-	pane, err := m.pane(ctx, key)
-	if err != nil {
-		return err
-	}
-	return m.opt.Panes.SendKeys(ctx, pane, keys...)
-}
-
 // Interrupt timing: how long to wait for the footer to drop "esc to
 // interrupt" before pressing Escape again. Under load a single Escape was
 // seen to be lost in the e2e tier. A second Escape is pressed only while the
@@ -779,14 +769,35 @@ func (m *Manager) Status(ctx context.Context, key string) (Status, error) {
 	return st, nil
 }
 
+// keyRedraw bounds the wait for the screen to change after a person's key.
+const keyRedraw = 2 * time.Second
+
 // PressKeys presses keys given by name (as carried in a button) in the
 // session's pane; names outside the driver's fixed set are refused there.
+// These are a person's answers, sent as asked. It returns once the screen
+// has changed (Claude redrew), or after keyRedraw, so a screen read next
+// shows the key's effect even when Claude is slow to redraw.
 func (m *Manager) PressKeys(ctx context.Context, key string, names ...string) error {
 	keys := make([]tmux.Key, len(names))
 	for i, n := range names {
 		keys[i] = tmux.Key(n)
 	}
-	return m.Keys(ctx, key, keys...)
+	defer m.lock(key)()
+	pane, err := m.pane(ctx, key)
+	if err != nil {
+		return err
+	}
+	before, err := m.opt.Panes.Capture(ctx, pane, 0)
+	if err != nil {
+		return err
+	}
+	if err := m.opt.Panes.SendKeys(ctx, pane, keys...); err != nil {
+		return err
+	}
+	if _, err := m.waitScreen(ctx, pane, keyRedraw, func(s string) bool { return s != before }); err != nil && !errors.Is(err, errScreenWait) {
+		return err
+	}
+	return nil
 }
 
 // SetModel switches the running session's model with Claude's own /model
