@@ -236,3 +236,24 @@ func TestSessionRestartAdoptsAnUnrecordedPane(t *testing.T) {
 		t.Fatalf("panes after restart = %+v, want the one tagged %s", panes, p.key)
 	}
 }
+
+// /mode walks Claude's Shift+Tab cycle one confirmed step at a time and
+// answers only when the footer shows the mode.
+func TestSessionModeSwitchesTheRunningSession(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	b.say(p, "hello modes")
+	b.waitReply(p, "ok: hello modes")
+	b.command(p, "mode", map[string]any{"mode": "plan"}, "Permission mode: plan")
+	rec, _ := b.store.Sessions.Get(p.key)
+	screen, err := b.tmux.Capture(context.Background(), rec.PaneID, 0)
+	if err != nil || session.ModeShown(screen) != "plan" {
+		t.Fatalf("footer after /mode plan (%v):\n%s", err, screen)
+	}
+	b.command(p, "mode", map[string]any{"mode": "default"}, "Permission mode: default")
+	screen, _ = b.tmux.Capture(context.Background(), rec.PaneID, 0)
+	if session.ModeShown(screen) != "default" {
+		t.Fatalf("footer after /mode default:\n%s", screen)
+	}
+}
