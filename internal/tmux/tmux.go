@@ -104,7 +104,8 @@ func classify(err error) error {
 		return fmt.Errorf("%w: %w", ErrNoServer, err)
 	case strings.Contains(msg, "can't find pane"), strings.Contains(msg, "can't find window"):
 		return fmt.Errorf("%w: %w", ErrPaneGone, err)
-	case strings.Contains(msg, "can't find session"):
+	case strings.Contains(msg, "can't find session"), strings.Contains(msg, "no current target"):
+		// "no current target": a server that has no session left.
 		return fmt.Errorf("%w: %w", ErrNoSession, err)
 	}
 	return err
@@ -309,11 +310,13 @@ var ErrRefused = errors.New("the screen did not allow it")
 // no #{!:…}), #{&&:…} joins.
 func (g Guard) format() string {
 	var terms []string
+	// tmux cuts trailing spaces off each line before it searches, so a
+	// marker's own trailing spaces would never match.
 	for _, w := range g.With {
-		terms = append(terms, "#{C:"+searchEscape(w)+"}")
+		terms = append(terms, "#{C:"+searchEscape(strings.TrimRight(w, " "))+"}")
 	}
 	for _, w := range g.Without {
-		terms = append(terms, "#{?#{C:"+searchEscape(w)+"},0,1}")
+		terms = append(terms, "#{?#{C:"+searchEscape(strings.TrimRight(w, " "))+"},0,1}")
 	}
 	if len(terms) == 0 {
 		return "1"
