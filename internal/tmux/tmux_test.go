@@ -153,3 +153,35 @@ func (r *recorder) Run(_ context.Context, c execx.Cmd) ([]byte, error) {
 	r.stdin = append(r.stdin, s)
 	return nil, nil
 }
+
+func TestGuardFormat(t *testing.T) {
+	g := Guard{With: []string{"Switch model? "}, Without: []string{"a,b}#{x}", "[*]"}}
+	want := `#{&&:#{C:Switch model\?},#{&&:#{?#{C:a#,b#}##{x#}},0,1},#{?#{C:\[\*]},0,1}}}`
+	if got := g.format(); got != want {
+		t.Fatalf("format =\n %s\nwant\n %s", got, want)
+	}
+	if got := (Guard{}).format(); got != "1" {
+		t.Fatalf("empty guard = %q", got)
+	}
+}
+
+func TestSendKeysIfReadsTheOutcome(t *testing.T) {
+	cond := Guard{Without: []string{"Do you want to proceed?"}}.format()
+	call := func(out string) execx.Call {
+		return execx.Call{Args: argv("if-shell", "-F", "-t", "%3", cond, "send-keys -t %3 Enter ; display-message -p ccbridge:sent", "display-message -p ccbridge:refused"), Stdout: out}
+	}
+	s := newFake(t, call("ccbridge:sent\n"), call("ccbridge:refused\n"), call(""))
+	g := Guard{Without: []string{"Do you want to proceed?"}}
+	if err := s.SendKeysIf(context.Background(), "%3", g, KeyEnter); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SendKeysIf(context.Background(), "%3", g, KeyEnter); !errors.Is(err, ErrRefused) {
+		t.Fatalf("refused: err = %v", err)
+	}
+	if err := s.SendKeysIf(context.Background(), "%3", g, KeyEnter); err == nil {
+		t.Fatal("no outcome printed, yet success")
+	}
+	if err := s.SendKeysIf(context.Background(), "%3; kill-server", g, KeyEnter); err == nil {
+		t.Fatal("a pane that is not an id reached a command string")
+	}
+}
