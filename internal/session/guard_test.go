@@ -267,3 +267,31 @@ func TestPressKeysWaitsForTheRedraw(t *testing.T) {
 		t.Fatalf("the screen after the key does not show its effect:\n%s", screen)
 	}
 }
+
+// The footer, not a count, says where the cycle is: a Claude whose cycle
+// skips a mode still ends in the mode asked for.
+func TestSetModeFollowsTheFooter(t *testing.T) {
+	m, panes, store, target := newManager(t)
+	ctx := context.Background()
+	m.Ensure(ctx, target)
+	panes.mu.Lock()
+	panes.screen = strings.Replace(readyScreen, "⏸ manual mode on", "⏸ plan mode on", 1)
+	panes.afterKey = func(f *fakePanes, k tmux.Key) {
+		// This Claude has no auto mode: plan goes straight back to manual.
+		f.screen = strings.Replace(f.screen, "⏵⏵ auto mode on", "⏸ manual mode on", 1)
+	}
+	panes.mu.Unlock()
+	panes.takeOps()
+	if err := m.SetMode(ctx, target.Key, "default"); err != nil {
+		t.Fatal(err)
+	}
+	if ops := panes.takeOps(); !slices.Equal(ops, []string{"keys %1 BTab"}) {
+		t.Fatalf("ops = %q", ops)
+	}
+	if rec, _ := store.Sessions.Get(target.Key); rec.ModeSeen != "default" {
+		t.Errorf("mode = %q", rec.ModeSeen)
+	}
+	if err := m.SetMode(ctx, target.Key, "auto"); err == nil {
+		t.Fatal("reported a mode the footer never showed")
+	}
+}

@@ -627,49 +627,44 @@ var modeCycle = []string{"default", "acceptEdits", "plan", "auto"}
 const modeShow = 3 * time.Second
 
 // SetMode switches a running session's permission mode with Shift+Tab,
-// one press at a time, each only into the input box (never a dialog) and
-// each confirmed by the footer before the next. The current mode is read
-// off the footer when it shows one. bypassPermissions and dontAsk are not
-// on that cycle: they need a restart.
+// following Claude's footer: one press at a time, each only into the input
+// box (never a dialog, checked by tmux as the key is sent), the next only
+// after the footer changed, until it shows the mode. The footer, not a
+// count of presses, says where the cycle is (2.1.328: manual → accept
+// edits → plan → auto). bypassPermissions and dontAsk are not on that
+// cycle: they need a restart.
 func (m *Manager) SetMode(ctx context.Context, key, mode string) error {
 	defer m.lock(key)()
-	rec, err := m.opt.Store.Sessions.Get(key)
-	if err != nil {
-		return ErrNoPane
+	if !slices.Contains(modeCycle, mode) {
+		return fmt.Errorf("switching to %s is not possible in a running session; start it with that mode in the config", mode)
 	}
 	pane, err := m.pane(ctx, key)
 	if err != nil {
 		return err
 	}
-	screen, err := m.opt.Panes.Capture(ctx, pane, 0)
+	screen, err := m.waitScreen(ctx, pane, modeShow, func(s string) bool { return ModeShown(s) != "" || !InputBoxShown(s) })
 	if err != nil {
-		return err
+		return fmt.Errorf("cannot read the permission mode in Claude's footer: %w", err)
 	}
-	cur := ModeShown(screen)
-	if cur == "" {
-		cur = rec.ModeSeen
+	shown := ModeShown(screen)
+	if !slices.Contains(modeCycle, shown) && InputBoxShown(screen) {
+		return fmt.Errorf("switching from %s to %s is not possible in a running session; start it with that mode in the config", shown, mode)
 	}
-	if cur == "" {
-		cur = rec.PermissionMode
-	}
-	from, to := slices.Index(modeCycle, cur), slices.Index(modeCycle, mode)
-	if from < 0 || to < 0 {
-		return fmt.Errorf("switching from %s to %s is not possible in a running session; start it with that mode in the config", cur, mode)
-	}
-	for i := from; i != to; i = (i + 1) % len(modeCycle) {
+	for presses := 0; shown != mode; presses++ {
 		if !InputBoxShown(screen) {
 			return ErrDialogOpen
+		}
+		if presses == len(modeCycle) {
+			return fmt.Errorf("the footer never showed %s after Shift+Tab (it shows %s)", mode, shown)
 		}
 		if err := m.keyIf(ctx, pane, tmux.KeyShiftTab); err != nil {
 			return err
 		}
-		next := modeCycle[(i+1)%len(modeCycle)]
-		if screen, err = m.waitScreen(ctx, pane, modeShow, func(s string) bool { return ModeShown(s) == next || !InputBoxShown(s) }); err != nil {
-			return fmt.Errorf("the footer did not show %s after Shift+Tab: %w", next, err)
+		prev := shown
+		if screen, err = m.waitScreen(ctx, pane, modeShow, func(s string) bool { return ModeShown(s) != prev || !InputBoxShown(s) }); err != nil {
+			return fmt.Errorf("the footer still shows %s after Shift+Tab: %w", prev, err)
 		}
-		if !InputBoxShown(screen) {
-			return fmt.Errorf("a dialog opened while the mode changed; check /screen: %w", ErrDialogOpen)
-		}
+		shown = ModeShown(screen)
 	}
 	_, err = m.opt.Store.Sessions.Update(ctx, key, func(s *state.Session) error { s.PermissionMode, s.ModeSeen = mode, mode; return nil })
 	return err
