@@ -431,6 +431,11 @@ const paneFormat = "#{pane_id}\t#{pane_dead}\t#{pane_pid}\t#{pane_current_comman
 // is checked. With no server running it returns ErrNoServer.
 func (s *Server) ListPanes(ctx context.Context) ([]Pane, error) {
 	out, err := s.exec(ctx, "", "list-panes", "-a", "-F", paneFormat)
+	if errors.Is(err, ErrNoSession) {
+		// A server with no session (yet: another client is creating the
+		// first one; or no more) has no panes.
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("list panes: %w", err)
 	}

@@ -185,3 +185,12 @@ func TestSendKeysIfReadsTheOutcome(t *testing.T) {
 		t.Fatal("a pane that is not an id reached a command string")
 	}
 }
+
+// A server another client is still starting (its first session not made
+// yet) answers list-panes with "no current target": it has no panes.
+func TestListPanesOfAServerWithoutSessions(t *testing.T) {
+	s := newFake(t, execx.Call{Args: argv("list-panes", "-a", "-F", paneFormat), Err: execx.Exit(1, "no current target\n")})
+	if panes, err := s.ListPanes(context.Background()); err != nil || len(panes) != 0 {
+		t.Fatalf("ListPanes = %v, %v; want no panes", panes, err)
+	}
+}
