@@ -3,7 +3,9 @@ package tmux
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"slices"
 	"testing"
 
@@ -19,15 +21,19 @@ func newFake(t *testing.T, calls ...execx.Call) *Server {
 }
 
 func TestNewPaneCreatesSessionWhenMissing(t *testing.T) {
-	common := []string{"-d", "-P", "-F", "#{pane_id}", "-n", "api", "-c", "/src/api", "-e", "A=1", "-e", "B=2", "--", "claude", "--x"}
+	tmp := fmt.Sprintf("ccbridge-new-%d-%d", os.Getpid(), windowSeq.Load()+1)
+	win := "=ccbridge-home:=" + tmp
+	common := []string{"-d", "-P", "-F", "#{pane_id}", "-n", tmp, "-c", "/src/##api", "-e", "A=1", "-e", `B=2\;`, "--", "claude", "--x",
+		";", "set-option", "-p", "-t", win, "@ccbridge_session", "home-api",
+		";", "rename-window", "-t", win, "api ##1", ";", "set-option", "-s", "focus-events", "on"}
 	s := newFake(t,
 		execx.Call{Args: argv(append([]string{"new-window", "-t", "=ccbridge-home:"}, common...)...),
 			Err: execx.Exit(1, "no server running on /tmp/tmux-0/ccb\n")},
 		execx.Call{Args: argv(append([]string{"new-session", "-s", "ccbridge-home", "-x", "100", "-y", "50"}, common...)...),
 			Stdout: "%7\n"},
 	)
-	id, err := s.NewPane(context.Background(), PaneSpec{Session: "ccbridge-home", Window: "api", Dir: "/src/api",
-		Env: map[string]string{"B": "2", "A": "1"}, Argv: []string{"claude", "--x"}, Width: 100, Height: 50})
+	id, err := s.NewPane(context.Background(), PaneSpec{Session: "ccbridge-home", Window: "api #1", Tag: "home-api", Dir: "/src/#api",
+		Env: map[string]string{"B": "2;", "A": "1"}, Argv: []string{"claude", "--x"}, Width: 100, Height: 50})
 	if err != nil || id != "%7" {
 		t.Fatalf("NewPane = %q, %v", id, err)
 	}
@@ -97,13 +103,13 @@ func TestErrorsAreTyped(t *testing.T) {
 }
 
 func TestParsePanes(t *testing.T) {
-	out := "%0\t0\t4242\tclaude\tccbridge-home\tapi\t/src/api\n%1\t1\t4250\tbash\tccbridge-home\tweb thread\t/src/web\n"
+	out := "%0\t0\t4242\tclaude\tccbridge-home\tapi\thome-api\t/src/api\n%1\t1\t4250\tbash\tccbridge-home\tweb thread\t\t/src/web\n"
 	panes, err := parsePanes(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []Pane{
-		{ID: "%0", PID: 4242, Command: "claude", Session: "ccbridge-home", Window: "api", Path: "/src/api"},
+		{ID: "%0", PID: 4242, Command: "claude", Session: "ccbridge-home", Window: "api", Tag: "home-api", Path: "/src/api"},
 		{ID: "%1", Dead: true, PID: 4250, Command: "bash", Session: "ccbridge-home", Window: "web thread", Path: "/src/web"},
 	}
 	if len(panes) != 2 || panes[0] != want[0] || panes[1] != want[1] {
@@ -146,4 +152,45 @@ func (r *recorder) Run(_ context.Context, c execx.Cmd) ([]byte, error) {
 	}
 	r.stdin = append(r.stdin, s)
 	return nil, nil
+}
+
+func TestGuardFormat(t *testing.T) {
+	g := Guard{With: []string{"Switch model? "}, Without: []string{"a,b}#{x}", "[*]"}}
+	want := `#{&&:#{C:Switch model\?},#{&&:#{?#{C:a#,b#}##{x#}},0,1},#{?#{C:\[\*]},0,1}}}`
+	if got := g.format(); got != want {
+		t.Fatalf("format =\n %s\nwant\n %s", got, want)
+	}
+	if got := (Guard{}).format(); got != "1" {
+		t.Fatalf("empty guard = %q", got)
+	}
+}
+
+func TestSendKeysIfReadsTheOutcome(t *testing.T) {
+	cond := Guard{Without: []string{"Do you want to proceed?"}}.format()
+	call := func(out string) execx.Call {
+		return execx.Call{Args: argv("if-shell", "-F", "-t", "%3", cond, "send-keys -t %3 Enter ; display-message -p ccbridge:sent", "display-message -p ccbridge:refused"), Stdout: out}
+	}
+	s := newFake(t, call("ccbridge:sent\n"), call("ccbridge:refused\n"), call(""))
+	g := Guard{Without: []string{"Do you want to proceed?"}}
+	if err := s.SendKeysIf(context.Background(), "%3", g, KeyEnter); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SendKeysIf(context.Background(), "%3", g, KeyEnter); !errors.Is(err, ErrRefused) {
+		t.Fatalf("refused: err = %v", err)
+	}
+	if err := s.SendKeysIf(context.Background(), "%3", g, KeyEnter); err == nil {
+		t.Fatal("no outcome printed, yet success")
+	}
+	if err := s.SendKeysIf(context.Background(), "%3; kill-server", g, KeyEnter); err == nil {
+		t.Fatal("a pane that is not an id reached a command string")
+	}
+}
+
+// A server another client is still starting (its first session not made
+// yet) answers list-panes with "no current target": it has no panes.
+func TestListPanesOfAServerWithoutSessions(t *testing.T) {
+	s := newFake(t, execx.Call{Args: argv("list-panes", "-a", "-F", paneFormat), Err: execx.Exit(1, "no current target\n")})
+	if panes, err := s.ListPanes(context.Background()); err != nil || len(panes) != 0 {
+		t.Fatalf("ListPanes = %v, %v; want no panes", panes, err)
+	}
 }
