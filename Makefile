@@ -6,7 +6,7 @@ CLAUDE_BIN    := $(CLAUDE_DIR)/node_modules/@anthropic-ai/claude-code-linux-x64/
 CLAUDE_STAMP  := $(CLAUDE_DIR)/.installed-$(CLAUDE_VERSION)
 BINS          := bin/ccbridge bin/ccbridge-hook-stop bin/ccbridge-hook-pretool
 
-.PHONY: all build test unit integration e2e bench vet tools claude clean install
+.PHONY: all build test unit integration e2e e2e-latest bench vet tools claude clean install
 
 all: build
 
@@ -55,6 +55,19 @@ $(CLAUDE_STAMP):
 	cd $(CLAUDE_DIR) && npm install --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@$(CLAUDE_VERSION)
 	$(CLAUDE_BIN) --version | grep -q '^$(CLAUDE_VERSION) '
 	touch $@
+
+# Opt-in, not part of `make test`: the e2e tier against the newest Claude Code release on npm, installed
+# next to the pinned one. Tells you whether the next release still works before the pin moves.
+CLAUDE_LATEST_DIR := .cache/claude-code-latest
+CLAUDE_LATEST_BIN := $(CLAUDE_LATEST_DIR)/node_modules/@anthropic-ai/claude-code-linux-x64/claude
+
+e2e-latest: tools
+	@command -v npm >/dev/null 2>&1 || { echo "npm is needed to install the latest Claude Code"; exit 1; }
+	rm -rf $(CLAUDE_LATEST_DIR) && mkdir -p $(CLAUDE_LATEST_DIR)
+	cd $(CLAUDE_LATEST_DIR) && npm install --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@latest
+	@v=$$($(CLAUDE_LATEST_BIN) --version | cut -d' ' -f1) && echo "e2e tier against Claude Code $$v (pinned: $(CLAUDE_VERSION))" && \
+	  CCBRIDGE_TEST_CLAUDE=$(CURDIR)/$(CLAUDE_LATEST_BIN) CCBRIDGE_TEST_CLAUDE_VERSION=$$v \
+	  $(GO) test -count=1 -tags e2e -timeout 8m ./e2e/...
 
 bench: build claude
 	@$(MAKE) --no-print-directory tools TOOLS="/usr/bin/time:time"

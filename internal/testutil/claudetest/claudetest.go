@@ -25,6 +25,9 @@ const Version = "2.1.328"
 // EnvBinary overrides where the CLI is found.
 const EnvBinary = "CCBRIDGE_TEST_CLAUDE"
 
+// EnvVersion overrides the release EnvBinary must be (make e2e-latest).
+const EnvVersion = "CCBRIDGE_TEST_CLAUDE_VERSION"
+
 // APIKey is the fake key the CLI sends to the fake model.
 const APIKey = "sk-ant-test-0123456789abcdefghij"
 
@@ -40,8 +43,12 @@ func Binary(t testing.TB) string {
 	if err != nil {
 		testenv.SkipUnlessAllowed(t, "Claude Code CLI not installed at "+p+" (run make test, which installs it)")
 	}
-	if !strings.HasPrefix(string(out), Version) {
-		t.Fatalf("%s is %q; the tests are pinned to %s", p, strings.TrimSpace(string(out)), Version)
+	want := Version
+	if v := os.Getenv(EnvVersion); v != "" {
+		want = v
+	}
+	if !strings.HasPrefix(string(out), want) {
+		t.Fatalf("%s is %q; the tests are pinned to %s", p, strings.TrimSpace(string(out)), want)
 	}
 	return p
 }

@@ -47,6 +47,10 @@ func (s *Server) Post(channelID string, user User, content string, files ...File
 		for i := range files {
 			files[i].Name = discordFileName(files[i].Name)
 		}
+		if c.Archived && !c.Locked { // a person's post unarchives, as a bot's does
+			c.Archived = false
+			s.dispatchGuild(c.GuildID, "THREAD_UPDATE", c.json())
+		}
 		m := &Message{ID: s.id(), ChannelID: channelID, GuildID: c.GuildID, Author: user, Content: content, Files: files}
 		s.addMessage(m)
 		return m.clone(), nil
@@ -161,6 +165,13 @@ func (s *Server) SubmitModal(it *Interaction, user User, values map[string]strin
 		rawRows, _ := cur.Modal["components"].([]any)
 		for _, r := range rawRows {
 			rm, _ := r.(map[string]any)
+			if rm["type"] == float64(18) { // a Label holds one component
+				cm, _ := rm["component"].(map[string]any)
+				id, _ := cm["custom_id"].(string)
+				inputs[id] = true
+				rows = append(rows, map[string]any{"type": 18, "component": map[string]any{"type": 4, "custom_id": id, "value": values[id]}})
+				continue
+			}
 			inner, _ := rm["components"].([]any)
 			for _, c := range inner {
 				cm, _ := c.(map[string]any)
@@ -218,7 +229,9 @@ func (s *Server) Command(channelID, name string, user User, opts map[string]any)
 }
 
 // StartThread makes user start a public thread under a channel, as the
-// Discord client does, and returns its id.
+// Discord client does, and returns its id: THREAD_CREATE, then the
+// THREAD_CREATED (18) system message in the parent channel, authored by
+// user, content = the thread's name.
 func (s *Server) StartThread(parentID, name string, user User) string {
 	s.t.Helper()
 	return do(s, func() (string, error) {
@@ -227,11 +240,7 @@ func (s *Server) StartThread(parentID, name string, user User) string {
 			return "", err
 		}
 		th := &Channel{ID: s.id(), GuildID: parent.GuildID, ParentID: parentID, Type: 11, Name: name}
-		s.channels[th.ID] = th
-		j := th.json()
-		j["newly_created"] = true
-		s.dispatchGuild(th.GuildID, "THREAD_CREATE", j)
-		s.notify()
+		s.createThread(th, user, false)
 		return th.ID, nil
 	})
 }

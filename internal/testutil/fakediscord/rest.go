@@ -15,6 +15,12 @@ import (
 
 var apiPrefix = regexp.MustCompile(`^/api/v(9|10)`)
 
+// filePart is the multipart name Discord takes as a file.
+var filePart = regexp.MustCompile(`^files\[\d+\]$`)
+
+// MaxFileSize is Discord's default per-file upload limit (10 MiB).
+const MaxFileSize = 10 << 20
+
 // serveREST routes /api/v9 and /api/v10 calls.
 func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 	loc := apiPrefix.FindStringIndex(r.URL.Path)
@@ -23,13 +29,14 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := r.URL.Path[loc[1]:]
+	s.throttleUpload(r)
 	seg := strings.Split(strings.Trim(p, "/"), "/")
 	rec := &statusRecorder{ResponseWriter: w, status: 200}
 	var bot *Bot
 	s.mu.Lock()
 	tokenRoute := seg[0] == "interactions" || seg[0] == "webhooks" || p == "/gateway"
-	if !tokenRoute {
-		bot = s.botByToken(r.Header.Get("Authorization"))
+	if auth := r.Header.Get("Authorization"); !tokenRoute && strings.HasPrefix(auth, "Bot ") {
+		bot = s.botByToken(auth) // REST wants "Bot <token>"; a bare token is 401
 	}
 	f := s.takeFault(r.Method, p)
 	if f != nil && f.status == 429 {
@@ -52,6 +59,11 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 		apiError(rec, 401, 0, "401: Unauthorized")
 		return
 	}
+	if f != nil && f.after {
+		s.route(discardWriter{h: http.Header{}}, r, bot, seg)
+		apiError(rec, f.status, 0, fmt.Sprintf("%d: injected failure after processing", f.status))
+		return
+	}
 	if f != nil {
 		if f.status == 429 {
 			rec.Header().Set("Retry-After", fmt.Sprint(int(f.retryAfter+0.999)))
@@ -59,6 +71,7 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 			rec.Header().Set("X-RateLimit-Remaining", "0")
 			rec.Header().Set("X-RateLimit-Reset-After", fmt.Sprint(f.retryAfter))
 			rec.Header().Set("X-RateLimit-Bucket", "fake")
+			rec.Header().Set("X-RateLimit-Scope", "user")
 			writeJSON(rec, 429, map[string]any{"message": "You are being rate limited.", "retry_after": f.retryAfter, "global": false})
 			return
 		}
@@ -102,7 +115,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, bot *Bot, seg []s
 	case is("GET", "channels", "*"):
 		s.getChannel(w, seg[1])
 	case is("PATCH", "channels", "*"):
-		s.editChannel(w, r, seg[1])
+		s.editChannel(w, r, bot, seg[1])
 	case is("POST", "channels", "*", "messages"):
 		s.createMessage(w, r, bot, seg[1])
 	case is("GET", "channels", "*", "messages", "*"):
@@ -149,8 +162,17 @@ type outgoing struct {
 	Embeds          []json.RawMessage `json:"embeds"`
 	Flags           int               `json:"flags"`
 	AllowedMentions json.RawMessage   `json:"allowed_mentions"`
+	Nonce           json.RawMessage   `json:"nonce"`
+	EnforceNonce    bool              `json:"enforce_nonce"`
 	hasComponents   bool
-	files           []File
+	hasAttachments  bool
+	attachments     []struct {
+		ID json.RawMessage `json:"id"`
+	}
+	files []File
+	// tooLarge answers a body Discord refuses for its files (413/40005,
+	// 30015), or is nil.
+	tooLarge func(http.ResponseWriter)
 }
 
 // readPayload returns a request's JSON (the payload_json part of a
@@ -172,12 +194,17 @@ func readPayload(r *http.Request) ([]byte, []File, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		data, _ := io.ReadAll(part)
-		if part.FormName() == "payload_json" {
+		data, err := io.ReadAll(part)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch name := part.FormName(); {
+		case name == "payload_json":
 			body = data
-		} else {
+		case filePart.MatchString(name):
 			files = append(files, File{Name: part.FileName(), ContentType: part.Header.Get("Content-Type"), Data: data})
 		}
+		// Discord ignores other parts: only files[n] are attachments.
 	}
 }
 
@@ -191,6 +218,16 @@ func readOutgoing(r *http.Request) (*outgoing, error) {
 
 func parseOutgoing(body []byte, files []File) (*outgoing, error) {
 	o := &outgoing{files: files}
+	for _, f := range files {
+		if len(f.Data) > MaxFileSize {
+			o.tooLarge = func(w http.ResponseWriter) { apiError(w, 413, 40005, "Request entity too large") }
+		}
+	}
+	if len(files) > 10 {
+		o.tooLarge = func(w http.ResponseWriter) {
+			apiError(w, 400, 30015, "Maximum number of attachments in a message reached (10)")
+		}
+	}
 	if len(body) == 0 {
 		return o, nil
 	}
@@ -201,6 +238,10 @@ func parseOutgoing(body []byte, files []File) (*outgoing, error) {
 	_ = json.Unmarshal(body, &raw)
 	c, ok := raw["components"]
 	o.hasComponents = ok && string(c) != "null"
+	if a, ok := raw["attachments"]; ok && string(a) != "null" {
+		o.hasAttachments = true
+		_ = json.Unmarshal(a, &o.attachments)
+	}
 	return o, nil
 }
 
@@ -212,8 +253,12 @@ func readMessageBody(w http.ResponseWriter, r *http.Request) (*outgoing, bool) {
 		apiError(w, 400, 50109, "The request body contains invalid JSON.")
 		return nil, false
 	}
-	if p := o.validate(); p != "" {
-		apiError(w, 400, 50035, "Invalid Form Body: "+p)
+	if o.tooLarge != nil {
+		o.tooLarge(w)
+		return nil, false
+	}
+	if e := o.validateMessage(); e != nil {
+		writeFormError(w, e)
 		return nil, false
 	}
 	return o, true
@@ -222,6 +267,10 @@ func readMessageBody(w http.ResponseWriter, r *http.Request) (*outgoing, bool) {
 // channelMessage finds a message that stands in a channel, answering 10008
 // otherwise; caller holds s.mu.
 func (s *Server) channelMessage(w http.ResponseWriter, chID, msgID string) (*Message, bool) {
+	if _, ok := s.channels[chID]; !ok {
+		apiError(w, 404, 10003, "Unknown Channel")
+		return nil, false
+	}
 	m, ok := s.messages[msgID]
 	if !ok || m.ChannelID != chID || m.Deleted {
 		apiError(w, 404, 10008, "Unknown Message")
@@ -230,40 +279,14 @@ func (s *Server) channelMessage(w http.ResponseWriter, chID, msgID string) (*Mes
 	return m, true
 }
 
-// validate applies Discord's limits; it returns a 50035-style problem or "".
-func (o *outgoing) validate() string {
-	if o.Content != nil && len([]rune(*o.Content)) > 2000 {
-		return "content: Must be 2000 or fewer in length."
+// archivedThread answers 50083 when a message's channel is an archived
+// thread: Discord refuses edits and reactions there; caller holds s.mu.
+func (s *Server) archivedThread(w http.ResponseWriter, chID string) bool {
+	if c := s.channels[chID]; c != nil && c.isThread() && c.Archived {
+		apiError(w, 400, 50083, "Thread is archived")
+		return true
 	}
-	if len(o.Components) > 5 {
-		return "components: Must be 5 or fewer in length."
-	}
-	seen := map[string]bool{}
-	for _, row := range o.Components {
-		inner, _ := row["components"].([]any)
-		if len(inner) > 5 {
-			return "components.components: Must be 5 or fewer in length."
-		}
-		for _, c := range inner {
-			cm, _ := c.(map[string]any)
-			typ, _ := cm["type"].(float64)
-			if typ == 3 && len(inner) > 1 {
-				return "components: a select menu must be alone in its row"
-			}
-			if typ == 2 && cm["style"] == float64(5) {
-				continue // link buttons have a url, not a custom_id
-			}
-			id, _ := cm["custom_id"].(string)
-			if id == "" || len(id) > 100 {
-				return "components.custom_id: Must be between 1 and 100 in length."
-			}
-			if seen[id] {
-				return "components.custom_id: Component custom id cannot be duplicated"
-			}
-			seen[id] = true
-		}
-	}
-	return ""
+	return false
 }
 
 func (s *Server) getChannel(w http.ResponseWriter, id string) {
@@ -277,13 +300,28 @@ func (s *Server) getChannel(w http.ResponseWriter, id string) {
 	writeJSON(w, 200, c.json())
 }
 
-func (s *Server) editChannel(w http.ResponseWriter, r *http.Request, id string) {
+func (s *Server) editChannel(w http.ResponseWriter, r *http.Request, bot *Bot, id string) {
 	var body struct {
-		Archived *bool   `json:"archived"`
-		Locked   *bool   `json:"locked"`
-		Name     *string `json:"name"`
+		Archived            *bool   `json:"archived"`
+		Locked              *bool   `json:"locked"`
+		Name                *string `json:"name"`
+		AutoArchiveDuration int     `json:"auto_archive_duration"`
 	}
-	_ = json.NewDecoder(r.Body).Decode(&body)
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		apiError(w, 400, 50109, "The request body contains invalid JSON.")
+		return
+	}
+	var e *formError
+	if body.Name != nil {
+		e = validateThreadName(*body.Name)
+	}
+	if e == nil {
+		e = validateArchiveDuration(body.AutoArchiveDuration)
+	}
+	if e != nil {
+		writeFormError(w, e)
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.channels[id]
@@ -297,10 +335,17 @@ func (s *Server) editChannel(w http.ResponseWriter, r *http.Request, id string) 
 	if body.Locked != nil {
 		c.Locked = *body.Locked
 	}
+	renamed := body.Name != nil && *body.Name != c.Name
 	if body.Name != nil {
 		c.Name = *body.Name
 	}
+	if body.AutoArchiveDuration != 0 {
+		c.AutoArchiveDuration = body.AutoArchiveDuration
+	}
 	s.dispatchGuild(c.GuildID, "THREAD_UPDATE", c.json())
+	if renamed && c.isThread() { // Discord announces a rename in the thread
+		s.addMessage(&Message{ID: s.id(), Type: 4, ChannelID: c.ID, GuildID: c.GuildID, Author: bot.user(), Content: c.Name})
+	}
 	writeJSON(w, 200, c.json())
 }
 
@@ -309,7 +354,7 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request, bot *Bot,
 	if !ok {
 		return
 	}
-	if (o.Content == nil || *o.Content == "") && len(o.Embeds) == 0 && len(o.files) == 0 && len(o.Components) == 0 {
+	if o.empty() {
 		apiError(w, 400, 50006, "Cannot send an empty message")
 		return
 	}
@@ -328,8 +373,13 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request, bot *Bot,
 		c.Archived = false // posting unarchives, as on Discord
 		s.dispatchGuild(c.GuildID, "THREAD_UPDATE", c.json())
 	}
+	nonce := o.nonce()
+	if prev := s.sameNonce(bot.UserID, nonce); o.EnforceNonce && prev != nil {
+		writeJSON(w, 200, s.messageJSON(prev)) // Discord returns the first message, creates nothing
+		return
+	}
 	m := &Message{ID: s.id(), ChannelID: chID, GuildID: c.GuildID, Author: bot.user(), Components: o.Components,
-		Embeds: o.Embeds, Files: o.files, Flags: o.Flags, AllowedMentions: o.AllowedMentions}
+		Embeds: o.Embeds, Files: o.files, Flags: o.Flags, AllowedMentions: o.AllowedMentions, Nonce: nonce}
 	if o.Content != nil {
 		m.Content = *o.Content
 	}
@@ -339,15 +389,29 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request, bot *Bot,
 
 // addMessage stores a message and dispatches MESSAGE_CREATE; caller holds s.mu.
 func (s *Server) addMessage(m *Message) {
+	if m.created.IsZero() {
+		m.created = time.Now()
+	}
 	s.messages[m.ID] = m
 	s.order[m.ChannelID] = append(s.order[m.ChannelID], m.ID)
-	for i, f := range m.Files {
-		s.attachments[fmt.Sprintf("/attachments/%s/%s%d/%s", m.ChannelID, m.ID, i, f.Name)] = f.Data
-	}
+	s.storeFiles(m)
 	if !m.Ephemeral {
 		s.dispatchGuild(m.GuildID, "MESSAGE_CREATE", s.messageJSON(m))
 	}
 	s.notify()
+}
+
+// storeFiles gives a message's files their attachment ids and makes them
+// downloadable; caller holds s.mu.
+func (s *Server) storeFiles(m *Message) {
+	for i := range m.Files {
+		if m.Files[i].id == "" { // <message id><n>, n counting every file it ever had
+			m.Files[i].id = fmt.Sprintf("%s%d", m.ID, m.fileSeq)
+			m.fileSeq++
+		}
+		f := m.Files[i]
+		s.attachments[fmt.Sprintf("/attachments/%s/%s/%s", m.ChannelID, f.id, f.Name)] = f.Data
+	}
 }
 
 func (s *Server) getMessage(w http.ResponseWriter, chID, msgID string) {
@@ -375,6 +439,13 @@ func (s *Server) editMessage(w http.ResponseWriter, r *http.Request, bot *Bot, c
 		apiError(w, 403, 50005, "Cannot edit a message authored by another user")
 		return
 	}
+	if s.archivedThread(w, chID) {
+		return
+	}
+	if s.editEmpties(m, o) {
+		apiError(w, 400, 50006, "Cannot send an empty message")
+		return
+	}
 	s.applyEdit(m, o)
 	writeJSON(w, 200, s.messageJSON(m))
 }
@@ -390,8 +461,9 @@ func (s *Server) applyEdit(m *Message, o *outgoing) {
 	if o.Embeds != nil {
 		m.Embeds = o.Embeds
 	}
-	if len(o.files) > 0 {
-		m.Files = append(m.Files, o.files...)
+	if o.hasAttachments || len(o.files) > 0 {
+		m.Files = append(keptFiles(m, o), o.files...)
+		s.storeFiles(m)
 	}
 	m.Edits++
 	if !m.Ephemeral {
@@ -426,9 +498,12 @@ func (s *Server) typing(w http.ResponseWriter, chID string) {
 func (s *Server) react(w http.ResponseWriter, chID, msgID, emoji string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, ok := s.messages[msgID]
-	if !ok || m.ChannelID != chID {
-		apiError(w, 404, 10008, "Unknown Message")
+	m, ok := s.channelMessage(w, chID, msgID)
+	if !ok || s.archivedThread(w, chID) {
+		return
+	}
+	if !knownEmoji(emoji) {
+		apiError(w, 400, 10014, "Unknown Emoji")
 		return
 	}
 	if !slices.Contains(m.Reactions, emoji) {
@@ -440,10 +515,25 @@ func (s *Server) react(w http.ResponseWriter, chID, msgID, emoji string) {
 
 func (s *Server) startThread(w http.ResponseWriter, r *http.Request, bot *Bot, chID, fromMsg string) {
 	var body struct {
-		Name string `json:"name"`
-		Type int    `json:"type"`
+		Name                string `json:"name"`
+		Type                int    `json:"type"`
+		AutoArchiveDuration int    `json:"auto_archive_duration"`
 	}
-	_ = json.NewDecoder(r.Body).Decode(&body)
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		apiError(w, 400, 50109, "The request body contains invalid JSON.")
+		return
+	}
+	e := validateThreadName(body.Name)
+	if e == nil {
+		e = validateArchiveDuration(body.AutoArchiveDuration)
+	}
+	if e == nil && fromMsg == "" && body.Type != 0 && body.Type != 11 && body.Type != 12 {
+		e = invalid("type", "BASE_TYPE_CHOICES", "Value must be one of {10, 11, 12}.")
+	}
+	if e != nil {
+		writeFormError(w, e)
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	parent, ok := s.channels[chID]
@@ -451,7 +541,17 @@ func (s *Server) startThread(w http.ResponseWriter, r *http.Request, bot *Bot, c
 		apiError(w, 404, 10003, "Unknown Channel")
 		return
 	}
-	th := &Channel{ID: s.id(), GuildID: parent.GuildID, ParentID: chID, Type: 12, Name: body.Name}
+	if parent.isThread() {
+		apiError(w, 400, 50024, "Cannot execute action on this channel type")
+		return
+	}
+	if fromMsg != "" {
+		if m, ok := s.messages[fromMsg]; !ok || m.Deleted || m.ChannelID != chID {
+			apiError(w, 404, 10008, "Unknown Message")
+			return
+		}
+	}
+	th := &Channel{ID: s.id(), GuildID: parent.GuildID, ParentID: chID, Type: 12, Name: body.Name, AutoArchiveDuration: body.AutoArchiveDuration}
 	if fromMsg != "" {
 		if _, exists := s.channels[fromMsg]; exists {
 			apiError(w, 400, 160004, "A thread has already been created for this message")
@@ -461,11 +561,7 @@ func (s *Server) startThread(w http.ResponseWriter, r *http.Request, bot *Bot, c
 	} else if body.Type != 0 {
 		th.Type = body.Type
 	}
-	s.channels[th.ID] = th
-	j := th.json()
-	j["newly_created"] = true
-	s.dispatchGuild(th.GuildID, "THREAD_CREATE", j)
-	s.notify()
+	s.createThread(th, bot.user(), fromMsg != "")
 	writeJSON(w, 201, th.json())
 }
 
@@ -475,13 +571,12 @@ func (s *Server) putCommands(w http.ResponseWriter, r *http.Request, scope strin
 		apiError(w, 400, 50109, "The request body contains invalid JSON.")
 		return
 	}
+	if e := validateCommands(cmds); e != nil {
+		writeFormError(w, e)
+		return
+	}
 	var out []json.RawMessage
 	for _, c := range cmds {
-		name, _ := c["name"].(string)
-		if name == "" || name != strings.ToLower(name) {
-			apiError(w, 400, 50035, "Invalid Form Body: name: Command name is invalid")
-			return
-		}
 		c["id"], c["application_id"], c["version"] = s.id(), "app", "1"
 		b, _ := json.Marshal(c)
 		out = append(out, b)
@@ -544,11 +639,25 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request, token string) 
 		apiError(w, 404, 10062, "Unknown interaction")
 		return
 	}
-	it.ResponseType, it.Response = cb.Type, body
+	if e := callbackAllowed(it, cb.Type); e != nil {
+		writeFormError(w, e)
+		return
+	}
+	switch cb.Type {
+	case 4, 5, 7:
+		if data.tooLarge != nil {
+			data.tooLarge(w)
+			return
+		}
+		if e := data.validateMessage(); e != nil {
+			writeFormError(w, e)
+			return
+		}
+	}
 	switch cb.Type {
 	case 4, 5: // message, deferred message
-		if p := data.validate(); p != "" {
-			apiError(w, 400, 50035, "Invalid Form Body: "+p)
+		if cb.Type == 4 && data.empty() {
+			apiError(w, 400, 50006, "Cannot send an empty message")
 			return
 		}
 		m := &Message{ID: s.id(), ChannelID: it.ChannelID, GuildID: it.GuildID, Author: s.botByGuild(it.GuildID).user(),
@@ -562,13 +671,9 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request, token string) 
 		it.OriginalID = m.ID
 		s.addMessage(m)
 	case 7: // update the message the component is on
-		if p := data.validate(); p != "" {
-			apiError(w, 400, 50035, "Invalid Form Body: "+p)
-			return
-		}
 		m := s.messages[it.MessageID]
 		if m == nil {
-			apiError(w, 400, 50035, "Invalid Form Body: no message to update")
+			writeFormError(w, invalid("type", "INTERACTION_RESPONSE_TYPE_INVALID", "There is no message to update"))
 			return
 		}
 		// InteractionResponseData.Content has no omitempty: an update
@@ -577,6 +682,10 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request, token string) 
 			empty := ""
 			data.Content = &empty
 		}
+		if s.editEmpties(m, data) {
+			apiError(w, 400, 50006, "Cannot send an empty message")
+			return
+		}
 		s.applyEdit(m, data)
 		it.OriginalID = m.ID
 	case 6: // deferred update: @original is the message the component is on
@@ -584,15 +693,91 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request, token string) 
 	case 9: // modal
 		var modal map[string]any
 		_ = json.Unmarshal(cb.Data, &modal)
-		if modal["title"] == nil || modal["title"] == "" || modal["custom_id"] == nil || modal["custom_id"] == "" {
-			it.ResponseType = 0
-			apiError(w, 400, 50035, "Invalid Form Body: a modal needs a title and a custom_id")
+		if e := validateModal(modal); e != nil {
+			writeFormError(w, e)
 			return
 		}
 		it.Modal = modal
+	default:
+		writeFormError(w, invalid("type", "BASE_TYPE_CHOICES", "Value must be one of {1, 4, 5, 6, 7, 8, 9, 10, 12}."))
+		return
 	}
+	it.ResponseType, it.Response = cb.Type, body
 	s.notify()
 	w.WriteHeader(204)
+}
+
+// callbackAllowed applies Discord's table of callback types: 6 and 7 only
+// for component interactions (and modal submits from a component's
+// message), 9 never for a modal submit.
+func callbackAllowed(it *Interaction, typ int) *formError {
+	switch typ {
+	case 6, 7:
+		if it.Type == 3 || (it.Type == 5 && it.MessageID != "") {
+			return nil
+		}
+		return invalid("type", "INTERACTION_RESPONSE_TYPE_INVALID", "Interaction response type %d is only valid for component interactions", typ)
+	case 9:
+		if it.Type == 5 {
+			return invalid("type", "INTERACTION_RESPONSE_TYPE_INVALID", "A modal cannot answer a modal submit")
+		}
+	}
+	return nil
+}
+
+// empty reports whether a new message would have nothing to show.
+func (o *outgoing) empty() bool {
+	return (o.Content == nil || *o.Content == "") && len(o.Embeds) == 0 && len(o.files) == 0 && len(o.Components) == 0
+}
+
+// editEmpties reports whether an edit would leave a message with no
+// content, components, embeds or files (Discord answers 50006); caller
+// holds s.mu.
+func (s *Server) editEmpties(m *Message, o *outgoing) bool {
+	content, comps, embeds := m.Content, len(m.Components), len(m.Embeds)
+	if o.Content != nil {
+		content = *o.Content
+	}
+	if o.hasComponents {
+		comps = len(o.Components)
+	}
+	if o.Embeds != nil {
+		embeds = len(o.Embeds)
+	}
+	return content == "" && comps == 0 && embeds == 0 && len(keptFiles(m, o))+len(o.files) == 0
+}
+
+// keptFiles are the message's files an edit keeps: all of them, unless the
+// edit lists attachments, then only the listed ones.
+func keptFiles(m *Message, o *outgoing) []File {
+	if !o.hasAttachments {
+		return m.Files
+	}
+	keep := map[string]bool{}
+	for _, a := range o.attachments {
+		var id string
+		if json.Unmarshal(a.ID, &id) != nil {
+			id = string(a.ID)
+		}
+		keep[id] = true
+	}
+	var out []File
+	for i, f := range m.Files {
+		if keep[m.attachmentID(i)] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// tokenExpired answers 401 50027 once an interaction token is older than
+// its 15 minutes; caller holds s.mu.
+func (s *Server) tokenExpired(w http.ResponseWriter, it *Interaction) bool {
+	if time.Since(time.Unix(0, it.Created)) > s.TokenTTL {
+		apiError(w, 401, 50027, "Invalid Webhook Token")
+		return true
+	}
+	return false
 }
 
 func (s *Server) original(w http.ResponseWriter, r *http.Request, token string) {
@@ -606,13 +791,27 @@ func (s *Server) original(w http.ResponseWriter, r *http.Request, token string) 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	it, ok := s.interactions[token]
+	if ok && s.tokenExpired(w, it) {
+		return
+	}
 	if !ok || it.OriginalID == "" {
 		apiError(w, 404, 10015, "Unknown Webhook")
 		return
 	}
 	m := s.messages[it.OriginalID]
+	if m.Deleted {
+		apiError(w, 404, 10008, "Unknown Message")
+		return
+	}
 	switch r.Method {
 	case "PATCH":
+		if s.archivedThread(w, m.ChannelID) {
+			return
+		}
+		if s.editEmpties(m, o) {
+			apiError(w, 400, 50006, "Cannot send an empty message")
+			return
+		}
 		m.Flags &^= 128
 		s.applyEdit(m, o)
 	case "DELETE":
@@ -629,9 +828,16 @@ func (s *Server) followup(w http.ResponseWriter, r *http.Request, token string) 
 	if !ok {
 		return
 	}
+	if o.empty() {
+		apiError(w, 400, 50006, "Cannot send an empty message")
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	it, ok := s.interactions[token]
+	if ok && s.tokenExpired(w, it) {
+		return
+	}
 	if !ok || it.ResponseType == 0 {
 		apiError(w, 404, 10015, "Unknown Webhook")
 		return
@@ -661,15 +867,29 @@ func (s *Server) editFollowup(w http.ResponseWriter, r *http.Request, token, msg
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	it, ok := s.interactions[token]
+	if ok && s.tokenExpired(w, it) {
+		return
+	}
 	if !ok || !slices.Contains(it.Followups, msgID) {
 		apiError(w, 404, 10008, "Unknown Message")
 		return
 	}
 	m := s.messages[msgID]
+	if m.Deleted {
+		apiError(w, 404, 10008, "Unknown Message")
+		return
+	}
 	if r.Method == "DELETE" {
 		m.Deleted = true
 		s.notify()
 		w.WriteHeader(204)
+		return
+	}
+	if s.archivedThread(w, m.ChannelID) {
+		return
+	}
+	if s.editEmpties(m, o) {
+		apiError(w, 400, 50006, "Cannot send an empty message")
 		return
 	}
 	s.applyEdit(m, o)

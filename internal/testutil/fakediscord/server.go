@@ -29,6 +29,10 @@ type Bot struct {
 	UserID    string // == application id
 	GuildID   string
 	ChannelID string // the guild's first text channel
+	// DenyMessageContent models a bot whose Message Content intent is not
+	// enabled in the developer portal: IDENTIFY with that intent is closed
+	// with 4014 (Disallowed intent(s)).
+	DenyMessageContent bool
 }
 
 // User is a Discord user that tests act as.
@@ -59,6 +63,9 @@ type Server struct {
 	HeartbeatInterval time.Duration
 	// InteractionTTL is how long an interaction may wait for its callback.
 	InteractionTTL time.Duration
+	// TokenTTL is how long an interaction token works for @original and
+	// followups (Discord: 15 minutes); then they answer 401 50027.
+	TokenTTL time.Duration
 
 	t   testing.TB
 	ts  *httptest.Server
@@ -77,6 +84,7 @@ type Server struct {
 	sessions     map[string]*gwSession // gateway sessions by id
 	stats        Stats
 	attachments  map[string][]byte // attachment path → bytes
+	uploadRate   int               // multipart bytes per second, 0 = unlimited
 	closed       bool
 }
 
@@ -86,6 +94,7 @@ func New(t testing.TB) *Server {
 	s := &Server{
 		HeartbeatInterval: 41250 * time.Millisecond,
 		InteractionTTL:    3 * time.Second,
+		TokenTTL:          15 * time.Minute,
 		t:                 t,
 		changed:           make(chan struct{}),
 		channels:          map[string]*Channel{},
@@ -228,6 +237,8 @@ type fault struct {
 	status       int
 	retryAfter   float64
 	left         int
+	// after: process the call first, then answer status (created, then 5xx).
+	after bool
 }
 
 // Fail makes the next n calls matching method and glob (path below
