@@ -26,7 +26,7 @@ func Commands() []chat.CommandSpec {
 		{Name: "model", Description: "Change the session's model", Options: []chat.OptionSpec{
 			{Name: "name", Description: "model name or alias, e.g. sonnet or opus", Required: true}}},
 		{Name: "thread", Description: "Start a thread with its own Claude session", Options: []chat.OptionSpec{
-			{Name: "name", Description: "thread name", Required: true},
+			{Name: "name", Description: "thread name", Required: true, MaxLength: maxThreadName},
 			{Name: "prompt", Description: "first message for Claude in the thread"}}},
 	}
 }

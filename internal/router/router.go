@@ -185,6 +185,15 @@ func (r *Router) HandleMessage(ev chat.MessageEvent) {
 	if ev.Author.Bot {
 		return
 	}
+	if !ev.Prompt() {
+		// System messages (thread created, renamed, pinned, …) carry the
+		// acting owner as author and sometimes text, but nobody wrote them.
+		log.Debug("ignored a system message", "type", ev.Type)
+		return
+	}
+	if strings.TrimSpace(ev.Content) == "" && len(ev.Attachments) == 0 {
+		return // nothing to say: start nothing
+	}
 	tg, ok := r.resolve(ev.Server, ev.ChannelID, ev.ParentID)
 	if !ok {
 		return
@@ -232,6 +241,10 @@ func (r *Router) deliver(tg target, ev chat.MessageEvent) {
 	ctx := r.ctx
 	key := tg.key
 	log := r.opt.Log.With("session", key, "message", ev.MessageID)
+	prompt := r.withAttachments(ctx, key, ev)
+	if strings.TrimSpace(prompt) == "" {
+		return // only attachments, and none could be had: start nothing
+	}
 	target, err := r.sessionTarget(tg)
 	if err != nil {
 		r.send(ev.Server, ev.ChannelID, "⚠️ "+err.Error())
@@ -244,10 +257,6 @@ func (r *Router) deliver(tg target, ev chat.MessageEvent) {
 		return
 	} else if started {
 		log.Info("session started for a message")
-	}
-	prompt := r.withAttachments(ctx, key, ev)
-	if strings.TrimSpace(prompt) == "" {
-		return
 	}
 	since, err := r.deliverWhenNoDialog(ctx, key, ev, prompt)
 	if err != nil {

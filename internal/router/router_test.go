@@ -365,3 +365,72 @@ func TestThreadCommandStartsAThreadWithItsPrompt(t *testing.T) {
 		t.Fatalf("ops = %q", got)
 	}
 }
+
+// System messages carry the acting owner as author (and sometimes text,
+// such as a new thread's name), but nobody wrote them to Claude; a message
+// with neither text nor files starts nothing either.
+func TestSystemAndEmptyMessagesStartNothing(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	thread := "100000000000000050"
+	for _, ev := range []chat.MessageEvent{
+		{Server: "home", ChannelID: channel, MessageID: "a", Type: 18, Author: chat.User{ID: owner}, Content: "my new thread"},
+		{Server: "home", ChannelID: thread, ParentID: channel, MessageID: "b", Type: 4, Author: chat.User{ID: owner}, Content: "renamed"},
+		{Server: "home", ChannelID: channel, MessageID: "c", Type: 6, Author: chat.User{ID: owner}},
+		{Server: "home", ChannelID: thread, ParentID: channel, MessageID: "d", Type: 21, Author: chat.User{ID: owner}},
+		{Server: "home", ChannelID: channel, MessageID: "e", Type: 7, Author: chat.User{ID: owner}},
+		{Server: "home", ChannelID: channel, MessageID: "f", Author: chat.User{ID: owner}, Content: "  \n "},
+		{Server: "home", ChannelID: thread, ParentID: channel, MessageID: "g", Author: chat.User{ID: owner}},
+	} {
+		r.HandleMessage(ev)
+	}
+	reply := msg("a reply")
+	reply.MessageID, reply.Type = "r", chat.MessageReply
+	r.HandleMessage(reply)
+	l.waitFor(t, "react r ✅")
+	if got := l.all(); !slices.Equal(got, []string{"ensure home-api", `deliver home-api "a reply"`, "react r ✅"}) {
+		t.Fatalf("ops = %q", got)
+	}
+}
+
+// Files that could not be had leave an empty prompt: no session starts.
+func TestOnlyFailedAttachmentsStartNothing(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	ev := msg("")
+	ev.Attachments = []chat.Attachment{{Name: "gone.txt", URL: "http://x/404", Size: 1}}
+	r.HandleMessage(ev)
+	deadline := time.Now().Add(5 * time.Second)
+	for !slices.ContainsFunc(l.all(), func(op string) bool { return strings.HasPrefix(op, "send ⚠️ Some attachments") }) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	r2 := msg("later")
+	r2.MessageID = "m2"
+	r.HandleMessage(r2)
+	l.waitFor(t, "react m2 ✅")
+	ensures := 0
+	for _, op := range l.all() {
+		if op == "ensure home-api" {
+			ensures++
+		}
+	}
+	if ensures != 1 {
+		t.Fatalf("a message whose only file failed started the session: %q", l.all())
+	}
+}
+
+func TestThreadNamesFitDiscord(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	for _, c := range Commands() {
+		if c.Name == "thread" && c.Options[0].MaxLength != 100 {
+			t.Errorf("/thread name option max_length = %d", c.Options[0].MaxLength)
+		}
+	}
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "thread",
+		Options: map[string]string{"name": strings.Repeat("é", 101)}}, fakeResponder{l})
+	got := l.all()
+	if len(got) != 2 || !strings.Contains(got[1], "at most 100 characters; this one has 101") {
+		t.Fatalf("ops = %q", got)
+	}
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "thread",
+		Options: map[string]string{"name": strings.Repeat("é", 100)}}, fakeResponder{l})
+	l.waitFor(t, "thread "+strings.Repeat("é", 100))
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/session"
@@ -23,6 +24,9 @@ func (r *Router) remember(key string, change func(*state.Registered)) {
 	}
 }
 
+// maxThreadName is Discord's limit on a thread name (1–100 characters).
+const maxThreadName = 100
+
 // newThread answers /thread: a public thread in the project channel, with
 // its own session started by the prompt, when one is given.
 func (r *Router) newThread(ev chat.CommandEvent, tg target) chat.Reply {
@@ -32,6 +36,9 @@ func (r *Router) newThread(ev chat.CommandEvent, tg target) chat.Reply {
 	name := strings.TrimSpace(ev.Options["name"])
 	if name == "" {
 		return chat.Reply{Content: "⚠️ Give the thread a name."}
+	}
+	if n := utf8.RuneCountInString(name); n > maxThreadName {
+		return chat.Reply{Content: fmt.Sprintf("⚠️ A thread name has at most %d characters; this one has %d.", maxThreadName, n)}
 	}
 	threadID, err := r.opt.Replier.StartThread(r.ctx, ev.Server, ev.ChannelID, name)
 	if err != nil {
@@ -139,4 +146,9 @@ func (r *Router) worktreeAction(key, action string, msg chat.Message, resp chat.
 	default:
 		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
 	}
+}
+
+// HandleThreadDeleted treats a deleted thread like an archived one.
+func (r *Router) HandleThreadDeleted(server, threadID, parentID string) {
+	r.HandleThreadArchived(server, threadID, parentID)
 }
