@@ -139,8 +139,9 @@ func TestMessageButtonThreadFileArchive(t *testing.T) {
 		Files: []*discordgo.File{{Name: "out.txt", ContentType: "text/plain", Reader: strings.NewReader("payload")}}}); err != nil {
 		t.Fatal(err)
 	}
+	// A thread started from a message opens with THREAD_STARTER_MESSAGE (21).
 	msgs := srv.Messages(th.ID)
-	if len(msgs) != 1 || string(msgs[0].Files[0].Data) != "payload" || msgs[0].Files[0].Name != "out.txt" {
+	if len(msgs) != 2 || msgs[0].Type != 21 || msgs[1].Type != 0 || string(msgs[1].Files[0].Data) != "payload" || msgs[1].Files[0].Name != "out.txt" {
 		t.Fatalf("thread messages = %+v", msgs)
 	}
 	srv.ArchiveThread(th.ID, false)

@@ -21,6 +21,8 @@ type gwSession struct {
 	events []gwEvent
 	conn   *gwConn
 	dead   bool // invalidated or replaced by a new IDENTIFY
+	// intents are the gateway intents the session identified with.
+	intents int
 }
 
 type gwEvent struct {
@@ -101,6 +103,10 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 				Intents int    `json:"intents"`
 			}
 			_ = json.Unmarshal(f.D, &id)
+			if s.disallowed(id.Token, id.Intents) {
+				_ = ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(4014, "Disallowed intent(s)."), time.Now().Add(time.Second))
+				return
+			}
 			if sess = s.identify(c, id.Token, id.Intents); sess == nil {
 				_ = ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(4004, "Authentication failed."), time.Now().Add(time.Second))
 				return
@@ -134,7 +140,7 @@ func (s *Server) identify(c *gwConn, token string, intents int) *gwSession {
 			old.dead = true
 		}
 	}
-	sess := &gwSession{id: "fake-session-" + s.id(), bot: bot, conn: c}
+	sess := &gwSession{id: "fake-session-" + s.id(), bot: bot, conn: c, intents: intents}
 	s.sessions[sess.id] = sess
 	s.sendEvent(sess, "READY", map[string]any{
 		"v": 9, "user": userJSON(bot.user()), "session_id": sess.id, "resume_gateway_url": s.wsURL(),
@@ -208,7 +214,9 @@ func (s *Server) dispatchGuild(guildID, t string, d any) {
 		return
 	}
 	for _, sess := range s.liveSessions(bot) {
-		s.sendEvent(sess, t, d)
+		if ev, ok := filterIntents(sess, t, d); ok {
+			s.sendEvent(sess, t, ev)
+		}
 	}
 }
 

@@ -218,7 +218,9 @@ func (s *Server) Command(channelID, name string, user User, opts map[string]any)
 }
 
 // StartThread makes user start a public thread under a channel, as the
-// Discord client does, and returns its id.
+// Discord client does, and returns its id: THREAD_CREATE, then the
+// THREAD_CREATED (18) system message in the parent channel, authored by
+// user, content = the thread's name.
 func (s *Server) StartThread(parentID, name string, user User) string {
 	s.t.Helper()
 	return do(s, func() (string, error) {
@@ -227,11 +229,7 @@ func (s *Server) StartThread(parentID, name string, user User) string {
 			return "", err
 		}
 		th := &Channel{ID: s.id(), GuildID: parent.GuildID, ParentID: parentID, Type: 11, Name: name}
-		s.channels[th.ID] = th
-		j := th.json()
-		j["newly_created"] = true
-		s.dispatchGuild(th.GuildID, "THREAD_CREATE", j)
-		s.notify()
+		s.createThread(th, user, false)
 		return th.ID, nil
 	})
 }

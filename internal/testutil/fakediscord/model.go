@@ -3,6 +3,7 @@ package fakediscord
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // Channel is a text channel or a thread.
@@ -14,6 +15,8 @@ type Channel struct {
 	Name     string
 	Archived bool
 	Locked   bool
+	// AutoArchiveDuration is the thread's inactivity timeout in minutes.
+	AutoArchiveDuration int
 }
 
 func (c *Channel) isThread() bool { return c.Type == 10 || c.Type == 11 || c.Type == 12 }
@@ -22,7 +25,11 @@ func (c *Channel) json() map[string]any {
 	m := map[string]any{"id": c.ID, "guild_id": c.GuildID, "type": c.Type, "name": c.Name}
 	if c.isThread() {
 		m["parent_id"] = c.ParentID
-		m["thread_metadata"] = map[string]any{"archived": c.Archived, "locked": c.Locked, "auto_archive_duration": 1440,
+		d := c.AutoArchiveDuration
+		if d == 0 {
+			d = 1440
+		}
+		m["thread_metadata"] = map[string]any{"archived": c.Archived, "locked": c.Locked, "auto_archive_duration": d,
 			"archive_timestamp": timestamp()}
 		m["member_count"], m["message_count"] = 1, 0
 	}
@@ -38,7 +45,10 @@ type File struct {
 
 // Message is a message as it stands now (edits replace its fields).
 type Message struct {
-	ID        string
+	ID string
+	// Type is Discord's message type: 0 default, 4 channel name change,
+	// 6 pin, 7 member join, 18 thread created, 19 reply, 21 thread starter.
+	Type      int
 	ChannelID string
 	GuildID   string
 	Author    User
@@ -58,6 +68,12 @@ type Message struct {
 	Ephemeral bool
 	// Interaction is the token of the interaction this message answers.
 	Interaction string
+	// Nonce is the nonce the message was created with ("" = none).
+	Nonce string
+	// Reference is the message_reference Discord attaches (system
+	// messages about threads), or nil.
+	Reference map[string]any
+	created   time.Time
 }
 
 // CustomIDs lists the custom_id of every component, in order.
@@ -120,9 +136,15 @@ func (s *Server) messageJSON(m *Message) map[string]any {
 	if atts == nil {
 		atts = []map[string]any{}
 	}
-	out := map[string]any{"id": m.ID, "channel_id": m.ChannelID, "type": 0, "content": m.Content, "author": userJSON(m.Author),
+	out := map[string]any{"id": m.ID, "channel_id": m.ChannelID, "type": m.Type, "content": m.Content, "author": userJSON(m.Author),
 		"attachments": atts, "embeds": embeds, "components": comps, "mentions": []any{}, "mention_roles": []any{},
 		"mention_everyone": false, "tts": false, "pinned": false, "flags": m.Flags, "timestamp": timestamp(), "edited_timestamp": nil}
+	if m.Nonce != "" {
+		out["nonce"] = m.Nonce
+	}
+	if m.Reference != nil {
+		out["message_reference"] = m.Reference
+	}
 	if m.GuildID != "" {
 		out["guild_id"] = m.GuildID
 		if !m.Author.Bot {

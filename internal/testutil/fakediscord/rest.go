@@ -23,6 +23,7 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := r.URL.Path[loc[1]:]
+	s.throttleUpload(r)
 	seg := strings.Split(strings.Trim(p, "/"), "/")
 	rec := &statusRecorder{ResponseWriter: w, status: 200}
 	var bot *Bot
@@ -50,6 +51,11 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 	}()
 	if !tokenRoute && bot == nil {
 		apiError(rec, 401, 0, "401: Unauthorized")
+		return
+	}
+	if f != nil && f.after {
+		s.route(discardWriter{h: http.Header{}}, r, bot, seg)
+		apiError(rec, f.status, 0, fmt.Sprintf("%d: injected failure after processing", f.status))
 		return
 	}
 	if f != nil {
@@ -149,6 +155,8 @@ type outgoing struct {
 	Embeds          []json.RawMessage `json:"embeds"`
 	Flags           int               `json:"flags"`
 	AllowedMentions json.RawMessage   `json:"allowed_mentions"`
+	Nonce           json.RawMessage   `json:"nonce"`
+	EnforceNonce    bool              `json:"enforce_nonce"`
 	hasComponents   bool
 	files           []File
 }
@@ -222,12 +230,26 @@ func readMessageBody(w http.ResponseWriter, r *http.Request) (*outgoing, bool) {
 // channelMessage finds a message that stands in a channel, answering 10008
 // otherwise; caller holds s.mu.
 func (s *Server) channelMessage(w http.ResponseWriter, chID, msgID string) (*Message, bool) {
+	if _, ok := s.channels[chID]; !ok {
+		apiError(w, 404, 10003, "Unknown Channel")
+		return nil, false
+	}
 	m, ok := s.messages[msgID]
 	if !ok || m.ChannelID != chID || m.Deleted {
 		apiError(w, 404, 10008, "Unknown Message")
 		return nil, false
 	}
 	return m, true
+}
+
+// archivedThread answers 50083 when a message's channel is an archived
+// thread: Discord refuses edits and reactions there; caller holds s.mu.
+func (s *Server) archivedThread(w http.ResponseWriter, chID string) bool {
+	if c := s.channels[chID]; c != nil && c.isThread() && c.Archived {
+		apiError(w, 400, 50083, "Thread is archived")
+		return true
+	}
+	return false
 }
 
 // validate applies Discord's limits; it returns a 50035-style problem or "".
@@ -328,8 +350,13 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request, bot *Bot,
 		c.Archived = false // posting unarchives, as on Discord
 		s.dispatchGuild(c.GuildID, "THREAD_UPDATE", c.json())
 	}
+	nonce := o.nonce()
+	if prev := s.sameNonce(bot.UserID, nonce); o.EnforceNonce && prev != nil {
+		writeJSON(w, 200, s.messageJSON(prev)) // Discord returns the first message, creates nothing
+		return
+	}
 	m := &Message{ID: s.id(), ChannelID: chID, GuildID: c.GuildID, Author: bot.user(), Components: o.Components,
-		Embeds: o.Embeds, Files: o.files, Flags: o.Flags, AllowedMentions: o.AllowedMentions}
+		Embeds: o.Embeds, Files: o.files, Flags: o.Flags, AllowedMentions: o.AllowedMentions, Nonce: nonce}
 	if o.Content != nil {
 		m.Content = *o.Content
 	}
@@ -339,6 +366,9 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request, bot *Bot,
 
 // addMessage stores a message and dispatches MESSAGE_CREATE; caller holds s.mu.
 func (s *Server) addMessage(m *Message) {
+	if m.created.IsZero() {
+		m.created = time.Now()
+	}
 	s.messages[m.ID] = m
 	s.order[m.ChannelID] = append(s.order[m.ChannelID], m.ID)
 	for i, f := range m.Files {
@@ -373,6 +403,9 @@ func (s *Server) editMessage(w http.ResponseWriter, r *http.Request, bot *Bot, c
 	}
 	if m.Author.ID != bot.UserID {
 		apiError(w, 403, 50005, "Cannot edit a message authored by another user")
+		return
+	}
+	if s.archivedThread(w, chID) {
 		return
 	}
 	s.applyEdit(m, o)
@@ -426,9 +459,8 @@ func (s *Server) typing(w http.ResponseWriter, chID string) {
 func (s *Server) react(w http.ResponseWriter, chID, msgID, emoji string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, ok := s.messages[msgID]
-	if !ok || m.ChannelID != chID {
-		apiError(w, 404, 10008, "Unknown Message")
+	m, ok := s.channelMessage(w, chID, msgID)
+	if !ok || s.archivedThread(w, chID) {
 		return
 	}
 	if !slices.Contains(m.Reactions, emoji) {
@@ -440,8 +472,9 @@ func (s *Server) react(w http.ResponseWriter, chID, msgID, emoji string) {
 
 func (s *Server) startThread(w http.ResponseWriter, r *http.Request, bot *Bot, chID, fromMsg string) {
 	var body struct {
-		Name string `json:"name"`
-		Type int    `json:"type"`
+		Name                string `json:"name"`
+		Type                int    `json:"type"`
+		AutoArchiveDuration int    `json:"auto_archive_duration"`
 	}
 	_ = json.NewDecoder(r.Body).Decode(&body)
 	s.mu.Lock()
@@ -451,7 +484,7 @@ func (s *Server) startThread(w http.ResponseWriter, r *http.Request, bot *Bot, c
 		apiError(w, 404, 10003, "Unknown Channel")
 		return
 	}
-	th := &Channel{ID: s.id(), GuildID: parent.GuildID, ParentID: chID, Type: 12, Name: body.Name}
+	th := &Channel{ID: s.id(), GuildID: parent.GuildID, ParentID: chID, Type: 12, Name: body.Name, AutoArchiveDuration: body.AutoArchiveDuration}
 	if fromMsg != "" {
 		if _, exists := s.channels[fromMsg]; exists {
 			apiError(w, 400, 160004, "A thread has already been created for this message")
@@ -461,11 +494,7 @@ func (s *Server) startThread(w http.ResponseWriter, r *http.Request, bot *Bot, c
 	} else if body.Type != 0 {
 		th.Type = body.Type
 	}
-	s.channels[th.ID] = th
-	j := th.json()
-	j["newly_created"] = true
-	s.dispatchGuild(th.GuildID, "THREAD_CREATE", j)
-	s.notify()
+	s.createThread(th, bot.user(), fromMsg != "")
 	writeJSON(w, 201, th.json())
 }
 
@@ -613,6 +642,9 @@ func (s *Server) original(w http.ResponseWriter, r *http.Request, token string) 
 	m := s.messages[it.OriginalID]
 	switch r.Method {
 	case "PATCH":
+		if s.archivedThread(w, m.ChannelID) {
+			return
+		}
 		m.Flags &^= 128
 		s.applyEdit(m, o)
 	case "DELETE":
@@ -670,6 +702,9 @@ func (s *Server) editFollowup(w http.ResponseWriter, r *http.Request, token, msg
 		m.Deleted = true
 		s.notify()
 		w.WriteHeader(204)
+		return
+	}
+	if s.archivedThread(w, m.ChannelID) {
 		return
 	}
 	s.applyEdit(m, o)

@@ -29,6 +29,10 @@ type Bot struct {
 	UserID    string // == application id
 	GuildID   string
 	ChannelID string // the guild's first text channel
+	// DenyMessageContent models a bot whose Message Content intent is not
+	// enabled in the developer portal: IDENTIFY with that intent is closed
+	// with 4014 (Disallowed intent(s)).
+	DenyMessageContent bool
 }
 
 // User is a Discord user that tests act as.
@@ -77,6 +81,7 @@ type Server struct {
 	sessions     map[string]*gwSession // gateway sessions by id
 	stats        Stats
 	attachments  map[string][]byte // attachment path → bytes
+	uploadRate   int               // multipart bytes per second, 0 = unlimited
 	closed       bool
 }
 
@@ -228,6 +233,8 @@ type fault struct {
 	status       int
 	retryAfter   float64
 	left         int
+	// after: process the call first, then answer status (created, then 5xx).
+	after bool
 }
 
 // Fail makes the next n calls matching method and glob (path below
