@@ -21,7 +21,7 @@ import (
 type recorder struct {
 	mu       sync.Mutex
 	changed  chan struct{}
-	messages map[string][]string // channel → contents, in the order handled
+	messages map[string][]string // channel → contents of default messages, in the order handled
 	types    map[string]int      // content → message type
 	parents  map[string]string   // content → parent id
 	commands []chat.CommandEvent
@@ -42,7 +42,9 @@ func (r *recorder) poke() {
 
 func (r *recorder) HandleMessage(ev chat.MessageEvent) {
 	r.mu.Lock()
-	r.messages[ev.ChannelID] = append(r.messages[ev.ChannelID], ev.Content)
+	if ev.Type == 0 {
+		r.messages[ev.ChannelID] = append(r.messages[ev.ChannelID], ev.Content)
+	}
 	r.types[ev.Content] = ev.Type
 	r.parents[ev.Content] = ev.ParentID
 	r.mu.Unlock()
@@ -152,6 +154,9 @@ func TestMessagesOfAChannelKeepTheirOrder(t *testing.T) {
 	inOrder(t, "thread", rec.messages[thread], wantThread)
 	if p := rec.parents["t000"]; p != bot.ChannelID {
 		t.Errorf("thread message parent = %q, want %q", p, bot.ChannelID)
+	}
+	if typ, ok := rec.types["side"]; !ok || typ != 18 {
+		t.Errorf("the THREAD_CREATED message reached the handler with type %d (seen: %v), want 18", typ, ok)
 	}
 }
 

@@ -93,8 +93,11 @@ type Router struct {
 	ctx context.Context
 	wg  sync.WaitGroup
 
-	mu      sync.Mutex // guards workers
+	mu      sync.Mutex // guards workers and closing
 	workers map[string]chan chat.MessageEvent
+	closing map[string]bool // thread sessions waiting to stop
+
+	now func() time.Time // the clock (tests move it)
 }
 
 // target is the session an event belongs to: a project channel's, or a
@@ -151,7 +154,7 @@ func New(ctx context.Context, opt Options) *Router {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
-	r := &Router{opt: opt, ctx: ctx, routes: map[string]route{}, owners: map[string]map[string]bool{}, workers: map[string]chan chat.MessageEvent{}}
+	r := &Router{opt: opt, ctx: ctx, routes: map[string]route{}, owners: map[string]map[string]bool{}, workers: map[string]chan chat.MessageEvent{}, closing: map[string]bool{}, now: time.Now}
 	for _, s := range opt.Config.Servers {
 		r.owners[s.Name] = map[string]bool{}
 		for _, o := range s.OwnerIDs {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -54,6 +55,9 @@ func (l *log) waitFor(t *testing.T, op string) {
 }
 
 type fakeSessions struct {
+	mu        sync.Mutex
+	state     string           // what Status reports; "busy" when empty
+	releases  []session.Release // what ReleaseWorktree returns, in turn (then empty)
 	l         *log
 	dialogs   int // Deliver answers ErrDialogOpen this many times
 	receipts  int // WaitReceipt succeeds from this call on (1 = first)
@@ -115,10 +119,28 @@ func (f *fakeSessions) Stop(_ context.Context, key string) error {
 }
 func (f *fakeSessions) ReleaseWorktree(_ context.Context, key string, force bool) (session.Release, error) {
 	f.l.add("release %s force=%v", key, force)
-	return session.Release{}, nil
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.releases) == 0 {
+		return session.Release{}, nil
+	}
+	rel := f.releases[0]
+	f.releases = f.releases[1:]
+	return rel, nil
+}
+func (f *fakeSessions) setState(s string) {
+	f.mu.Lock()
+	f.state = s
+	f.mu.Unlock()
 }
 func (f *fakeSessions) Status(context.Context, string) (session.Status, error) {
-	return session.Status{State: "busy", Session: state.Session{Cwd: "/src/api", PaneID: "%1", ModeSeen: "plan"}}, nil
+	f.mu.Lock()
+	st := f.state
+	f.mu.Unlock()
+	if st == "" {
+		st = "busy"
+	}
+	return session.Status{State: st, Session: state.Session{Cwd: "/src/api", PaneID: "%1", ModeSeen: "plan"}}, nil
 }
 
 type fakeReplier struct {
@@ -135,7 +157,7 @@ func (f *fakeReplier) StartThread(_ context.Context, server, ch, name string) (s
 	return "100000000000000077", nil
 }
 func (f *fakeReplier) Post(_ context.Context, server, ch string, m chat.Message) (string, error) {
-	f.l.add("post %s", m.Content)
+	f.l.add("post %s %s", ch, m.Content)
 	return "1", nil
 }
 func (f *fakeReplier) React(_ context.Context, server, ch, msg, emoji string) error {
@@ -315,7 +337,7 @@ func TestCommandsAckFirst(t *testing.T) {
 
 func TestKeyButtons(t *testing.T) {
 	r, _, _, l, _ := newRouter(t)
-	id, _ := chat.ID{Instance: "inst1", Kind: "key", Args: []string{"home-api", "Escape"}}.Encode()
+	id := keyID(t, "home-api", "Escape", time.Now())
 	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: id}, fakeResponder{l})
 	if got := l.all(); len(got) != 3 || got[0] != "defer-update" || got[1] != "keys home-api Escape" {
 		t.Fatalf("ops = %q", got)
@@ -344,7 +366,7 @@ func TestThreadMessagesGetTheirOwnSession(t *testing.T) {
 	if got := l.all(); got[0] != "ensure home-api-t100000000000000050" || got[1] != `deliver home-api-t100000000000000050 "in a thread"` {
 		t.Fatalf("ops = %q", got)
 	}
-	_ = ss
+	ss.setState("idle")
 	r.HandleThreadArchived("home", "100000000000000050", channel)
 	l.waitFor(t, "stop home-api-t100000000000000050")
 	other := msg("thread of another channel")
@@ -433,4 +455,14 @@ func TestThreadNamesFitDiscord(t *testing.T) {
 	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "thread",
 		Options: map[string]string{"name": strings.Repeat("é", 100)}}, fakeResponder{l})
 	l.waitFor(t, "thread "+strings.Repeat("é", 100))
+}
+
+// keyID is the custom_id of a /screen button drawn at a time.
+func keyID(t *testing.T, key, name string, drawn time.Time) string {
+	t.Helper()
+	id, err := chat.ID{Instance: "inst1", Kind: "key", Args: []string{key, name, strconv.FormatInt(drawn.Unix(), 36)}}.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
