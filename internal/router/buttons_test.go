@@ -91,7 +91,9 @@ func keptRelease(fp string) session.Release {
 func registerThread(t *testing.T, r *Router) string {
 	t.Helper()
 	key := session.ThreadKey("home", "api", thread)
-	r.remember(key, func(g *state.Registered) { g.Server, g.Project, g.ThreadID, g.ThreadName = "home", "api", thread, "side" })
+	r.remember(key, func(g *state.Registered) {
+		g.Server, g.Project, g.ThreadID, g.ThreadName = "home", "api", thread, "side"
+	})
 	return key
 }
 

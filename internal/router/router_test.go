@@ -56,7 +56,7 @@ func (l *log) waitFor(t *testing.T, op string) {
 
 type fakeSessions struct {
 	mu        sync.Mutex
-	state     string           // what Status reports; "busy" when empty
+	state     string            // what Status reports; "busy" when empty
 	releases  []session.Release // what ReleaseWorktree returns, in turn (then empty)
 	l         *log
 	dialogs   int // Deliver answers ErrDialogOpen this many times
