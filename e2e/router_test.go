@@ -119,3 +119,40 @@ func TestSystemMessagesAreNotPrompts(t *testing.T) {
 		t.Fatalf("%d panes, want the channel's and the first thread's", n)
 	}
 }
+
+// Discord auto-archives a quiet thread while Claude waits on a prompt in
+// it: the session is not cut off; it stops when the turn ends, and the
+// kept worktree is reported in the project channel, linking the thread.
+func TestArchiveMidTurnStopsAfterTheTurn(t *testing.T) {
+	t.Parallel()
+	b, p := isolatedBridge(t)
+	th := threadOf(p, b.srv.StartThread(p.channel, "mid turn", b.owner))
+	b.model.Script("SCN_MID", fakemodel.Tool("", "Bash", map[string]any{"command": "touch mid.txt && pwd", "description": "Write in the worktree"}))
+	b.say(th, "SCN_MID")
+	card := b.waitCard(th, "the card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "touch mid.txt") })
+	b.srv.AutoArchive(th.channel)
+	waitOutput(t, b.out, "thread archived mid-turn", long)
+	if n := len(b.panes()); n != 1 {
+		t.Fatalf("%d panes after archiving mid-turn, want the thread's still running", n)
+	}
+	b.srv.Click(card.ID, action(t, card, "allow"), b.owner)
+	b.waitReply(th, "Done. Last tool result: ")
+	deadline := time.Now().Add(long)
+	for len(b.panes()) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the archived thread's session still runs after its turn")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	kept := b.srv.WaitMessage(long, "the kept-worktree notice in the project channel", func(m *fakediscord.Message) bool {
+		return m.ChannelID == p.channel && m.Author.Bot && strings.Contains(m.Content, "was kept")
+	})
+	if !strings.Contains(kept.Content, "<#"+th.channel+">") || !strings.Contains(kept.Content, "mid.txt") {
+		t.Fatalf("notice = %q", kept.Content)
+	}
+	for _, m := range b.botMessages(th.channel) {
+		if strings.Contains(m.Content, "was kept") {
+			t.Fatalf("the notice was posted in the thread (un-archiving it): %q", m.Content)
+		}
+	}
+}
