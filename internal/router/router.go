@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
@@ -366,7 +367,7 @@ func (r *Router) withAttachments(ctx context.Context, key string, ev chat.Messag
 			continue
 		}
 		p := filepath.Join(dir, ev.MessageID+"-"+safeFileName(a.Name))
-		if err := os.WriteFile(p, data, 0o600); err != nil {
+		if err := writeNew(p, data); err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", a.Name, err))
 			continue
 		}
@@ -385,6 +386,24 @@ func (r *Router) withAttachments(ctx context.Context, key string, ev chat.Messag
 		prompt = b.String()
 	}
 	return prompt
+}
+
+// writeNew creates a file that must not exist yet, never through a
+// symlink someone planted at its name, readable by its owner only.
+func writeNew(p string, data []byte) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return fmt.Errorf("save upload: %w", err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(p)
+		return fmt.Errorf("save upload: %w", err)
+	}
+	return nil
 }
 
 func (r *Router) send(server, channel, text string) {

@@ -466,3 +466,37 @@ func keyID(t *testing.T, key, name string, drawn time.Time) string {
 	}
 	return id
 }
+
+// An upload is written only as a new file of its own: a symlink planted at
+// its name (to ~/.bashrc, say) is not followed, nor is a file replaced.
+func TestUploadsDoNotFollowPlantedLinks(t *testing.T) {
+	r, ss, rp, l, store := newRouter(t)
+	rp.files["http://x/a"] = []byte("PAYLOAD")
+	dir, _ := store.Dir.Uploads("home-api")
+	victim := filepath.Join(t.TempDir(), "bashrc")
+	if err := os.WriteFile(victim, []byte("original"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(dir, "m1-a.txt")); err != nil {
+		t.Fatal(err)
+	}
+	ev := msg("look")
+	ev.Attachments = []chat.Attachment{{Name: "a.txt", URL: "http://x/a", Size: 7}}
+	r.HandleMessage(ev)
+	l.waitFor(t, "react m1 ✅")
+	if b, _ := os.ReadFile(victim); string(b) != "original" {
+		t.Fatalf("the upload was written through a planted link: %q", b)
+	}
+	if strings.Contains(ss.delivered[0], "Attached files") {
+		t.Fatalf("prompt names a file that was not saved: %q", ss.delivered[0])
+	}
+	ev2 := msg("again")
+	ev2.MessageID = "m2"
+	ev2.Attachments = []chat.Attachment{{Name: "b.txt", URL: "http://x/a", Size: 7}}
+	r.HandleMessage(ev2)
+	l.waitFor(t, "react m2 ✅")
+	fi, err := os.Lstat(filepath.Join(dir, "m2-b.txt"))
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("saved upload: %v, %v", fi, err)
+	}
+}
