@@ -110,10 +110,16 @@ func classify(err error) error {
 	return err
 }
 
+// TagOption is the pane option that holds a ccbridge pane's session key. It
+// is set in the same tmux invocation that creates the pane, so no pane of
+// ours ever exists untagged, and a restarted daemon finds its panes by tag.
+const TagOption = "@ccbridge_session"
+
 // PaneSpec describes a pane to create.
 type PaneSpec struct {
 	Session string            // tmux session; created if missing
 	Window  string            // window name, for people who attach
+	Tag     string            // value of TagOption on the new pane; "" = none
 	Dir     string            // working directory
 	Env     map[string]string // per-pane environment, on top of the server's
 	Argv    []string          // the program and its arguments
@@ -121,9 +127,18 @@ type PaneSpec struct {
 	Height  int
 }
 
+var windowSeq atomic.Uint64
+
 // NewPane starts spec.Argv in a new window of spec.Session (each pane gets a
 // whole window: split panes in a detached 80×24 window run out of room after
 // four) and returns the pane's %id.
+//
+// One tmux invocation creates the window under a unique temporary name,
+// tags its pane, gives the window its real name and turns focus-events on
+// (without it Claude prints a hint about it): tmux runs a command list
+// without serving other clients in between, so nobody ever sees the pane
+// untagged. Names and the directory are format-escaped (tmux expands
+// formats, #(shell) included, in -s, -n, -c and rename-window).
 func (s *Server) NewPane(ctx context.Context, spec PaneSpec) (string, error) {
 	if len(spec.Argv) == 0 {
 		return "", errors.New("new pane: empty command")
@@ -131,16 +146,29 @@ func (s *Server) NewPane(ctx context.Context, spec PaneSpec) (string, error) {
 	if err := checkSessionName(spec.Session); err != nil {
 		return "", err
 	}
-	common := []string{"-d", "-P", "-F", "#{pane_id}", "-n", spec.Window, "-c", spec.Dir}
+	tmp := fmt.Sprintf("ccbridge-new-%d-%d", os.Getpid(), windowSeq.Add(1))
+	common := []string{"-d", "-P", "-F", "#{pane_id}", "-n", tmp, "-c", EscapeFormat(spec.Dir)}
 	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
-		common = append(common, "-e", k+"="+spec.Env[k])
+		common = append(common, "-e", listArg(k+"="+spec.Env[k]))
 	}
-	tail := append([]string{"--"}, spec.Argv...)
+	tail := []string{"--"}
+	for _, a := range spec.Argv {
+		tail = append(tail, listArg(a))
+	}
+	win := "=" + spec.Session + ":=" + tmp
+	if spec.Tag != "" {
+		tail = append(tail, ";", "set-option", "-p", "-t", win, TagOption, listArg(spec.Tag))
+	}
+	name := spec.Window
+	if name == "" {
+		name = spec.Session
+	}
+	tail = append(tail, ";", "rename-window", "-t", win, listArg(EscapeFormat(name)), ";", "set-option", "-s", "focus-events", "on")
 
 	args := append([]string{"new-window", "-t", "=" + spec.Session + ":"}, common...)
 	out, err := s.exec(ctx, "", append(args, tail...)...)
 	if errors.Is(err, ErrNoServer) || errors.Is(err, ErrNoSession) {
-		args = []string{"new-session", "-s", spec.Session}
+		args = []string{"new-session", "-s", EscapeFormat(spec.Session)}
 		if spec.Width > 0 && spec.Height > 0 {
 			args = append(args, "-x", strconv.Itoa(spec.Width), "-y", strconv.Itoa(spec.Height))
 		}
@@ -155,10 +183,36 @@ func (s *Server) NewPane(ctx context.Context, spec PaneSpec) (string, error) {
 		return "", fmt.Errorf("new pane in %s: %w", spec.Session, err)
 	}
 	id := strings.TrimSpace(out)
-	if !strings.HasPrefix(id, "%") {
+	if !validPaneID(id) {
 		return "", fmt.Errorf("new pane in %s: unexpected pane id %q", spec.Session, id)
 	}
 	return id, nil
+}
+
+// EscapeFormat makes s stand for itself where tmux expands formats: "#"
+// starts a format (#{…}, #(shell command)), "##" is a literal "#".
+func EscapeFormat(s string) string { return strings.ReplaceAll(s, "#", "##") }
+
+// listArg protects one argument of a command list given on the command
+// line: tmux ends a command at any argument that ends in ";", unless the
+// ";" is preceded by a backslash (which tmux then removes).
+func listArg(a string) string {
+	if strings.HasSuffix(a, ";") {
+		return a[:len(a)-1] + `\;`
+	}
+	return a
+}
+
+func validPaneID(id string) bool {
+	if len(id) < 2 || id[0] != '%' {
+		return false
+	}
+	for _, c := range id[1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func checkSessionName(name string) error {
@@ -234,6 +288,118 @@ func (s *Server) SendKeys(ctx context.Context, pane string, keys ...Key) error {
 	return nil
 }
 
+// Guard is a condition on a pane's visible screen that the tmux server
+// itself checks immediately before it acts: tmux evaluates the condition
+// and runs the action in one pass of its command queue, without reading
+// the pane's output in between, so the check and the key see the same
+// screen. (What tmux cannot see is a program that has decided to draw a
+// dialog but whose output has not reached tmux yet: that window, the time
+// between the program's state change and its redraw, remains.)
+type Guard struct {
+	Without []string // act only if none of these is on the visible screen
+	With    []string // and only if all of these are
+}
+
+// ErrRefused says a guarded action was not taken: the screen did not
+// satisfy its guard.
+var ErrRefused = errors.New("the screen did not allow it")
+
+// format builds the tmux condition: #{C:…} searches the visible lines
+// (fnmatch, so ?, * and [ are escaped), #{?…,0,1} negates (tmux 3.3 has
+// no #{!:…}), #{&&:…} joins.
+func (g Guard) format() string {
+	var terms []string
+	for _, w := range g.With {
+		terms = append(terms, "#{C:"+searchEscape(w)+"}")
+	}
+	for _, w := range g.Without {
+		terms = append(terms, "#{?#{C:"+searchEscape(w)+"},0,1}")
+	}
+	if len(terms) == 0 {
+		return "1"
+	}
+	cond := terms[len(terms)-1]
+	for i := len(terms) - 2; i >= 0; i-- {
+		cond = "#{&&:" + terms[i] + "," + cond + "}"
+	}
+	return cond
+}
+
+func searchEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\\', '*', '?', '[':
+			b.WriteRune('\\')
+			b.WriteRune(r)
+		case '#', ',', '}':
+			b.WriteRune('#')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+const (
+	guardSent    = "ccbridge:sent"
+	guardRefused = "ccbridge:refused"
+)
+
+// guarded runs action (a tmux command string built only from pane ids,
+// buffer names and allowed keys) in pane if the guard holds.
+func (s *Server) guarded(ctx context.Context, pane string, g Guard, action string) error {
+	if !validPaneID(pane) {
+		return fmt.Errorf("%q is not a pane id", pane)
+	}
+	out, err := s.exec(ctx, "", "if-shell", "-F", "-t", pane, g.format(),
+		action+" ; display-message -p "+guardSent, "display-message -p "+guardRefused)
+	switch {
+	case err != nil:
+		return err
+	case strings.Contains(out, guardSent):
+		return nil
+	case strings.Contains(out, guardRefused):
+		return ErrRefused
+	}
+	return fmt.Errorf("guarded command in %s: unexpected output %q", pane, out)
+}
+
+// SendKeysIf presses keys in the pane only if the guard holds at that
+// moment (see Guard); otherwise it returns ErrRefused and presses nothing.
+func (s *Server) SendKeysIf(ctx context.Context, pane string, g Guard, keys ...Key) error {
+	action := "send-keys -t " + pane
+	for _, k := range keys {
+		if !validKey(k) {
+			return fmt.Errorf("send keys to %s: %q is not an allowed key", pane, k)
+		}
+		action += " " + string(k)
+	}
+	if err := s.guarded(ctx, pane, g, action); err != nil {
+		return fmt.Errorf("send keys to %s: %w", pane, err)
+	}
+	return nil
+}
+
+// PasteTextIf is PasteText, done only if the guard holds when tmux pastes
+// (see Guard); otherwise it returns ErrRefused and pastes nothing.
+func (s *Server) PasteTextIf(ctx context.Context, pane string, g Guard, text string) error {
+	text = Sanitize(text)
+	if text == "" {
+		return nil
+	}
+	buf := fmt.Sprintf("ccbridge-%d-%d", os.Getpid(), bufferSeq.Add(1))
+	if _, err := s.exec(ctx, text, "load-buffer", "-b", buf, "-"); err != nil {
+		return fmt.Errorf("paste to %s: %w", pane, err)
+	}
+	if err := s.guarded(ctx, pane, g, "paste-buffer -p -r -d -b "+buf+" -t "+pane); err != nil {
+		_, _ = s.exec(ctx, "", "delete-buffer", "-b", buf)
+		return fmt.Errorf("paste to %s: %w", pane, err)
+	}
+	return nil
+}
+
 // Capture returns the pane's visible screen plus up to history lines above
 // it, as plain text (no escape sequences, wrapped lines joined).
 func (s *Server) Capture(ctx context.Context, pane string, history int) (string, error) {
@@ -252,10 +418,11 @@ type Pane struct {
 	Command string
 	Session string
 	Window  string
+	Tag     string // TagOption; "" on panes ccbridge did not tag
 	Path    string
 }
 
-const paneFormat = "#{pane_id}\t#{pane_dead}\t#{pane_pid}\t#{pane_current_command}\t#{session_name}\t#{window_name}\t#{pane_current_path}"
+const paneFormat = "#{pane_id}\t#{pane_dead}\t#{pane_pid}\t#{pane_current_command}\t#{session_name}\t#{window_name}\t#{" + TagOption + "}\t#{pane_current_path}"
 
 // ListPanes lists every pane of the server in one call; it is how liveness
 // is checked. With no server running it returns ErrNoServer.
@@ -273,12 +440,12 @@ func parsePanes(out string) ([]Pane, error) {
 		if line == "" {
 			continue
 		}
-		f := strings.SplitN(line, "\t", 7)
-		if len(f) != 7 {
+		f := strings.SplitN(line, "\t", 8)
+		if len(f) != 8 {
 			return nil, fmt.Errorf("list panes: unexpected line %q", line)
 		}
 		pid, _ := strconv.Atoi(f[2])
-		panes = append(panes, Pane{ID: f[0], Dead: f[1] == "1", PID: pid, Command: f[3], Session: f[4], Window: f[5], Path: f[6]})
+		panes = append(panes, Pane{ID: f[0], Dead: f[1] == "1", PID: pid, Command: f[3], Session: f[4], Window: f[5], Tag: f[6], Path: f[7]})
 	}
 	return panes, nil
 }

@@ -3,7 +3,9 @@ package tmux
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"slices"
 	"testing"
 
@@ -19,15 +21,19 @@ func newFake(t *testing.T, calls ...execx.Call) *Server {
 }
 
 func TestNewPaneCreatesSessionWhenMissing(t *testing.T) {
-	common := []string{"-d", "-P", "-F", "#{pane_id}", "-n", "api", "-c", "/src/api", "-e", "A=1", "-e", "B=2", "--", "claude", "--x"}
+	tmp := fmt.Sprintf("ccbridge-new-%d-%d", os.Getpid(), windowSeq.Load()+1)
+	win := "=ccbridge-home:=" + tmp
+	common := []string{"-d", "-P", "-F", "#{pane_id}", "-n", tmp, "-c", "/src/##api", "-e", "A=1", "-e", `B=2\;`, "--", "claude", "--x",
+		";", "set-option", "-p", "-t", win, "@ccbridge_session", "home-api",
+		";", "rename-window", "-t", win, "api ##1", ";", "set-option", "-s", "focus-events", "on"}
 	s := newFake(t,
 		execx.Call{Args: argv(append([]string{"new-window", "-t", "=ccbridge-home:"}, common...)...),
 			Err: execx.Exit(1, "no server running on /tmp/tmux-0/ccb\n")},
 		execx.Call{Args: argv(append([]string{"new-session", "-s", "ccbridge-home", "-x", "100", "-y", "50"}, common...)...),
 			Stdout: "%7\n"},
 	)
-	id, err := s.NewPane(context.Background(), PaneSpec{Session: "ccbridge-home", Window: "api", Dir: "/src/api",
-		Env: map[string]string{"B": "2", "A": "1"}, Argv: []string{"claude", "--x"}, Width: 100, Height: 50})
+	id, err := s.NewPane(context.Background(), PaneSpec{Session: "ccbridge-home", Window: "api #1", Tag: "home-api", Dir: "/src/#api",
+		Env: map[string]string{"B": "2;", "A": "1"}, Argv: []string{"claude", "--x"}, Width: 100, Height: 50})
 	if err != nil || id != "%7" {
 		t.Fatalf("NewPane = %q, %v", id, err)
 	}
@@ -97,13 +103,13 @@ func TestErrorsAreTyped(t *testing.T) {
 }
 
 func TestParsePanes(t *testing.T) {
-	out := "%0\t0\t4242\tclaude\tccbridge-home\tapi\t/src/api\n%1\t1\t4250\tbash\tccbridge-home\tweb thread\t/src/web\n"
+	out := "%0\t0\t4242\tclaude\tccbridge-home\tapi\thome-api\t/src/api\n%1\t1\t4250\tbash\tccbridge-home\tweb thread\t\t/src/web\n"
 	panes, err := parsePanes(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []Pane{
-		{ID: "%0", PID: 4242, Command: "claude", Session: "ccbridge-home", Window: "api", Path: "/src/api"},
+		{ID: "%0", PID: 4242, Command: "claude", Session: "ccbridge-home", Window: "api", Tag: "home-api", Path: "/src/api"},
 		{ID: "%1", Dead: true, PID: 4250, Command: "bash", Session: "ccbridge-home", Window: "web thread", Path: "/src/web"},
 	}
 	if len(panes) != 2 || panes[0] != want[0] || panes[1] != want[1] {
