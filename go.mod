@@ -8,7 +8,11 @@ require (
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/gofrs/flock v0.13.1
 	github.com/gorilla/websocket v1.5.3
+	github.com/mattn/go-runewidth v0.0.31
 	golang.org/x/sys v0.47.0
 )
 
-require golang.org/x/crypto v0.0.0-20210421170649-83a5a9bb288b // indirect
+require (
+	github.com/clipperhouse/uax29/v2 v2.2.0 // indirect
+	golang.org/x/crypto v0.0.0-20210421170649-83a5a9bb288b // indirect
+)

@@ -11,8 +11,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/claudehook"
@@ -65,6 +67,11 @@ func Apply(id string, req *state.Request, a Action) (Result, error) {
 
 // Render draws the card for a request as it stands.
 func Render(id string, req state.Request) chat.Message {
+	tail := ""
+	if req.Status != state.RequestPending {
+		tail = "\n\n" + clip(statusLine(req), maxStatus)
+	}
+	room := chat.Limit - len([]rune(tail))
 	var m chat.Message
 	switch req.ToolName {
 	case toolAsk:
@@ -72,13 +79,26 @@ func Render(id string, req state.Request) chat.Message {
 	case toolPlan:
 		m = renderPlan(id, req)
 	default:
-		m = renderPermission(id, req)
+		m = renderPermission(id, req, room)
 	}
 	if req.Status != state.RequestPending {
 		m.Rows = nil
-		m.Content = fitContent(m.Content, "\n\n"+statusLine(req))
 	}
+	// Every card fits Discord's limit, whatever the model wrote.
+	m.Content = fitContent(m.Content, tail)
 	return m
+}
+
+// maxStatus bounds what a closed card says about how it closed, so the
+// card itself keeps most of the room.
+const maxStatus = chat.Limit / 2
+
+// clip shortens s to at most n characters, marking the cut with "…".
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:max(n-1, 0)]) + "…"
+	}
+	return s
 }
 
 func statusLine(req state.Request) string {
@@ -100,11 +120,8 @@ func statusLine(req state.Request) string {
 // fitContent appends tail to content, shortening content so the whole
 // stays within Discord's limit.
 func fitContent(content, tail string) string {
-	room := chat.Limit - len([]rune(tail))
-	if r := []rune(content); len(r) > room {
-		content = string(r[:max(room-1, 0)]) + "…"
-	}
-	return content + tail
+	tail = clip(tail, maxStatus)
+	return clip(content, chat.Limit-len([]rune(tail))) + tail
 }
 
 // decide records a decision on the request.
@@ -135,13 +152,109 @@ func arg(a Action, i int) (int, bool) {
 	return n, err == nil && n >= 0
 }
 
-// codeBlock quotes text in a fenced block that it cannot break out of.
+// codeBlock quotes text in a fenced block that it cannot break out of,
+// of at most limit characters in all. Text that does not fit keeps its
+// head and its tail (where a payload hides behind padding), and says how
+// much is cut between them.
 func codeBlock(lang, text string, limit int) string {
-	text = strings.ReplaceAll(text, "```", "ʼʼʼ")
-	if r := []rune(text); len(r) > limit {
-		text = string(r[:limit]) + "\n…"
+	r := []rune(codeText(text))
+	room := max(limit-len([]rune(fence(lang, ""))), 0)
+	if len(r) <= room {
+		return fence(lang, string(r))
 	}
-	return "```" + lang + "\n" + text + "\n```"
+	cutAt := func(n int) string { return fmt.Sprintf("\n… ✂ %d characters cut here …\n", n) }
+	keep := max(room-len([]rune(cutAt(len(r)))), 0)
+	head, tail := keep*3/5, keep-keep*3/5
+	return fence(lang, string(r[:head])+cutAt(len(r)-head-tail)+string(r[len(r)-tail:]))
+}
+
+func fence(lang, text string) string { return "```" + lang + "\n" + text + "\n```" }
+
+// codeText is text as a code block shows it: no fence to break out with,
+// and every character that would hide or reorder what is shown made
+// visible.
+func codeText(text string) string {
+	return visible(strings.ReplaceAll(text, "```", "ʼʼʼ"), "\n\t")
+}
+
+// visible replaces control characters (but those in keep), bidi controls
+// and invisible characters with their code point, so a card shows what
+// runs.
+func visible(s, keep string) string {
+	return strings.Map(func(r rune) rune {
+		if strings.ContainsRune(keep, r) {
+			return r
+		}
+		if hidden(r) {
+			return -1
+		}
+		return r
+	}, strings.NewReplacer(hiddenPairs()...).Replace(s))
+}
+
+func hidden(r rune) bool {
+	switch {
+	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
+		return true
+	case r == 0x061c, r == 0x200b, r == 0x200c, r == 0x200d, r == 0x200e, r == 0x200f, r == 0x2060, r == 0xfeff:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// hiddenPairs maps each hidden character to its visible name, ⟨U+202E⟩.
+var hiddenPairs = sync.OnceValue(func() []string {
+	var pairs []string
+	for r := rune(0); r <= 0xfeff; r++ {
+		if hidden(r) && r != '\n' && r != '\t' {
+			pairs = append(pairs, string(r), fmt.Sprintf("⟨U+%04X⟩", r))
+		}
+	}
+	return pairs
+})
+
+// escapeMarkdown makes untrusted text (the model's description of a
+// call) plain: one line (so no heading, quote or list can start; callers
+// put it after an emoji), and every inline markdown character escaped, so
+// it cannot draw a code block, bold, a masked link or a mention.
+func escapeMarkdown(s string) string {
+	s = visible(strings.Join(strings.Fields(s), " "), "")
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("\\`*_~|[]<@", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// inlineCode shows a path in an inline code span it cannot leave, its head
+// and tail when it is long.
+func inlineCode(s string) string {
+	s = strings.ReplaceAll(visible(strings.Join(strings.Fields(s), " "), ""), "`", "ʼ")
+	if r := []rune(s); len(r) > maxPath {
+		s = string(r[:maxPath/2]) + "…" + string(r[len(r)-maxPath/2:])
+	}
+	return "`" + s + "`"
+}
+
+// attachName is a safe file name for the attached content of a Write.
+func attachName(path string) string {
+	base := filepath.Base(path)
+	var b strings.Builder
+	for _, r := range base {
+		if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_') {
+			b.WriteRune(r)
+		}
+	}
+	name := strings.TrimLeft(b.String(), ".")
+	if name == "" || len(name) > 60 {
+		return "content.txt"
+	}
+	return name
 }
 
 // Decode reads the decision a decided request carries.

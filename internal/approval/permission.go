@@ -3,6 +3,7 @@ package approval
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
@@ -15,11 +16,11 @@ import (
 const DenyMessage = "The user denied this tool call from Discord."
 
 // scopes are the destinations a person may choose for an "always" rule.
-var scopes = []struct{ dest, label string }{
-	{"session", "this session"},
-	{"localSettings", "this project, just me"},
-	{"projectSettings", "this project, shared"},
-	{"userSettings", "all my projects"},
+var scopes = []struct{ dest, label, where string }{
+	{"session", "this session", "until this Claude session ends"},
+	{"localSettings", "this project, just me", "saved in .claude/settings.local.json"},
+	{"projectSettings", "this project, shared", "saved in .claude/settings.json"},
+	{"userSettings", "all my projects", "saved in ~/.claude/settings.json"},
 }
 
 func suggestions(req state.Request) []claudehook.PermissionUpdate {
@@ -61,53 +62,90 @@ func scopesFor(s claudehook.PermissionUpdate) []int {
 	return []int{0, 1, 2, 3}
 }
 
-func renderPermission(id string, req state.Request) chat.Message {
-	var b strings.Builder
+// Sizes on a permission card: what the model wrote about the call, the
+// path it names, and the input shown in a code block.
+const (
+	maxDescription = 300
+	maxPath        = 300
+	maxInputShown  = 1400
+)
+
+// permissionInput is what a card shows of a tool call: the header (what
+// Claude wants, in its own escaped words) and the input for a code block,
+// with the name to attach it under when it is too long to show whole.
+func permissionInput(req state.Request) (header, lang, text, file string) {
 	who := "Claude"
 	if req.AgentType != "" {
-		who = "Claude's " + req.AgentType + " agent"
+		who = "Claude's " + escapeMarkdown(clip(req.AgentType, 60)) + " agent"
 	}
 	switch req.ToolName {
 	case "Bash":
 		var in claudehook.BashInput
 		_ = json.Unmarshal(req.ToolInput, &in)
-		fmt.Fprintf(&b, "🔐 **%s wants to run a command**\n", who)
-		if in.Description != "" {
-			b.WriteString(in.Description + "\n")
+		header = fmt.Sprintf("🔐 **%s wants to run a command**\n", who)
+		if d := strings.TrimSpace(in.Description); d != "" {
+			header += "💬 " + escapeMarkdown(clip(d, maxDescription)) + "\n"
 		}
-		b.WriteString(codeBlock("sh", in.Command, 1400))
+		return header, "sh", in.Command, "command.sh"
 	case "Write":
 		var in claudehook.WriteInput
 		_ = json.Unmarshal(req.ToolInput, &in)
-		fmt.Fprintf(&b, "🔐 **%s wants to create** `%s`\n", who, in.FilePath)
-		b.WriteString(codeBlock("", in.Content, 1200))
+		return fmt.Sprintf("🔐 **%s wants to create** %s\n", who, inlineCode(in.FilePath)), "", in.Content, attachName(in.FilePath)
 	case "Edit":
 		var in claudehook.EditInput
 		_ = json.Unmarshal(req.ToolInput, &in)
-		fmt.Fprintf(&b, "🔐 **%s wants to edit** `%s`\n", who, in.FilePath)
-		b.WriteString(codeBlock("diff", unifiedPreview(in), 1200))
-	default:
-		fmt.Fprintf(&b, "🔐 **%s wants to use %s**\n", who, req.ToolName)
-		b.WriteString(codeBlock("json", string(req.ToolInput), 1400))
+		return fmt.Sprintf("🔐 **%s wants to edit** %s\n", who, inlineCode(in.FilePath)), "diff", unifiedPreview(in), "edit.diff"
 	}
-	m := chat.Message{Content: b.String()}
+	return fmt.Sprintf("🔐 **%s wants to use %s**\n", who, escapeMarkdown(clip(req.ToolName, 100))), "json", string(req.ToolInput), "input.json"
+}
+
+// alwaysChoice is one entry of the "Always…" menu: a suggestion Claude
+// Code made, in one scope that makes sense for it.
+type alwaysChoice struct {
+	value  string // the select option's value
+	update claudehook.PermissionUpdate
+	scope  int // index in scopes
+}
+
+// alwaysChoices lists the "Always…" menu of a request, in order, as many
+// as one select holds. It is computed from the suggestions recorded with
+// the request, so the card and the click agree on what was offered.
+func alwaysChoices(req state.Request) []alwaysChoice {
+	var out []alwaysChoice
+	for i, s := range suggestions(req) {
+		for _, si := range scopesFor(s) {
+			if len(out) == chat.MaxOptions {
+				return out
+			}
+			out = append(out, alwaysChoice{value: fmt.Sprintf("%d.%d", i, si), update: s, scope: si})
+		}
+	}
+	return out
+}
+
+func renderPermission(id string, req state.Request, room int) chat.Message {
+	header, lang, text, file := permissionInput(req)
+	// Whether the input is cut is decided on the pending card, which is
+	// posted with its files; a closed card is an edit of it.
+	banner := fmt.Sprintf("⚠️ **Cut: the input is too long to show whole. The middle is left out here; all of it is in the attached `%s`. Read it before you allow.**\n", file)
+	fits := min(maxInputShown, chat.Limit-len([]rune(header+banner)))
+	m := chat.Message{}
+	if len([]rune(codeText(text)))+len([]rune(fence(lang, ""))) > fits {
+		header += banner
+		m.Files = []chat.File{{Name: file, Data: []byte(text)}}
+	}
+	m.Content = header + codeBlock(lang, text, min(maxInputShown, room-len([]rune(header))))
+
 	if req.Status != state.RequestPending {
 		return m
 	}
 	sug := suggestions(req)
 	if req.Step == "always" && len(sug) > 0 {
 		sel := &chat.Select{CustomID: cid(req.Instance, id, "alwayssel"), Placeholder: "Always allow… choose what and where", MinValues: 1, MaxValues: 1}
-		for i, s := range sug {
-			for _, si := range scopesFor(s) {
-				label := suggestionLabel(s) + " — " + scopes[si].label
-				if r := []rune(label); len(r) > 100 {
-					label = string(r[:99]) + "…"
-				}
-				sel.Options = append(sel.Options, chat.Option{Label: label, Value: fmt.Sprintf("%d.%d", i, si)})
-			}
-		}
-		if len(sel.Options) > 25 {
-			sel.Options = sel.Options[:25]
+		for _, c := range alwaysChoices(req) {
+			label := " — " + scopes[c.scope].label
+			label = clip(suggestionLabel(c.update), chat.MaxOptionText-len([]rune(label))) + label
+			sel.Options = append(sel.Options, chat.Option{Label: label, Value: c.value, Description: scopes[c.scope].where})
 		}
 		m.Rows = []chat.Row{{Select: sel}, {Buttons: []chat.Button{{Label: "Back", CustomID: cid(req.Instance, id, "back"), Style: chat.Secondary}}}}
 		return m
@@ -149,20 +187,19 @@ func applyPermission(id string, req *state.Request, a Action) (Result, error) {
 		req.Step = ""
 		return Result{}, nil
 	case "alwayssel":
-		var si, sc int
-		if len(a.Values) != 1 {
+		// Only a choice the menu on the card offered: the menu is shown
+		// in the "always" step, and its values are exactly alwaysChoices.
+		if req.Step != "always" || len(a.Values) != 1 {
 			return Result{}, ErrUnknownAction
 		}
-		if _, err := fmt.Sscanf(a.Values[0], "%d.%d", &si, &sc); err != nil {
+		i := slices.IndexFunc(alwaysChoices(*req), func(c alwaysChoice) bool { return c.value == a.Values[0] })
+		if i < 0 {
 			return Result{}, ErrUnknownAction
 		}
-		sug := suggestions(*req)
-		if si < 0 || si >= len(sug) || sc < 0 || sc >= len(scopes) {
-			return Result{}, ErrUnknownAction
-		}
-		u := sug[si]
-		u.Destination = scopes[sc].dest
-		outcome := fmt.Sprintf("✅ **Allowed**, and %s (%s), by %s", suggestionLabel(u), scopes[sc].label, a.User)
+		c := alwaysChoices(*req)[i]
+		u := c.update
+		u.Destination = scopes[c.scope].dest
+		outcome := fmt.Sprintf("✅ **Allowed**, and %s (%s), by %s", escapeMarkdown(suggestionLabel(u)), scopes[c.scope].label, a.User)
 		return Result{}, decide(req, claudehook.Decision{Behavior: "allow", UpdatedPermissions: []claudehook.PermissionUpdate{u}}, outcome)
 	case "deny":
 		return Result{}, decide(req, claudehook.Decision{Behavior: "deny", Message: DenyMessage}, "⛔ **Denied** by "+a.User)

@@ -72,6 +72,9 @@ func applyPlan(id string, req *state.Request, a Action) (Result, error) {
 		return Result{}, decide(req, claudehook.Decision{Behavior: "deny", Message: text}, "🔄 **Keep planning**, said "+a.User+":\n> "+oneLine(text, 300))
 	case "planedit":
 		in := planInput(*req)
+		if len([]rune(in.Plan)) > planEdit {
+			return Result{Notice: "This plan is too long to edit in Discord; approve it, or keep planning."}, nil
+		}
 		return Result{Modal: &chat.Modal{CustomID: cid(req.Instance, id, "planedited"), Title: "Edit the plan, then approve",
 			Inputs: []chat.TextInput{{CustomID: "plan", Label: "Plan", Paragraph: true, Required: true, MaxLength: planEdit, Value: in.Plan}}}}, nil
 	case "planedited":

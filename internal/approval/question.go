@@ -65,7 +65,7 @@ func renderQuestion(id string, req state.Request) chat.Message {
 				if req.Answers[q.Question] == o.Label {
 					style = chat.Primary
 				}
-				buttons = append(buttons, chat.Button{Label: short(o.Label, 80), CustomID: cid(req.Instance, id, "qb", qi, strconv.Itoa(oi)), Style: style})
+				buttons = append(buttons, chat.Button{Label: optionLabel(o, oi, chat.MaxButtonLabel), CustomID: cid(req.Instance, id, "qb", qi, strconv.Itoa(oi)), Style: style})
 			}
 			buttons = append(buttons, chat.Button{Label: "Other…", CustomID: cid(req.Instance, id, "qo", qi), Style: chat.Secondary})
 			m.Rows = append(m.Rows, chat.Row{Buttons: buttons})
@@ -73,7 +73,14 @@ func renderQuestion(id string, req state.Request) chat.Message {
 		}
 		sel := &chat.Select{CustomID: cid(req.Instance, id, "qs", qi), Placeholder: short(fmt.Sprintf("%d. %s", i+1, q.Header), 100), MinValues: 1, MaxValues: 1}
 		for oi, o := range q.Options {
-			sel.Options = append(sel.Options, chat.Option{Label: short(o.Label, 100), Value: strconv.Itoa(oi), Description: short(o.Description, 100)})
+			if oi == chat.MaxOptions-1 {
+				break // the last place is Other…'s
+			}
+			desc := strings.TrimSpace(o.Description)
+			if desc == "" {
+				desc = fmt.Sprintf("option %d", oi+1) // Discord rejects an empty description
+			}
+			sel.Options = append(sel.Options, chat.Option{Label: optionLabel(o, oi, chat.MaxOptionText), Value: strconv.Itoa(oi), Description: short(desc, chat.MaxOptionText)})
 		}
 		sel.Options = append(sel.Options, chat.Option{Label: "Other…", Value: otherValue, Description: "type an answer"})
 		if q.MultiSelect {
@@ -88,6 +95,14 @@ func renderQuestion(id string, req state.Request) chat.Message {
 	last = append(last, chat.Button{Label: "Reply in chat instead…", CustomID: cid(req.Instance, id, "chat"), Style: chat.Secondary})
 	m.Rows = append(m.Rows, chat.Row{Buttons: last})
 	return m
+}
+
+// optionLabel is an option's label within n characters, never empty.
+func optionLabel(o claudehook.QuestionOption, i, n int) string {
+	if strings.TrimSpace(o.Label) == "" {
+		return fmt.Sprintf("Option %d", i+1)
+	}
+	return short(o.Label, n)
 }
 
 func short(s string, n int) string {

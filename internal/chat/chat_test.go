@@ -108,6 +108,9 @@ func FuzzChunk(f *testing.F) {
 			if utf8.RuneCountInString(c) > limit {
 				t.Fatalf("chunk over the limit: %d > %d", utf8.RuneCountInString(c), limit)
 			}
+			if strings.TrimSpace(c) == "" {
+				t.Fatalf("blank chunk in %q", text)
+			}
 		}
 	})
 }
@@ -179,4 +182,26 @@ func FuzzDecodeID(f *testing.F) {
 			t.Fatalf("decoded %q but re-encoded %q, %v", s, again, err)
 		}
 	})
+}
+
+// TestChunkNeverEmitsABlankChunk: Discord refuses an empty message (50006),
+// and a message of spaces is empty to it.
+func TestChunkNeverEmitsABlankChunk(t *testing.T) {
+	for _, text := range []string{
+		"x" + strings.Repeat(" ", 3000) + "y",
+		"x" + strings.Repeat(" ", 5000) + "y",
+		"x\n" + strings.Repeat(" ", 4500),
+		strings.Repeat(" \n", 3000) + "z",
+		"a" + strings.Repeat("\t ", 2500) + "b",
+	} {
+		chunks := Chunk(text, Limit)
+		for i, c := range chunks {
+			if strings.TrimSpace(c) == "" {
+				t.Errorf("%.10q…: chunk %d of %d is blank", text, i, len(chunks))
+			}
+		}
+		if strings.Join(strings.Fields(strings.Join(chunks, " ")), "") != strings.Join(strings.Fields(text), "") {
+			t.Errorf("%.10q…: text lost: %q", text, chunks)
+		}
+	}
 }

@@ -16,6 +16,8 @@ const Limit = 2000
 // paragraph break, else a line break, else a space, else anywhere. A code
 // fence open at a cut is closed at the end of its chunk and reopened, with
 // its language, at the start of the next, so every chunk renders on its own.
+// A code block (a converted table is one) that would be cut but fits a
+// chunk on its own starts the next chunk instead. No chunk is blank.
 func Chunk(text string, limit int) []string {
 	text = strings.TrimSpace(text)
 	var chunks []string
@@ -26,14 +28,23 @@ func Chunk(text string, limit int) []string {
 			prefix = fence + "\n"
 		}
 		if last := closeFence(prefix+text, openFence(fence, text)); utf8.RuneCountInString(last) <= limit {
-			chunks = append(chunks, last)
+			if strings.TrimSpace(text) != "" {
+				chunks = append(chunks, last)
+			}
 			break
 		}
 		// Leave room for a closing fence in case the piece ends inside one.
 		budget := max(limit-utf8.RuneCountInString(prefix)-len("\n```"), 1)
 		piece, rest := cut(text, budget)
+		if fence == "" && openFence("", piece) != "" {
+			piece, rest = keepBlock(text, piece, rest, limit)
+		}
 		fence = openFence(fence, piece)
-		chunks = append(chunks, closeFence(prefix+piece, fence))
+		// Discord refuses a blank message: a run of spaces longer than a
+		// chunk is dropped, not sent.
+		if strings.TrimSpace(piece) != "" {
+			chunks = append(chunks, closeFence(prefix+piece, fence))
+		}
 		text = strings.TrimLeft(rest, "\n")
 	}
 	return chunks
@@ -82,10 +93,66 @@ func openFence(open, piece string) string {
 			continue
 		}
 		if open == "" {
-			open = t
+			open = fenceLine(t)
 		} else if t == "```" {
 			open = ""
 		}
 	}
 	return open
+}
+
+// fenceLine is the fence to reopen a block with: its language tag only,
+// so a long first line cannot eat a chunk's room.
+func fenceLine(t string) string {
+	lang := strings.TrimPrefix(t, "```")
+	if i := strings.IndexAny(lang, " \t`"); i >= 0 {
+		lang = lang[:i]
+	}
+	if len(lang) > 10 {
+		return "```"
+	}
+	for _, c := range lang {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("+#-_.", c)) {
+			return "```"
+		}
+	}
+	return "```" + lang
+}
+
+// keepBlock moves the cut of a piece that ends inside a code block to just
+// before the block, or just after it when the block opens the piece, if
+// the block fits in one chunk; otherwise the cut stays where it was.
+func keepBlock(text, piece, rest string, limit int) (string, string) {
+	start, open := -1, ""
+	pos := 0
+	for line := range strings.SplitSeq(piece, "\n") {
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "```") {
+			if open == "" {
+				open, start = t, pos
+			} else if t == "```" {
+				open = ""
+			}
+		}
+		pos += len(line) + 1
+	}
+	if open == "" || start < 0 {
+		return piece, rest
+	}
+	// The block ends with its closing fence line, or with the text.
+	end, closing := len(text), len("\n```") // an unclosed block is closed at the cut
+	pos = start
+	for i, line := range strings.Split(text[start:], "\n") {
+		if i > 0 && strings.TrimSpace(line) == "```" {
+			end, closing = pos+len(line), 0
+			break
+		}
+		pos += len(line) + 1
+	}
+	if utf8.RuneCountInString(text[start:end])+closing > limit {
+		return piece, rest
+	}
+	if before := strings.TrimRight(text[:start], " \n"); before != "" {
+		return before, text[start:]
+	}
+	return text[:end], text[end:]
 }

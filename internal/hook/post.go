@@ -48,7 +48,7 @@ func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.T
 	if len(notes) > 0 {
 		text = strings.TrimSpace(text + "\n\n" + strings.Join(notes, "\n"))
 	}
-	msgs := compose(chat.Chunk(text, chat.Limit), files)
+	msgs := compose(chat.Chunk(chat.Markdown(text), chat.Limit), files)
 	if len(msgs) == 0 {
 		h.log.Info("empty reply; nothing to post")
 		return nil

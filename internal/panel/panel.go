@@ -151,8 +151,8 @@ func (p *Panel) rows(srv config.Server) []chat.Row {
 				break
 			}
 			sel.Options = append(sel.Options,
-				chat.Option{Label: "▶ Start " + short(proj.Name), Value: "start." + proj.Name},
-				chat.Option{Label: "■ Stop " + short(proj.Name), Value: "stop." + proj.Name})
+				chat.Option{Label: "▶ Start " + short(proj.Name), Value: "start." + proj.Name, Description: "start its Claude session"},
+				chat.Option{Label: "■ Stop " + short(proj.Name), Value: "stop." + proj.Name, Description: "stop its Claude session"})
 		}
 		rows = append(rows, chat.Row{Select: sel})
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -81,5 +82,32 @@ func TestPanelUsesASelectBeyondFourProjects(t *testing.T) {
 	m := p.Render(context.Background(), "home")
 	if len(m.Rows) != 2 || m.Rows[0].Select == nil || len(m.Rows[0].Select.Options) != 12 {
 		t.Fatalf("rows = %+v", m.Rows)
+	}
+}
+
+// TestPanelFitsDiscordLimits: many projects with the longest names the
+// config allows, many threads and orphans; every field within Discord's
+// rules (no empty option description either).
+func TestPanelFitsDiscordLimits(t *testing.T) {
+	for _, n := range []int{1, 4, 5, 30} {
+		var b strings.Builder
+		b.WriteString("[[servers]]\nname = \"home\"\ntoken_env = \"X\"\nguild_id = \"100000000000000001\"\nowner_ids = [\"100000000000000002\"]\n")
+		for i := range n {
+			fmt.Fprintf(&b, "[[servers.projects]]\nname = \"p%02d%s\"\nchannel_id = \"1000000000000001%02d\"\npath = \"/src/%s%d\"\n", i, strings.Repeat("x", 61), i, strings.Repeat("d", 200), i)
+		}
+		cfg, err := config.Parse(b.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		store, _ := state.OpenStore(filepath.Join(t.TempDir(), "rt"))
+		reg, _ := state.OpenRegistry(filepath.Join(t.TempDir(), "durable"))
+		var orphans []worktree.Tree
+		for i := range 40 {
+			orphans = append(orphans, worktree.Tree{Path: fmt.Sprintf("/src/%s/old-%d", strings.Repeat("o", 80), i), Branch: "ccbridge/old"})
+		}
+		p := &Panel{Config: cfg, Store: store, Registry: reg, Sessions: fakeSessions{}, Trees: fakeTrees{orphans: orphans}, Instance: "inst"}
+		if err := chat.CheckMessage(p.Render(context.Background(), "home")); err != nil {
+			t.Errorf("%d projects: %v", n, err)
+		}
 	}
 }
