@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
@@ -94,7 +94,18 @@ type relay struct {
 	posters  map[string]*discord.Poster
 	log      *slog.Logger
 
-	unknownLogged map[string]bool // servers of queued messages not in the config, said once; drainOutbox's goroutine only
+	unknownLogged map[string]bool // servers of queued messages not in the config, said once; under drainMu
+
+	// lockChannel is the store's channel lock; tests wrap it.
+	lockChannel func(ctx context.Context, channelID string) (func(), error)
+	// now is the clock of the outbox's backoff; tests step it.
+	now func() time.Time
+
+	drainMu  sync.Mutex
+	inflight map[string]bool      // channels being drained
+	retryAt  map[string]time.Time // channels waiting before their next try
+	refused  map[string]string    // servers Discord refuses (401/403), as last logged
+	health   *state.Collection[state.BotHealth]
 }
 
 // rememberConversations copies each session's Claude session id from the
@@ -141,6 +152,7 @@ func (r *relay) eachSessionChange(ctx context.Context, every time.Duration, fn f
 const outboxPoll = 2 * time.Second
 
 // drainOutbox posts queued messages, per channel in order, until ctx ends.
+// Channels drain in parallel: a slow upload in one delays no other.
 func (r *relay) drainOutbox(ctx context.Context) {
 	events, err := r.store.Outbox.Watch(ctx)
 	if err != nil {
@@ -148,8 +160,10 @@ func (r *relay) drainOutbox(ctx context.Context) {
 	}
 	tick := time.NewTicker(outboxPoll)
 	defer tick.Stop()
+	var running sync.WaitGroup
+	defer running.Wait()
 	for {
-		r.drainOnce(ctx)
+		r.startDrains(ctx, &running)
 		select {
 		case <-ctx.Done():
 			return
@@ -159,79 +173,323 @@ func (r *relay) drainOutbox(ctx context.Context) {
 	}
 }
 
+// drainOnce drains every channel that is due once and waits for it.
 func (r *relay) drainOnce(ctx context.Context) {
+	var running sync.WaitGroup
+	r.startDrains(ctx, &running)
+	running.Wait()
+}
+
+// startDrains starts draining each channel with queued messages that is
+// not being drained already and whose backoff has passed.
+func (r *relay) startDrains(ctx context.Context, running *sync.WaitGroup) {
 	all, err := r.store.Outbox.List()
 	if err != nil {
 		r.log.Error("read outbox", "err", err)
 	}
-	if len(all) == 0 {
-		return
+	now := r.clock()
+	r.drainMu.Lock()
+	defer r.drainMu.Unlock()
+	if r.inflight == nil {
+		r.inflight, r.retryAt = map[string]bool{}, map[string]time.Time{}
 	}
+	for _, ch := range channelsInOrder(all) {
+		if r.inflight[ch] || now.Before(r.retryAt[ch]) {
+			continue
+		}
+		r.inflight[ch] = true
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			wait := r.drainChannel(ctx, ch)
+			r.drainMu.Lock()
+			defer r.drainMu.Unlock()
+			delete(r.inflight, ch)
+			if wait > 0 {
+				r.retryAt[ch] = r.clock().Add(wait)
+			} else {
+				delete(r.retryAt, ch)
+			}
+		}()
+	}
+}
+
+func (r *relay) clock() time.Time {
+	if r.now != nil {
+		return r.now()
+	}
+	return time.Now()
+}
+
+// channelsInOrder returns the channels that have queued messages, ordered
+// by their oldest message.
+func channelsInOrder(all map[string]state.Outbound) []string {
 	keys := make([]string, 0, len(all))
 	for k := range all {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	byChannel := map[string][]string{}
+	seen := map[string]bool{}
 	var channels []string
 	for _, k := range keys {
-		ch := all[k].ChannelID
-		if _, ok := byChannel[ch]; !ok {
+		if ch := all[k].ChannelID; !seen[ch] {
+			seen[ch] = true
 			channels = append(channels, ch)
 		}
-		byChannel[ch] = append(byChannel[ch], k)
 	}
-	for _, ch := range channels {
-		r.drainChannel(ctx, ch, byChannel[ch], all)
-	}
+	return channels
 }
 
-func (r *relay) drainChannel(ctx context.Context, channel string, keys []string, all map[string]state.Outbound) {
+// queuedIn returns the keys of a channel's queued messages, oldest first.
+func queuedIn(all map[string]state.Outbound, channel string) []string {
+	var keys []string
+	for k, o := range all {
+		if o.ChannelID == channel {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Outbox retry policy.
+const (
+	// maxFileAttempts bounds the uploads of one queued message: then its
+	// text goes alone, with a notice saying where the files are.
+	maxFileAttempts = 5
+	retryFirst      = 2 * time.Second // backoff after the first failure; doubles
+	retryMax        = 5 * time.Minute
+	// refusedRetry is how often a bot Discord refuses (401/403) is tried
+	// again; its queued replies are kept meanwhile.
+	refusedRetry = time.Minute
+)
+
+// backoff is the wait after a message's attempts-th transient failure.
+func backoff(attempts int) time.Duration {
+	return min(retryFirst<<min(max(attempts-1, 0), 10), retryMax)
+}
+
+// drainChannel posts a channel's queued messages in order until one has to
+// wait, and returns how long (0 when the queue is empty).
+func (r *relay) drainChannel(ctx context.Context, channel string) time.Duration {
+	lock := r.lockChannel
+	if lock == nil {
+		lock = r.store.Dir.LockChannel
+	}
 	lctx, cancel := context.WithTimeout(ctx, noticeTimeout)
-	unlock, err := r.store.Dir.LockChannel(lctx, channel)
+	unlock, err := lock(lctx, channel)
 	cancel()
 	if err != nil {
-		return // a hook is posting there; next round
+		return 0 // a hook is posting there; next round
 	}
 	defer unlock()
-	for _, k := range keys {
+	// Read the queue again under the lock: whoever held it before (a hook,
+	// another daemon) may have posted and deleted entries since.
+	all, err := r.store.Outbox.List()
+	if err != nil {
+		r.log.Error("read outbox", "err", err)
+	}
+	for _, k := range queuedIn(all, channel) {
 		o := all[k]
 		p, ok := r.posters[o.Server]
 		if !ok {
 			// Kept, with the rest of the channel's queue behind it, until
 			// that bot is configured again: a reply is never dropped.
+			r.drainMu.Lock()
 			if !r.unknownLogged[o.Server] {
 				r.log.Error("queued messages for a server that is not configured; kept until it is", "server", o.Server, "channel", channel)
+				if r.unknownLogged == nil {
+					r.unknownLogged = map[string]bool{}
+				}
 				r.unknownLogged[o.Server] = true
 			}
-			return
+			r.drainMu.Unlock()
+			return 0
 		}
-		var files []chat.File
-		for _, path := range o.Files {
-			if b, err := os.ReadFile(path); err == nil {
-				files = append(files, chat.File{Name: filepath.Base(path), Data: b})
-			}
-		}
-		sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
-		_, err := p.Send(sctx, channel, o.Content, files)
-		cancel()
-		switch {
-		case errors.Is(err, discord.ErrTransient):
-			_, _ = r.store.Outbox.Update(ctx, k, func(q *state.Outbound) error { q.Attempts++; q.LastError = err.Error(); return nil })
-			return // keep the order: nothing later in this channel goes first
-		case err != nil:
-			r.log.Error("Discord refused a queued message", "channel", channel, "err", err)
-			sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
-			_, _ = p.Send(sctx, channel, "⚠️ ccbridge could not post a queued message: "+err.Error(), nil)
-			cancel()
-		default:
-			r.log.Info("queued message delivered", "channel", channel, "attempts", o.Attempts+1)
+		wait, keepCopies := r.postQueued(ctx, p, channel, k, o)
+		if wait > 0 {
+			return wait // keep the order: nothing later in this channel goes first
 		}
 		if err := r.store.Outbox.Delete(ctx, k); err != nil {
 			r.log.Error("delete outbox entry", "err", err)
+			return retryFirst
+		}
+		if keepCopies {
+			continue
+		}
+		for _, path := range o.Files {
+			if err := r.store.Dir.RemoveAttachment(path); err != nil {
+				r.log.Warn("attachment copy left behind", "err", err)
+			}
+		}
+	}
+	return 0
+}
+
+// postQueued tries one queued message once. It returns 0 when the entry is
+// done with (posted, or refused for good and said so in the channel), or
+// how long to wait before trying again; keepCopies says that its files
+// were not posted and stay on disk.
+func (r *relay) postQueued(ctx context.Context, p *discord.Poster, channel, key string, o state.Outbound) (wait time.Duration, keepCopies bool) {
+	if len(o.Files) > 0 && o.Attempts >= maxFileAttempts {
+		return r.postWithoutFiles(ctx, p, channel, key, o), true
+	}
+	var files []chat.File
+	var size int64
+	for _, path := range o.Files {
+		// Only the copies the hook made when it checked the markers.
+		b, err := r.store.Dir.ReadAttachment(path)
+		if err != nil {
+			r.log.Error("queued attachment unreadable; posting without it", "err", err)
+			continue
+		}
+		files = append(files, chat.File{Name: filepath.Base(path), Data: b})
+		size += int64(len(b))
+	}
+	sctx, cancel := context.WithTimeout(ctx, discord.SendTimeout(size))
+	_, err := p.SendAttempt(sctx, channel, discord.Nonce(key), o.Content, files)
+	cancel()
+	switch {
+	case err == nil:
+		r.log.Info("queued message delivered", "channel", channel, "attempts", o.Attempts+1)
+		r.botAccepted(ctx, o.Server)
+		return 0, false
+	case discord.IsAuth(err):
+		r.botRefused(ctx, o.Server, channel, err)
+		return refusedRetry, true
+	case errors.Is(err, discord.ErrTransient):
+		q, uerr := r.store.Outbox.Update(ctx, key, func(q *state.Outbound) error { q.Attempts++; q.LastError = err.Error(); return nil })
+		if uerr != nil {
+			r.log.Error("update outbox entry", "err", uerr)
+		}
+		return max(discord.RetryAfter(err), backoff(q.Attempts)), true
+	default:
+		r.log.Error("Discord refused a queued message", "channel", channel, "err", err, "files", o.Files)
+		text := "⚠️ ccbridge could not post a queued message: " + err.Error()
+		if len(o.Files) > 0 {
+			text += "\nIts files are on the ccbridge host: " + strings.Join(o.Files, ", ")
+		}
+		r.notice(ctx, p, channel, text)
+		return 0, len(o.Files) > 0
+	}
+}
+
+// postWithoutFiles posts a queued message's text with a notice instead of
+// files that could not be uploaded in maxFileAttempts tries, so the
+// channel's later replies are not held behind them; the files stay on disk.
+func (r *relay) postWithoutFiles(ctx context.Context, p *discord.Poster, channel, key string, o state.Outbound) time.Duration {
+	var names []string
+	for _, path := range o.Files {
+		names = append(names, "`"+path+"`")
+	}
+	notice := fmt.Sprintf("⚠️ ccbridge could not upload %d file(s) after %d attempts (%s). They are on the ccbridge host: %s",
+		len(o.Files), o.Attempts, o.LastError, strings.Join(names, ", "))
+	r.log.Error("queued attachments could not be uploaded; posting the text alone", "channel", channel, "files", o.Files, "err", o.LastError)
+	text := strings.TrimSpace(o.Content + "\n\n" + notice)
+	for i, c := range chat.Chunk(text, chat.Limit) {
+		sctx, cancel := context.WithTimeout(ctx, discord.SendTimeout(0))
+		_, err := p.SendAttempt(sctx, channel, discord.Nonce(fmt.Sprintf("%s/text/%d", key, i)), c, nil)
+		cancel()
+		switch {
+		case err == nil:
+		case discord.IsAuth(err):
+			r.botRefused(ctx, o.Server, channel, err)
+			return refusedRetry
+		case errors.Is(err, discord.ErrTransient):
+			return max(discord.RetryAfter(err), retryFirst)
+		default:
+			r.log.Error("Discord refused a queued message", "channel", channel, "err", err)
+		}
+	}
+	return 0 // the copies are the only trace of the files now: kept
+}
+
+// notice posts a message of ccbridge's own in chunks Discord accepts.
+func (r *relay) notice(ctx context.Context, p *discord.Poster, channel, text string) {
+	for _, c := range chat.Chunk(text, chat.Limit) {
+		sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+		_, err := p.Send(sctx, channel, c, nil)
+		cancel()
+		if err != nil {
+			r.log.Warn("notice not posted", "channel", channel, "err", err)
 			return
 		}
 	}
+}
+
+// botRefused keeps the queue and tells the owner, in the log (once per
+// change) and in the bot's health record (for the panel).
+func (r *relay) botRefused(ctx context.Context, server, channel string, err error) {
+	status := discord.HTTPStatus(err)
+	r.drainMu.Lock()
+	if r.refused == nil {
+		r.refused = map[string]string{}
+	}
+	said := r.refused[server] == err.Error()
+	r.refused[server] = err.Error()
+	r.drainMu.Unlock()
+	queued := 0
+	if all, lerr := r.store.Outbox.List(); lerr == nil {
+		for _, o := range all {
+			if o.Server == server {
+				queued++
+			}
+		}
+	}
+	if !said {
+		hint := "check the bot's token"
+		if status == 403 {
+			hint = "check the bot's access to the channel"
+		}
+		r.log.Error("Discord refuses the bot; its queued replies are kept until it accepts it again: "+hint,
+			"server", server, "channel", channel, "status", status, "queued", queued, "err", err)
+	}
+	if h := r.healthRecords(); h != nil {
+		_, _ = h.Update(ctx, server, func(b *state.BotHealth) error {
+			if b.Refused == "" {
+				b.Since = r.clock().UTC()
+			}
+			b.Refused, b.Status, b.ChannelID, b.Queued = err.Error(), status, channel, queued
+			return nil
+		})
+	}
+}
+
+// botAccepted clears a refusal recorded by botRefused (in this run, or
+// in an earlier one: checked once per server).
+func (r *relay) botAccepted(ctx context.Context, server string) {
+	r.drainMu.Lock()
+	refused, was := r.refused[server]
+	if refused != "" {
+		r.log.Info("Discord accepts the bot again", "server", server)
+	}
+	if r.refused == nil {
+		r.refused = map[string]string{}
+	}
+	r.refused[server] = "" // known good: nothing to clear until refused again
+	r.drainMu.Unlock()
+	if was && refused == "" {
+		return
+	}
+	if h := r.healthRecords(); h != nil {
+		if err := h.Delete(ctx, server); err != nil {
+			r.log.Warn("clear bot health", "err", err)
+		}
+	}
+}
+
+func (r *relay) healthRecords() *state.Collection[state.BotHealth] {
+	r.drainMu.Lock()
+	defer r.drainMu.Unlock()
+	if r.health == nil {
+		h, err := state.OpenHealth(r.store.Dir)
+		if err != nil {
+			r.log.Error("open bot health records", "err", err)
+			return nil
+		}
+		r.health = h
+	}
+	return r.health
 }
 
 // Typing timing: Discord shows the indicator for about 10 s per call.

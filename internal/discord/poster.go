@@ -3,6 +3,10 @@ package discord
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -46,15 +50,28 @@ func (p *Poster) Send(ctx context.Context, channelID, content string, fs []chat.
 	return p.Post(ctx, channelID, chat.Message{Content: content, Files: fs})
 }
 
+// SendOnce is Send with the caller's nonce: see PostOnce.
+func (p *Poster) SendOnce(ctx context.Context, channelID, nonce, content string, fs []chat.File) (string, error) {
+	return p.PostOnce(ctx, channelID, nonce, chat.Message{Content: content, Files: fs})
+}
+
 // Post posts one message with its components and files and returns its id.
 // It retries transient failures until ctx ends, then returns an error
 // wrapping ErrTransient; other failures (a 4xx that a retry cannot fix) are
-// returned at once.
+// returned at once. Every attempt carries the same fresh nonce, so a create
+// that Discord made but answered late or with a 5xx is not made twice.
 func (p *Poster) Post(ctx context.Context, channelID string, m chat.Message) (string, error) {
+	return p.PostOnce(ctx, channelID, randomNonce(), m)
+}
+
+// PostOnce is Post with the caller's nonce (see Nonce): Discord creates at
+// most one message per nonce within a few minutes, and answers a repeat
+// with the message it made. Callers that may repeat a create later (the
+// outbox) derive the nonce from something stable.
+func (p *Poster) PostOnce(ctx context.Context, channelID, nonce string, m chat.Message) (string, error) {
 	var id string
 	err := p.retry(ctx, func() error {
-		sent, err := p.dg.ChannelMessageSendComplex(channelID, &discordgo.MessageSend{Content: m.Content, Components: Components(m.Rows),
-			Files: files(m.Files), AllowedMentions: NoMentions}, discordgo.WithContext(ctx))
+		sent, err := p.create(ctx, channelID, nonce, m)
 		if err == nil {
 			id = sent.ID
 		}
@@ -64,6 +81,76 @@ func (p *Poster) Post(ctx context.Context, channelID string, m chat.Message) (st
 		return "", fmt.Errorf("post to %s: %w", channelID, err)
 	}
 	return id, nil
+}
+
+// SendAttempt is SendOnce with a single try: the caller (the outbox) is
+// the retry loop. A transient failure is a *TransientError.
+func (p *Poster) SendAttempt(ctx context.Context, channelID, nonce, content string, fs []chat.File) (string, error) {
+	var id string
+	err := attempt(func() error {
+		sent, err := p.create(ctx, channelID, nonce, chat.Message{Content: content, Files: fs})
+		if err == nil {
+			id = sent.ID
+		}
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("post to %s: %w", channelID, err)
+	}
+	return id, nil
+}
+
+// createBody is a message create as ccbridge sends it: discordgo 0.29's
+// MessageSend has no nonce fields.
+type createBody struct {
+	Content         string                            `json:"content,omitempty"`
+	Components      []discordgo.MessageComponent      `json:"components"`
+	AllowedMentions *discordgo.MessageAllowedMentions `json:"allowed_mentions,omitempty"`
+	Nonce           string                            `json:"nonce,omitempty"`
+	EnforceNonce    bool                              `json:"enforce_nonce,omitempty"`
+}
+
+// create makes one create request through discordgo's request path (and so
+// its rate limiter), as ChannelMessageSendComplex does, with the nonce.
+func (p *Poster) create(ctx context.Context, channelID, nonce string, m chat.Message) (*discordgo.Message, error) {
+	body := createBody{Content: m.Content, Components: Components(m.Rows), AllowedMentions: NoMentions, Nonce: nonce, EnforceNonce: nonce != ""}
+	endpoint := discordgo.EndpointChannelMessages(channelID)
+	var resp []byte
+	var err error
+	if len(m.Files) > 0 {
+		contentType, b, encErr := discordgo.MultipartBodyWithJSON(body, files(m.Files))
+		if encErr != nil {
+			return nil, fmt.Errorf("encode message: %w", encErr)
+		}
+		resp, err = p.dg.RequestRaw(http.MethodPost, endpoint, contentType, b, endpoint, 0, discordgo.WithContext(ctx))
+	} else {
+		resp, err = p.dg.RequestWithBucketID(http.MethodPost, endpoint, body, endpoint, discordgo.WithContext(ctx))
+	}
+	if err != nil {
+		return nil, err
+	}
+	var msg discordgo.Message
+	if err := json.Unmarshal(resp, &msg); err != nil {
+		return nil, fmt.Errorf("decode created message: %w", err)
+	}
+	return &msg, nil
+}
+
+// nonceLen is Discord's limit on a message nonce.
+const nonceLen = 25
+
+// Nonce derives a message nonce (at most 25 characters) from a stable key,
+// such as an outbox entry's key: a retry of the same entry, by this process
+// or another, carries the same nonce.
+func Nonce(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])[:nonceLen]
+}
+
+func randomNonce() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand.Read does not fail
+	return hex.EncodeToString(b)[:nonceLen]
 }
 
 // Edit replaces a message's text and components, with the same retries.
@@ -81,9 +168,12 @@ func (p *Poster) Edit(ctx context.Context, channelID, messageID string, m chat.M
 	return nil
 }
 
-// retry runs call until it succeeds, fails for good, or ctx ends.
+// retry runs call until it succeeds, fails for good, or ctx ends. A
+// transient failure that outlasts ctx is returned as a *TransientError
+// that says how long to wait before the next try.
 func (p *Poster) retry(ctx context.Context, call func() error) error {
 	var lastErr error
+	var lastWait time.Duration
 	for attempt := 0; ; attempt++ {
 		err := call()
 		if err == nil {
@@ -93,7 +183,7 @@ func (p *Poster) retry(ctx context.Context, call func() error) error {
 		if !transient {
 			return err
 		}
-		lastErr = err
+		lastErr, lastWait = err, wait
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 			break
 		}
@@ -105,7 +195,71 @@ func (p *Poster) retry(ctx context.Context, call func() error) error {
 			break
 		}
 	}
-	return fmt.Errorf("%w: %v", ErrTransient, lastErr)
+	return &TransientError{Wait: lastWait, Err: lastErr}
+}
+
+// attempt runs call once, classifying a transient failure as retry does.
+func attempt(call func() error) error {
+	err := call()
+	if err == nil {
+		return nil
+	}
+	if wait, transient := classify(err, retryBase); transient {
+		return &TransientError{Wait: wait, Err: err}
+	}
+	return err
+}
+
+// TransientError is a failure worth retrying after Wait (at the earliest):
+// a 5xx, a 429, a network error or a timeout. It matches ErrTransient.
+type TransientError struct {
+	Wait time.Duration
+	Err  error
+}
+
+func (e *TransientError) Error() string        { return ErrTransient.Error() + ": " + e.Err.Error() }
+func (e *TransientError) Unwrap() error        { return e.Err }
+func (e *TransientError) Is(target error) bool { return target == ErrTransient }
+
+// RetryAfter returns how long to wait before retrying after err: at least
+// what Discord asked for. It is 0 for errors that are not transient.
+func RetryAfter(err error) time.Duration {
+	var te *TransientError
+	if errors.As(err, &te) {
+		return te.Wait
+	}
+	return 0
+}
+
+// IsAuth reports whether Discord refused the bot itself: its token (401)
+// or its access (403). Retrying does not help; a person must act.
+func IsAuth(err error) bool {
+	var rest *discordgo.RESTError
+	return errors.As(err, &rest) && rest.Response != nil &&
+		(rest.Response.StatusCode == http.StatusUnauthorized || rest.Response.StatusCode == http.StatusForbidden)
+}
+
+// HTTPStatus returns the HTTP status of Discord's answer in err, or 0.
+func HTTPStatus(err error) int {
+	var rest *discordgo.RESTError
+	if errors.As(err, &rest) && rest.Response != nil {
+		return rest.Response.StatusCode
+	}
+	return 0
+}
+
+// Upload timing: one create may take a base for the round trip plus its
+// payload at a floor bandwidth (1 Mbit/s), so a 10 MiB upload gets about
+// 90 s instead of failing on every slow uplink.
+const (
+	sendBase       = 5 * time.Second
+	floorBandwidth = 1_000_000 / 8 // bytes per second
+)
+
+// SendTimeout is how long one create of a message with size bytes of
+// attachments may take.
+func SendTimeout(size int64) time.Duration {
+	return sendBase + time.Duration(size)*time.Second/floorBandwidth
 }
 
 // IsUnknownMessage reports whether err says the message no longer exists.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,14 +21,28 @@ const (
 	maxFilesPerPost = 10
 )
 
-// sendTimeout bounds one post, retries included; what does not go through
-// by then goes to the outbox for the daemon.
+// sendTimeout bounds one notice, retries included. Reply messages get
+// discord.SendTimeout of their size; what does not go through by then goes
+// to the outbox for the daemon.
 const sendTimeout = 5 * time.Second
+
+// lockWait bounds the wait for a channel's lock (held by another hook or
+// the daemon's drain): a reply that cannot get it in time is queued.
+var lockWait = 10 * time.Second
+
+// saveTimeout bounds writing a reply to the outbox. The save does not use
+// the hook's own context: by then the turn is claimed, and a budget that
+// ran out or a signal (the pane was killed) must not lose the reply.
+const saveTimeout = 5 * time.Second
 
 // outgoing is one Discord message of a reply.
 type outgoing struct {
 	content string
 	files   []string // paths
+	// key is the outbox key the message has, or will have if it is queued;
+	// its nonce is derived from it, so a retry by the daemon of a create
+	// this hook may already have made is not posted twice.
+	key string
 }
 
 // postTurn posts a turn's reply (or failure) to the session's channel.
@@ -44,7 +59,7 @@ func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.T
 	if err != nil {
 		return err
 	}
-	files, notes := resolveAttachments(outputs, names)
+	files, notes := resolveAttachments(h.store.Dir, outputs, names)
 	if len(notes) > 0 {
 		text = strings.TrimSpace(text + "\n\n" + strings.Join(notes, "\n"))
 	}
@@ -57,9 +72,12 @@ func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.T
 }
 
 // resolveAttachments maps marker names to files in the outputs directory,
-// refusing anything that escapes it (.., absolute paths, symlinks out) and
-// anything Discord would reject, with a note for the person for each.
-func resolveAttachments(dir string, names []string) (files []string, notes []string) {
+// refusing anything that escapes it (.., absolute paths, symlinks out),
+// anything that is not a regular file with a single link, and anything
+// Discord would reject, with a note for the person for each. It returns
+// copies in the runtime directory, made now: what is uploaded later (maybe
+// from the outbox, hours later) is what was checked.
+func resolveAttachments(d *state.Dir, dir string, names []string) (files []string, notes []string) {
 	realDir, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return nil, []string{"(could not attach files: " + err.Error() + ")"}
@@ -75,7 +93,8 @@ func resolveAttachments(dir string, names []string) (files []string, notes []str
 			notes = append(notes, fmt.Sprintf("(not attached: %s was not found in the outputs folder)", name))
 			continue
 		}
-		if rel, err := filepath.Rel(realDir, real); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		rel, err := filepath.Rel(realDir, real)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 			notes = append(notes, fmt.Sprintf("(not attached: %s is outside the outputs folder)", name))
 			continue
 		}
@@ -86,7 +105,16 @@ func resolveAttachments(dir string, names []string) (files []string, notes []str
 		case fi.Size() > maxFileBytes:
 			notes = append(notes, fmt.Sprintf("(not attached: %s is %.1f MiB; Discord allows %d MiB)", name, float64(fi.Size())/(1<<20), maxFileBytes>>20))
 		default:
-			files = append(files, real)
+			cp, err := d.CopyAttachment(realDir, rel, maxFileBytes)
+			var na *state.NotAttachableError
+			switch {
+			case errors.As(err, &na):
+				notes = append(notes, fmt.Sprintf("(not attached: %s %s)", name, na.Reason))
+			case err != nil:
+				notes = append(notes, fmt.Sprintf("(not attached: %s could not be read)", name))
+			default:
+				files = append(files, cp)
+			}
 		}
 	}
 	return files, notes
@@ -132,7 +160,9 @@ func compose(chunks []string, files []string) []outgoing {
 // the rest goes to the outbox, which the daemon drains in order.
 func (h *handler) deliver(ctx context.Context, sess state.Session, msgs []outgoing) error {
 	channel := sess.Channel()
-	unlock, err := h.store.Dir.LockChannel(ctx, channel)
+	lctx, cancel := context.WithTimeout(ctx, lockWait)
+	unlock, err := h.store.Dir.LockChannel(lctx, channel)
+	cancel()
 	if err != nil {
 		h.log.Warn("channel busy; queueing the reply", "err", err)
 		return h.enqueue(ctx, sess, msgs, "channel lock: "+err.Error())
@@ -149,27 +179,70 @@ func (h *handler) deliver(ctx context.Context, sess state.Session, msgs []outgoi
 	if err != nil {
 		return err
 	}
+	for i := range msgs {
+		msgs[i].key = state.OutboxKey() // after the lock: sorts after what is queued already
+	}
 	for i, m := range msgs {
-		files, err := readFiles(m.files)
+		files, err := readFiles(h.store.Dir, m.files)
 		if err != nil {
 			h.log.Error("attachment unreadable", "err", err)
 		}
-		sctx, cancel := context.WithTimeout(ctx, sendTimeout)
-		id, err := poster.Send(sctx, channel, m.content, files)
+		var size int64
+		for _, f := range files {
+			size += int64(len(f.Data))
+		}
+		// Time in proportion to the upload, within the hook's budget; what
+		// does not fit goes to the daemon, which has the time.
+		sctx, cancel := context.WithTimeout(ctx, discord.SendTimeout(size))
+		id, err := poster.SendOnce(sctx, channel, discord.Nonce(m.key), m.content, files)
 		cancel()
 		switch {
 		case errors.Is(err, discord.ErrTransient):
 			h.log.Warn("Discord unavailable; queueing the rest of the reply", "err", err, "left", len(msgs)-i)
 			return h.enqueue(ctx, sess, msgs[i:], err.Error())
+		case discord.IsAuth(err):
+			// A bad token or lost access: a person must act, and the
+			// reply waits for them in the outbox; the daemon says so.
+			h.log.Error("Discord refuses the bot; queueing the rest of the reply", "err", err, "left", len(msgs)-i)
+			return h.enqueue(ctx, sess, msgs[i:], err.Error())
 		case err != nil:
 			// Discord refused this message; say so where the reply was due.
-			h.log.Error("Discord refused a reply message", "err", err)
-			_, _ = poster.Send(ctx, channel, "⚠️ ccbridge could not post part of Claude's reply: "+err.Error(), nil)
+			h.log.Error("Discord refused a reply message", "err", err, "files", m.files)
+			text := "⚠️ ccbridge could not post part of Claude's reply: " + err.Error()
+			if len(m.files) > 0 {
+				text += "\nIts files are on the ccbridge host: " + strings.Join(m.files, ", ")
+				h.notice(ctx, poster, channel, text)
+				continue // the copies are kept: the notice names them
+			}
+			h.notice(ctx, poster, channel, text)
 		default:
 			h.log.Info("reply posted", "message", id, "part", i+1, "of", len(msgs))
 		}
+		removeCopies(h.store.Dir, m.files, h.log)
 	}
 	return nil
+}
+
+// notice posts a message of ccbridge's own, in chunks Discord accepts.
+func (h *handler) notice(ctx context.Context, poster *discord.Poster, channel, text string) {
+	for _, c := range chat.Chunk(text, chat.Limit) {
+		sctx, cancel := context.WithTimeout(ctx, sendTimeout)
+		_, err := poster.Send(sctx, channel, c, nil)
+		cancel()
+		if err != nil {
+			h.log.Warn("notice not posted", "err", err)
+			return
+		}
+	}
+}
+
+// removeCopies deletes the attachment copies of a message that is done with.
+func removeCopies(d *state.Dir, paths []string, log *slog.Logger) {
+	for _, p := range paths {
+		if err := d.RemoveAttachment(p); err != nil {
+			log.Warn("attachment copy left behind", "err", err)
+		}
+	}
 }
 
 func (h *handler) channelQueued(channel string) (bool, error) {
@@ -183,20 +256,27 @@ func (h *handler) channelQueued(channel string) (bool, error) {
 }
 
 func (h *handler) enqueue(ctx context.Context, sess state.Session, msgs []outgoing, why string) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), saveTimeout)
+	defer cancel()
 	for _, m := range msgs {
 		o := state.Outbound{Server: sess.Server, ChannelID: sess.Channel(), Content: m.content, Files: m.files, LastError: why, Created: time.Now().UTC()}
-		if _, err := h.store.Outbox.Create(ctx, state.OutboxKey(), o); err != nil {
+		key := m.key
+		if key == "" {
+			key = state.OutboxKey()
+		}
+		if _, err := h.store.Outbox.Create(ctx, key, o); err != nil {
 			return fmt.Errorf("queue reply: %w", err)
 		}
 	}
 	return nil
 }
 
-func readFiles(paths []string) ([]chat.File, error) {
+// readFiles reads the attachment copies of a message.
+func readFiles(d *state.Dir, paths []string) ([]chat.File, error) {
 	var files []chat.File
 	var errs []error
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		b, err := d.ReadAttachment(p)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -1,0 +1,116 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// stopWith runs the Stop hook for one turn under ctx, as a signal or the
+// hook's budget would end it.
+func (r *relay) stopWith(t *testing.T, ctx context.Context, prompt, text string) {
+	t.Helper()
+	line := fmt.Sprintf(`{"type":"assistant","apiBlockIndex":0,"message":{"id":"m-%s","stop_reason":"end_turn","content":[{"type":"text","text":%q}]}}`, prompt, text)
+	f, _ := os.OpenFile(r.transcript, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	f.WriteString(line + "\n")
+	f.Close()
+	payload := fmt.Sprintf(`{"session_id":"sid","prompt_id":%q,"transcript_path":%q,"cwd":"/p","hook_event_name":"Stop","last_assistant_message":%q}`, prompt, r.transcript, text)
+	env := map[string]string{state.EnvRuntimeDir: r.root, state.EnvSession: "home-api"}
+	var out bytes.Buffer
+	if code := Main(ctx, Stop, nil, strings.NewReader(payload), &out, &out, func(k string) string { return env[k] }); code != 0 || out.Len() != 0 {
+		t.Fatalf("exit %d, output %q", code, out.String())
+	}
+}
+
+// A hook whose wait for the channel lock ends with its context (the budget
+// or a signal when the pane is killed) has already claimed the turn: the
+// reply must still reach the outbox.
+func TestReplyIsQueuedWhenTheLockWaitOutlivesTheContext(t *testing.T) {
+	r := newRelay(t)
+	unlock, err := r.store.Dir.LockChannel(context.Background(), r.bot.ChannelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	r.stopWith(t, ctx, "p1", "the reply")
+	all, _ := r.store.Outbox.List()
+	if len(all) != 1 || len(r.contents()) != 0 {
+		t.Fatalf("outbox entries = %d; posted = %d", len(all), len(r.contents()))
+	}
+	for _, o := range all {
+		if o.Content != "the reply" {
+			t.Fatalf("queued %q", o.Content)
+		}
+	}
+}
+
+// The wait for the channel lock is bounded well inside the hook's budget.
+func TestLockWaitIsBounded(t *testing.T) {
+	r := newRelay(t)
+	old := lockWait
+	lockWait = 300 * time.Millisecond
+	defer func() { lockWait = old }()
+	unlock, err := r.store.Dir.LockChannel(context.Background(), r.bot.ChannelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	start := time.Now()
+	r.stopWith(t, context.Background(), "p1", "the reply")
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("hook waited %v for the lock", d)
+	}
+	if keys, _ := r.store.Outbox.Keys(); len(keys) != 1 {
+		t.Fatalf("outbox = %v", keys)
+	}
+}
+
+// A reply whose create Discord made but answered with a 502 is posted
+// once: the retry carries the same nonce.
+func TestReplyCreatedButAnswered502IsPostedOnce(t *testing.T) {
+	r := newRelay(t)
+	r.srv.FailAfterCreate("POST", "/channels/*/messages", 502, 1)
+	r.stop(t, "p1", "only once")
+	if got := r.contents(); len(got) != 1 || got[0] != "only once" {
+		t.Fatalf("posted %q", got)
+	}
+	if keys, _ := r.store.Outbox.Keys(); len(keys) != 0 {
+		t.Fatalf("outbox = %v", keys)
+	}
+}
+
+// An upload gets time in proportion to its size (a floor of 1 Mbit/s), not
+// a fixed few seconds that only a fast uplink meets.
+func TestUploadTimeScalesWithThePayload(t *testing.T) {
+	r := newRelay(t)
+	out, _ := r.store.Dir.Outputs("home-api")
+	body := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB
+	os.WriteFile(filepath.Join(out, "big.bin"), body, 0o600)
+	r.srv.SlowUploads(150_000) // 1.2 Mbit/s: about 7 s for the file
+	r.stop(t, "p1", "Here. [DISCORD_ATTACH: big.bin]")
+	msgs := r.srv.Messages(r.bot.ChannelID)
+	if len(msgs) != 1 || len(msgs[0].Files) != 1 || !bytes.Equal(msgs[0].Files[0].Data, body) {
+		keys, _ := r.store.Outbox.Keys()
+		t.Fatalf("%d messages posted, outbox %v", len(msgs), keys)
+	}
+}
+
+// A 401 or 403 does not drop the reply: it waits in the outbox.
+func TestRefusedReplyIsKept(t *testing.T) {
+	r := newRelay(t)
+	r.srv.Fail("POST", "/channels/*/messages", 401, 1)
+	r.stop(t, "p1", "a reply")
+	all, _ := r.store.Outbox.List()
+	if len(all) != 1 {
+		t.Fatalf("outbox = %+v; posted %q", all, r.contents())
+	}
+}
