@@ -49,6 +49,11 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 		return err
 	}
 	defer unlock()
+	store.Dir.SetLogger(log)
+	// Stopped with a cause when the runtime dir is no longer ours.
+	ctx, stopUnsafe := context.WithCancelCause(ctx)
+	defer stopUnsafe(nil)
+	go guardRuntime(ctx, store.Dir, log, stopUnsafe, verifyEvery)
 	durable, err := state.DurableDir()
 	if err != nil {
 		return err
@@ -61,6 +66,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	if err != nil {
 		return err
 	}
+	registry.Dir.SetLogger(log)
 	log.Info("ccbridge starting", "version", Version(), "config", cfg.Path, "runtime", store.Dir.Root(), "instance", instance)
 
 	posters := map[string]*discord.Poster{}
@@ -139,6 +145,9 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	rt.StartConfigured()
 	log.Info("ccbridge running", "bots", len(bots), "attach", "tmux -L "+cfg.Tmux.Socket+" attach", "projects", projectNames(cfg))
 	<-ctx.Done()
+	if cause := context.Cause(ctx); errors.Is(cause, state.ErrUnsafeDir) {
+		return cause
+	}
 	log.Info("ccbridge stopping")
 	return nil
 }

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -19,18 +20,57 @@ const (
 	keepSeenBlocks = 6 * time.Hour
 )
 
+// Bounds on what grows with use (pruneGrowth runs every pruneEvery).
+const (
+	pruneEvery   = 10 * time.Minute
+	keepTurns    = 7 * 24 * time.Hour
+	maxTurns     = 5000
+	hookLogMax   = 5 << 20 // bytes; one rotated copy is kept
+	keepFiles    = 7 * 24 * time.Hour
+	maxFileBytes = 2 << 30 // uploads and outputs together
+)
+
 // sweepRequests closes pending requests whose hook is gone or whose
 // deadline long passed, and prunes old records.
 func (r *relay) sweepRequests(ctx context.Context) {
 	tick := time.NewTicker(sweepEvery)
 	defer tick.Stop()
+	var pruned time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		r.sweepOnce(ctx, time.Now())
+		now := time.Now()
+		r.sweepOnce(ctx, now)
+		if now.Sub(pruned) >= pruneEvery {
+			r.pruneGrowth(ctx, now)
+			pruned = now
+		}
+	}
+}
+
+// pruneGrowth bounds the runtime dir: turn records (one per reply) by age
+// and count, hook.log by size, uploads and outputs by age and total size.
+// Files a queued reply still has to attach are kept.
+func (r *relay) pruneGrowth(ctx context.Context, now time.Time) {
+	if n, err := r.store.Turns.Prune(ctx, now.Add(-keepTurns), maxTurns); err != nil || n > 0 {
+		r.log.Info("pruned old turn records", "removed", n, "err", err)
+	}
+	if rotated, err := r.store.Dir.RotateLog("hook.log", hookLogMax); err != nil || rotated {
+		r.log.Info("rotated hook.log", "rotated", rotated, "err", err)
+	}
+	queued := map[string]bool{}
+	outbox, _ := r.store.Outbox.List()
+	for _, o := range outbox {
+		for _, f := range o.Files {
+			queued[filepath.Clean(f)] = true
+		}
+	}
+	keep := func(p string) bool { return queued[filepath.Clean(p)] }
+	if n, err := r.store.Dir.PruneSessionFiles(now.Add(-keepFiles), maxFileBytes, keep); err != nil || n > 0 {
+		r.log.Info("pruned old uploads and outputs", "removed", n, "err", err)
 	}
 }
 

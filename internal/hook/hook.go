@@ -75,6 +75,7 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 	}
 	defer logf.Close()
 	log := slog.New(slog.NewJSONHandler(logf, nil)).With("hook", string(prog), "pid", os.Getpid())
+	store.Dir.SetLogger(log)
 
 	in, err := claudehook.Decode(stdin)
 	if err != nil {

@@ -164,21 +164,26 @@ func (h *handler) editCard(ctx context.Context, id string, r state.Request, post
 
 // retire closes the card of a prompt that was answered in the terminal:
 // PostToolUse (or PostToolUseFailure) of its tool call arrived while it was
-// still pending. PermissionRequest carries no tool_use_id, so the request
-// is found by Claude session and tool name, preferring an identical input.
+// still pending. PermissionRequest carries no tool_use_id (protocol notes
+// §3.2), so the request is found by Claude session, tool name and exactly
+// the same input: a PostToolUse of another call of the same tool (parallel,
+// or a subagent's, allowed without a prompt) must leave the card alone.
+// Of several identical pending calls the oldest is retired.
 func (h *handler) retire(ctx context.Context, in *claudehook.Input) error {
 	all, err := h.store.Requests.List()
 	if err != nil && len(all) == 0 {
 		return err
 	}
-	best, exact := "", false
+	best := ""
 	for id, r := range all {
 		if r.Status != state.RequestPending || r.ClaudeSessionID != in.SessionID || r.ToolName != in.ToolName {
 			continue
 		}
-		same := sameJSON(r.ToolInput, in.ToolInput)
-		if best == "" || (same && !exact) || (same == exact && r.Created.Before(all[best].Created)) {
-			best, exact = id, same
+		if !sameCall(in.ToolName, r.ToolInput, in.ToolInput) {
+			continue
+		}
+		if best == "" || r.Created.Before(all[best].Created) {
+			best = id
 		}
 	}
 	if best == "" {
@@ -202,10 +207,22 @@ func (h *handler) retire(ctx context.Context, in *claudehook.Input) error {
 	return nil
 }
 
-func sameJSON(a, b json.RawMessage) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+// answerKeys are the keys Claude Code adds to a tool's input when the
+// person answers its dialog in the terminal (protocol notes §2.3).
+var answerKeys = map[string][]string{"AskUserQuestion": {"answers", "annotations"}}
+
+// sameCall reports whether post (a PostToolUse tool_input) is the input of
+// the call that asked (req): equal JSON, except for the keys the terminal
+// answer adds to that tool's input.
+func sameCall(tool string, req, post json.RawMessage) bool {
+	var x, y map[string]any
+	if json.Unmarshal(req, &x) != nil || json.Unmarshal(post, &y) != nil || x == nil || y == nil {
 		return false
+	}
+	for _, k := range answerKeys[tool] {
+		if _, asked := x[k]; !asked {
+			delete(y, k)
+		}
 	}
 	return reflect.DeepEqual(x, y)
 }

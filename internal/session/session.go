@@ -388,7 +388,7 @@ func (m *Manager) WaitReceipt(ctx context.Context, key string, since time.Time, 
 	for {
 		if rec, err := m.opt.Store.Sessions.Get(key); err == nil {
 			for _, p := range rec.Prompts {
-				if !p.At.Before(since) && strings.Contains(normalize(p.Text), want) {
+				if p.NotBefore(since) && strings.Contains(normalize(p.Text), want) {
 					return nil
 				}
 			}

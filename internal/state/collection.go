@@ -62,6 +62,7 @@ type envelope struct {
 // for every prompt ever asked. Critical sections are microseconds long, so
 // one lock per collection costs nothing measurable.
 type Collection[T any] struct {
+	d       *Dir
 	dir     string
 	version int
 }
@@ -71,12 +72,15 @@ func newCollection[T any](d *Dir, name string, version int) (*Collection[T], err
 	if err != nil {
 		return nil, err
 	}
-	return &Collection[T]{dir: p, version: version}, nil
+	return &Collection[T]{d: d, dir: p, version: version}, nil
 }
 
 func (c *Collection[T]) path(key string) (string, error) {
 	if !validKey(key) {
 		return "", fmt.Errorf("%w: %q", ErrBadKey, key)
+	}
+	if err := c.d.Verify(); err != nil {
+		return "", err
 	}
 	return filepath.Join(c.dir, key+".json"), nil
 }
@@ -89,7 +93,41 @@ func (c *Collection[T]) Get(key string) (T, error) {
 		return zero, err
 	}
 	v, _, err := c.read(p)
+	if errors.Is(err, errCorrupt) {
+		c.quarantine(context.Background(), p, false, err)
+		return v, ErrNotFound
+	}
 	return v, err
+}
+
+// errCorrupt marks a record that exists but cannot be read as this
+// version's T: garbage, or another version.
+var errCorrupt = errors.New("unreadable record")
+
+// quarantine renames an unreadable record aside to <name>.corrupt-<time>
+// and logs it, so one bad file never blocks its key (or a List) for good.
+// The file is kept for a person to look at; it is never read again. The
+// rename happens under the collection's lock (locked is true when the
+// caller holds it), after a re-read, so a record rewritten meanwhile is
+// never moved away.
+func (c *Collection[T]) quarantine(ctx context.Context, p string, locked bool, cause error) {
+	if !locked {
+		unlock, err := c.lock(ctx)
+		if err != nil {
+			c.d.logger().Warn("unreadable record left in place: cannot lock", "record", p, "err", cause, "lock_err", err)
+			return
+		}
+		defer unlock()
+		if _, _, err := c.read(p); !errors.Is(err, errCorrupt) {
+			return
+		}
+	}
+	aside := p + ".corrupt-" + time.Now().UTC().Format("20060102T150405.000000000Z")
+	if err := os.Rename(p, aside); err != nil {
+		c.d.logger().Error("unreadable record could not be moved aside", "record", p, "err", cause, "rename_err", err)
+		return
+	}
+	c.d.logger().Warn("unreadable record moved aside; its key starts afresh", "record", p, "moved_to", aside, "err", cause)
 }
 
 func (c *Collection[T]) read(p string) (T, time.Time, error) {
@@ -103,14 +141,15 @@ func (c *Collection[T]) read(p string) (T, time.Time, error) {
 	}
 	var env envelope
 	if err := json.Unmarshal(b, &env); err != nil {
-		return v, time.Time{}, fmt.Errorf("decode %s: %w", filepath.Base(p), err)
+		return v, time.Time{}, fmt.Errorf("decode %s: %w: %w", filepath.Base(p), errCorrupt, err)
 	}
 	if env.Version != c.version {
-		// Never fall back to an empty record: that silently loses sessions.
-		return v, time.Time{}, fmt.Errorf("decode %s: record version %d, this ccbridge reads version %d", filepath.Base(p), env.Version, c.version)
+		// Never read it as an empty record: the caller quarantines it,
+		// which keeps the file and says so in the log.
+		return v, time.Time{}, fmt.Errorf("decode %s: %w: record version %d, this ccbridge reads version %d", filepath.Base(p), errCorrupt, env.Version, c.version)
 	}
 	if err := json.Unmarshal(env.Data, &v); err != nil {
-		return v, time.Time{}, fmt.Errorf("decode %s: %w", filepath.Base(p), err)
+		return v, time.Time{}, fmt.Errorf("decode %s: %w: %w", filepath.Base(p), errCorrupt, err)
 	}
 	return v, env.UpdatedAt, nil
 }
@@ -135,6 +174,10 @@ func (c *Collection[T]) update(ctx context.Context, key string, fn func(v *T, ex
 	}
 	defer unlock()
 	v, _, err := c.read(p)
+	if errors.Is(err, errCorrupt) {
+		c.quarantine(ctx, p, true, err)
+		v, err = zero, ErrNotFound
+	}
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return zero, err
 	}
@@ -192,8 +235,12 @@ func (c *Collection[T]) Delete(ctx context.Context, key string) error {
 }
 
 // List returns every record by key. A record that cannot be decoded is
-// reported in the error but does not hide the others.
+// quarantined (see quarantine) and left out; other read errors are
+// reported in the error but do not hide the others.
 func (c *Collection[T]) List() (map[string]T, error) {
+	if err := c.d.Verify(); err != nil {
+		return nil, err
+	}
 	ents, err := os.ReadDir(c.dir)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", filepath.Base(c.dir), err)
@@ -208,6 +255,10 @@ func (c *Collection[T]) List() (map[string]T, error) {
 		v, _, err := c.read(filepath.Join(c.dir, e.Name()))
 		if errors.Is(err, ErrNotFound) {
 			continue // deleted since ReadDir
+		}
+		if errors.Is(err, errCorrupt) {
+			c.quarantine(context.Background(), filepath.Join(c.dir, e.Name()), false, err)
+			continue
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -255,8 +306,40 @@ func (c *Collection[T]) lock(ctx context.Context) (func(), error) {
 // same directory, fsync and rename, so a reader sees the old or the new
 // file, never a torn one. It is also how ccbridge edits files outside the
 // runtime directory (install-hooks edits ~/.claude/settings.json with it).
+// When path is a symlink (dotfiles kept in a repo), the file it points to
+// is replaced and the link kept.
 func WriteAtomic(path string, b []byte, perm os.FileMode) error {
-	return writeAtomicMode(path, b, perm)
+	target, err := resolveLinks(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return writeAtomicMode(target, b, perm)
+}
+
+// resolveLinks follows path while it is a symlink and returns the path of
+// what it finally names, which need not exist yet.
+func resolveLinks(path string) (string, error) {
+	for range 40 {
+		fi, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return path, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		link, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(path), link)
+		}
+		path = link
+	}
+	return "", fmt.Errorf("too many levels of symbolic links at %s", path)
 }
 
 func writeAtomic(p string, b []byte) error { return writeAtomicMode(p, b, 0o600) }
@@ -286,6 +369,13 @@ func writeAtomicMode(p string, b []byte, perm os.FileMode) (err error) {
 	}
 	if err = os.Rename(f.Name(), p); err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Base(p), err)
+	}
+	// The rename is durable only once the directory is synced (the durable
+	// registry must survive a power cut). Best effort: some filesystems
+	// refuse fsync on a directory.
+	if dir, derr := os.Open(filepath.Dir(p)); derr == nil {
+		_ = dir.Sync()
+		_ = dir.Close()
 	}
 	return nil
 }

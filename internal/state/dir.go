@@ -1,5 +1,5 @@
 // Package state is the only code that knows the paths, formats and locking of
-// ccbridge's runtime directory (/tmp/ccbridge-<uid>/ by default). The daemon
+// ccbridge's runtime directory (see DefaultRuntimeDir). The daemon
 // and the hooks coordinate only through it. Records are one JSON file each,
 // written under a flock with temp-file + fsync + rename, so lock-free readers
 // never see a torn file. It imports no other internal package.
@@ -10,11 +10,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/gofrs/flock"
 )
@@ -23,21 +26,46 @@ import (
 // every pane so hooks use the same one.
 const EnvRuntimeDir = "CCBRIDGE_RUNTIME_DIR"
 
-// DefaultRuntimeDir returns $CCBRIDGE_RUNTIME_DIR or /tmp/ccbridge-<uid>.
+// DefaultRuntimeDir returns $CCBRIDGE_RUNTIME_DIR, else
+// $XDG_RUNTIME_DIR/ccbridge when XDG_RUNTIME_DIR is a private directory of
+// this user (systemd's /run/user/<uid>: no tmp cleaner, gone at logout),
+// else /tmp/ccbridge-<uid>. The daemon and the hooks of hand-started
+// sessions both call it, so they agree; the daemon also passes its choice
+// to the panes it starts in CCBRIDGE_RUNTIME_DIR.
 func DefaultRuntimeDir() string {
 	if d := os.Getenv(EnvRuntimeDir); d != "" {
 		return d
 	}
+	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) && checkPrivate(x) == nil {
+		return filepath.Join(x, "ccbridge")
+	}
 	return filepath.Join(os.TempDir(), "ccbridge-"+strconv.Itoa(os.Getuid()))
 }
 
-// Dir is an opened, checked runtime directory.
+// Dir is an opened, checked runtime directory. It holds the directory open
+// and remembers its device and inode, so Verify notices one that was removed
+// and created again, by anyone: the open handle keeps the inode number from
+// being reused, and a removed directory has no links.
 type Dir struct {
-	root string
+	root     string
+	f        *os.File
+	dev, ino uint64
+	log      atomic.Pointer[slog.Logger]
+}
+
+// SetLogger sets where the state package reports what it repaired (a
+// quarantined record, say). The default is slog.Default().
+func (d *Dir) SetLogger(l *slog.Logger) { d.log.Store(l) }
+
+func (d *Dir) logger() *slog.Logger {
+	if l := d.log.Load(); l != nil {
+		return l
+	}
+	return slog.Default()
 }
 
 // ErrUnsafeDir is returned (wrapped) when the runtime directory could be
-// read or written by someone else.
+// read or written by someone else, or is no longer the one that was opened.
 var ErrUnsafeDir = errors.New("unsafe runtime directory")
 
 // Open creates the runtime directory with mode 0700 if needed and refuses one
@@ -58,7 +86,54 @@ func Open(root string) (*Dir, error) {
 	if err := checkPrivate(root); err != nil {
 		return nil, err
 	}
-	return &Dir{root: root}, nil
+	f, err := os.OpenFile(root, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open runtime directory: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("check runtime directory: %w", err)
+	}
+	d := &Dir{root: root, f: f}
+	d.dev, d.ino = fileID(fi)
+	if err := d.Verify(); err != nil { // the path still names what was opened
+		_ = f.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// Verify checks that the runtime directory is still the private directory
+// Open checked: same device and inode, a directory, owned by this user,
+// mode 0700. It costs one lstat, and every record access runs it first, so
+// a directory that vanished and was created again (by a tmp cleaner and
+// then another user) is never read from or written to. The daemon also runs
+// it on a timer and stops when it fails.
+func (d *Dir) Verify() error {
+	if err := checkPrivate(d.root); err != nil {
+		return err
+	}
+	fi, err := os.Lstat(d.root)
+	if err != nil {
+		return fmt.Errorf("check runtime directory: %w", err)
+	}
+	held, err := d.f.Stat()
+	if err != nil {
+		return fmt.Errorf("check runtime directory: %w", err)
+	}
+	st, ok := held.Sys().(*syscall.Stat_t)
+	if dev, ino := fileID(fi); dev != d.dev || ino != d.ino || (ok && st.Nlink == 0) {
+		return fmt.Errorf("%w: %s was removed and created again since ccbridge opened it", ErrUnsafeDir, d.root)
+	}
+	return nil
+}
+
+func fileID(fi fs.FileInfo) (dev, ino uint64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev), st.Ino
+	}
+	return 0, 0
 }
 
 func checkPrivate(path string) error {
@@ -86,6 +161,9 @@ func (d *Dir) Root() string { return d.root }
 
 // subdir returns (creating it 0700) a directory under the root.
 func (d *Dir) subdir(name string) (string, error) {
+	if err := d.Verify(); err != nil {
+		return "", err
+	}
 	p := filepath.Join(d.root, name)
 	if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("create %s: %w", name, err)
@@ -96,19 +174,103 @@ func (d *Dir) subdir(name string) (string, error) {
 // ErrDaemonRunning is returned by LockDaemon when another daemon holds the lock.
 var ErrDaemonRunning = errors.New("another ccbridge daemon is running")
 
-// LockDaemon takes the single-instance lock. The lock dies with the process,
-// so there is no stale PID file to clean up.
+// LockDaemon takes the single-instance lock: an exclusive flock on the
+// runtime directory itself (deleting a file inside cannot lose it, unlike a
+// lock file's), plus daemon.lock for daemons of older versions. Both die
+// with the process, so there is no stale PID file to clean up.
+//
+// Holding a lock on the directory also keeps systemd-tmpfiles' age-based
+// cleanup out of it: tmpfiles.d(5) says the aging algorithm takes a BSD
+// file lock on each directory it descends into and skips a directory (and
+// everything below it) whose lock is already taken (systemd tries
+// LOCK_EX|LOCK_NB, which fails while any other lock is held).
 func (d *Dir) LockDaemon() (unlock func() error, err error) {
-	l := flock.New(filepath.Join(d.root, "daemon.lock"), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
-	ok, err := l.TryLock()
+	if err := d.Verify(); err != nil {
+		return nil, err
+	}
+	df, err := os.OpenFile(d.root, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, fmt.Errorf("lock daemon: %w", err)
 	}
-	if !ok {
+	if fi, err := df.Stat(); err != nil {
+		_ = df.Close()
+		return nil, fmt.Errorf("lock daemon: %w", err)
+	} else if dev, ino := fileID(fi); dev != d.dev || ino != d.ino {
+		_ = df.Close()
+		return nil, fmt.Errorf("%w: %s was replaced while it was being locked", ErrUnsafeDir, d.root)
+	}
+	if err := syscall.Flock(int(df.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		_ = df.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w (lock on %s held)", ErrDaemonRunning, d.root)
+		}
+		return nil, fmt.Errorf("lock daemon: %w", err)
+	}
+	l := flock.New(filepath.Join(d.root, "daemon.lock"), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	ok, err := l.TryLock()
+	if err != nil || !ok {
+		_ = df.Close()
+		if err != nil {
+			return nil, fmt.Errorf("lock daemon: %w", err)
+		}
 		return nil, fmt.Errorf("%w (lock %s held)", ErrDaemonRunning, l.Path())
 	}
-	return l.Unlock, nil
+	return func() error { return errors.Join(l.Unlock(), df.Close()) }, nil
 }
+
+// Touch sets the modification time of what must outlive an idle spell to
+// now: the directories, lock files, the hook settings, the bots' and
+// routes' records, sessions and queued replies. The directory lock already
+// keeps systemd-tmpfiles away (see LockDaemon); this covers cleaners that
+// go by age alone (tmpreaper, a cron job). Turns, requests, uploads and the
+// like are left alone: they are pruned by age.
+func (d *Dir) Touch() error {
+	if err := d.Verify(); err != nil {
+		return err
+	}
+	now := time.Now()
+	var errs []error
+	touch := func(p string) {
+		if err := os.Chtimes(p, now, now); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	touch(d.root)
+	touch(filepath.Join(d.root, "daemon.lock"))
+	touch(d.ClaudeSettings())
+	ents, err := os.ReadDir(d.root)
+	if err != nil {
+		return fmt.Errorf("touch runtime directory: %w", err)
+	}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		sub := filepath.Join(d.root, e.Name())
+		touch(sub)
+		touch(filepath.Join(sub, ".lock"))
+		if !keepAlive[e.Name()] {
+			continue
+		}
+		files, err := os.ReadDir(sub)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, f := range files {
+			if f.Type().IsRegular() {
+				touch(filepath.Join(sub, f.Name()))
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("touch runtime directory: %w", err)
+	}
+	return nil
+}
+
+// keepAlive are the folders whose every file Touch refreshes.
+var keepAlive = map[string]bool{"bots": true, "routes": true, "sessions": true, "outbox": true, "locks": true}
 
 // OpenLog opens (appending, 0600) a log file in the runtime directory's
 // logs/ folder. Hooks log there because their stdout is Claude's protocol
@@ -125,27 +287,56 @@ func (d *Dir) OpenLog(name string) (*os.File, error) {
 	return f, nil
 }
 
+// Files is the subtree for files people and Claude exchange (uploads and
+// outputs), kept apart from the records that hold the bot tokens and the
+// decisions, so a permission granted on one session's files (an
+// "addDirectories" suggestion, say) never reaches them.
+const filesDir = "files"
+
 // Uploads returns (creating it) the directory for files a person attached
-// to messages for one session.
+// to messages for one session: <runtime>/files/uploads/<session>.
 func (d *Dir) Uploads(session string) (string, error) { return d.sessionDir("uploads", session) }
 
 // Outputs returns (creating it) the directory Claude saves files to for
-// [DISCORD_ATTACH: name] markers in one session.
+// [DISCORD_ATTACH: name] markers in one session:
+// <runtime>/files/outputs/<session>.
 func (d *Dir) Outputs(session string) (string, error) { return d.sessionDir("outputs", session) }
+
+// sessionParent is the folder holding every session's folder of one kind.
+func (d *Dir) sessionParent(kind string) string { return filepath.Join(d.root, filesDir, kind) }
 
 func (d *Dir) sessionDir(kind, session string) (string, error) {
 	if !validKey(session) {
 		return "", fmt.Errorf("%w: %q", ErrBadKey, session)
 	}
-	parent, err := d.subdir(kind)
+	files, err := d.subdir(filesDir)
 	if err != nil {
 		return "", err
 	}
-	p := filepath.Join(parent, session)
-	if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("create %s dir: %w", kind, err)
+	p := files
+	for _, name := range []string{kind, session} {
+		p = filepath.Join(p, name)
+		if err := mkdirPrivate(p); err != nil {
+			return "", fmt.Errorf("create %s dir: %w", kind, err)
+		}
 	}
 	return p, nil
+}
+
+// mkdirPrivate creates a 0700 directory if it does not exist, and refuses
+// a symlink or non-directory in its place.
+func mkdirPrivate(p string) error {
+	if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%w: %s is not a directory", ErrUnsafeDir, p)
+	}
+	return nil
 }
 
 // ClaudeSettings is where the daemon writes the --settings file that
@@ -156,6 +347,9 @@ func (d *Dir) ClaudeSettings() string { return filepath.Join(d.root, "claude-set
 func (d *Dir) WriteFile(path string, data []byte) error {
 	if rel, err := filepath.Rel(d.root, path); err != nil || strings.HasPrefix(rel, "..") {
 		return fmt.Errorf("write %s: outside the runtime directory", path)
+	}
+	if err := d.Verify(); err != nil {
+		return err
 	}
 	return writeAtomic(path, data)
 }

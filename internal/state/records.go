@@ -4,11 +4,17 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Session is one Claude Code session that ccbridge runs in a tmux pane, keyed
@@ -49,13 +55,46 @@ type Session struct {
 type Prompt struct {
 	At   time.Time `json:"at"`
 	Text string    `json:"text"`
+	// Boot is CLOCK_BOOTTIME in nanoseconds when the hook saw the prompt:
+	// one clock for every process on the machine, which the wall clock's
+	// steps do not move (see NotBefore).
+	Boot int64 `json:"boot,omitempty"`
+}
+
+// bootNanos reads CLOCK_BOOTTIME (monotonic, counts suspend, the same in
+// every process until the machine reboots).
+func bootNanos() (int64, bool) {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
+		return 0, false
+	}
+	return ts.Nano(), true
+}
+
+// NotBefore reports whether the prompt was accepted at or after since, a
+// time.Now() taken in this process (it must carry its monotonic reading).
+// The comparison is on the boot clock when the prompt has one, so a step
+// of the wall clock between the paste and the hook can neither hide a
+// receipt nor let an older prompt pass for a new one; it falls back to
+// wall times for records written without it.
+func (p Prompt) NotBefore(since time.Time) bool {
+	if p.Boot > 0 {
+		if now, ok := bootNanos(); ok {
+			return p.Boot >= now-int64(time.Since(since))
+		}
+	}
+	return !p.At.Before(since)
 }
 
 // MaxPrompts is how many receipts a session record keeps.
 const MaxPrompts = 8
 
 // AddPrompt records a receipt, keeping the newest MaxPrompts.
+// It stamps the prompt with the boot clock if the caller did not.
 func (s *Session) AddPrompt(p Prompt) {
+	if p.Boot == 0 {
+		p.Boot, _ = bootNanos()
+	}
 	s.Prompts = append(s.Prompts, p)
 	if n := len(s.Prompts); n > MaxPrompts {
 		s.Prompts = s.Prompts[n-MaxPrompts:]
@@ -97,10 +136,73 @@ type Outbound struct {
 
 var outboxSeq atomic.Uint64
 
+// orderDir is the runtime directory of the last OpenStore: OutboxKey keeps
+// its order in a file there, shared by every process that uses it.
+var orderDir atomic.Pointer[Dir]
+
+// wallNow is the wall clock (a variable for tests of clock steps).
+var wallNow = time.Now
+
 // OutboxKey returns a key that sorts after every key made before it, in
-// this process or another.
+// this process or another, even across a step of the wall clock: its
+// number is the wall time in nanoseconds or, if that is not larger, one
+// more than the last number issued (kept in the runtime dir under a lock).
+// Without a store open it falls back to the wall clock alone.
 func OutboxKey() string {
-	return fmt.Sprintf("%020d-%d-%06d", time.Now().UnixNano(), os.Getpid(), outboxSeq.Add(1)%1_000_000)
+	n := wallNow().UnixNano()
+	if d := orderDir.Load(); d != nil {
+		next, err := d.nextOrder(n)
+		if err == nil {
+			n = next
+		} else {
+			d.logger().Warn("outbox order file unusable; ordering by the wall clock", "err", err)
+		}
+	}
+	return fmt.Sprintf("%020d-%d-%06d", n, os.Getpid(), outboxSeq.Add(1)%1_000_000)
+}
+
+// orderLockWait bounds the wait for the order file's lock.
+const orderLockWait = 2 * time.Second
+
+// nextOrder returns max(now, last+1) and stores it as the last, under an
+// exclusive lock on locks/outbox-order.
+func (d *Dir) nextOrder(now int64) (int64, error) {
+	dir, err := d.subdir("locks")
+	if err != nil {
+		return 0, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "outbox-order"), os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return 0, fmt.Errorf("outbox order: %w", err)
+	}
+	defer f.Close()
+	deadline := time.Now().Add(orderLockWait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+			return 0, fmt.Errorf("outbox order: lock: %w", err)
+		}
+		time.Sleep(lockRetry)
+	}
+	buf := make([]byte, 32)
+	k, _ := f.ReadAt(buf, 0)
+	last, _ := strconv.ParseInt(strings.TrimSpace(string(buf[:k])), 10, 64)
+	if now <= last {
+		now = last + 1
+	}
+	if err := f.Truncate(0); err != nil {
+		return 0, fmt.Errorf("outbox order: %w", err)
+	}
+	if _, err := f.WriteAt([]byte(strconv.FormatInt(now, 10)+"\n"), 0); err != nil {
+		return 0, fmt.Errorf("outbox order: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return 0, fmt.Errorf("outbox order: %w", err)
+	}
+	return now, nil
 }
 
 // Turn is the outcome of one Claude turn, keyed by TurnKey(session id,
@@ -240,6 +342,7 @@ func OpenStore(root string) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{Dir: d}
+	orderDir.Store(d)
 	if s.Sessions, err = newCollection[Session](d, "sessions", sessionVersion); err != nil {
 		return nil, err
 	}

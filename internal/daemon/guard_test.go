@@ -1,0 +1,71 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// The runtime dir is replaced under a running daemon: the guard stops it,
+// with an error naming the dir, and says so in the log.
+func TestGuardStopsWhenTheRuntimeDirIsReplaced(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "rt")
+	store, err := state.OpenStore(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	ctx, stop := context.WithCancelCause(context.Background())
+	defer stop(nil)
+	done := make(chan struct{})
+	go func() {
+		guardRuntime(ctx, store.Dir, slog.New(slog.NewTextHandler(&logs, nil)), stop, 10*time.Millisecond)
+		close(done)
+	}()
+	select {
+	case <-ctx.Done():
+		t.Fatalf("stopped while the dir was fine: %v", context.Cause(ctx))
+	case <-time.After(50 * time.Millisecond):
+	}
+	os.RemoveAll(root)
+	if _, err := state.Open(root); err != nil { // the impostor, 0700 like ours
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the guard did not stop after the runtime dir was replaced")
+	}
+	if err := context.Cause(ctx); !errors.Is(err, state.ErrUnsafeDir) || !strings.Contains(err.Error(), root) {
+		t.Fatalf("cause = %v, want ErrUnsafeDir naming %s", err, root)
+	}
+	if !strings.Contains(logs.String(), "no longer ours") {
+		t.Fatalf("no log line:\n%s", logs.String())
+	}
+}
