@@ -245,8 +245,8 @@ func (s *Server) StartThread(parentID, name string, user User) string {
 	})
 }
 
-// ArchiveThread archives (and optionally locks) a thread, as a person or
-// Discord's auto-archive would.
+// ArchiveThread archives (and optionally locks) a thread, as a person
+// would; AutoArchive is Discord's inactivity timer.
 func (s *Server) ArchiveThread(threadID string, locked bool) {
 	s.t.Helper()
 	do(s, func() (struct{}, error) {

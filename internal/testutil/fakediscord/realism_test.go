@@ -309,7 +309,9 @@ func TestSlowUploads(t *testing.T) {
 	if el := time.Since(start); el < 400*time.Millisecond {
 		t.Errorf("100 kB at 200 kB/s took %v, want ≥ 0.5 s", el)
 	}
-	// A client that gives up mid-upload creates nothing.
+	// A client that gives up mid-upload creates nothing (at 1 kB/s the
+	// upload would take 100 s).
+	srv.SlowUploads(1000)
 	client := &http.Client{Timeout: 100 * time.Millisecond}
 	req, _ = http.NewRequest("POST", srv.URL+"/api/v9/channels/"+bot.ChannelID+"/messages", bytes.NewReader(body))
 	req.Header.Set("Content-Type", ct)

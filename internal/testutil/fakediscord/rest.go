@@ -113,21 +113,21 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, bot *Bot, seg []s
 	case is("GET", "users", "@me"):
 		writeJSON(w, 200, userJSON(bot.user()))
 	case is("GET", "channels", "*"):
-		s.getChannel(w, seg[1])
+		s.getChannel(w, bot, seg[1])
 	case is("PATCH", "channels", "*"):
 		s.editChannel(w, r, bot, seg[1])
 	case is("POST", "channels", "*", "messages"):
 		s.createMessage(w, r, bot, seg[1])
 	case is("GET", "channels", "*", "messages", "*"):
-		s.getMessage(w, seg[1], seg[3])
+		s.getMessage(w, bot, seg[1], seg[3])
 	case is("PATCH", "channels", "*", "messages", "*"):
 		s.editMessage(w, r, bot, seg[1], seg[3])
 	case is("DELETE", "channels", "*", "messages", "*"):
-		s.deleteMessage(w, seg[1], seg[3])
+		s.deleteMessage(w, bot, seg[1], seg[3])
 	case is("POST", "channels", "*", "typing"):
-		s.typing(w, seg[1])
+		s.typing(w, bot, seg[1])
 	case is("PUT", "channels", "*", "messages", "*", "reactions", "*", "@me"):
-		s.react(w, seg[1], seg[3], seg[5])
+		s.react(w, bot, seg[1], seg[3], seg[5])
 	case is("POST", "channels", "*", "threads"):
 		s.startThread(w, r, bot, seg[1], "")
 	case is("POST", "channels", "*", "messages", "*", "threads"):
@@ -266,9 +266,8 @@ func readMessageBody(w http.ResponseWriter, r *http.Request) (*outgoing, bool) {
 
 // channelMessage finds a message that stands in a channel, answering 10008
 // otherwise; caller holds s.mu.
-func (s *Server) channelMessage(w http.ResponseWriter, chID, msgID string) (*Message, bool) {
-	if _, ok := s.channels[chID]; !ok {
-		apiError(w, 404, 10003, "Unknown Channel")
+func (s *Server) channelMessage(w http.ResponseWriter, bot *Bot, chID, msgID string) (*Message, bool) {
+	if _, ok := s.guildChannel(w, bot, chID); !ok {
 		return nil, false
 	}
 	m, ok := s.messages[msgID]
@@ -277,6 +276,22 @@ func (s *Server) channelMessage(w http.ResponseWriter, chID, msgID string) (*Mes
 		return nil, false
 	}
 	return m, true
+}
+
+// guildChannel finds a channel the bot can see: 404 10003 when there is
+// none, 403 50001 Missing Access when it is in another guild; caller holds
+// s.mu.
+func (s *Server) guildChannel(w http.ResponseWriter, bot *Bot, id string) (*Channel, bool) {
+	c, ok := s.channels[id]
+	if !ok {
+		apiError(w, 404, 10003, "Unknown Channel")
+		return nil, false
+	}
+	if c.GuildID != bot.GuildID {
+		apiError(w, 403, 50001, "Missing Access")
+		return nil, false
+	}
+	return c, true
 }
 
 // archivedThread answers 50083 when a message's channel is an archived
@@ -289,12 +304,11 @@ func (s *Server) archivedThread(w http.ResponseWriter, chID string) bool {
 	return false
 }
 
-func (s *Server) getChannel(w http.ResponseWriter, id string) {
+func (s *Server) getChannel(w http.ResponseWriter, bot *Bot, id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.channels[id]
+	c, ok := s.guildChannel(w, bot, id)
 	if !ok {
-		apiError(w, 404, 10003, "Unknown Channel")
 		return
 	}
 	writeJSON(w, 200, c.json())
@@ -324,9 +338,8 @@ func (s *Server) editChannel(w http.ResponseWriter, r *http.Request, bot *Bot, i
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.channels[id]
+	c, ok := s.guildChannel(w, bot, id)
 	if !ok {
-		apiError(w, 404, 10003, "Unknown Channel")
 		return
 	}
 	if body.Archived != nil {
@@ -360,9 +373,8 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request, bot *Bot,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.channels[chID]
-	if !ok || c.GuildID != bot.GuildID {
-		apiError(w, 404, 10003, "Unknown Channel")
+	c, ok := s.guildChannel(w, bot, chID)
+	if !ok {
 		return
 	}
 	if c.Archived {
@@ -414,10 +426,10 @@ func (s *Server) storeFiles(m *Message) {
 	}
 }
 
-func (s *Server) getMessage(w http.ResponseWriter, chID, msgID string) {
+func (s *Server) getMessage(w http.ResponseWriter, bot *Bot, chID, msgID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, ok := s.channelMessage(w, chID, msgID)
+	m, ok := s.channelMessage(w, bot, chID, msgID)
 	if !ok {
 		return
 	}
@@ -431,7 +443,7 @@ func (s *Server) editMessage(w http.ResponseWriter, r *http.Request, bot *Bot, c
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, ok := s.channelMessage(w, chID, msgID)
+	m, ok := s.channelMessage(w, bot, chID, msgID)
 	if !ok {
 		return
 	}
@@ -472,10 +484,10 @@ func (s *Server) applyEdit(m *Message, o *outgoing) {
 	s.notify()
 }
 
-func (s *Server) deleteMessage(w http.ResponseWriter, chID, msgID string) {
+func (s *Server) deleteMessage(w http.ResponseWriter, bot *Bot, chID, msgID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, ok := s.channelMessage(w, chID, msgID)
+	m, ok := s.channelMessage(w, bot, chID, msgID)
 	if !ok {
 		return
 	}
@@ -485,20 +497,19 @@ func (s *Server) deleteMessage(w http.ResponseWriter, chID, msgID string) {
 	w.WriteHeader(204)
 }
 
-func (s *Server) typing(w http.ResponseWriter, chID string) {
+func (s *Server) typing(w http.ResponseWriter, bot *Bot, chID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.channels[chID]; !ok {
-		apiError(w, 404, 10003, "Unknown Channel")
+	if _, ok := s.guildChannel(w, bot, chID); !ok {
 		return
 	}
 	w.WriteHeader(204)
 }
 
-func (s *Server) react(w http.ResponseWriter, chID, msgID, emoji string) {
+func (s *Server) react(w http.ResponseWriter, bot *Bot, chID, msgID, emoji string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, ok := s.channelMessage(w, chID, msgID)
+	m, ok := s.channelMessage(w, bot, chID, msgID)
 	if !ok || s.archivedThread(w, chID) {
 		return
 	}
@@ -536,9 +547,8 @@ func (s *Server) startThread(w http.ResponseWriter, r *http.Request, bot *Bot, c
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	parent, ok := s.channels[chID]
-	if !ok || parent.GuildID != bot.GuildID {
-		apiError(w, 404, 10003, "Unknown Channel")
+	parent, ok := s.guildChannel(w, bot, chID)
+	if !ok {
 		return
 	}
 	if parent.isThread() {

@@ -477,3 +477,25 @@ func TestInteractionTokenLifetime(t *testing.T) {
 	st, body = call(t, srv, "", "PATCH", hook+"/messages/"+fid, map[string]any{"content": "late"})
 	rejected(t, "followup edit at 16 minutes", st, body, 401, 50027, "")
 }
+
+func TestOtherGuildIsMissingAccess(t *testing.T) {
+	srv := New(t)
+	a, b := srv.Main(), srv.NewBot("other")
+	auth := "Bot " + a.Token
+	_, m := call(t, srv, "Bot "+b.Token, "POST", "/channels/"+b.ChannelID+"/messages", map[string]any{"content": "b's"})
+	for _, c := range []struct{ method, path string }{
+		{"GET", "/channels/" + b.ChannelID},
+		{"PATCH", "/channels/" + b.ChannelID},
+		{"POST", "/channels/" + b.ChannelID + "/typing"},
+		{"POST", "/channels/" + b.ChannelID + "/messages"},
+		{"GET", "/channels/" + b.ChannelID + "/messages/" + m["id"].(string)},
+		{"DELETE", "/channels/" + b.ChannelID + "/messages/" + m["id"].(string)},
+		{"POST", "/channels/" + b.ChannelID + "/threads"},
+	} {
+		st, body := call(t, srv, auth, c.method, c.path, map[string]any{"content": "x", "name": "x", "type": 11})
+		rejected(t, c.method+" "+c.path, st, body, 403, 50001, "")
+	}
+	if got, _ := srv.Message(m["id"].(string)); got.Deleted {
+		t.Error("another guild's bot deleted the message")
+	}
+}

@@ -3,8 +3,11 @@
 // over ws) through the ordinary [discord].api_base setting. It hosts several
 // bots, each with its own guild, and offers a test-side API to inject what
 // people do (messages with attachments, clicks, selects, modal submits,
-// slash commands, thread archives), to inject faults (5xx, 429, gateway
-// drops), and to read back everything the bots did. See
+// slash commands, thread starts, renames, archives and deletes, system
+// messages), to inject faults (5xx, 429, gateway drops, requests that are
+// processed and then fail, slow uploads), and to read back everything the
+// bots did. It enforces Discord's rules with Discord's error codes
+// (rules.go) and honours gateway intents (intents.go). See
 // docs/fake-discord.md for the protocol facts it follows.
 package fakediscord
 
@@ -31,7 +34,7 @@ type Bot struct {
 	ChannelID string // the guild's first text channel
 	// DenyMessageContent models a bot whose Message Content intent is not
 	// enabled in the developer portal: IDENTIFY with that intent is closed
-	// with 4014 (Disallowed intent(s)).
+	// with 4014 (Disallowed intent(s)). Set it before the bot connects.
 	DenyMessageContent bool
 }
 
