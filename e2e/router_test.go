@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -174,4 +176,31 @@ func (b *bridge) paneAlive(p *project) bool {
 		}
 	}
 	return false
+}
+
+// A deleted thread stops its session and treats its worktree as on
+// archive: kept (it has work), reported in the project channel by name.
+func TestDeletedThreadStopsAndKeepsItsWork(t *testing.T) {
+	t.Parallel()
+	b, p := isolatedBridge(t)
+	th := threadOf(p, b.srv.StartThread(p.channel, "doomed", b.owner))
+	b.model.Script("SCN_DEL", fakemodel.Tool("", "Bash", map[string]any{"command": "touch del.txt && pwd", "description": "Write in the worktree"}))
+	b.say(th, "SCN_DEL")
+	card := b.waitCard(th, "the card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "touch del.txt") })
+	b.srv.Click(card.ID, action(t, card, "allow"), b.owner)
+	b.waitReply(th, "Done. Last tool result: ")
+	reg, _ := registry(t, b).Sessions.Get(th.key)
+	b.srv.DeleteThread(th.channel)
+	kept := b.srv.WaitMessage(long, "the kept-worktree notice in the project channel", func(m *fakediscord.Message) bool {
+		return m.ChannelID == p.channel && m.Author.Bot && strings.Contains(m.Content, "was kept")
+	})
+	if !strings.Contains(kept.Content, "deleted thread “doomed”") || !strings.Contains(kept.Content, "del.txt") {
+		t.Fatalf("notice = %q", kept.Content)
+	}
+	if b.paneAlive(th) {
+		t.Fatal("the deleted thread's session still runs")
+	}
+	if _, err := os.Stat(filepath.Join(reg.Worktree, "del.txt")); err != nil {
+		t.Fatalf("the deleted thread's work is gone: %v", err)
+	}
 }
