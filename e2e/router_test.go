@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -131,14 +133,19 @@ func TestArchiveMidTurnStopsAfterTheTurn(t *testing.T) {
 	b.say(th, "SCN_MID")
 	card := b.waitCard(th, "the card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "touch mid.txt") })
 	b.srv.AutoArchive(th.channel)
-	waitOutput(t, b.out, "thread archived mid-turn", long)
-	if n := len(b.panes()); n != 1 {
-		t.Fatalf("%d panes after archiving mid-turn, want the thread's still running", n)
+	// The daemon says it will wait, or (wrongly) stops the session.
+	deadline := time.Now().Add(long)
+	for !strings.Contains(b.out.String(), "thread archived mid-turn") && b.paneAlive(th) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
 	}
+	if !b.paneAlive(th) {
+		t.Fatal("archiving the thread mid-turn stopped its session")
+	}
+	waitOutput(t, b.out, "thread archived mid-turn", time.Second)
 	b.srv.Click(card.ID, action(t, card, "allow"), b.owner)
 	b.waitReply(th, "Done. Last tool result: ")
-	deadline := time.Now().Add(long)
-	for len(b.panes()) != 0 {
+	deadline = time.Now().Add(long)
+	for b.paneAlive(th) {
 		if time.Now().After(deadline) {
 			t.Fatal("the archived thread's session still runs after its turn")
 		}
@@ -154,5 +161,46 @@ func TestArchiveMidTurnStopsAfterTheTurn(t *testing.T) {
 		if strings.Contains(m.Content, "was kept") {
 			t.Fatalf("the notice was posted in the thread (un-archiving it): %q", m.Content)
 		}
+	}
+}
+
+// paneAlive reports whether the session of p has a live pane.
+func (b *bridge) paneAlive(p *project) bool {
+	rec, err := b.store.Sessions.Get(p.key)
+	if err != nil || rec.PaneID == "" {
+		return false
+	}
+	for _, pane := range b.panes() {
+		if pane.ID == rec.PaneID {
+			return true
+		}
+	}
+	return false
+}
+
+// A deleted thread stops its session and treats its worktree as on
+// archive: kept (it has work), reported in the project channel by name.
+func TestDeletedThreadStopsAndKeepsItsWork(t *testing.T) {
+	t.Parallel()
+	b, p := isolatedBridge(t)
+	th := threadOf(p, b.srv.StartThread(p.channel, "doomed", b.owner))
+	b.model.Script("SCN_DEL", fakemodel.Tool("", "Bash", map[string]any{"command": "touch del.txt && pwd", "description": "Write in the worktree"}))
+	b.say(th, "SCN_DEL")
+	card := b.waitCard(th, "the card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "touch del.txt") })
+	b.srv.Click(card.ID, action(t, card, "allow"), b.owner)
+	b.waitReply(th, "Done. Last tool result: ")
+	reg, _ := registry(t, b).Sessions.Get(th.key)
+	b.srv.DeleteThread(th.channel)
+	kept := b.srv.WaitMessage(long, "the kept-worktree notice in the project channel", func(m *fakediscord.Message) bool {
+		return m.ChannelID == p.channel && m.Author.Bot && strings.Contains(m.Content, "was kept")
+	})
+	if !strings.Contains(kept.Content, "deleted thread “doomed”") || !strings.Contains(kept.Content, "del.txt") {
+		t.Fatalf("notice = %q", kept.Content)
+	}
+	if b.paneAlive(th) {
+		t.Fatal("the deleted thread's session still runs")
+	}
+	if _, err := os.Stat(filepath.Join(reg.Worktree, "del.txt")); err != nil {
+		t.Fatalf("the deleted thread's work is gone: %v", err)
 	}
 }

@@ -19,6 +19,7 @@ type MessageEvent struct {
 	Server      string // the configured server (bot) it arrived on
 	ChannelID   string // the thread's id for a message in a thread
 	ParentID    string // the thread's parent channel; empty outside threads
+	ThreadName  string // the thread's name, when known; empty outside threads
 	MessageID   string
 	Type        int // Discord's message type: 0 default, 19 reply; others are system messages
 	Author      User

@@ -198,7 +198,7 @@ func (b *Bot) registerCommands(appID string, specs []chat.CommandSpec) {
 func (b *Bot) onMessage(s *discordgo.Session, m *discordgo.MessageCreate, h Handler) {
 	ev := chat.MessageEvent{Server: b.Server.Name, ChannelID: m.ChannelID, MessageID: m.ID, Content: m.Content, Type: int(m.Type),
 		Author: chat.User{ID: m.Author.ID, Name: m.Author.Username, Bot: m.Author.Bot}}
-	ev.ParentID = parentOf(s, m.ChannelID)
+	ev.ParentID, ev.ThreadName = parentOf(s, m.ChannelID)
 	for _, a := range m.Attachments {
 		ev.Attachments = append(ev.Attachments, chat.Attachment{Name: a.Filename, URL: a.URL, Size: a.Size})
 	}
@@ -295,19 +295,19 @@ func cachedParent(s *discordgo.Session, channelID string) string {
 	return ""
 }
 
-// parentOf returns a thread's parent channel ("" for a channel that is not
-// a thread). A thread missing from the state cache (archived, or older than
-// this connection) is fetched once and cached.
-func parentOf(s *discordgo.Session, channelID string) string {
+// parentOf returns a thread's parent channel and name ("" for a channel
+// that is not a thread). A thread missing from the state cache (archived,
+// or older than this connection) is fetched once and cached.
+func parentOf(s *discordgo.Session, channelID string) (parent, name string) {
 	ch, err := s.State.Channel(channelID)
 	if err != nil {
 		if ch, err = s.Channel(channelID); err != nil {
-			return ""
+			return "", ""
 		}
 		_ = s.State.ChannelAdd(ch)
 	}
 	if ch.IsThread() {
-		return ch.ParentID
+		return ch.ParentID, ch.Name
 	}
-	return ""
+	return "", ""
 }

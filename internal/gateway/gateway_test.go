@@ -46,7 +46,7 @@ func (r *recorder) HandleMessage(ev chat.MessageEvent) {
 		r.messages[ev.ChannelID] = append(r.messages[ev.ChannelID], ev.Content)
 	}
 	r.types[ev.Content] = ev.Type
-	r.parents[ev.Content] = ev.ParentID
+	r.parents[ev.Content] = ev.ParentID + "/" + ev.ThreadName
 	r.mu.Unlock()
 	r.poke()
 }
@@ -152,8 +152,8 @@ func TestMessagesOfAChannelKeepTheirOrder(t *testing.T) {
 	defer rec.mu.Unlock()
 	inOrder(t, "channel", rec.messages[bot.ChannelID], want)
 	inOrder(t, "thread", rec.messages[thread], wantThread)
-	if p := rec.parents["t000"]; p != bot.ChannelID {
-		t.Errorf("thread message parent = %q, want %q", p, bot.ChannelID)
+	if p := rec.parents["t000"]; p != bot.ChannelID+"/side" {
+		t.Errorf("thread message parent/name = %q, want %q", p, bot.ChannelID+"/side")
 	}
 	if typ, ok := rec.types["side"]; !ok || typ != 18 {
 		t.Errorf("the THREAD_CREATED message reached the handler with type %d (seen: %v), want 18", typ, ok)

@@ -263,3 +263,17 @@ func (r *Router) waitClosed(t *testing.T) {
 	}
 	t.Fatal("a thread is still being closed")
 }
+
+// Archiving or deleting a thread that never had a session does nothing.
+func TestClosingAnUnknownThreadDoesNothing(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	r.HandleThreadArchived("home", thread, channel)
+	r.HandleThreadDeleted("home", thread, channel)
+	r.waitClosed(t)
+	if got := l.all(); len(got) != 0 {
+		t.Fatalf("ops = %q", got)
+	}
+	if regs, _ := r.opt.Registry.Sessions.List(); len(regs) != 0 {
+		t.Fatalf("registry = %+v", regs)
+	}
+}

@@ -206,7 +206,24 @@ func (r *Router) HandleMessage(ev chat.MessageEvent) {
 		log.Info("ignored a message from someone who is not an owner")
 		return
 	}
+	if tg.threadID != "" && ev.ThreadName != "" {
+		r.rememberThreadName(tg, ev.ThreadName)
+	}
 	r.enqueue(tg, ev)
+}
+
+// rememberThreadName records the name of a thread started in the Discord
+// client (/thread records its own), for its worktree and for notices
+// about it once it is gone.
+func (r *Router) rememberThreadName(tg target, name string) {
+	if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && reg.ThreadName != "" {
+		return
+	}
+	r.remember(tg.key, func(g *state.Registered) {
+		if g.ThreadName == "" {
+			g.Server, g.Project, g.ThreadID, g.ThreadName = tg.rt.server.Name, tg.rt.project.Name, tg.threadID, name
+		}
+	})
 }
 
 // enqueue hands a message to its session's worker, starting the worker.

@@ -64,18 +64,25 @@ const idleCheck = 2 * time.Second
 // archive one, neither of which may cut Claude off mid-turn.
 func (r *Router) HandleThreadArchived(server, threadID, parentID string) {
 	tg, ok := r.resolve(server, threadID, parentID)
-	if !ok || tg.threadID == "" {
+	if !ok || tg.threadID == "" || !r.known(tg.key) {
 		return
 	}
 	r.remember(tg.key, func(g *state.Registered) { g.Archived = true })
 	r.closeThread(tg, false)
 }
 
+// known reports whether a thread ever had a session (its registry entry is
+// made before the session starts).
+func (r *Router) known(key string) bool {
+	_, err := r.opt.Registry.Sessions.Get(key)
+	return err == nil
+}
+
 // HandleThreadDeleted stops a deleted thread's session at once (nobody can
 // read it any more) and treats its worktree as on archive.
 func (r *Router) HandleThreadDeleted(server, threadID, parentID string) {
 	tg, ok := r.resolve(server, threadID, parentID)
-	if !ok || tg.threadID == "" {
+	if !ok || tg.threadID == "" || !r.known(tg.key) {
 		return
 	}
 	r.remember(tg.key, func(g *state.Registered) { g.Archived = true })

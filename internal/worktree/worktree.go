@@ -224,7 +224,7 @@ func (g *Git) Inspect(ctx context.Context, path, base string) (Changes, error) {
 	if err != nil {
 		return c, err
 	}
-	diff, err := g.git(ctx, path, "diff", "--no-color", "--no-ext-diff", "--binary", "HEAD")
+	diff, err := g.git(ctx, path, "diff", "--no-color", "--no-ext-diff", "HEAD")
 	if err != nil {
 		return c, err
 	}

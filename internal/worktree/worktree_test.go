@@ -82,6 +82,6 @@ func inspectCalls(status, ahead string) []execx.Call {
 		{Args: git("/w", "rev-list", "--count", "base..HEAD"), Stdout: ahead},
 		{Args: git("/w", "diff", "--stat", "base"), Stdout: ""},
 		{Args: git("/w", "rev-parse", "--verify", "HEAD"), Stdout: "abc\n"},
-		{Args: git("/w", "diff", "--no-color", "--no-ext-diff", "--binary", "HEAD")},
+		{Args: git("/w", "diff", "--no-color", "--no-ext-diff", "HEAD")},
 	}
 }
