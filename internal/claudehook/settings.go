@@ -59,6 +59,14 @@ func (s Settings) JSON() []byte {
 	return b
 }
 
+// Inline encodes the settings on one line, for `claude --settings '<json>'`
+// (2.1.328 takes a JSON string as well as a file name there). Passing them
+// inline means no settings file exists that someone else could replace.
+func (s Settings) Inline() []byte {
+	b, _ := json.Marshal(s) // cannot fail: plain strings, ints and bools
+	return b
+}
+
 // shellQuote quotes a path for the shell Claude Code runs hook commands in.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

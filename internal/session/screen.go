@@ -1,6 +1,10 @@
 package session
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Screen markers of Claude Code 2.1.328 (claude-code-protocol.md §6.1).
 // They decide only whether typing is safe and whether the TUI is up; what
@@ -58,4 +62,146 @@ func LastLines(screen string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// isRule reports whether a line is one of the rules around the input box.
+func isRule(line string) bool { return strings.Contains(line, "────") }
+
+// inputBox finds Claude's input box, the last line starting with ❯ (or !,
+// in bash mode) that a rule precedes, and returns its text up to the
+// closing rule (wrapped lines included) and the lines below the box (the
+// footer). ok is false when no such box is on the screen, as while a
+// dialog has replaced it.
+func inputBox(screen string) (text string, footer []string, ok bool) {
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	for i := len(lines) - 2; i >= 1; i-- {
+		first := strings.TrimSpace(lines[i])
+		if !isRule(lines[i-1]) || !(strings.HasPrefix(first, "❯") || strings.HasPrefix(first, "!")) {
+			continue
+		}
+		var body []string
+		for j := i; j < len(lines); j++ {
+			if isRule(lines[j]) {
+				return strings.Join(body, "\n"), lines[j+1:], true
+			}
+			body = append(body, lines[j])
+		}
+	}
+	return "", nil, false
+}
+
+// InputBoxShown reports whether Claude's input box, and no dialog, is on
+// the screen: what a key pressed now would reach.
+func InputBoxShown(screen string) bool {
+	_, _, ok := inputBox(screen)
+	return ok && !DialogOpen(screen)
+}
+
+// InputHolds reports whether the input box shows text as typed: the box
+// starts with the text (spaces and line breaks ignored, since Claude wraps
+// and re-indents), or with the placeholder Claude shows for a long paste.
+func InputHolds(screen, text string) bool {
+	box, _, ok := inputBox(screen)
+	if !ok || DialogOpen(screen) {
+		return false
+	}
+	box = strings.TrimPrefix(strings.TrimSpace(box), "❯")
+	got := squeeze(box)
+	if strings.HasPrefix(got, "[Pastedtext#") {
+		return true
+	}
+	want := []rune(squeeze(text))
+	if len(want) > 40 {
+		want = want[:40]
+	}
+	return len(want) > 0 && strings.HasPrefix(got, string(want))
+}
+
+// squeeze removes all white space.
+func squeeze(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// footerModes maps the footer's mode names to permission modes
+// (claude-code-protocol.md §6.1).
+var footerModes = []struct{ shown, mode string }{
+	{"manual mode on", "default"},
+	{"accept edits on", "acceptEdits"},
+	{"plan mode on", "plan"},
+	{"auto mode on", "auto"},
+	{"bypass permissions on", "bypassPermissions"},
+	{"don't ask on", "dontAsk"},
+}
+
+// ModeShown returns the permission mode the footer under the input box
+// shows, or "" when there is no input box or no mode in it.
+func ModeShown(screen string) string {
+	_, footer, ok := inputBox(screen)
+	if !ok {
+		return ""
+	}
+	for _, line := range footer {
+		for _, m := range footerModes {
+			if strings.Contains(line, m.shown) {
+				return m.mode
+			}
+		}
+	}
+	return ""
+}
+
+// Condense makes a screen readable in one chat message: trailing spaces
+// are cut, runs of blank lines become one, at most maxLines lines and
+// maxRunes characters are kept, from the bottom, where the input box or
+// the dialog is, with the lines just above it. A "…" line says that the
+// top was cut.
+func Condense(screen string, maxLines, maxRunes int) string {
+	var out []string
+	blank := true // drops leading blank lines
+	for _, line := range strings.Split(screen, "\n") {
+		line = strings.TrimRight(line, " \t")
+		if strings.TrimSpace(line) == "" {
+			if !blank {
+				out = append(out, "")
+			}
+			blank = true
+			continue
+		}
+		blank = false
+		out = append(out, line)
+	}
+	for len(out) > 0 && out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	cut := false
+	if maxLines > 0 && len(out) > maxLines {
+		out, cut = out[len(out)-maxLines+1:], true
+	}
+	size := func() int {
+		n := 0
+		for _, l := range out {
+			n += utf8.RuneCountInString(l) + 1
+		}
+		if cut {
+			n += 2
+		}
+		return n
+	}
+	for len(out) > 1 && size() > maxRunes {
+		out, cut = out[1:], true
+	}
+	if len(out) == 1 && size() > maxRunes {
+		r := []rune(out[0])
+		out[0] = string(r[max(0, len(r)-maxRunes+3):])
+		cut = true
+	}
+	if cut {
+		out = append([]string{"…"}, out...)
+	}
+	return strings.Join(out, "\n")
 }

@@ -30,6 +30,8 @@ type Panes interface {
 	NewPane(ctx context.Context, spec tmux.PaneSpec) (string, error)
 	PasteText(ctx context.Context, pane, text string) error
 	SendKeys(ctx context.Context, pane string, keys ...tmux.Key) error
+	PasteTextIf(ctx context.Context, pane string, g tmux.Guard, text string) error
+	SendKeysIf(ctx context.Context, pane string, g tmux.Guard, keys ...tmux.Key) error
 	Capture(ctx context.Context, pane string, history int) (string, error)
 	ListPanes(ctx context.Context) ([]tmux.Pane, error)
 	KillPane(ctx context.Context, pane string) error
@@ -49,6 +51,9 @@ var (
 	ErrDialogOpen = errors.New("a dialog is open in Claude's terminal")
 	ErrNoPane     = errors.New("no Claude session is running")
 	ErrNoReceipt  = errors.New("no delivery receipt from Claude")
+	// ErrInputChanged says Enter was not pressed again because Claude's
+	// input box no longer holds the message.
+	ErrInputChanged = errors.New("the input box no longer holds the message")
 )
 
 // NotReadyError says Claude did not come up, with its last screen lines.
@@ -94,13 +99,16 @@ type Options struct {
 // own lock; different sessions proceed in parallel.
 type Manager struct {
 	opt      Options
-	settings string // path of the --settings file
+	settings string // the hook settings, passed inline with --settings
 
-	mu    sync.Mutex // guards locks
+	mu    sync.Mutex // guards locks and typed
 	locks map[string]*sync.Mutex
+	typed map[string]string // per session, the text last pasted, for PressEnter
 }
 
-// New writes the hook settings file and returns a Manager.
+// New returns a Manager. The hook settings go to each Claude inline on its
+// command line, never through a file a tmp cleaner or another local user
+// could replace.
 func New(opt Options) (*Manager, error) {
 	if opt.StartTimeout == 0 {
 		opt.StartTimeout = opt.Config.Claude.StartTimeout.Duration
@@ -114,12 +122,8 @@ func New(opt Options) (*Manager, error) {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
-	m := &Manager{opt: opt, locks: map[string]*sync.Mutex{}, settings: opt.Store.Dir.ClaudeSettings()}
 	s := claudehook.BridgeSettings(opt.HookStop, opt.HookPretool, opt.Config.Claude.PromptTimeout.Duration)
-	if err := opt.Store.Dir.WriteFile(m.settings, s.JSON()); err != nil {
-		return nil, fmt.Errorf("write claude settings: %w", err)
-	}
-	return m, nil
+	return &Manager{opt: opt, locks: map[string]*sync.Mutex{}, typed: map[string]string{}, settings: string(s.Inline())}, nil
 }
 
 // HookBinaries finds the hook programs next to the running executable,
@@ -192,29 +196,68 @@ func ProjectTarget(cfg *config.Config, srv config.Server, p config.Project) (Tar
 		Model: p.Model, PermissionMode: mode, Progress: p.Progress, TmuxSession: srv.TmuxSession}, nil
 }
 
-// Ensure returns the session's live pane, starting Claude if none runs.
+// Ensure returns the session's live pane, starting Claude if none runs. A
+// live pane tagged with the session's key is adopted even when the record
+// does not name it (a daemon killed between creating it and recording it).
 func (m *Manager) Ensure(ctx context.Context, t Target) (pane string, started bool, err error) {
 	defer m.lock(t.Key)()
-	if rec, err := m.opt.Store.Sessions.Get(t.Key); err == nil && rec.PaneID != "" {
-		if alive, err := m.alive(ctx, rec.PaneID); err != nil {
-			return "", false, err
-		} else if alive {
-			return rec.PaneID, false, nil
+	panes, err := m.listPanes(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	rec, _ := m.opt.Store.Sessions.Get(t.Key)
+	if p, ok := ours(panes, t.Key, rec.PaneID); ok {
+		if p != rec.PaneID {
+			if err := m.adopt(ctx, t.Key, p); err != nil {
+				return "", false, err
+			}
 		}
+		return p, false, nil
 	}
 	pane, err = m.start(ctx, t)
 	return pane, err == nil, err
 }
 
-func (m *Manager) alive(ctx context.Context, pane string) (bool, error) {
+// listPanes lists the live panes; no tmux server means none.
+func (m *Manager) listPanes(ctx context.Context) ([]tmux.Pane, error) {
 	panes, err := m.opt.Panes.ListPanes(ctx)
 	if errors.Is(err, tmux.ErrNoServer) {
-		return false, nil
+		return nil, nil
 	}
+	return panes, err
+}
+
+// ours finds the session's live pane: the recorded one if it is alive and
+// not tagged for another session (pane ids restart with the tmux server),
+// else one tagged with the key.
+func ours(panes []tmux.Pane, key, recorded string) (string, bool) {
+	for _, p := range panes {
+		if recorded != "" && p.ID == recorded && !p.Dead && (p.Tag == "" || p.Tag == key) {
+			return p.ID, true
+		}
+	}
+	for _, p := range panes {
+		if p.Tag == key && !p.Dead {
+			return p.ID, true
+		}
+	}
+	return "", false
+}
+
+// adopt records pane as the session's.
+func (m *Manager) adopt(ctx context.Context, key, pane string) error {
+	m.opt.Log.Info("adopted a running Claude by its tag", "session", key, "pane", pane)
+	_, err := m.opt.Store.Sessions.Update(ctx, key, func(s *state.Session) error { s.PaneID = pane; return nil })
+	return err
+}
+
+func (m *Manager) alive(ctx context.Context, key, pane string) (bool, error) {
+	panes, err := m.listPanes(ctx)
 	if err != nil {
 		return false, err
 	}
-	return slices.ContainsFunc(panes, func(p tmux.Pane) bool { return p.ID == pane && !p.Dead }), nil
+	p, ok := ours(panes, key, pane)
+	return ok && p == pane, nil
 }
 
 // claudeSystemPrompt tells Claude where to put files for Discord.
@@ -270,7 +313,7 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 	if window == "" {
 		window = t.Key
 	}
-	pane, err := m.opt.Panes.NewPane(ctx, tmux.PaneSpec{Session: t.TmuxSession, Window: window, Dir: t.Dir, Env: env, Argv: argv, Width: paneWidth, Height: paneHeight})
+	pane, err := m.opt.Panes.NewPane(ctx, tmux.PaneSpec{Session: t.TmuxSession, Window: window, Tag: t.Key, Dir: t.Dir, Env: env, Argv: argv, Width: paneWidth, Height: paneHeight})
 	if err != nil {
 		return "", fmt.Errorf("start Claude: %w", err)
 	}
@@ -326,7 +369,7 @@ func (m *Manager) pane(ctx context.Context, key string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	alive, err := m.alive(ctx, rec.PaneID)
+	alive, err := m.alive(ctx, key, rec.PaneID)
 	if err != nil {
 		return "", err
 	}
@@ -336,35 +379,113 @@ func (m *Manager) pane(ctx context.Context, key string) (string, error) {
 	return rec.PaneID, nil
 }
 
-// Deliver types text into the session: never into an open dialog, after
-// clearing whatever sits in the input box, as one bracketed paste, then
-// Enter. It returns the time just before the paste, for WaitReceipt.
+// Deliver types text into the session and submits it: never into an open
+// dialog, after clearing whatever sits in the input box, as one bracketed
+// paste, then Enter. It returns the time just before the paste, for
+// WaitReceipt, and ErrDialogOpen when a dialog is (or comes) up instead of
+// the input box.
 func (m *Manager) Deliver(ctx context.Context, key, text string) (time.Time, error) {
 	defer m.lock(key)()
 	pane, err := m.pane(ctx, key)
 	if err != nil {
 		return time.Time{}, err
 	}
+	return m.submit(ctx, key, pane, text)
+}
+
+// inputGuard is what tmux itself checks immediately before every key and
+// paste ccbridge sends on its own account: no dialog on the visible screen
+// (see tmux.Guard). Enter, a digit or Shift+Tab sent into a dialog answers
+// it ("1. Yes" is highlighted first).
+var inputGuard = tmux.Guard{Without: dialogMarkers}
+
+// pasteShow bounds the wait for pasted text to appear in the input box.
+const pasteShow = 3 * time.Second
+
+// submit is Deliver under the session lock. Each step is checked:
+//
+//  1. the screen shows the input box and no dialog;
+//  2. C-u and the paste are sent only if tmux sees no dialog as it sends;
+//  3. the screen is read again until the input box shows the text; a
+//     dialog that opened meanwhile stops here, the text left in the hidden
+//     box (the next attempt clears it with C-u);
+//  4. Enter is sent only if tmux sees no dialog as it sends it.
+//
+// What remains is the time between Claude deciding to draw a dialog and
+// its output reaching tmux: a few milliseconds in which Claude has changed
+// state but the screen has not. Nothing outside Claude can close that.
+func (m *Manager) submit(ctx context.Context, key, pane, text string) (time.Time, error) {
 	screen, err := m.opt.Panes.Capture(ctx, pane, 0)
 	if err != nil {
 		return time.Time{}, err
 	}
-	if DialogOpen(screen) {
+	if !InputBoxShown(screen) {
 		return time.Time{}, ErrDialogOpen
 	}
 	// An interrupted prompt is put back into the input box; clear it so
 	// the new text is not appended to it.
-	if err := m.opt.Panes.SendKeys(ctx, pane, tmux.KeyClearLine); err != nil {
+	if err := m.keyIf(ctx, pane, tmux.KeyClearLine); err != nil {
 		return time.Time{}, err
 	}
 	before := time.Now()
-	if err := m.opt.Panes.PasteText(ctx, pane, text); err != nil {
+	if err := m.opt.Panes.PasteTextIf(ctx, pane, inputGuard, text); err != nil {
+		return time.Time{}, refused(err)
+	}
+	m.mu.Lock()
+	m.typed[key] = text
+	m.mu.Unlock()
+	if err := m.waitTyped(ctx, key, pane, text); err != nil {
 		return time.Time{}, err
 	}
-	if err := m.opt.Panes.SendKeys(ctx, pane, tmux.KeyEnter); err != nil {
+	if err := m.keyIf(ctx, pane, tmux.KeyEnter); err != nil {
 		return time.Time{}, err
 	}
 	return before, nil
+}
+
+// waitTyped waits until the input box shows text. If it never does but the
+// box is there with no dialog (a rendering the check does not know), the
+// caller may still press Enter: the guard on that key stands.
+func (m *Manager) waitTyped(ctx context.Context, key, pane, text string) error {
+	deadline := time.Now().Add(pasteShow)
+	for {
+		screen, err := m.opt.Panes.Capture(ctx, pane, 0)
+		if err != nil {
+			return err
+		}
+		if InputHolds(screen, text) {
+			return nil
+		}
+		if !InputBoxShown(screen) {
+			m.opt.Log.Warn("a dialog opened while typing; Enter not pressed", "session", key)
+			return ErrDialogOpen
+		}
+		if time.Now().After(deadline) {
+			m.opt.Log.Warn("the pasted text did not show in the input box; pressing Enter anyway", "session", key)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(typedPoll):
+		}
+	}
+}
+
+// typedPoll is how often the screen is read while waiting for a paste to show.
+const typedPoll = 20 * time.Millisecond
+
+// keyIf presses keys only if tmux sees no dialog as it sends them.
+func (m *Manager) keyIf(ctx context.Context, pane string, keys ...tmux.Key) error {
+	return refused(m.opt.Panes.SendKeysIf(ctx, pane, inputGuard, keys...))
+}
+
+// refused turns a guard's refusal into ErrDialogOpen.
+func refused(err error) error {
+	if errors.Is(err, tmux.ErrRefused) {
+		return fmt.Errorf("%w: %w", ErrDialogOpen, err)
+	}
+	return err
 }
 
 // WaitReceipt waits until Claude's UserPromptSubmit hook reports a prompt
@@ -405,9 +526,30 @@ func (m *Manager) WaitReceipt(ctx context.Context, key string, since time.Time, 
 // normalize folds whitespace, so a prompt Claude wrapped or re-spaced still matches.
 func normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// PressEnter presses Enter once more, for a message that got no receipt.
+// PressEnter presses Enter once more, for a message that got no receipt,
+// and only while the input box still shows the text last pasted by
+// Deliver (and no dialog is up): otherwise it returns ErrInputChanged or
+// ErrDialogOpen and presses nothing.
 func (m *Manager) PressEnter(ctx context.Context, key string) error {
-	return m.Keys(ctx, key, tmux.KeyEnter)
+	defer m.lock(key)()
+	pane, err := m.pane(ctx, key)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	text := m.typed[key]
+	m.mu.Unlock()
+	screen, err := m.opt.Panes.Capture(ctx, pane, 0)
+	if err != nil {
+		return err
+	}
+	if !InputBoxShown(screen) {
+		return ErrDialogOpen
+	}
+	if text == "" || !InputHolds(screen, text) {
+		return ErrInputChanged
+	}
+	return m.keyIf(ctx, pane, tmux.KeyEnter)
 }
 
 // Keys presses keys in the session's pane.
@@ -469,7 +611,13 @@ func (m *Manager) stillBusy(ctx context.Context, pane string, within time.Durati
 	}
 }
 
-// Screen returns the last lines of the session's pane.
+// screenBudget is how many characters Screen returns at most: a chat
+// message holds 2,000, and the code fence and a cut notice take a few.
+const screenBudget = 1900
+
+// Screen returns the session's screen as a person reads it on a phone:
+// blank runs collapsed, at most lines lines, within screenBudget
+// characters, keeping the input box or the dialog and what is above it.
 func (m *Manager) Screen(ctx context.Context, key string, lines int) (string, error) {
 	pane, err := m.pane(ctx, key)
 	if err != nil {
@@ -479,20 +627,38 @@ func (m *Manager) Screen(ctx context.Context, key string, lines int) (string, er
 	if err != nil {
 		return "", err
 	}
-	return LastLines(screen, lines), nil
+	return Condense(screen, lines, screenBudget), nil
 }
 
 // modeCycle is the order Shift+Tab walks the permission modes in 2.1.328.
 var modeCycle = []string{"default", "acceptEdits", "plan", "auto"}
 
-// SetMode switches a running session's permission mode with Shift+Tab.
-// bypassPermissions and dontAsk are not on that cycle: they need a restart.
+// modeShow bounds the wait for the footer to show the mode a Shift+Tab chose.
+const modeShow = 3 * time.Second
+
+// SetMode switches a running session's permission mode with Shift+Tab,
+// one press at a time, each only into the input box (never a dialog) and
+// each confirmed by the footer before the next. The current mode is read
+// off the footer when it shows one. bypassPermissions and dontAsk are not
+// on that cycle: they need a restart.
 func (m *Manager) SetMode(ctx context.Context, key, mode string) error {
+	defer m.lock(key)()
 	rec, err := m.opt.Store.Sessions.Get(key)
 	if err != nil {
 		return ErrNoPane
 	}
-	cur := rec.ModeSeen
+	pane, err := m.pane(ctx, key)
+	if err != nil {
+		return err
+	}
+	screen, err := m.opt.Panes.Capture(ctx, pane, 0)
+	if err != nil {
+		return err
+	}
+	cur := ModeShown(screen)
+	if cur == "" {
+		cur = rec.ModeSeen
+	}
 	if cur == "" {
 		cur = rec.PermissionMode
 	}
@@ -500,37 +666,79 @@ func (m *Manager) SetMode(ctx context.Context, key, mode string) error {
 	if from < 0 || to < 0 {
 		return fmt.Errorf("switching from %s to %s is not possible in a running session; start it with that mode in the config", cur, mode)
 	}
-	presses := (to - from + len(modeCycle)) % len(modeCycle)
-	keys := slices.Repeat([]tmux.Key{tmux.KeyShiftTab}, presses)
-	if len(keys) > 0 {
-		if err := m.Keys(ctx, key, keys...); err != nil {
+	for i := from; i != to; i = (i + 1) % len(modeCycle) {
+		if !InputBoxShown(screen) {
+			return ErrDialogOpen
+		}
+		if err := m.keyIf(ctx, pane, tmux.KeyShiftTab); err != nil {
 			return err
+		}
+		next := modeCycle[(i+1)%len(modeCycle)]
+		if screen, err = m.waitScreen(ctx, pane, modeShow, func(s string) bool { return ModeShown(s) == next || !InputBoxShown(s) }); err != nil {
+			return fmt.Errorf("the footer did not show %s after Shift+Tab: %w", next, err)
+		}
+		if !InputBoxShown(screen) {
+			return fmt.Errorf("a dialog opened while the mode changed; check /screen: %w", ErrDialogOpen)
 		}
 	}
 	_, err = m.opt.Store.Sessions.Update(ctx, key, func(s *state.Session) error { s.PermissionMode, s.ModeSeen = mode, mode; return nil })
 	return err
 }
 
+// errScreenWait says the screen never showed what was waited for.
+var errScreenWait = errors.New("not on the screen in time")
+
+// waitScreen reads the pane's visible screen until ok accepts it.
+func (m *Manager) waitScreen(ctx context.Context, pane string, within time.Duration, ok func(string) bool) (string, error) {
+	deadline := time.Now().Add(within)
+	for {
+		screen, err := m.opt.Panes.Capture(ctx, pane, 0)
+		if err != nil {
+			return "", err
+		}
+		if ok(screen) {
+			return screen, nil
+		}
+		if time.Now().After(deadline) {
+			return screen, errScreenWait
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(typedPoll):
+		}
+	}
+}
+
 // Reconcile runs at daemon start: sessions whose pane is alive are adopted
-// as they are; the others are marked stopped.
+// as they are, live panes tagged with a session's key are adopted even if
+// the record never named them (start writes the record, then creates the
+// pane: a daemon killed in between leaves a record without it), and
+// the other sessions are marked stopped.
 func (m *Manager) Reconcile(ctx context.Context) (adopted, gone int, err error) {
-	panes, err := m.opt.Panes.ListPanes(ctx)
-	if err != nil && !errors.Is(err, tmux.ErrNoServer) {
+	panes, err := m.listPanes(ctx)
+	if err != nil {
 		return 0, 0, err
 	}
-	live := map[string]bool{}
+	all, err := m.opt.Store.Sessions.List()
+	tagged := map[string]bool{}
 	for _, p := range panes {
-		if !p.Dead {
-			live[p.ID] = true
+		if p.Tag != "" && !p.Dead {
+			tagged[p.Tag] = true
 		}
 	}
-	all, err := m.opt.Store.Sessions.List()
 	for key, s := range all {
-		if s.PaneID == "" {
+		if s.PaneID == "" && !tagged[key] {
 			continue
 		}
-		if live[s.PaneID] {
+		if p, ok := ours(panes, key, s.PaneID); ok {
 			adopted++
+			if p != s.PaneID {
+				if aerr := m.adopt(ctx, key, p); aerr != nil {
+					err = errors.Join(err, aerr)
+				}
+				continue
+			}
 			m.opt.Log.Info("adopted running session", "session", key, "pane", s.PaneID)
 			continue
 		}
@@ -581,19 +789,109 @@ func (m *Manager) PressKeys(ctx context.Context, key string, names ...string) er
 	return m.Keys(ctx, key, keys...)
 }
 
-// SetModel switches the running session's model with Claude's own /model command.
+// SetModel switches the running session's model with Claude's own /model
+// command and completes what Claude asks on the way: once a conversation
+// is cached, Claude first asks "Switch model? … 1. Yes, switch to …", and
+// ccbridge answers 1 (pressed only while that dialog is what tmux shows).
+// It returns when Claude's answer is on the screen: "Set model to …" is
+// success; "Kept model as …" or anything else is reported as an error.
 func (m *Manager) SetModel(ctx context.Context, key, model string) error {
-	if _, err := m.Deliver(ctx, key, "/model "+model); err != nil {
+	unlock := m.lock(key)
+	err := m.setModel(ctx, key, model)
+	unlock()
+	if err != nil {
 		return err
 	}
-	// /model is a local command: no hook reports it, so its confirmation
-	// is read off the screen (the one place state is scraped; T4). Until it
-	// shows, a message sent next could still go to the old model (seen in CI).
-	if !m.screenShows(ctx, key, "Set model to", modelConfirm) {
-		return fmt.Errorf("no confirmation from Claude of the switch to %s within %s; check /screen", model, modelConfirm)
-	}
-	_, err := m.opt.Store.Sessions.Update(ctx, key, func(s *state.Session) error { s.Model = model; return nil })
+	_, err = m.opt.Store.Sessions.Update(ctx, key, func(s *state.Session) error { s.Model = model; return nil })
 	return err
+}
+
+// switchDialog is the confirmation /model opens on a cached conversation.
+var switchDialog = tmux.Guard{With: []string{"Switch model?", "Enter to confirm"}}
+
+// modelAnswers are the lines Claude prints under a /model command.
+var modelAnswers = []string{"Set model to ", "Kept model as ", "Couldn't switch model", "Model not found", "Invalid model"}
+
+func (m *Manager) setModel(ctx context.Context, key, model string) error {
+	pane, err := m.pane(ctx, key)
+	if err != nil {
+		return err
+	}
+	cmd := "/model " + model
+	// The answer is found under this command's echo in the transcript;
+	// counting earlier echoes tells ours apart from an identical older one.
+	seen := func() (int, string) {
+		all, err := m.opt.Panes.Capture(ctx, pane, modelHistory)
+		if err != nil {
+			return 0, ""
+		}
+		return echoAnswer(all, cmd)
+	}
+	echoes, _ := seen()
+	if _, err := m.submit(ctx, key, pane, cmd); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(modelConfirm)
+	var pressed time.Time
+	for {
+		if n, answer := seen(); n > echoes && answer != "" {
+			if strings.HasPrefix(answer, "Set model to ") {
+				return nil
+			}
+			return fmt.Errorf("the model is not %s: Claude says %q", model, answer)
+		}
+		screen, err := m.opt.Panes.Capture(ctx, pane, 0)
+		if err != nil {
+			return err
+		}
+		// A dialog draws before it takes keys: press again if it stays.
+		if strings.Contains(screen, "Switch model?") && time.Since(pressed) > time.Second {
+			if err := m.opt.Panes.SendKeysIf(ctx, pane, switchDialog, "1"); err != nil && !errors.Is(err, tmux.ErrRefused) {
+				return err
+			}
+			pressed = time.Now()
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no answer from Claude to /model %s within %s; check /screen", model, modelConfirm)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(readyPoll):
+		}
+	}
+}
+
+// modelHistory is how many lines above the screen are searched for /model's echo.
+const modelHistory = 500
+
+// echoAnswer counts the transcript lines echoing cmd ("❯ /model sonnet")
+// and returns the answer line under the last one, if it has come.
+func echoAnswer(screen, cmd string) (int, string) {
+	lines := strings.Split(screen, "\n")
+	n, last := 0, -1
+	for i, l := range lines {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "❯") && strings.TrimSpace(strings.TrimPrefix(t, "❯")) == cmd {
+			// The input box holds the command before Enter: only echoes
+			// that are not the box (no rule right above) count.
+			if i > 0 && isRule(lines[i-1]) {
+				continue
+			}
+			n, last = n+1, i
+		}
+	}
+	if last < 0 {
+		return n, ""
+	}
+	for _, l := range lines[last+1 : min(len(lines), last+4)] {
+		t := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "⎿"))
+		for _, a := range modelAnswers {
+			if strings.HasPrefix(t, a) {
+				return n, t
+			}
+		}
+	}
+	return n, ""
 }
 
 // ThreadTarget describes the session of a thread under a project channel.
@@ -677,17 +975,19 @@ func (m *Manager) Stop(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	if screen, err := m.opt.Panes.Capture(ctx, pane, 0); err == nil && !DialogOpen(screen) {
-		_ = m.opt.Panes.SendKeys(ctx, pane, tmux.KeyClearLine)
-		_ = m.opt.Panes.PasteText(ctx, pane, "/exit")
-		_ = m.opt.Panes.SendKeys(ctx, pane, tmux.KeyEnter)
+	// /exit only where it goes into the input box (with a dialog up it
+	// would answer the dialog); 2.1.328 asks nothing on /exit for sessions
+	// ccbridge starts (no -w), so there is nothing to complete here.
+	if _, err := m.submit(ctx, key, pane, "/exit"); err == nil {
 		deadline := time.Now().Add(exitWait)
 		for time.Now().Before(deadline) {
-			if alive, err := m.alive(ctx, pane); err == nil && !alive {
+			if alive, err := m.alive(ctx, key, pane); err == nil && !alive {
 				break
 			}
 			time.Sleep(readyPoll)
 		}
+	} else {
+		m.opt.Log.Info("not typing /exit", "session", key, "err", err)
 	}
 	if err := m.opt.Panes.KillPane(ctx, pane); err != nil {
 		return err
@@ -697,23 +997,5 @@ func (m *Manager) Stop(ctx context.Context, key string) error {
 	return err
 }
 
-// modelConfirm bounds the wait for Claude's "Set model to" line.
+// modelConfirm bounds the wait for Claude's answer to /model.
 const modelConfirm = 10 * time.Second
-
-// screenShows polls the session's screen until it contains want.
-func (m *Manager) screenShows(ctx context.Context, key, want string, within time.Duration) bool {
-	deadline := time.Now().Add(within)
-	for {
-		if screen, err := m.Screen(ctx, key, 200); err == nil && strings.Contains(screen, want) {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-time.After(readyPoll):
-		}
-	}
-}

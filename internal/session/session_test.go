@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/claudehook"
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/tmux"
@@ -18,20 +20,28 @@ import (
 
 const readyScreen = "Claude Code\n────────────\n❯ \n────────────\n  ⏸ manual mode on · ? for shortcuts\n"
 
-// fakePanes records what a session does to its panes.
+// fakePanes records what a session does to its panes. Its screen reacts
+// like Claude's: a paste shows in the input box, Enter empties it, Shift+Tab
+// moves the footer's mode. Guarded keys and pastes are checked against the
+// screen as it is at that moment, like tmux does.
 type fakePanes struct {
 	mu     sync.Mutex
 	screen string
 	panes  []tmux.Pane
 	ops    []string
 	specs  []tmux.PaneSpec
+	// onPaste and onKey, when set, run (with mu held) after a paste and
+	// before a guarded key is checked: the screen may change there.
+	onPaste  func(f *fakePanes, text string)
+	onKey    func(f *fakePanes, k tmux.Key)
+	afterKey func(f *fakePanes, k tmux.Key) // runs after a key took effect
 }
 
 func (f *fakePanes) NewPane(_ context.Context, spec tmux.PaneSpec) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	id := fmt.Sprintf("%%%d", len(f.panes)+1)
-	f.panes = append(f.panes, tmux.Pane{ID: id})
+	f.panes = append(f.panes, tmux.Pane{ID: id, Tag: spec.Tag})
 	f.specs = append(f.specs, spec)
 	f.ops = append(f.ops, "new "+id)
 	return id, nil
@@ -40,19 +50,103 @@ func (f *fakePanes) NewPane(_ context.Context, spec tmux.PaneSpec) (string, erro
 func (f *fakePanes) PasteText(_ context.Context, pane, text string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.ops = append(f.ops, "paste "+pane+" "+text)
+	f.paste(pane, text)
 	return nil
+}
+
+func (f *fakePanes) paste(pane, text string) {
+	f.ops = append(f.ops, "paste "+pane+" "+text)
+	f.screen = setBox(f.screen, text)
+	if f.onPaste != nil {
+		f.onPaste(f, text)
+	}
 }
 
 func (f *fakePanes) SendKeys(_ context.Context, pane string, keys ...tmux.Key) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.keys(pane, keys)
+	return nil
+}
+
+func (f *fakePanes) keys(pane string, keys []tmux.Key) {
 	var ks []string
 	for _, k := range keys {
 		ks = append(ks, string(k))
+		switch k {
+		case tmux.KeyEnter, tmux.KeyClearLine:
+			f.screen = setBox(f.screen, "")
+		case tmux.KeyShiftTab:
+			f.screen = nextMode(f.screen)
+		}
 	}
 	f.ops = append(f.ops, "keys "+pane+" "+strings.Join(ks, " "))
+	if f.afterKey != nil {
+		for _, k := range keys {
+			f.afterKey(f, k)
+		}
+	}
+}
+
+func (f *fakePanes) allows(g tmux.Guard) bool {
+	for _, w := range g.Without {
+		if strings.Contains(f.screen, w) {
+			return false
+		}
+	}
+	for _, w := range g.With {
+		if !strings.Contains(f.screen, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *fakePanes) PasteTextIf(_ context.Context, pane string, g tmux.Guard, text string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.allows(g) {
+		f.ops = append(f.ops, "refused paste")
+		return tmux.ErrRefused
+	}
+	f.paste(pane, text)
 	return nil
+}
+
+func (f *fakePanes) SendKeysIf(_ context.Context, pane string, g tmux.Guard, keys ...tmux.Key) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.onKey != nil {
+		f.onKey(f, keys[0])
+	}
+	if !f.allows(g) {
+		f.ops = append(f.ops, "refused "+string(keys[0]))
+		return tmux.ErrRefused
+	}
+	f.keys(pane, keys)
+	return nil
+}
+
+// setBox puts text into the input box line of a screen that has one.
+func setBox(screen, text string) string {
+	lines := strings.Split(screen, "\n")
+	for i := 1; i < len(lines); i++ {
+		if strings.HasPrefix(lines[i], "❯") && isRule(lines[i-1]) {
+			lines[i] = "❯ " + text
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// nextMode moves the footer along the Shift+Tab cycle.
+func nextMode(screen string) string {
+	names := []string{"⏸ manual mode on", "⏵⏵ accept edits on", "⏸ plan mode on", "⏵⏵ auto mode on"}
+	for i, n := range names {
+		if strings.Contains(screen, n) {
+			return strings.Replace(screen, n, names[(i+1)%len(names)], 1)
+		}
+	}
+	return screen
 }
 
 func (f *fakePanes) Capture(_ context.Context, pane string, _ int) (string, error) {
@@ -123,7 +217,10 @@ func TestEnsureStartsClaudeOnceWithTheBridgeEnvironment(t *testing.T) {
 		t.Fatalf("Ensure = %q, %v, %v", pane, started, err)
 	}
 	spec := panes.specs[0]
-	wantArgv := []string{"/opt/claude", "--verbose", "--permission-mode", "default", "--settings", store.Dir.ClaudeSettings()}
+	// The hook settings go inline: no file in the runtime dir that someone
+	// could replace between daemon start and a session start.
+	settings := string(claudehook.BridgeSettings("/bin/hs", "/bin/hp", cfgPromptTimeout(m)).Inline())
+	wantArgv := []string{"/opt/claude", "--verbose", "--permission-mode", "default", "--settings", settings}
 	if !slices.Equal(spec.Argv[:len(wantArgv)], wantArgv) || !slices.Contains(spec.Argv, "--model") || spec.Argv[len(spec.Argv)-1] != "sonnet" {
 		t.Errorf("argv = %q", spec.Argv)
 	}
@@ -140,6 +237,12 @@ func TestEnsureStartsClaudeOnceWithTheBridgeEnvironment(t *testing.T) {
 		if strings.Contains(k, "TOKEN") {
 			t.Errorf("pane env has %s", k)
 		}
+	}
+	if _, err := os.Stat(store.Dir.ClaudeSettings()); !os.IsNotExist(err) {
+		t.Errorf("a settings file exists in the runtime dir (%v)", err)
+	}
+	if spec.Tag != "home-api" {
+		t.Errorf("pane tag = %q", spec.Tag)
 	}
 	rec, _ := store.Sessions.Get("home-api")
 	if rec.PaneID != "%1" || rec.ChannelID != "100000000000000003" || rec.Server != "home" {
@@ -216,13 +319,13 @@ func TestSetModeWalksTheCycle(t *testing.T) {
 	if err := m.SetMode(ctx, target.Key, "plan"); err != nil {
 		t.Fatal(err)
 	}
-	if ops := panes.takeOps(); !slices.Equal(ops, []string{"keys %1 BTab BTab"}) {
+	if ops := panes.takeOps(); !slices.Equal(ops, []string{"keys %1 BTab", "keys %1 BTab"}) {
 		t.Fatalf("ops = %q", ops)
 	}
 	if err := m.SetMode(ctx, target.Key, "default"); err != nil {
 		t.Fatal(err)
 	}
-	if ops := panes.takeOps(); !slices.Equal(ops, []string{"keys %1 BTab BTab"}) {
+	if ops := panes.takeOps(); !slices.Equal(ops, []string{"keys %1 BTab", "keys %1 BTab"}) {
 		t.Fatalf("plan → default ops = %q", ops)
 	}
 	if err := m.SetMode(ctx, target.Key, "bypassPermissions"); err == nil {
@@ -294,6 +397,11 @@ func TestInterruptPressesEscapeUntilTheTurnStops(t *testing.T) {
 	}
 }
 
+// modelAnswer is the screen after /model: its echo, Claude's answer, the box.
+func modelAnswer(cmd, answer string) string {
+	return "Claude Code\n❯ " + cmd + "\n  ⎿  " + answer + "\n\n" + readyScreen[len("Claude Code\n"):]
+}
+
 func TestSetModelWaitsForClaudesConfirmation(t *testing.T) {
 	m, panes, store, target := newManager(t)
 	ctx := context.Background()
@@ -301,7 +409,7 @@ func TestSetModelWaitsForClaudesConfirmation(t *testing.T) {
 	go func() {
 		time.Sleep(300 * time.Millisecond)
 		panes.mu.Lock()
-		panes.screen = readyScreen + "  ⎿  Set model to Sonnet 5.5\n"
+		panes.screen = modelAnswer("/model sonnet", "Set model to Sonnet 5.5 and saved as your default for new sessions")
 		panes.mu.Unlock()
 	}()
 	start := time.Now()
@@ -314,6 +422,13 @@ func TestSetModelWaitsForClaudesConfirmation(t *testing.T) {
 	if rec, _ := store.Sessions.Get(target.Key); rec.Model != "sonnet" {
 		t.Errorf("model = %q", rec.Model)
 	}
+	// The same command again: the old answer on the screen is not taken
+	// for the new one.
+	ctx2, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if err := m.SetModel(ctx2, target.Key, "sonnet"); err == nil {
+		t.Fatal("an earlier /model answer was taken for the new one")
+	}
 }
 
 func TestSetModelWithoutConfirmationFails(t *testing.T) {
@@ -325,3 +440,5 @@ func TestSetModelWithoutConfirmationFails(t *testing.T) {
 		t.Fatal("an unconfirmed model switch reported success")
 	}
 }
+
+func cfgPromptTimeout(m *Manager) time.Duration { return m.opt.Config.Claude.PromptTimeout.Duration }

@@ -77,6 +77,7 @@ type Server struct {
 	requests  []Request
 	toolSeq   int
 	msgSeq    int
+	cached    bool
 }
 
 type scenario struct {
@@ -161,6 +162,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	step := s.next(body, req)
+	cached := s.cached
 	s.msgSeq++
 	msgID := fmt.Sprintf("msg_fake_%d", s.msgSeq)
 	var toolIDs []string
@@ -191,7 +193,16 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 			"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": map[string]any{"input_tokens": 5, "output_tokens": 10}})
 		return
 	}
-	stream(w, msgID, req.Model, content, stop)
+	stream(w, msgID, req.Model, content, stop, cached)
+}
+
+// ReportCache makes answers report prompt-cache reads and writes in their
+// usage, as the real API does for a cached conversation. Claude Code then
+// treats the conversation as cached: /model asks "Switch model?" first.
+func (s *Server) ReportCache(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cached = on
 }
 
 // next picks the step for a request; the caller holds s.mu.
@@ -334,7 +345,11 @@ func buildContent(step Step, toolIDs []string) []map[string]any {
 	return content
 }
 
-func stream(w http.ResponseWriter, msgID, model string, content []map[string]any, stop string) {
+func stream(w http.ResponseWriter, msgID, model string, content []map[string]any, stop string, cached bool) {
+	usage := map[string]any{"input_tokens": 5, "output_tokens": 1}
+	if cached {
+		usage["cache_creation_input_tokens"], usage["cache_read_input_tokens"] = 3000, 2000
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(200)
@@ -347,7 +362,7 @@ func stream(w http.ResponseWriter, msgID, model string, content []map[string]any
 		}
 	}
 	send("message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": msgID, "type": "message", "role": "assistant",
-		"model": model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": 5, "output_tokens": 1}}})
+		"model": model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}})
 	for i, block := range content {
 		switch block["type"] {
 		case "text":
