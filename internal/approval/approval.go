@@ -77,7 +77,7 @@ func Render(id string, req state.Request) chat.Message {
 	case toolAsk:
 		m = renderQuestion(id, req)
 	case toolPlan:
-		m = renderPlan(id, req)
+		m = renderPlan(id, req, room)
 	default:
 		m = renderPermission(id, req, room)
 	}

@@ -106,3 +106,61 @@ func TestHiddenCharactersAreShown(t *testing.T) {
 		t.Errorf("hidden characters reach the card: %q", card.Content)
 	}
 }
+
+// TestClosedCardClaimsNoAttachmentThePendingCardLacked: files go out with
+// the pending card only (an edit cannot add them), so a closed card cut
+// shorter by its status line must not point at a file that was never sent.
+func TestClosedCardClaimsNoAttachmentThePendingCardLacked(t *testing.T) {
+	req := permReq("Bash", claudehook.BashInput{Command: strings.Repeat("a", 1300) + payload})
+	if card := Render(reqID, req); len(card.Files) != 0 {
+		t.Fatalf("pending card cut: %s", card.Content)
+	}
+	req.Status, req.Outcome = state.RequestDecided, "⛔ **Denied** by <@1>, with instructions:\n> "+strings.Repeat("w", 1500)
+	card := Render(reqID, req)
+	if err := chat.CheckMessage(card); err != nil {
+		t.Fatal(err)
+	}
+	if len(card.Files) != 0 || strings.Contains(card.Content, "attached") {
+		t.Errorf("closed card points at an attachment the pending card never had:\n%s", card.Content)
+	}
+	if !strings.Contains(card.Content, payload) || !strings.Contains(card.Content, "characters cut here") {
+		t.Errorf("closed card hides its cut:\n%s", card.Content)
+	}
+}
+
+// TestHugeInputIsNotAttached: an input too big to upload in the card's
+// time is not attached; the card says so and where to read it.
+func TestHugeInputIsNotAttached(t *testing.T) {
+	card := Render(reqID, permReq("Write", claudehook.WriteInput{FilePath: "/x/big.txt", Content: strings.Repeat("x", maxAttach+1) + payload}))
+	if err := chat.CheckMessage(card); err != nil {
+		t.Fatal(err)
+	}
+	if len(card.Files) != 0 || !strings.Contains(card.Content, "too long to show or attach") || !strings.Contains(card.Content, payload) {
+		t.Errorf("files %d, content:\n%.400s", len(card.Files), card.Content)
+	}
+}
+
+// TestPlanPreviewKeepsFencesAndDrawsTables: a long plan's preview is cut
+// where its code block stays closed, and its tables are drawn as Discord
+// can show them.
+func TestPlanPreviewKeepsFencesAndDrawsTables(t *testing.T) {
+	plan := "# Plan\n\n| Step | Owner |\n|---|---|\n| build | me |\n\n" + strings.Repeat("Prose line.\n", 90) + "```go\n" + strings.Repeat("x := 1\n", 300) + "```\n"
+	req := state.Request{Instance: "inst01", Status: state.RequestPending, ToolName: toolPlan}
+	req.ToolInput, _ = json.Marshal(claudehook.PlanInput{Plan: plan})
+	for _, st := range []string{state.RequestPending, state.RequestExpired} {
+		req.Status = st
+		card := Render(reqID, req)
+		if err := chat.CheckMessage(card); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Count(card.Content, "```")%2 != 0 {
+			t.Errorf("%s: unbalanced fences in the preview:\n%s", st, card.Content)
+		}
+		if !strings.Contains(card.Content, "Step  │ Owner") {
+			t.Errorf("%s: table not drawn:\n%.300s", st, card.Content)
+		}
+		if len(card.Files) != 1 || string(card.Files[0].Data) != plan {
+			t.Errorf("%s: the plan is not attached as written", st)
+		}
+	}
+}

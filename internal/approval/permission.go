@@ -68,6 +68,9 @@ const (
 	maxDescription = 300
 	maxPath        = 300
 	maxInputShown  = 1400
+	// maxAttach bounds the attached input: the card must upload within
+	// the hook's few seconds, and Discord takes 10 MiB at most.
+	maxAttach = 1 << 20
 )
 
 // permissionInput is what a card shows of a tool call: the header (what
@@ -131,8 +134,17 @@ func renderPermission(id string, req state.Request, room int) chat.Message {
 	fits := min(maxInputShown, chat.Limit-len([]rune(header+banner)))
 	m := chat.Message{}
 	if len([]rune(codeText(text)))+len([]rune(fence(lang, ""))) > fits {
+		switch {
+		case len(text) > maxAttach:
+			// Too big to upload within the card's time: the terminal has it.
+			banner = fmt.Sprintf("⚠️ **Cut: the input (%d bytes) is too long to show or attach. The middle is left out here; read it in the terminal (/screen) before you allow.**\n", len(text))
+		case req.Status != state.RequestPending:
+			banner = fmt.Sprintf("⚠️ **Cut here: all of the input is in the attached `%s`.**\n", file)
+		}
 		header += banner
-		m.Files = []chat.File{{Name: file, Data: []byte(text)}}
+		if len(text) <= maxAttach {
+			m.Files = []chat.File{{Name: file, Data: []byte(text)}}
+		}
 	}
 	m.Content = header + codeBlock(lang, text, min(maxInputShown, room-len([]rune(header))))
 

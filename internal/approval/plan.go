@@ -23,16 +23,29 @@ func planInput(req state.Request) claudehook.PlanInput {
 	return in
 }
 
-func renderPlan(id string, req state.Request) chat.Message {
+func renderPlan(id string, req state.Request, room int) chat.Message {
 	in := planInput(req)
 	m := chat.Message{}
-	plan := strings.TrimSpace(in.Plan)
-	if r := []rune(plan); len(r) > planInline {
-		m.Content = "📋 **Claude's plan** (the full plan is attached)\n\n" + string(r[:planPreview]) + "\n…"
+	plan := chat.Markdown(strings.TrimSpace(in.Plan))
+	title := "📋 **Claude's plan**\n\n"
+	// Whether the plan is attached is decided as on the pending card,
+	// which is posted with its files; a closed card is an edit of it.
+	if len([]rune(plan)) > planInline {
+		title = "📋 **Claude's plan** (the full plan is attached)\n\n"
 		m.Files = []chat.File{{Name: "plan.md", Data: []byte(in.Plan)}}
-	} else {
-		m.Content = "📋 **Claude's plan**\n\n" + plan
 	}
+	limit := room - len([]rune(title))
+	if m.Files != nil {
+		limit = min(limit, planPreview)
+	}
+	if len([]rune(plan)) > limit {
+		// The first chunk: cut at a paragraph or line, fences closed.
+		const more = "\n…"
+		if chunks := chat.Chunk(plan, max(limit-len([]rune(more)), 1)); len(chunks) > 0 {
+			plan = chunks[0] + more
+		}
+	}
+	m.Content = title + plan
 	if req.Status != state.RequestPending {
 		return m
 	}

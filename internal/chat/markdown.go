@@ -10,7 +10,8 @@ import (
 
 // Markdown rewrites the Markdown Discord does not render into what it
 // does: a table becomes an aligned monospace block (wide characters and
-// emoji count two cells), headings deeper than ### become bold lines,
+// emoji count two cells), headings deeper than ### become bold lines (or
+// ### when they hold stars),
 // task-list boxes become ☐ and ☑, and a horizontal rule becomes a line of
 // box-drawing characters. Fenced code blocks are left exactly as they are.
 func Markdown(text string) string {
@@ -62,8 +63,11 @@ const ruleLine = "────────────────────"
 
 func convertLine(line string) string {
 	if m := deepHeading().FindStringSubmatch(line); m != nil {
-		if strings.TrimSpace(m[1]) == "" {
+		switch {
+		case strings.TrimSpace(m[1]) == "":
 			return ""
+		case strings.Contains(m[1], "*"):
+			return "### " + m[1] // bold around stars would not render
 		}
 		return "**" + m[1] + "**"
 	}

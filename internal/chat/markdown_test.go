@@ -167,6 +167,9 @@ func FuzzMarkdown(f *testing.F) {
 		if strings.Count(text, "```")%2 == 0 && strings.Count(out, "```")%2 != 0 {
 			t.Fatalf("fences unbalanced: %q → %q", text, out)
 		}
+		if again := Markdown(out); again != out {
+			t.Fatalf("not idempotent: %q → %q → %q", text, out, again)
+		}
 		for _, c := range Chunk(out, Limit) {
 			if utf8.RuneCountInString(c) > Limit || strings.TrimSpace(c) == "" {
 				t.Fatalf("bad chunk %q", c)
