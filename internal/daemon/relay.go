@@ -520,7 +520,8 @@ func (r *relay) showTyping(ctx context.Context) {
 				continue
 			}
 			last[key] = now
-			tctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+			// A short budget: a late indicator is worse than none.
+			tctx, cancel := context.WithTimeout(ctx, typingEvery/2)
 			if err := p.Typing(tctx, s.Channel()); err != nil {
 				r.log.Debug("typing", "err", err)
 			}

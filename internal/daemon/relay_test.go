@@ -2,9 +2,13 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -253,5 +257,45 @@ func TestRefusedBotKeepsTheOutbox(t *testing.T) {
 				t.Fatalf("health record kept after recovery: %v", err)
 			}
 		})
+	}
+}
+
+// A long error notice about a queued message is posted in chunks.
+func TestDrainErrorNoticeIsChunked(t *testing.T) {
+	f := newDrainFixture(t)
+	f.queue(t, "the reply")
+	var mu sync.Mutex
+	var posted []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var body struct {
+			Content string `json:"content"`
+		}
+		json.NewDecoder(req.Body).Decode(&body)
+		w.Header().Set("Content-Type", "application/json")
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case body.Content == "the reply":
+			w.WriteHeader(400)
+			fmt.Fprintf(w, `{"code":50035,"message":"Invalid Form Body","errors":{"content":{"_errors":[{"code":"X","message":%q}]}}}`, strings.Repeat("very long reason ", 200))
+		case len([]rune(body.Content)) > 2000:
+			w.WriteHeader(400)
+			io.WriteString(w, `{"code":50035,"message":"Invalid Form Body"}`)
+		default:
+			posted = append(posted, body.Content)
+			fmt.Fprintf(w, `{"id":"%d","channel_id":"1"}`, len(posted))
+		}
+	}))
+	defer srv.Close()
+	p, err := discord.NewPoster(srv.URL, "tok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &relay{store: f.store, posters: map[string]*discord.Poster{"home": p}, log: slog.New(slog.DiscardHandler)}
+	r.drainOnce(context.Background())
+	mu.Lock()
+	defer mu.Unlock()
+	if len(posted) < 2 || !strings.HasPrefix(posted[0], "⚠️ ccbridge could not post a queued message") {
+		t.Fatalf("notices posted: %q", posted)
 	}
 }

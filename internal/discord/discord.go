@@ -5,8 +5,10 @@ package discord
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,7 +26,7 @@ const restTimeout = 20 * time.Second
 // init, so the base is applied by rewriting each request's origin in the
 // session's HTTP client rather than by changing globals.
 func NewSession(apiBase, token string) (*discordgo.Session, error) {
-	dg, err := discordgo.New("Bot " + token)
+	dg, err := discordgo.New("Bot " + NormalizeToken(token))
 	if err != nil {
 		return nil, fmt.Errorf("discord session: %w", err)
 	}
@@ -37,17 +39,61 @@ func NewSession(apiBase, token string) (*discordgo.Session, error) {
 	return dg, nil
 }
 
+// NormalizeToken returns a bot token without surrounding space and without
+// a "Bot " prefix that was pasted with it (ccbridge adds its own: "Bot Bot
+// …" gets 401).
+func NormalizeToken(token string) string {
+	token = strings.TrimSpace(token)
+	if len(token) > 4 && strings.EqualFold(token[:4], "bot ") {
+		token = strings.TrimSpace(token[4:])
+	}
+	return token
+}
+
 // HTTPClient returns a client that sends Discord API requests to apiBase.
 func HTTPClient(apiBase string) (*http.Client, error) {
 	apiBase = strings.TrimRight(apiBase, "/")
 	if apiBase == "" || apiBase == DefaultAPIBase {
-		return &http.Client{Timeout: restTimeout}, nil
+		return &http.Client{Timeout: restTimeout, Transport: edgeGuard{next: http.DefaultTransport}}, nil
 	}
 	to, err := url.Parse(apiBase)
 	if err != nil || (to.Scheme != "http" && to.Scheme != "https") || to.Host == "" {
 		return nil, fmt.Errorf("discord api_base %q is not an http(s) URL", apiBase)
 	}
-	return &http.Client{Timeout: restTimeout, Transport: rewrite{to: to, next: http.DefaultTransport}}, nil
+	return &http.Client{Timeout: restTimeout, Transport: edgeGuard{next: rewrite{to: to, next: http.DefaultTransport}}}, nil
+}
+
+// BlockedError is a 429 that did not come from Discord's API (no JSON, no
+// retry_after): Cloudflare in front of it has blocked this client for a
+// while, typically after too many invalid requests. Retrying at once only
+// prolongs the block.
+type BlockedError struct {
+	RetryAfter time.Duration
+}
+
+func (e *BlockedError) Error() string {
+	return fmt.Sprintf("blocked by Discord's edge (HTTP 429 without a rate limit body); retry after %v", e.RetryAfter)
+}
+
+// blockedWait is the wait after an edge 429 that gives no Retry-After.
+const blockedWait = 5 * time.Minute
+
+// edgeGuard turns a non-JSON 429 into a BlockedError. discordgo would fail
+// to parse it and the caller would retry at once, forever.
+type edgeGuard struct{ next http.RoundTripper }
+
+func (t edgeGuard) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(r)
+	if err != nil || resp.StatusCode != http.StatusTooManyRequests || strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		return resp, err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	wait := blockedWait
+	if s, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && s > 0 {
+		wait = time.Duration(s) * time.Second
+	}
+	return nil, &BlockedError{RetryAfter: wait}
 }
 
 type rewrite struct {

@@ -87,7 +87,7 @@ func (p *Poster) PostOnce(ctx context.Context, channelID, nonce string, m chat.M
 // the retry loop. A transient failure is a *TransientError.
 func (p *Poster) SendAttempt(ctx context.Context, channelID, nonce, content string, fs []chat.File) (string, error) {
 	var id string
-	err := attempt(func() error {
+	err := attempt(ctx, func() error {
 		sent, err := p.create(ctx, channelID, nonce, chat.Message{Content: content, Files: fs})
 		if err == nil {
 			id = sent.ID
@@ -172,10 +172,27 @@ func (p *Poster) Edit(ctx context.Context, channelID, messageID string, m chat.M
 // transient failure that outlasts ctx is returned as a *TransientError
 // that says how long to wait before the next try.
 func (p *Poster) retry(ctx context.Context, call func() error) error {
+	return p.retryIf(ctx, call, func(error) bool { return true })
+}
+
+// retryRateLimits retries only failures that say the request was not
+// processed (429s): for a create without a nonce, such as a thread, a
+// retry after a 5xx could make a second one.
+func (p *Poster) retryRateLimits(ctx context.Context, call func() error) error {
+	return p.retryIf(ctx, call, isRateLimit)
+}
+
+func isRateLimit(err error) bool {
+	var rl *discordgo.RateLimitError
+	var blocked *BlockedError
+	return errors.As(err, &rl) || errors.As(err, &blocked)
+}
+
+func (p *Poster) retryIf(ctx context.Context, call func() error, again func(error) bool) error {
 	var lastErr error
 	var lastWait time.Duration
 	for attempt := 0; ; attempt++ {
-		err := call()
+		err := run(ctx, call)
 		if err == nil {
 			return nil
 		}
@@ -184,6 +201,9 @@ func (p *Poster) retry(ctx context.Context, call func() error) error {
 			return err
 		}
 		lastErr, lastWait = err, wait
+		if !again(err) {
+			break
+		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 			break
 		}
@@ -199,8 +219,8 @@ func (p *Poster) retry(ctx context.Context, call func() error) error {
 }
 
 // attempt runs call once, classifying a transient failure as retry does.
-func attempt(call func() error) error {
-	err := call()
+func attempt(ctx context.Context, call func() error) error {
+	err := run(ctx, call)
 	if err == nil {
 		return nil
 	}
@@ -208,6 +228,25 @@ func attempt(call func() error) error {
 		return &TransientError{Wait: wait, Err: err}
 	}
 	return err
+}
+
+// run runs call (a discordgo request made with ctx) and returns when it
+// does or when ctx ends, whichever is first. discordgo's rate limiter
+// sleeps until a bucket resets without looking at the context; a call left
+// behind that way fails at once when it wakes, since its request carries
+// the ended context, so nothing is sent late.
+func run(ctx context.Context, call func() error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- call() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // TransientError is a failure worth retrying after Wait (at the earliest):
@@ -270,6 +309,10 @@ func IsUnknownMessage(err error) bool {
 
 // classify says whether err is worth retrying and after how long.
 func classify(err error, backoff time.Duration) (time.Duration, bool) {
+	var blocked *BlockedError
+	if errors.As(err, &blocked) {
+		return max(blocked.RetryAfter, backoff), true
+	}
 	var rl *discordgo.RateLimitError
 	if errors.As(err, &rl) {
 		return max(rl.RetryAfter, backoff), true
@@ -285,27 +328,44 @@ func classify(err error, backoff time.Duration) (time.Duration, bool) {
 	return backoff, true
 }
 
-// StartThread starts a public thread in a channel and returns its id.
+// StartThread starts a public thread in a channel and returns its id. It
+// retries rate limits within ctx; not a 5xx or a lost answer, after which
+// the thread may exist already (a thread create takes no nonce).
 func (p *Poster) StartThread(ctx context.Context, channelID, name string) (string, error) {
-	th, err := p.dg.ThreadStartComplex(channelID, &discordgo.ThreadStart{Name: name, Type: discordgo.ChannelTypeGuildPublicThread,
-		AutoArchiveDuration: 24 * 60}, discordgo.WithContext(ctx))
+	var id string
+	err := p.retryRateLimits(ctx, func() error {
+		th, err := p.dg.ThreadStartComplex(channelID, &discordgo.ThreadStart{Name: name, Type: discordgo.ChannelTypeGuildPublicThread,
+			AutoArchiveDuration: 24 * 60}, discordgo.WithContext(ctx))
+		if err == nil {
+			id = th.ID
+		}
+		return err
+	})
 	if err != nil {
 		return "", fmt.Errorf("start thread in %s: %w", channelID, err)
 	}
-	return th.ID, nil
+	return id, nil
 }
 
-// React adds an emoji reaction to a message.
+// React adds an emoji reaction to a message, retrying like Post (adding a
+// reaction twice is harmless).
 func (p *Poster) React(ctx context.Context, channelID, messageID, emoji string) error {
-	if err := p.dg.MessageReactionAdd(channelID, messageID, emoji, discordgo.WithContext(ctx)); err != nil {
+	err := p.retry(ctx, func() error {
+		return p.dg.MessageReactionAdd(channelID, messageID, emoji, discordgo.WithContext(ctx))
+	})
+	if err != nil {
 		return fmt.Errorf("react on %s: %w", messageID, err)
 	}
 	return nil
 }
 
-// Typing shows the typing indicator in a channel for about ten seconds.
+// Typing shows the typing indicator in a channel for about ten seconds,
+// retrying like Post within ctx (give it a short one).
 func (p *Poster) Typing(ctx context.Context, channelID string) error {
-	if err := p.dg.ChannelTyping(channelID, discordgo.WithContext(ctx)); err != nil {
+	err := p.retry(ctx, func() error {
+		return p.dg.ChannelTyping(channelID, discordgo.WithContext(ctx))
+	})
+	if err != nil {
 		return fmt.Errorf("typing in %s: %w", channelID, err)
 	}
 	return nil

@@ -243,7 +243,9 @@ func (h *handler) recordTurn(ctx context.Context, in *claudehook.Input) (state.T
 	} else {
 		turn.Reply = reply(ctx, in, h.log)
 	}
-	created, err := h.store.Turns.Create(ctx, key, turn)
+	// Not the hook's context: a signal (the pane was killed) or the budget
+	// ending during the transcript wait must not lose the reply.
+	created, err := h.store.Turns.Create(context.WithoutCancel(ctx), key, turn)
 	if err != nil {
 		return turn, false, fmt.Errorf("record turn: %w", err)
 	}

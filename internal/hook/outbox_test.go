@@ -3,10 +3,15 @@ package hook
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -39,7 +44,9 @@ func TestReplyIsQueuedWhenTheLockWaitOutlivesTheContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	// Long enough to record the turn on any machine, short of the lock wait
+	// and the transcript wait.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	r.stopWith(t, ctx, "p1", "the reply")
 	all, _ := r.store.Outbox.List()
@@ -112,5 +119,64 @@ func TestRefusedReplyIsKept(t *testing.T) {
 	all, _ := r.store.Outbox.List()
 	if len(all) != 1 {
 		t.Fatalf("outbox = %+v; posted %q", all, r.contents())
+	}
+}
+
+// An error notice longer than a Discord message is posted in chunks.
+func TestLongErrorNoticeIsChunked(t *testing.T) {
+	r := newRelay(t)
+	var mu sync.Mutex
+	var posted []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var body struct {
+			Content string `json:"content"`
+		}
+		json.NewDecoder(req.Body).Decode(&body)
+		w.Header().Set("Content-Type", "application/json")
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case body.Content == "the reply":
+			w.WriteHeader(400)
+			fmt.Fprintf(w, `{"code":50035,"message":"Invalid Form Body","errors":{"content":{"_errors":[{"code":"X","message":%q}]}}}`, strings.Repeat("very long reason ", 200))
+		case len([]rune(body.Content)) > 2000:
+			w.WriteHeader(400)
+			io.WriteString(w, `{"code":50035,"message":"Invalid Form Body"}`)
+		default:
+			posted = append(posted, body.Content)
+			fmt.Fprintf(w, `{"id":"%d","channel_id":"1"}`, len(posted))
+		}
+	}))
+	defer srv.Close()
+	r.store.Bots.Update(context.Background(), "home", func(b *state.Bot) error { b.APIBase = srv.URL; return nil })
+	r.stop(t, "p1", "the reply")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(posted) < 2 || !strings.HasPrefix(posted[0], "⚠️ ccbridge could not post part of Claude's reply") {
+		t.Fatalf("notices posted: %q", posted)
+	}
+}
+
+// A signal (the pane was killed) while the hook waits for the transcript
+// still records the turn and queues its reply (last_assistant_message).
+func TestSignalWhileWaitingForTheTranscriptQueuesTheReply(t *testing.T) {
+	r := newRelay(t)
+	os.WriteFile(r.transcript, []byte(`{"type":"assistant","apiBlockIndex":0,"message":{"id":"older","stop_reason":"end_turn","content":[{"type":"text","text":"an older turn"}]}}`+"\n"), 0o600)
+	payload := fmt.Sprintf(`{"session_id":"sid","prompt_id":"p1","transcript_path":%q,"cwd":"/p","hook_event_name":"Stop","last_assistant_message":"the last block"}`, r.transcript)
+	env := map[string]string{state.EnvRuntimeDir: r.root, state.EnvSession: "home-api"}
+	// Long enough to record the turn on any machine, short of the lock wait
+	// and the transcript wait.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var out bytes.Buffer
+	Main(ctx, Stop, nil, strings.NewReader(payload), &out, &out, func(k string) string { return env[k] })
+	all, _ := r.store.Outbox.List()
+	if len(all) != 1 {
+		t.Fatalf("outbox entries = %d; posted = %d", len(all), len(r.contents()))
+	}
+	for _, o := range all {
+		if o.Content != "the last block" {
+			t.Fatalf("queued %q", o.Content)
+		}
 	}
 }
