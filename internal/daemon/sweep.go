@@ -27,7 +27,7 @@ const (
 	maxTurns     = 5000
 	hookLogMax   = 5 << 20 // bytes; one rotated copy is kept
 	keepFiles    = 7 * 24 * time.Hour
-	maxFileBytes = 2 << 30 // uploads and outputs together
+	maxFileBytes = 256 << 20 // uploads and outputs together (/run/user is a small tmpfs)
 )
 
 // sweepRequests closes pending requests whose hook is gone or whose

@@ -207,22 +207,27 @@ func (h *handler) retire(ctx context.Context, in *claudehook.Input) error {
 	return nil
 }
 
-// answerKeys are the keys Claude Code adds to a tool's input when the
-// person answers its dialog in the terminal (protocol notes §2.3).
-var answerKeys = map[string][]string{"AskUserQuestion": {"answers", "annotations"}}
+// filledKeys are the keys of a tool's input that differ between the
+// PermissionRequest and the PostToolUse of the same call (protocol notes
+// §2.1, §2.3, §5): Claude Code fills ExitPlanMode's plan and planFilePath
+// in before the hooks run, but PostToolUse shows the model's own input
+// ({}); an AskUserQuestion answered in the terminal comes back with
+// answers and annotations added. They are left out of the comparison.
+var filledKeys = map[string][]string{
+	"AskUserQuestion": {"answers", "annotations"},
+	"ExitPlanMode":    {"plan", "planFilePath"},
+}
 
 // sameCall reports whether post (a PostToolUse tool_input) is the input of
-// the call that asked (req): equal JSON, except for the keys the terminal
-// answer adds to that tool's input.
+// the call that asked (req): equal JSON, but for the keys in filledKeys.
 func sameCall(tool string, req, post json.RawMessage) bool {
 	var x, y map[string]any
 	if json.Unmarshal(req, &x) != nil || json.Unmarshal(post, &y) != nil || x == nil || y == nil {
 		return false
 	}
-	for _, k := range answerKeys[tool] {
-		if _, asked := x[k]; !asked {
-			delete(y, k)
-		}
+	for _, k := range filledKeys[tool] {
+		delete(x, k)
+		delete(y, k)
 	}
 	return reflect.DeepEqual(x, y)
 }

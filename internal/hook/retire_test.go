@@ -87,3 +87,18 @@ func TestRetireQuestionAnsweredInTerminal(t *testing.T) {
 		t.Fatalf("answered question not retired: %v", got)
 	}
 }
+
+// ExitPlanMode: the request holds the plan Claude Code filled in, while
+// PostToolUse shows the model's own input, {} (protocol notes §5).
+func TestRetirePlanAnsweredInTerminal(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "rt")
+	store, err := state.OpenStore(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pendingRequest(t, store, "reqp", "ExitPlanMode", `{"plan":"# Plan\n1. a","planFilePath":"/h/.claude/plans/x.md"}`, time.Now().UTC())
+	postToolUse(t, root, "ExitPlanMode", `{}`)
+	if got := statuses(t, store); got["reqp"] != state.RequestTerminal {
+		t.Fatalf("plan approved in the terminal not retired: %v", got)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,18 +29,31 @@ const EnvRuntimeDir = "CCBRIDGE_RUNTIME_DIR"
 
 // DefaultRuntimeDir returns $CCBRIDGE_RUNTIME_DIR, else
 // $XDG_RUNTIME_DIR/ccbridge when XDG_RUNTIME_DIR is a private directory of
-// this user (systemd's /run/user/<uid>: no tmp cleaner, gone at logout),
-// else /tmp/ccbridge-<uid>. The daemon and the hooks of hand-started
-// sessions both call it, so they agree; the daemon also passes its choice
-// to the panes it starts in CCBRIDGE_RUNTIME_DIR.
+// this user that outlives logins (systemd's /run/user/<uid>: no tmp
+// cleaner; it is removed at the last logout unless the user lingers, which
+// would stop a daemon left running in tmux), else /tmp/ccbridge-<uid>. The
+// daemon and the hooks of hand-started sessions both call it, so they
+// agree; the daemon also passes its choice to the panes it starts in
+// CCBRIDGE_RUNTIME_DIR.
 func DefaultRuntimeDir() string {
 	if d := os.Getenv(EnvRuntimeDir); d != "" {
 		return d
 	}
-	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) && checkPrivate(x) == nil {
+	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) && checkPrivate(x) == nil && lingering() {
 		return filepath.Join(x, "ccbridge")
 	}
 	return filepath.Join(os.TempDir(), "ccbridge-"+strconv.Itoa(os.Getuid()))
+}
+
+// lingering reports whether systemd keeps this user's runtime directory
+// after the last logout (loginctl enable-linger). A variable for tests.
+var lingering = func() bool {
+	u, err := user.Current()
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(filepath.Join("/var/lib/systemd/linger", u.Username))
+	return err == nil
 }
 
 // Dir is an opened, checked runtime directory. It holds the directory open

@@ -148,9 +148,16 @@ func TestDefaultRuntimeDirPrefersPrivateXDG(t *testing.T) {
 	os.Chmod(xdg, 0o700)
 	t.Setenv(EnvRuntimeDir, "")
 	t.Setenv("XDG_RUNTIME_DIR", xdg)
+	defer func(l func() bool) { lingering = l }(lingering)
+	lingering = func() bool { return true }
 	if got := DefaultRuntimeDir(); got != filepath.Join(xdg, "ccbridge") {
 		t.Errorf("private XDG_RUNTIME_DIR: %s, want %s/ccbridge", got, xdg)
 	}
+	lingering = func() bool { return false }
+	if got := DefaultRuntimeDir(); got != tmp {
+		t.Errorf("XDG_RUNTIME_DIR removed at logout (no linger): %s, want %s", got, tmp)
+	}
+	lingering = func() bool { return true }
 	os.Chmod(xdg, 0o755)
 	if got := DefaultRuntimeDir(); got != tmp {
 		t.Errorf("XDG_RUNTIME_DIR readable by others: %s, want %s", got, tmp)
