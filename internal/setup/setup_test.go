@@ -43,7 +43,6 @@ func (s *script) Read(p []byte) (int, error) {
 	return copy(p, st.line+"\n"), nil
 }
 
-
 func lines(ls ...string) []step {
 	out := make([]step, len(ls))
 	for i, l := range ls {
