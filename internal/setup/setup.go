@@ -169,6 +169,18 @@ func (w *wizard) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if srv.GuildID != "" && srv.GuildID != guild.ID {
+		// Another server's entry (or the example's placeholders, as
+		// install.sh writes them): its owners and channels are not this one's.
+		w.say("The config had this bot in server %s; its owners, panel channel and %d project(s) belong to that server.", srv.GuildID, len(srv.Projects))
+		fresh, err := w.yes("Start this bot's entry afresh for "+strconv.Quote(guild.Name)+"? (No keeps them)", true)
+		if err != nil {
+			return err
+		}
+		if fresh {
+			srv.OwnerIDs, srv.GeneralChannelID, srv.Projects = nil, "", nil
+		}
+	}
 	srv.GuildID = guild.ID
 	// 4. Channels → project directories.
 	if err := w.projects(ctx, guild, srv); err != nil {
@@ -372,6 +384,11 @@ func (w *wizard) projects(ctx context.Context, guild discord.Guild, srv *config.
 			}
 			w.say("  %d. #%s%s", i+1, ch.Name, mark)
 		}
+		for _, p := range srv.Projects {
+			if !slices.ContainsFunc(chs, func(c discord.TextChannel) bool { return c.ID == p.ChannelID }) {
+				w.say("  (project %s maps channel %s, which is not a text channel of this server: fix it in the config)", p.Name, p.ChannelID)
+			}
+		}
 		a, err := w.ask("Channel to map to a project directory: its number, or a new name to create it (Enter when done)", "")
 		if err != nil {
 			return err
@@ -505,7 +522,7 @@ func (w *wizard) owners(app discord.App, srv *config.Server) error {
 func (w *wizard) writeToken(srv *config.Server, token string) error {
 	path := srv.TokenFile
 	if path == "" {
-		path = filepath.Join(filepath.Dir(w.ConfigPath), srv.Name+".token")
+		path = tildePath(filepath.Join(filepath.Dir(w.ConfigPath), srv.Name+".token"))
 	}
 	abs, err := config.ExpandHome(path)
 	if err != nil {
@@ -572,4 +589,17 @@ func (w *wizard) check() error {
 	c.WriteSummary(w.Out)
 	w.say("config OK\n\nNext: `ccbridge doctor` checks everything, `ccbridge run` starts the bridge, `ccbridge service install` runs it as a service.")
 	return nil
+}
+
+// tildePath writes a path under the home directory as ~/…, as the example
+// config does.
+func tildePath(p string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return p
+	}
+	if rel, err := filepath.Rel(home, p); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+		return "~/" + filepath.ToSlash(rel)
+	}
+	return p
 }

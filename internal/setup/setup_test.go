@@ -288,3 +288,50 @@ func TestSetupLeavesAnUnreadableConfigAlone(t *testing.T) {
 		t.Error("config rewritten")
 	}
 }
+
+// install.sh writes config.example.toml as the config; setup on it replaces
+// the example's placeholder server (another guild) and keeps the rest.
+func TestSetupOnTheExampleConfig(t *testing.T) {
+	f := newFixture(t)
+	t.Setenv("CCBRIDGE_TOKEN_HOME", "")
+	example, err := os.ReadFile("../../config.example.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(example), `api_base = "https://discord.com"`, `api_base = "`+f.srv.URL+`"`, 1)
+	_ = os.WriteFile(f.cfg, []byte(text), 0o600)
+	proj := t.TempDir()
+	out, err := f.run(t, lines(f.bot.Token, "", "1", proj, "", ""), time.Second)
+	if err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "had this bot in server 100000000000000001") {
+		t.Errorf("no word about the other server:\n%s", out)
+	}
+	c, err := config.Load(f.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("config check: %v", err)
+	}
+	s := c.Servers[0]
+	if s.Name != "home" || s.GuildID != f.bot.GuildID || len(s.OwnerIDs) != 1 || s.OwnerIDs[0] != f.owner.ID || s.TokenEnv != "" ||
+		len(s.Projects) != 1 || s.Projects[0].ChannelID != f.bot.ChannelID {
+		t.Errorf("placeholders kept: %+v", s)
+	}
+	if c.Claude.Command != "claude" || c.Tmux.Socket != "ccbridge" || c.Claude.StartTimeout.Duration != 90*time.Second {
+		t.Errorf("the example's other settings were lost: %+v", c)
+	}
+}
+
+// The token file is written as ~/… when it is under the home directory.
+func TestTokenFileUnderHomeIsWrittenWithTilde(t *testing.T) {
+	t.Setenv("HOME", "/home/alice")
+	if got := tildePath("/home/alice/.config/ccbridge/home.token"); got != "~/.config/ccbridge/home.token" {
+		t.Errorf("tildePath = %q", got)
+	}
+	if got := tildePath("/srv/x.token"); got != "/srv/x.token" {
+		t.Errorf("tildePath = %q", got)
+	}
+}
