@@ -245,12 +245,16 @@ func TestSetupEndToEnd(t *testing.T) {
 	}
 }
 
-// TestSetupGivesUpWhenTheBotNeverJoins: a clear message, exit 1, nothing written.
+// TestSetupGivesUpWhenTheBotNeverJoins: a clear message, exit 1, nothing
+// written. The config is found through $CCBRIDGE_CONFIG (were it not, setup
+// would talk to discord.com and fail otherwise).
 func TestSetupGivesUpWhenTheBotNeverJoins(t *testing.T) {
 	t.Parallel()
 	h := newSetupHome(t)
 	orig := fmt.Sprintf("[discord]\napi_base = %q\n", h.srv.URL)
+	h.cfg = filepath.Join(h.home, "elsewhere.toml")
 	_ = os.WriteFile(h.cfg, []byte(orig), 0o600)
+	h.env = append(h.env, "CCBRIDGE_CONFIG="+h.cfg)
 	h.srv.LeaveGuild(h.bot)
 	s := h.start("setup", "--wait", "300ms", "--poll", "50ms")
 	s.answer("A short name", "home")

@@ -51,14 +51,41 @@ func cmdSetup(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	o := setup.Options{ConfigPath: path, In: stdin, Out: stdout, Wait: *wait, PollEvery: max(*poll, 10*time.Millisecond)}
 	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		o.ReadSecret = func() (string, error) {
-			b, err := term.ReadPassword(int(f.Fd()))
-			return string(b), err
-		}
+		o.ReadSecret = func(ctx context.Context) (string, error) { return readPassword(ctx, int(f.Fd())) }
 	}
 	if err := setup.Run(ctx, o); err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "ccbridge setup: interrupted; nothing was written")
+			return exitError
+		}
 		fmt.Fprintln(stderr, "ccbridge setup:", err)
 		return exitError
 	}
 	return exitOK
+}
+
+// readPassword reads a line without echo. Ctrl-C (which ends ctx: the
+// signal is caught) puts the terminal back as it was before returning, so
+// the shell does not stay without echo.
+func readPassword(ctx context.Context, fd int) (string, error) {
+	saved, err := term.GetState(fd)
+	if err != nil {
+		return "", err
+	}
+	type result struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		b, err := term.ReadPassword(fd)
+		ch <- result{b, err}
+	}()
+	select {
+	case r := <-ch:
+		return string(r.b), r.err
+	case <-ctx.Done():
+		_ = term.Restore(fd, saved)
+		return "", ctx.Err()
+	}
 }

@@ -31,7 +31,8 @@ type Options struct {
 	In         io.Reader
 	Out        io.Writer
 	// ReadSecret reads the token without echo; nil reads a line from In.
-	ReadSecret func() (string, error)
+	// It must return when ctx ends (and put the terminal back as it was).
+	ReadSecret func(ctx context.Context) (string, error)
 	// PollEvery is how often the guild list is read while waiting for the
 	// bot to join a server; Wait bounds that wait.
 	PollEvery, Wait time.Duration
@@ -48,6 +49,8 @@ var ErrInputEnded = errors.New("input ended before setup was complete; nothing w
 
 type wizard struct {
 	Options
+	// ctx is the run's: Ctrl-C ends a prompt as it ends a wait.
+	ctx    context.Context
 	in     *bufio.Reader
 	client *discord.Client
 }
@@ -61,7 +64,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.Wait <= 0 {
 		o.Wait = DefaultWait
 	}
-	w := &wizard{Options: o, in: bufio.NewReader(o.In)}
+	w := &wizard{Options: o, ctx: ctx, in: bufio.NewReader(o.In)}
 	return w.run(ctx)
 }
 
@@ -74,7 +77,7 @@ func (w *wizard) ask(prompt, def string) (string, error) {
 	} else {
 		fmt.Fprintf(w.Out, "%s: ", prompt)
 	}
-	line, err := w.in.ReadString('\n')
+	line, err := w.readLine()
 	if err != nil && (err != io.EOF || line == "") {
 		fmt.Fprintln(w.Out)
 		if err == io.EOF {
@@ -87,6 +90,26 @@ func (w *wizard) ask(prompt, def string) (string, error) {
 		return def, nil
 	}
 	return line, nil
+}
+
+// readLine reads a line, or returns when the run's context ends (the
+// reader is then abandoned: the run is over).
+func (w *wizard) readLine() (string, error) {
+	type result struct {
+		line string
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		line, err := w.in.ReadString('\n')
+		ch <- result{line, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.line, r.err
+	case <-w.ctx.Done():
+		return "", w.ctx.Err()
+	}
 }
 
 func (w *wizard) yes(prompt string, def bool) (bool, error) {
@@ -109,7 +132,7 @@ func (w *wizard) secret(prompt string) (string, error) {
 		return w.ask(prompt, "")
 	}
 	fmt.Fprintf(w.Out, "%s: ", prompt)
-	s, err := w.ReadSecret()
+	s, err := w.ReadSecret(w.ctx)
 	fmt.Fprintln(w.Out)
 	if err != nil {
 		return "", fmt.Errorf("read token: %w", err)

@@ -3,6 +3,7 @@ package setup
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -334,4 +335,50 @@ func TestTokenFileUnderHomeIsWrittenWithTilde(t *testing.T) {
 	if got := tildePath("/srv/x.token"); got != "/srv/x.token" {
 		t.Errorf("tildePath = %q", got)
 	}
+}
+
+// Ctrl-C at a prompt ends setup at once (the signal is caught, so a read
+// that ignored it would hang until Enter), and nothing is written.
+func TestSetupStopsAtAPromptWhenInterrupted(t *testing.T) {
+	f := newFixture(t)
+	before, _ := os.ReadFile(f.cfg)
+	pr, pw := io.Pipe() // a person who types nothing
+	defer pw.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuf
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, Options{ConfigPath: f.cfg, In: pr, Out: &out}) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(out.String(), "A short name for this bot") && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("setup still waits for input after Ctrl-C")
+	}
+	if after, _ := os.ReadFile(f.cfg); !bytes.Equal(before, after) {
+		t.Error("config changed")
+	}
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
