@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -123,8 +124,16 @@ func value(v reflect.Value) string {
 		return quote(v.String())
 	case reflect.Bool:
 		return fmt.Sprint(v.Bool())
-	case reflect.Int, reflect.Int64:
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return fmt.Sprint(v.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return fmt.Sprint(v.Uint())
+	case reflect.Float32, reflect.Float64:
+		f := strconv.FormatFloat(v.Float(), 'g', -1, 64)
+		if !strings.ContainsAny(f, ".eIN") {
+			f += ".0" // a TOML float, not an integer
+		}
+		return f
 	case reflect.Slice:
 		parts := make([]string, v.Len())
 		for i := range parts {

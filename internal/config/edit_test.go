@@ -99,3 +99,11 @@ func TestDecodeAppliesNoDefaults(t *testing.T) {
 		t.Errorf("unknown key: %v", err)
 	}
 }
+
+func TestValueKinds(t *testing.T) {
+	for v, want := range map[any]string{1.0: "1.0", 2.5: "2.5", uint8(3): "3", int32(-4): "-4", true: "true", "a\"b\x01": `"a\"b\u0001"`} {
+		if got := value(reflect.ValueOf(v)); got != want {
+			t.Errorf("value(%v) = %s, want %s", v, got, want)
+		}
+	}
+}
