@@ -27,7 +27,8 @@ const (
 const usage = `ccbridge drives Claude Code sessions in tmux from Discord.
 
 Usage:
-  ccbridge run [--config FILE]           connect the bots and serve until stopped
+  ccbridge run [--config FILE] [--log-file FILE] [--debug]
+                                         connect the bots and serve until stopped
   ccbridge config check [--config FILE]  check the config and print what it resolves to
   ccbridge setup [--config FILE]         create or edit the config step by step (token, server, channels)
   ccbridge doctor [--config FILE]        check everything ccbridge needs and say how to fix what is not right
