@@ -61,10 +61,17 @@ func NeededBits() int64 {
 	return b
 }
 
+// PanelNeeded is what the control panel's channel needs: the panel is one
+// message per bot, edited in place, with buttons.
+var PanelNeeded = []Permission{Needed[0], Needed[1], Needed[5]}
+
 // Missing names the Needed permissions that perms lacks, in Needed's order.
-func Missing(perms int64) []string {
+func Missing(perms int64) []string { return MissingOf(perms, Needed) }
+
+// MissingOf names the permissions of need that perms lacks, in need's order.
+func MissingOf(perms int64, need []Permission) []string {
 	var out []string
-	for _, p := range Needed {
+	for _, p := range need {
 		if perms&p.Bit == 0 {
 			out = append(out, p.Name)
 		}

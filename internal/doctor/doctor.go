@@ -319,17 +319,21 @@ func (d *doctor) server(ctx context.Context, cfg *config.Config, s config.Server
 		return
 	}
 	d.add(name+" server", OK, "in server "+s.GuildID, "")
-	channels := []struct{ what, id string }{}
+	type mapped struct {
+		what, id string
+		need     []discord.Permission
+	}
+	var channels []mapped
 	if s.GeneralChannelID != "" {
-		channels = append(channels, struct{ what, id string }{"panel", s.GeneralChannelID})
+		channels = append(channels, mapped{"panel", s.GeneralChannelID, discord.PanelNeeded})
 	}
 	for _, p := range s.Projects {
-		channels = append(channels, struct{ what, id string }{"project " + p.Name, p.ChannelID})
+		channels = append(channels, mapped{"project " + p.Name, p.ChannelID, discord.Needed})
 	}
 	for _, c := range channels {
 		ch, ok := perms[c.id]
 		check := name + " " + c.what
-		switch missing := discord.Missing(ch.Perms); {
+		switch missing := discord.MissingOf(ch.Perms, c.need); {
 		case !ok:
 			d.add(check, Fail, "channel "+c.id+" is not in the server (deleted, or a wrong id)", "fix its channel id, or re-run `ccbridge setup`")
 		case len(missing) > 0:

@@ -146,9 +146,12 @@ func TestDoctorEachFailingCheck(t *testing.T) {
 			w.srv.SetBotPermissions(w.bot, 0)
 		},
 			"bot home project api", Fail, "View Channels", "allow them"},
-		{"no threads in panel", func(w *world) {
-			w.srv.DenyBotInChannel(w.bot, w.bot.ChannelID, fakediscord.PermCreateThreads|fakediscord.PermSendInThreads)
-		}, "bot home panel", Fail, "Send Messages in Threads, Create Public Threads", "Permissions"},
+		{"cannot post the panel", func(w *world) {
+			w.srv.DenyBotInChannel(w.bot, w.bot.ChannelID, fakediscord.PermSendMessages|fakediscord.PermReadHistory)
+		}, "bot home panel", Fail, "lacks Send Messages, Read Message History", "Permissions"},
+		{"no threads in a project", func(w *world) {
+			w.srv.DenyBotInChannel(w.bot, w.api, fakediscord.PermCreateThreads|fakediscord.PermSendInThreads)
+		}, "bot home project api", Fail, "Send Messages in Threads, Create Public Threads", "Permissions"},
 		{"channel gone", func(w *world) {
 			w.configText = strings.Replace(w.configText, w.api, "100000000000000099", 1)
 		}, "bot home project api", Fail, "not in the server", "channel id"},
@@ -223,4 +226,14 @@ func installHooksDoc(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return doc
+}
+
+// The panel channel needs no thread, file or reaction permissions.
+func TestDoctorPanelNeedsLess(t *testing.T) {
+	w := newWorld(t)
+	w.srv.DenyBotInChannel(w.bot, w.bot.ChannelID, fakediscord.PermCreateThreads|fakediscord.PermSendInThreads|fakediscord.PermAttachFiles|fakediscord.PermAddReactions)
+	rs, out := w.run()
+	if r := find(rs, "bot home panel"); r.Status != OK || !Passed(rs) {
+		t.Errorf("panel: %+v\n%s", r, out)
+	}
 }
