@@ -196,7 +196,7 @@ func (w *wizard) run(ctx context.Context) error {
 		// Another server's entry (or the example's placeholders, as
 		// install.sh writes them): its owners and channels are not this one's.
 		w.say("The config had this bot in server %s; its owners, panel channel and %d project(s) belong to that server.", srv.GuildID, len(srv.Projects))
-		fresh, err := w.yes("Start this bot's entry afresh for "+strconv.Quote(guild.Name)+"? (No keeps them)", true)
+		fresh, err := w.yes("Start this bot's entry afresh for "+strconv.Quote(guild.Name)+" (n keeps them)?", true)
 		if err != nil {
 			return err
 		}
