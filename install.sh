@@ -70,9 +70,8 @@ case ":$PATH:" in *":$BIN_DIR:"*) ;; *) echo "note: add $BIN_DIR to your PATH" ;
 cat <<NEXT
 
 Next steps:
-  1. Create a Discord bot and invite it (see README.md, "Create the Discord bot").
-  2. Edit $CONFIG: guild id, your user id in owner_ids, one project per channel.
-  3. Put the bot token where the config says (e.g. export CCBRIDGE_TOKEN_HOME=…).
-  4. ccbridge config check
-  5. ccbridge run        (watch the sessions with: tmux -L ccbridge attach)
+  1. Create a Discord bot (see README.md, "Create the Discord bot").
+  2. ccbridge setup      (token, invite, server, channels → directories, owners; writes $CONFIG)
+  3. ccbridge doctor     (checks everything and says how to fix what is not right)
+  4. ccbridge run        (or: ccbridge service install; watch the sessions with: tmux -L ccbridge attach)
 NEXT

@@ -323,7 +323,7 @@ func TestRelayScreenButtons(t *testing.T) {
 	}
 	var btab string
 	for _, id := range screen.CustomIDs() {
-		if strings.HasSuffix(id, "|BTab") {
+		if strings.Contains(id, "|BTab|") {
 			btab = id
 		}
 	}

@@ -84,7 +84,7 @@ func TestWorktreeIsolationAndKeptOnArchive(t *testing.T) {
 
 	b.srv.ArchiveThread(th.channel, false)
 	kept := b.srv.WaitMessage(long, "the kept-worktree notice", func(m *fakediscord.Message) bool {
-		return m.ChannelID == th.channel && strings.Contains(m.Content, "worktree was kept")
+		return m.ChannelID == p.channel && strings.Contains(m.Content, "worktree of <#"+th.channel+"> was kept")
 	})
 	if !strings.Contains(kept.Content, "wt.txt") || !strings.Contains(kept.Content, "uncommitted changes") {
 		t.Fatalf("notice = %q", kept.Content)
@@ -94,7 +94,7 @@ func TestWorktreeIsolationAndKeptOnArchive(t *testing.T) {
 	}
 	var del string
 	for _, id := range kept.CustomIDs() {
-		if strings.HasSuffix(id, "|delete") {
+		if strings.Contains(id, "|delete|") {
 			del = id
 		}
 	}
@@ -107,7 +107,7 @@ func TestWorktreeIsolationAndKeptOnArchive(t *testing.T) {
 	}
 	var yes string
 	for _, id := range confirm.CustomIDs() {
-		if strings.HasSuffix(id, "|confirm") {
+		if strings.Contains(id, "|confirm|") {
 			yes = id
 		}
 	}

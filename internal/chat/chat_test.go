@@ -132,7 +132,7 @@ func TestIDRoundTrip(t *testing.T) {
 	if err != nil || back.Instance != id.Instance || back.Kind != id.Kind || !slices.Equal(back.Args, id.Args) {
 		t.Fatalf("round trip %q → %+v, %v", s, back, err)
 	}
-	for _, bad := range []ID{{Instance: "", Kind: "k"}, {Instance: "i", Kind: "k", Args: []string{"a|b"}}, {Instance: "i", Kind: "k", Args: []string{strings.Repeat("x", 100)}}} {
+	for _, bad := range []ID{{Instance: "", Kind: "k"}, {Instance: "i", Kind: "k", Args: []string{"a|b"}}, {Instance: strings.Repeat("i", 100), Kind: "k"}} {
 		if _, err := bad.Encode(); err == nil {
 			t.Errorf("Encode(%+v) succeeded", bad)
 		}
@@ -141,6 +141,31 @@ func TestIDRoundTrip(t *testing.T) {
 		if _, err := DecodeID(bad); err == nil {
 			t.Errorf("DecodeID(%q) succeeded", bad)
 		}
+	}
+}
+
+// Long but valid names (64-character server and project names make a
+// thread's session key of 150) are hashed to fit in 100 characters, and
+// still match the key they stand for, and only it.
+func TestLongIDArgsAreHashedToFit(t *testing.T) {
+	key := strings.Repeat("s", 64) + "-" + strings.Repeat("p", 64) + "-t1300000000000000123"
+	other := strings.Repeat("s", 64) + "-" + strings.Repeat("p", 64) + "-t1300000000000000124"
+	mid := strings.Repeat("s", 24) + "-" + strings.Repeat("p", 30) + "-t1300000000000000123" // 102 in an id before
+	for _, k := range []string{key, mid} {
+		s, err := ID{Instance: "a1b2c3d4e5", Kind: "key", Args: []string{k, "Escape", "lz4c1h"}}.Encode()
+		if err != nil || len(s) > MaxIDLen || s == "" {
+			t.Fatalf("Encode = %q (%d), %v", s, len(s), err)
+		}
+		back, err := DecodeID(s)
+		if err != nil || len(back.Args) != 3 || back.Args[1] != "Escape" || back.Args[2] != "lz4c1h" {
+			t.Fatalf("decoded %q: %+v, %v", s, back, err)
+		}
+		if !ArgIs(back.Args[0], k) || ArgIs(back.Args[0], other) || ArgIs(back.Args[0], "") {
+			t.Fatalf("arg %q does not stand for exactly %q", back.Args[0], k)
+		}
+	}
+	if !ArgIs("home-api", "home-api") || ArgIs("home-api", "home-ap") {
+		t.Fatal("short args are compared as they are")
 	}
 }
 

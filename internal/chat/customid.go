@@ -1,6 +1,8 @@
 package chat
 
 import (
+	"crypto/sha256"
+	"encoding/base32"
 	"errors"
 	"fmt"
 	"strings"
@@ -51,11 +53,42 @@ func (id ID) Encode() (string, error) {
 			return "", fmt.Errorf("custom_id: %q has characters outside [A-Za-z0-9_.@-]", p)
 		}
 	}
-	s := strings.Join(parts, "|")
-	if len(s) > MaxIDLen {
-		return "", fmt.Errorf("custom_id: %d characters, Discord allows %d", len(s), MaxIDLen)
+	// Names may be long (a thread's session key of long server and project
+	// names passes 100): hash the longest arguments until the id fits.
+	// Whoever reads the id matches them with ArgIs.
+	for n := len(strings.Join(parts, "|")); n > MaxIDLen; n = len(strings.Join(parts, "|")) {
+		longest := -1
+		for i := 3; i < len(parts); i++ {
+			if len(parts[i]) > hashedLen && (longest < 0 || len(parts[i]) > len(parts[longest])) {
+				longest = i
+			}
+		}
+		if longest < 0 {
+			return "", fmt.Errorf("custom_id: %d characters, Discord allows %d", n, MaxIDLen)
+		}
+		parts[longest] = hashArg(parts[longest])
 	}
-	return s, nil
+	return strings.Join(parts, "|"), nil
+}
+
+// hashedPrefix starts an argument that was hashed to fit; no name or key
+// ccbridge puts into an id starts with '@'.
+const hashedPrefix = "@h"
+
+// hashedLen is the length of a hashed argument: 120 bits of SHA-256.
+const hashedLen = len(hashedPrefix) + 24
+
+var b32 = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+func hashArg(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hashedPrefix + strings.ToLower(b32.EncodeToString(sum[:]))[:hashedLen-len(hashedPrefix)]
+}
+
+// ArgIs reports whether an argument decoded from a custom_id stands for
+// value: it is value, or value's hash when value did not fit.
+func ArgIs(arg, value string) bool {
+	return arg == value || strings.HasPrefix(arg, hashedPrefix) && arg == hashArg(value)
 }
 
 // DecodeID parses a custom_id made by Encode.

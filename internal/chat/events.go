@@ -19,11 +19,25 @@ type MessageEvent struct {
 	Server      string // the configured server (bot) it arrived on
 	ChannelID   string // the thread's id for a message in a thread
 	ParentID    string // the thread's parent channel; empty outside threads
+	ThreadName  string // the thread's name, when known; empty outside threads
 	MessageID   string
+	Type        int // Discord's message type: 0 default, 19 reply; others are system messages
 	Author      User
 	Content     string
 	Attachments []Attachment
 }
+
+// Discord message types that carry something a person wrote. Everything
+// else (thread created 18, rename 4, pin 6, thread starter 21, …) is a
+// system message that Discord emits with the acting user as its author.
+const (
+	MessageDefault = 0
+	MessageReply   = 19
+)
+
+// Prompt reports whether the message is one a person wrote: a default
+// message or a reply.
+func (ev MessageEvent) Prompt() bool { return ev.Type == MessageDefault || ev.Type == MessageReply }
 
 // CommandEvent is a slash command.
 type CommandEvent struct {
@@ -159,4 +173,5 @@ type OptionSpec struct {
 	Description string
 	Required    bool
 	Choices     []string // empty = free text
+	MaxLength   int      // in characters; 0 = Discord's default (6000)
 }

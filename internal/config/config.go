@@ -1,5 +1,6 @@
 // Package config owns ccbridge's TOML configuration: the schema, defaults,
-// strict decoding and validation. The program never writes the user's file.
+// strict decoding and validation. The program never writes the user's file,
+// except `ccbridge setup` when it is run (Decode and Encode, edit.go).
 // It imports no other internal package.
 package config
 

@@ -27,8 +27,13 @@ const (
 const usage = `ccbridge drives Claude Code sessions in tmux from Discord.
 
 Usage:
-  ccbridge run [--config FILE]           connect the bots and serve until stopped
+  ccbridge run [--config FILE] [--log-file FILE] [--debug]
+                                         connect the bots and serve until stopped
   ccbridge config check [--config FILE]  check the config and print what it resolves to
+  ccbridge setup [--config FILE]         create or edit the config step by step (token, server, channels)
+  ccbridge doctor [--config FILE]        check everything ccbridge needs and say how to fix what is not right
+  ccbridge service install|uninstall|status
+                                         run the daemon as a systemd user service (launchd agent on macOS)
   ccbridge install-hooks                 register the hooks in ~/.claude/settings.json, for
                                          sessions started by hand in a project directory
   ccbridge uninstall-hooks               remove them again
@@ -59,6 +64,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
+	case "setup":
+		return cmdSetup(ctx, args[1:], stdout, stderr)
+	case "doctor":
+		return cmdDoctor(ctx, args[1:], stdout, stderr)
+	case "service":
+		return cmdService(ctx, args[1:], stdout, stderr)
 	case "install-hooks", "uninstall-hooks":
 		return cmdHooks(args[0] == "install-hooks", args[1:], stdout, stderr)
 	case "config":

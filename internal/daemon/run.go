@@ -22,15 +22,22 @@ import (
 )
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	path, code, ok := flags("run", "Connect every configured bot and serve until interrupted.", args, stdout, stderr)
+	path, logFile, debug, code, ok := runFlags(args, stdout, stderr)
 	if !ok {
 		return code
 	}
+	out, closeLog, err := runOutput(stderr, logFile)
+	if err != nil {
+		fmt.Fprintln(stderr, "ccbridge:", err)
+		return exitError
+	}
+	defer closeLog()
+	stderr = out
 	cfg, ok := loadConfig(path, stderr)
 	if !ok {
 		return exitError
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log := newLogger(stderr, debug)
 	if err := serve(ctx, log, cfg); err != nil {
 		fmt.Fprintln(stderr, "ccbridge:", err)
 		return exitError

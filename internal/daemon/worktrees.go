@@ -62,7 +62,7 @@ func (r *relay) worktreeGone(ctx context.Context, key string, g state.Registered
 		r.log.Error("could not stop the session of a removed worktree", "session", key, "err", err)
 	}
 	if _, err := r.registry.Sessions.Update(ctx, key, func(x *state.Registered) error {
-		x.Worktree, x.Branch, x.BaseCommit = "", "", ""
+		x.Worktree, x.Branch, x.BaseCommit, x.WorktreeKept, x.KeptNotice = "", "", "", false, ""
 		return nil
 	}); err != nil {
 		r.log.Error("forget a removed worktree", "session", key, "err", err)

@@ -6,8 +6,10 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -27,6 +29,8 @@ type Handler interface {
 	HandleComponent(ev chat.ComponentEvent, resp chat.Responder)
 	HandleModal(ev chat.ModalEvent, resp chat.Responder)
 	HandleThreadArchived(server, threadID, parentID string)
+	// HandleThreadDeleted is called for a thread deleted in Discord.
+	HandleThreadDeleted(server, threadID, parentID string)
 }
 
 // Bot is one connected bot.
@@ -34,6 +38,56 @@ type Bot struct {
 	Server  config.Server
 	Session *discordgo.Session
 	log     *slog.Logger
+	serial  serial
+}
+
+// serial runs the work of each channel (or thread) one item after another,
+// in the order it was queued, each channel in a goroutine of its own.
+//
+// Why: discordgo runs every handler in a goroutine of its own unless
+// SyncEvents is set, so two messages of a channel arriving back to back
+// reached the router in either order. With SyncEvents the handlers run on
+// the websocket's read loop in the order Discord sent the events, which is
+// the order it created them; but a handler there must not block (a REST
+// call to find a thread's parent, or a session stop on archive, would hold
+// up heartbeats and every other channel). So the read loop only queues the
+// event here, keyed by its channel, and the slow part runs beside it, still
+// in order within the channel. Interactions are independent and each runs
+// in a goroutine of its own.
+type serial struct {
+	mu     sync.Mutex
+	queues map[string][]func() // present while a goroutine drains it
+}
+
+// run queues fn behind the channel's earlier work.
+func (s *serial) run(channel string, fn func()) {
+	s.mu.Lock()
+	if s.queues == nil {
+		s.queues = map[string][]func(){}
+	}
+	q, draining := s.queues[channel]
+	s.queues[channel] = append(q, fn)
+	s.mu.Unlock()
+	if !draining {
+		go s.drain(channel)
+	}
+}
+
+func (s *serial) drain(channel string) {
+	for {
+		s.mu.Lock()
+		q := s.queues[channel]
+		if len(q) == 0 {
+			delete(s.queues, channel)
+			s.mu.Unlock()
+			return
+		}
+		fn := q[0]
+		q[0] = nil
+		s.queues[channel] = q[1:]
+		s.mu.Unlock()
+		fn()
+	}
 }
 
 // Open connects one bot and returns once Discord has accepted it (READY).
@@ -48,6 +102,9 @@ func Open(ctx context.Context, log *slog.Logger, apiBase string, srv config.Serv
 		return nil, fmt.Errorf("server %s: %w", srv.Name, err)
 	}
 	dg.Identify.Intents = Intents
+	// Handlers run in the order Discord sent the events; each of ours is
+	// cheap and hands slow work to b.serial or a goroutine (see serial).
+	dg.SyncEvents = true
 	log = log.With("server", srv.Name)
 	b := &Bot{Server: srv, Session: dg, log: log}
 	dg.AddHandler(func(s *discordgo.Session, r *discordgo.Ready) {
@@ -63,14 +120,33 @@ func Open(ctx context.Context, log *slog.Logger, apiBase string, srv config.Serv
 		}
 		log.Info("guild available", "guild", g.ID, "name", g.Name, "channels", len(g.Channels))
 	})
-	dg.AddHandler(func(s *discordgo.Session, m *discordgo.MessageCreate) { b.onMessage(s, m, h) })
+	dg.AddHandler(func(s *discordgo.Session, m *discordgo.MessageCreate) {
+		if m.Author == nil || (s.State.User != nil && m.Author.ID == s.State.User.ID) || m.GuildID != b.Server.GuildID {
+			return
+		}
+		b.serial.run(m.ChannelID, func() { b.onMessage(s, m, h) })
+	})
 	dg.AddHandler(func(_ *discordgo.Session, t *discordgo.ThreadUpdate) {
 		wasArchived := t.BeforeUpdate != nil && t.BeforeUpdate.ThreadMetadata != nil && t.BeforeUpdate.ThreadMetadata.Archived
 		if t.GuildID == srv.GuildID && t.ThreadMetadata != nil && t.ThreadMetadata.Archived && !wasArchived {
-			h.HandleThreadArchived(srv.Name, t.ID, t.ParentID)
+			id, parent := t.ID, t.ParentID
+			b.serial.run(id, func() { h.HandleThreadArchived(srv.Name, id, parent) })
 		}
 	})
-	dg.AddHandler(func(s *discordgo.Session, i *discordgo.InteractionCreate) { b.onInteraction(s, i, h) })
+	dg.AddHandler(func(_ *discordgo.Session, t *discordgo.ThreadDelete) {
+		if t.Channel != nil && t.GuildID == srv.GuildID {
+			id, parent := t.ID, t.ParentID
+			b.serial.run(id, func() { h.HandleThreadDeleted(srv.Name, id, parent) })
+		}
+	})
+	// Interactions are read from the raw event, which holds the payload's
+	// channel (with a thread's parent_id) that discordgo v0.29 drops.
+	dg.AddHandler(func(s *discordgo.Session, e *discordgo.Event) {
+		if i, ok := e.Struct.(*discordgo.InteractionCreate); ok && e.Type == "INTERACTION_CREATE" {
+			parent, known := payloadParent(e.RawData)
+			go b.onInteraction(s, i, parent, known, h)
+		}
+	})
 	log.Info("connecting to Discord", "api", apiBase)
 	if err := openCtx(ctx, dg); err != nil {
 		return nil, fmt.Errorf("server %s: connect: %w", srv.Name, err)
@@ -104,7 +180,7 @@ func (b *Bot) registerCommands(appID string, specs []chat.CommandSpec) {
 	for _, spec := range specs {
 		c := &discordgo.ApplicationCommand{Name: spec.Name, Description: spec.Description}
 		for _, o := range spec.Options {
-			opt := &discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionString, Name: o.Name, Description: o.Description, Required: o.Required}
+			opt := &discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionString, Name: o.Name, Description: o.Description, Required: o.Required, MaxLength: o.MaxLength}
 			for _, ch := range o.Choices {
 				opt.Choices = append(opt.Choices, &discordgo.ApplicationCommandOptionChoice{Name: ch, Value: ch})
 			}
@@ -120,19 +196,19 @@ func (b *Bot) registerCommands(appID string, specs []chat.CommandSpec) {
 }
 
 func (b *Bot) onMessage(s *discordgo.Session, m *discordgo.MessageCreate, h Handler) {
-	if m.Author == nil || (s.State.User != nil && m.Author.ID == s.State.User.ID) || m.GuildID != b.Server.GuildID {
-		return
-	}
-	ev := chat.MessageEvent{Server: b.Server.Name, ChannelID: m.ChannelID, MessageID: m.ID, Content: m.Content,
+	ev := chat.MessageEvent{Server: b.Server.Name, ChannelID: m.ChannelID, MessageID: m.ID, Content: m.Content, Type: int(m.Type),
 		Author: chat.User{ID: m.Author.ID, Name: m.Author.Username, Bot: m.Author.Bot}}
-	ev.ParentID = parentOf(s, m.ChannelID)
+	ev.ParentID, ev.ThreadName = parentOf(s, m.ChannelID)
 	for _, a := range m.Attachments {
 		ev.Attachments = append(ev.Attachments, chat.Attachment{Name: a.Filename, URL: a.URL, Size: a.Size})
 	}
 	h.HandleMessage(ev)
 }
 
-func (b *Bot) onInteraction(s *discordgo.Session, i *discordgo.InteractionCreate, h Handler) {
+// onInteraction hands an interaction to the router without a REST call
+// first: Discord allows 3 s for the first answer, so a thread's parent comes
+// from the payload or the state cache, never from a fetch.
+func (b *Bot) onInteraction(s *discordgo.Session, i *discordgo.InteractionCreate, parent string, parentKnown bool, h Handler) {
 	if i.GuildID != b.Server.GuildID {
 		return
 	}
@@ -151,7 +227,10 @@ func (b *Bot) onInteraction(s *discordgo.Session, i *discordgo.InteractionCreate
 	case discordgo.InteractionApplicationCommand:
 		data := i.ApplicationCommandData()
 		ev := chat.CommandEvent{Server: b.Server.Name, ChannelID: i.ChannelID, User: user, Name: data.Name, Options: map[string]string{}}
-		ev.ParentID = parentOf(s, i.ChannelID)
+		ev.ParentID = parent
+		if !parentKnown {
+			ev.ParentID = cachedParent(s, i.ChannelID)
+		}
 		for _, o := range data.Options {
 			ev.Options[o.Name] = fmt.Sprint(o.Value)
 		}
@@ -187,19 +266,48 @@ func (b *Bot) onInteraction(s *discordgo.Session, i *discordgo.InteractionCreate
 	}
 }
 
-// parentOf returns a thread's parent channel ("" for a channel that is not
-// a thread). A thread missing from the state cache (archived, or older than
-// this connection) is fetched once and cached.
-func parentOf(s *discordgo.Session, channelID string) string {
+// payloadParent reads the channel object of an interaction payload: the
+// thread's parent_id ("" for a channel that is not a thread), and whether
+// the payload said.
+func payloadParent(raw json.RawMessage) (string, bool) {
+	var p struct {
+		Channel *struct {
+			Type     discordgo.ChannelType `json:"type"`
+			ParentID string                `json:"parent_id"`
+		} `json:"channel"`
+	}
+	if json.Unmarshal(raw, &p) != nil || p.Channel == nil {
+		return "", false
+	}
+	switch p.Channel.Type {
+	case discordgo.ChannelTypeGuildPublicThread, discordgo.ChannelTypeGuildPrivateThread, discordgo.ChannelTypeGuildNewsThread:
+		return p.Channel.ParentID, true
+	}
+	return "", true
+}
+
+// cachedParent is parentOf without the fetch: "" when the cache does not
+// know the channel.
+func cachedParent(s *discordgo.Session, channelID string) string {
+	if ch, err := s.State.Channel(channelID); err == nil && ch.IsThread() {
+		return ch.ParentID
+	}
+	return ""
+}
+
+// parentOf returns a thread's parent channel and name ("" for a channel
+// that is not a thread). A thread missing from the state cache (archived,
+// or older than this connection) is fetched once and cached.
+func parentOf(s *discordgo.Session, channelID string) (parent, name string) {
 	ch, err := s.State.Channel(channelID)
 	if err != nil {
 		if ch, err = s.Channel(channelID); err != nil {
-			return ""
+			return "", ""
 		}
 		_ = s.State.ChannelAdd(ch)
 	}
 	if ch.IsThread() {
-		return ch.ParentID
+		return ch.ParentID, ch.Name
 	}
-	return ""
+	return "", ""
 }

@@ -3,6 +3,7 @@ package router
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,26 +27,32 @@ func Commands() []chat.CommandSpec {
 		{Name: "model", Description: "Change the session's model", Options: []chat.OptionSpec{
 			{Name: "name", Description: "model name or alias, e.g. sonnet or opus", Required: true}}},
 		{Name: "thread", Description: "Start a thread with its own Claude session", Options: []chat.OptionSpec{
-			{Name: "name", Description: "thread name", Required: true},
+			{Name: "name", Description: "thread name", Required: true, MaxLength: maxThreadName},
 			{Name: "prompt", Description: "first message for Claude in the thread"}}},
 	}
 }
 
+// screenTTL is how long /screen buttons may press keys: what was on screen
+// when they were drawn may be gone (a dialog answered, another opened).
+const screenTTL = time.Minute
+
 // screenRows are the /screen buttons: a label and the key name sent (an
-// empty name only refreshes the screen).
-func screenRows(instance, key string) []chat.Row {
+// empty name only refreshes the screen). Each carries its session's key
+// (hashed when long) and the time it was drawn.
+func screenRows(instance, key string, drawn time.Time) []chat.Row {
 	layout := [][][2]string{
 		{{"1", "1"}, {"2", "2"}, {"3", "3"}, {"4", "4"}, {"Enter", "Enter"}},
 		{{"Esc", "Escape"}, {"↑", "Up"}, {"↓", "Down"}, {"Tab", "Tab"}, {"⇧Tab", "BTab"}},
 		{{"Refresh", ""}},
 	}
+	at := strconv.FormatInt(drawn.Unix(), 36)
 	var rows []chat.Row
 	for _, row := range layout {
 		var buttons []chat.Button
 		for _, b := range row {
-			id, err := chat.ID{Instance: instance, Kind: "key", Args: []string{key, b[1]}}.Encode()
+			id, err := chat.ID{Instance: instance, Kind: "key", Args: []string{key, b[1], at}}.Encode()
 			if err != nil {
-				continue
+				return nil // no buttons rather than a broken message
 			}
 			style := chat.Secondary
 			if b[1] == "Enter" {
@@ -58,14 +65,14 @@ func screenRows(instance, key string) []chat.Row {
 	return rows
 }
 
-func screenReply(instance, key, screen string) chat.Reply {
+func screenReply(instance, key, screen string, drawn time.Time) chat.Reply {
 	screen = strings.ReplaceAll(screen, "```", "ʼʼʼ")
 	body := "```\n" + screen + "\n```"
 	if len([]rune(body)) > chat.Limit-40 {
 		r := []rune(screen)
 		body = "```\n…" + string(r[len(r)-(chat.Limit-60):]) + "\n```"
 	}
-	return chat.Reply{Content: body, Rows: screenRows(instance, key)}
+	return chat.Reply{Content: body, Rows: screenRows(instance, key, drawn)}
 }
 
 // HandleCommand runs a slash command. Interactions must be answered within
@@ -124,7 +131,7 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 		} else if err != nil {
 			return chat.Reply{Content: "⚠️ " + err.Error()}
 		}
-		return screenReply(r.opt.Instance, key, screen)
+		return screenReply(r.opt.Instance, key, screen, r.now())
 	case "mode":
 		mode := ev.Options["mode"]
 		if err := r.opt.Sessions.SetMode(ctx, key, mode); err != nil && !errors.Is(err, session.ErrNoPane) {
@@ -183,17 +190,59 @@ func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
 		return
 	}
 	switch {
-	case id.Kind == "key" && len(id.Args) == 2:
-		r.pressKey(id.Args[0], id.Args[1], resp)
+	case id.Kind == "key":
+		r.screenButton(ev, id.Args, resp)
 	case id.Kind == panel.IDKind && len(id.Args) >= 1:
 		r.panelAction(ev, id.Args, resp)
-	case id.Kind == "wt" && len(id.Args) == 2:
-		r.worktreeAction(id.Args[0], id.Args[1], chat.Message{Content: ev.Content}, resp)
+	case id.Kind == "wt" && len(id.Args) >= 2:
+		r.worktreeAction(ev, id.Args, resp)
 	case id.Kind == approval.IDKind && len(id.Args) >= 2:
 		r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Values: ev.Values, User: mention(ev.User)}, resp)
 	default:
 		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
 	}
+}
+
+// channelKey finds the session of the channel a component was clicked in,
+// when arg (from its custom_id) names that session; a button of another
+// session's message, or one copied elsewhere, matches nothing.
+func (r *Router) channelKey(server, channelID, arg string) (string, bool) {
+	if rt, ok := r.lookup(server, channelID); ok {
+		key := rt.server.Name + "-" + rt.project.Name
+		return key, chat.ArgIs(arg, key)
+	}
+	for _, rt := range r.routes {
+		if rt.server.Name != server {
+			continue
+		}
+		if key := session.ThreadKey(rt.server.Name, rt.project.Name, channelID); chat.ArgIs(arg, key) {
+			return key, true
+		}
+	}
+	return "", false
+}
+
+// screenButton answers a /screen button: a key is pressed only into the
+// session of the channel the screen was shown in, and only within a
+// minute of drawing it; Refresh always just redraws.
+func (r *Router) screenButton(ev chat.ComponentEvent, args []string, resp chat.Responder) {
+	if len(args) != 3 {
+		_ = resp.Respond(chat.Reply{Content: "These buttons are from an older ccbridge; nothing was pressed. Run /screen again.", Ephemeral: true})
+		return
+	}
+	key, ok := r.channelKey(ev.Server, ev.ChannelID, args[0])
+	if !ok {
+		r.opt.Log.Warn("a /screen button was used outside its session's channel", "channel", ev.ChannelID, "user", ev.User.ID)
+		_ = resp.Respond(chat.Reply{Content: "These buttons belong to another session's screen; nothing was pressed. Run /screen here.", Ephemeral: true})
+		return
+	}
+	name := args[1]
+	drawn, err := strconv.ParseInt(args[2], 36, 64)
+	if age := r.now().Sub(time.Unix(drawn, 0)); name != "" && (err != nil || age > screenTTL || age < -screenTTL) {
+		_ = resp.Respond(chat.Reply{Content: "This screen is more than a minute old, so its keys may no longer mean what they show; nothing was pressed. Press Refresh or run /screen.", Ephemeral: true})
+		return
+	}
+	r.pressKey(key, name, resp)
 }
 
 func (r *Router) pressKey(key, name string, resp chat.Responder) {
@@ -213,5 +262,5 @@ func (r *Router) pressKey(key, name string, resp chat.Responder) {
 		_ = resp.Edit(chat.Reply{Content: "⚠️ " + err.Error()})
 		return
 	}
-	_ = resp.Edit(screenReply(r.opt.Instance, key, screen))
+	_ = resp.Edit(screenReply(r.opt.Instance, key, screen, r.now()))
 }

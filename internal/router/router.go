@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
@@ -93,8 +94,11 @@ type Router struct {
 	ctx context.Context
 	wg  sync.WaitGroup
 
-	mu      sync.Mutex // guards workers
+	mu      sync.Mutex // guards workers and closing
 	workers map[string]chan chat.MessageEvent
+	closing map[string]bool // thread sessions waiting to stop
+
+	now func() time.Time // the clock (tests move it)
 }
 
 // target is the session an event belongs to: a project channel's, or a
@@ -151,7 +155,7 @@ func New(ctx context.Context, opt Options) *Router {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
-	r := &Router{opt: opt, ctx: ctx, routes: map[string]route{}, owners: map[string]map[string]bool{}, workers: map[string]chan chat.MessageEvent{}}
+	r := &Router{opt: opt, ctx: ctx, routes: map[string]route{}, owners: map[string]map[string]bool{}, workers: map[string]chan chat.MessageEvent{}, closing: map[string]bool{}, now: time.Now}
 	for _, s := range opt.Config.Servers {
 		r.owners[s.Name] = map[string]bool{}
 		for _, o := range s.OwnerIDs {
@@ -185,6 +189,15 @@ func (r *Router) HandleMessage(ev chat.MessageEvent) {
 	if ev.Author.Bot {
 		return
 	}
+	if !ev.Prompt() {
+		// System messages (thread created, renamed, pinned, …) carry the
+		// acting owner as author and sometimes text, but nobody wrote them.
+		log.Debug("ignored a system message", "type", ev.Type)
+		return
+	}
+	if strings.TrimSpace(ev.Content) == "" && len(ev.Attachments) == 0 {
+		return // nothing to say: start nothing
+	}
 	tg, ok := r.resolve(ev.Server, ev.ChannelID, ev.ParentID)
 	if !ok {
 		return
@@ -193,7 +206,24 @@ func (r *Router) HandleMessage(ev chat.MessageEvent) {
 		log.Info("ignored a message from someone who is not an owner")
 		return
 	}
+	if tg.threadID != "" && ev.ThreadName != "" {
+		r.rememberThreadName(tg, ev.ThreadName)
+	}
 	r.enqueue(tg, ev)
+}
+
+// rememberThreadName records the name of a thread started in the Discord
+// client (/thread records its own), for its worktree and for notices
+// about it once it is gone.
+func (r *Router) rememberThreadName(tg target, name string) {
+	if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && reg.ThreadName != "" {
+		return
+	}
+	r.remember(tg.key, func(g *state.Registered) {
+		if g.ThreadName == "" {
+			g.Server, g.Project, g.ThreadID, g.ThreadName = tg.rt.server.Name, tg.rt.project.Name, tg.threadID, name
+		}
+	})
 }
 
 // enqueue hands a message to its session's worker, starting the worker.
@@ -232,6 +262,10 @@ func (r *Router) deliver(tg target, ev chat.MessageEvent) {
 	ctx := r.ctx
 	key := tg.key
 	log := r.opt.Log.With("session", key, "message", ev.MessageID)
+	prompt := r.withAttachments(ctx, key, ev)
+	if strings.TrimSpace(prompt) == "" {
+		return // only attachments, and none could be had: start nothing
+	}
 	target, err := r.sessionTarget(tg)
 	if err != nil {
 		r.send(ev.Server, ev.ChannelID, "⚠️ "+err.Error())
@@ -244,10 +278,6 @@ func (r *Router) deliver(tg target, ev chat.MessageEvent) {
 		return
 	} else if started {
 		log.Info("session started for a message")
-	}
-	prompt := r.withAttachments(ctx, key, ev)
-	if strings.TrimSpace(prompt) == "" {
-		return
 	}
 	since, err := r.deliverWhenNoDialog(ctx, key, ev, prompt)
 	if err != nil {
@@ -354,7 +384,7 @@ func (r *Router) withAttachments(ctx context.Context, key string, ev chat.Messag
 			continue
 		}
 		p := filepath.Join(dir, ev.MessageID+"-"+safeFileName(a.Name))
-		if err := os.WriteFile(p, data, 0o600); err != nil {
+		if err := writeNew(p, data); err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", a.Name, err))
 			continue
 		}
@@ -373,6 +403,24 @@ func (r *Router) withAttachments(ctx context.Context, key string, ev chat.Messag
 		prompt = b.String()
 	}
 	return prompt
+}
+
+// writeNew creates a file that must not exist yet, never through a
+// symlink someone planted at its name, readable by its owner only.
+func writeNew(p string, data []byte) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return fmt.Errorf("save upload: %w", err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(p)
+		return fmt.Errorf("save upload: %w", err)
+	}
+	return nil
 }
 
 func (r *Router) send(server, channel, text string) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -54,6 +55,9 @@ func (l *log) waitFor(t *testing.T, op string) {
 }
 
 type fakeSessions struct {
+	mu        sync.Mutex
+	state     string            // what Status reports; "busy" when empty
+	releases  []session.Release // what ReleaseWorktree returns, in turn (then empty)
 	l         *log
 	dialogs   int // Deliver answers ErrDialogOpen this many times
 	receipts  int // WaitReceipt succeeds from this call on (1 = first)
@@ -115,10 +119,28 @@ func (f *fakeSessions) Stop(_ context.Context, key string) error {
 }
 func (f *fakeSessions) ReleaseWorktree(_ context.Context, key string, force bool) (session.Release, error) {
 	f.l.add("release %s force=%v", key, force)
-	return session.Release{}, nil
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.releases) == 0 {
+		return session.Release{}, nil
+	}
+	rel := f.releases[0]
+	f.releases = f.releases[1:]
+	return rel, nil
+}
+func (f *fakeSessions) setState(s string) {
+	f.mu.Lock()
+	f.state = s
+	f.mu.Unlock()
 }
 func (f *fakeSessions) Status(context.Context, string) (session.Status, error) {
-	return session.Status{State: "busy", Session: state.Session{Cwd: "/src/api", PaneID: "%1", ModeSeen: "plan"}}, nil
+	f.mu.Lock()
+	st := f.state
+	f.mu.Unlock()
+	if st == "" {
+		st = "busy"
+	}
+	return session.Status{State: st, Session: state.Session{Cwd: "/src/api", PaneID: "%1", ModeSeen: "plan"}}, nil
 }
 
 type fakeReplier struct {
@@ -135,7 +157,7 @@ func (f *fakeReplier) StartThread(_ context.Context, server, ch, name string) (s
 	return "100000000000000077", nil
 }
 func (f *fakeReplier) Post(_ context.Context, server, ch string, m chat.Message) (string, error) {
-	f.l.add("post %s", m.Content)
+	f.l.add("post %s %s", ch, m.Content)
 	return "1", nil
 }
 func (f *fakeReplier) React(_ context.Context, server, ch, msg, emoji string) error {
@@ -315,7 +337,7 @@ func TestCommandsAckFirst(t *testing.T) {
 
 func TestKeyButtons(t *testing.T) {
 	r, _, _, l, _ := newRouter(t)
-	id, _ := chat.ID{Instance: "inst1", Kind: "key", Args: []string{"home-api", "Escape"}}.Encode()
+	id := keyID(t, "home-api", "Escape", time.Now())
 	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: id}, fakeResponder{l})
 	if got := l.all(); len(got) != 3 || got[0] != "defer-update" || got[1] != "keys home-api Escape" {
 		t.Fatalf("ops = %q", got)
@@ -344,7 +366,7 @@ func TestThreadMessagesGetTheirOwnSession(t *testing.T) {
 	if got := l.all(); got[0] != "ensure home-api-t100000000000000050" || got[1] != `deliver home-api-t100000000000000050 "in a thread"` {
 		t.Fatalf("ops = %q", got)
 	}
-	_ = ss
+	ss.setState("idle")
 	r.HandleThreadArchived("home", "100000000000000050", channel)
 	l.waitFor(t, "stop home-api-t100000000000000050")
 	other := msg("thread of another channel")
@@ -363,5 +385,118 @@ func TestThreadCommandStartsAThreadWithItsPrompt(t *testing.T) {
 	l.waitFor(t, `deliver home-api-t100000000000000077 "start with the parser"`)
 	if got := l.all(); got[0] != "defer" || got[1] != "thread refactor" {
 		t.Fatalf("ops = %q", got)
+	}
+}
+
+// System messages carry the acting owner as author (and sometimes text,
+// such as a new thread's name), but nobody wrote them to Claude; a message
+// with neither text nor files starts nothing either.
+func TestSystemAndEmptyMessagesStartNothing(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	thread := "100000000000000050"
+	for _, ev := range []chat.MessageEvent{
+		{Server: "home", ChannelID: channel, MessageID: "a", Type: 18, Author: chat.User{ID: owner}, Content: "my new thread"},
+		{Server: "home", ChannelID: thread, ParentID: channel, MessageID: "b", Type: 4, Author: chat.User{ID: owner}, Content: "renamed"},
+		{Server: "home", ChannelID: channel, MessageID: "c", Type: 6, Author: chat.User{ID: owner}},
+		{Server: "home", ChannelID: thread, ParentID: channel, MessageID: "d", Type: 21, Author: chat.User{ID: owner}},
+		{Server: "home", ChannelID: channel, MessageID: "e", Type: 7, Author: chat.User{ID: owner}},
+		{Server: "home", ChannelID: channel, MessageID: "f", Author: chat.User{ID: owner}, Content: "  \n "},
+		{Server: "home", ChannelID: thread, ParentID: channel, MessageID: "g", Author: chat.User{ID: owner}},
+	} {
+		r.HandleMessage(ev)
+	}
+	reply := msg("a reply")
+	reply.MessageID, reply.Type = "r", chat.MessageReply
+	r.HandleMessage(reply)
+	l.waitFor(t, "react r ✅")
+	if got := l.all(); !slices.Equal(got, []string{"ensure home-api", `deliver home-api "a reply"`, "react r ✅"}) {
+		t.Fatalf("ops = %q", got)
+	}
+}
+
+// Files that could not be had leave an empty prompt: no session starts.
+func TestOnlyFailedAttachmentsStartNothing(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	ev := msg("")
+	ev.Attachments = []chat.Attachment{{Name: "gone.txt", URL: "http://x/404", Size: 1}}
+	r.HandleMessage(ev)
+	deadline := time.Now().Add(5 * time.Second)
+	for !slices.ContainsFunc(l.all(), func(op string) bool { return strings.HasPrefix(op, "send ⚠️ Some attachments") }) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	r2 := msg("later")
+	r2.MessageID = "m2"
+	r.HandleMessage(r2)
+	l.waitFor(t, "react m2 ✅")
+	ensures := 0
+	for _, op := range l.all() {
+		if op == "ensure home-api" {
+			ensures++
+		}
+	}
+	if ensures != 1 {
+		t.Fatalf("a message whose only file failed started the session: %q", l.all())
+	}
+}
+
+func TestThreadNamesFitDiscord(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	for _, c := range Commands() {
+		if c.Name == "thread" && c.Options[0].MaxLength != 100 {
+			t.Errorf("/thread name option max_length = %d", c.Options[0].MaxLength)
+		}
+	}
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "thread",
+		Options: map[string]string{"name": strings.Repeat("é", 101)}}, fakeResponder{l})
+	got := l.all()
+	if len(got) != 2 || !strings.Contains(got[1], "at most 100 characters; this one has 101") {
+		t.Fatalf("ops = %q", got)
+	}
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "thread",
+		Options: map[string]string{"name": strings.Repeat("é", 100)}}, fakeResponder{l})
+	l.waitFor(t, "thread "+strings.Repeat("é", 100))
+}
+
+// keyID is the custom_id of a /screen button drawn at a time.
+func keyID(t *testing.T, key, name string, drawn time.Time) string {
+	t.Helper()
+	id, err := chat.ID{Instance: "inst1", Kind: "key", Args: []string{key, name, strconv.FormatInt(drawn.Unix(), 36)}}.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// An upload is written only as a new file of its own: a symlink planted at
+// its name (to ~/.bashrc, say) is not followed, nor is a file replaced.
+func TestUploadsDoNotFollowPlantedLinks(t *testing.T) {
+	r, ss, rp, l, store := newRouter(t)
+	rp.files["http://x/a"] = []byte("PAYLOAD")
+	dir, _ := store.Dir.Uploads("home-api")
+	victim := filepath.Join(t.TempDir(), "bashrc")
+	if err := os.WriteFile(victim, []byte("original"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(dir, "m1-a.txt")); err != nil {
+		t.Fatal(err)
+	}
+	ev := msg("look")
+	ev.Attachments = []chat.Attachment{{Name: "a.txt", URL: "http://x/a", Size: 7}}
+	r.HandleMessage(ev)
+	l.waitFor(t, "react m1 ✅")
+	if b, _ := os.ReadFile(victim); string(b) != "original" {
+		t.Fatalf("the upload was written through a planted link: %q", b)
+	}
+	if strings.Contains(ss.delivered[0], "Attached files") {
+		t.Fatalf("prompt names a file that was not saved: %q", ss.delivered[0])
+	}
+	ev2 := msg("again")
+	ev2.MessageID = "m2"
+	ev2.Attachments = []chat.Attachment{{Name: "b.txt", URL: "http://x/a", Size: 7}}
+	r.HandleMessage(ev2)
+	l.waitFor(t, "react m2 ✅")
+	fi, err := os.Lstat(filepath.Join(dir, "m2-b.txt"))
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("saved upload: %v, %v", fi, err)
 	}
 }

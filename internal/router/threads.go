@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/session"
@@ -23,6 +24,9 @@ func (r *Router) remember(key string, change func(*state.Registered)) {
 	}
 }
 
+// maxThreadName is Discord's limit on a thread name (1–100 characters).
+const maxThreadName = 100
+
 // newThread answers /thread: a public thread in the project channel, with
 // its own session started by the prompt, when one is given.
 func (r *Router) newThread(ev chat.CommandEvent, tg target) chat.Reply {
@@ -32,6 +36,9 @@ func (r *Router) newThread(ev chat.CommandEvent, tg target) chat.Reply {
 	name := strings.TrimSpace(ev.Options["name"])
 	if name == "" {
 		return chat.Reply{Content: "⚠️ Give the thread a name."}
+	}
+	if n := utf8.RuneCountInString(name); n > maxThreadName {
+		return chat.Reply{Content: fmt.Sprintf("⚠️ A thread name has at most %d characters; this one has %d.", maxThreadName, n)}
 	}
 	threadID, err := r.opt.Replier.StartThread(r.ctx, ev.Server, ev.ChannelID, name)
 	if err != nil {
@@ -47,56 +54,190 @@ func (r *Router) newThread(ev chat.CommandEvent, tg target) chat.Reply {
 	return chat.Reply{Content: "🧵 Started <#" + threadID + ">: its messages go to a Claude session of their own."}
 }
 
+// idleCheck is how often a thread archived mid-turn is checked for its
+// turn's end, besides every change of the session records.
+const idleCheck = 2 * time.Second
+
 // HandleThreadArchived stops the session of an archived thread (a message
-// in it later resumes the conversation).
+// in it later resumes the conversation) once its turn is over: Discord
+// archives quiet threads by itself, and anyone with Manage Threads may
+// archive one, neither of which may cut Claude off mid-turn.
 func (r *Router) HandleThreadArchived(server, threadID, parentID string) {
 	tg, ok := r.resolve(server, threadID, parentID)
-	if !ok || tg.threadID == "" {
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.ctx, time.Minute)
-	defer cancel()
-	if err := r.opt.Sessions.Stop(ctx, tg.key); err != nil {
-		r.opt.Log.Error("could not stop an archived thread's session", "session", tg.key, "err", err)
+	if !ok || tg.threadID == "" || !r.known(tg.key) {
 		return
 	}
 	r.remember(tg.key, func(g *state.Registered) { g.Archived = true })
-	r.opt.Log.Info("thread archived; session stopped", "session", tg.key)
-	rel, err := r.opt.Sessions.ReleaseWorktree(ctx, tg.key, false)
-	switch {
-	case err != nil:
-		r.send(server, threadID, "⚠️ Could not clean up this thread's worktree: "+err.Error())
-	case rel.Path != "" && !rel.Removed:
-		// Nothing with uncommitted or unmerged work is removed silently.
-		if _, err := r.opt.Replier.Post(ctx, server, threadID, r.keptWorktree(tg.key, rel)); err != nil {
-			r.opt.Log.Error("could not report a kept worktree", "session", tg.key, "err", err)
+	r.closeThread(tg, false)
+}
+
+// known reports whether a thread ever had a session (its registry entry is
+// made before the session starts).
+func (r *Router) known(key string) bool {
+	_, err := r.opt.Registry.Sessions.Get(key)
+	return err == nil
+}
+
+// HandleThreadDeleted stops a deleted thread's session at once (nobody can
+// read it any more) and treats its worktree as on archive.
+func (r *Router) HandleThreadDeleted(server, threadID, parentID string) {
+	tg, ok := r.resolve(server, threadID, parentID)
+	if !ok || tg.threadID == "" || !r.known(tg.key) {
+		return
+	}
+	r.remember(tg.key, func(g *state.Registered) { g.Archived = true })
+	r.closeThread(tg, true)
+}
+
+// closeThread stops a thread's session in the background, when its turn
+// is over (at once for a deleted thread), unless the thread comes back to
+// life first; one closing per thread at a time.
+func (r *Router) closeThread(tg target, deleted bool) {
+	r.mu.Lock()
+	if r.closing[tg.key] {
+		r.mu.Unlock()
+		return
+	}
+	r.closing[tg.key] = true
+	r.mu.Unlock()
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer func() {
+			r.mu.Lock()
+			delete(r.closing, tg.key)
+			r.mu.Unlock()
+		}()
+		if !deleted && !r.waitTurnEnd(tg) {
+			return
+		}
+		r.stopThread(tg, deleted)
+	}()
+}
+
+// waitTurnEnd waits until the thread's session is not in a turn. It is
+// false when the wait should end without a stop: the daemon is stopping, or
+// a new message un-archived the thread.
+func (r *Router) waitTurnEnd(tg target) bool {
+	ctx := r.ctx
+	events, err := r.opt.Store.Sessions.Watch(ctx)
+	if err != nil {
+		events = nil // the ticker alone
+	}
+	tick := time.NewTicker(idleCheck)
+	defer tick.Stop()
+	told := false
+	for {
+		if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && !reg.Archived {
+			r.opt.Log.Info("archived thread is in use again; its session stays", "session", tg.key)
+			return false
+		}
+		st, err := r.opt.Sessions.Status(ctx, tg.key)
+		if err != nil || (st.State != "busy" && st.State != "waiting on a prompt") {
+			return true
+		}
+		if !told {
+			r.opt.Log.Info("thread archived mid-turn; its session stops when the turn ends", "session", tg.key, "state", st.State)
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-events:
+		case <-tick.C:
 		}
 	}
 }
 
+// stopThread stops the session and releases its worktree, reporting a
+// kept one in the parent channel: a message in an archived thread would
+// un-archive it, and a deleted thread cannot take one.
+func (r *Router) stopThread(tg target, deleted bool) {
+	ctx, cancel := context.WithTimeout(r.ctx, time.Minute)
+	defer cancel()
+	if err := r.opt.Sessions.Stop(ctx, tg.key); err != nil {
+		r.opt.Log.Error("could not stop a closed thread's session", "session", tg.key, "err", err)
+		return
+	}
+	r.opt.Log.Info("thread closed; session stopped", "session", tg.key, "deleted", deleted)
+	reg, _ := r.opt.Registry.Sessions.Get(tg.key)
+	if reg.WorktreeKept {
+		return // a person chose to keep it
+	}
+	parent := tg.rt.project.ChannelID
+	rel, err := r.opt.Sessions.ReleaseWorktree(ctx, tg.key, false)
+	switch {
+	case err != nil:
+		r.send(tg.rt.server.Name, parent, fmt.Sprintf("⚠️ Could not clean up the worktree of %s: %v", threadRef(tg.threadID, reg.ThreadName, deleted), err))
+	case rel.Removed:
+		r.remember(tg.key, func(g *state.Registered) { g.KeptNotice = "" })
+	case rel.Path != "":
+		// Nothing with uncommitted, ignored or unmerged work is removed
+		// silently; the notice is posted once for what the worktree holds.
+		if reg.KeptNotice != "" && reg.KeptNotice == rel.Changes.Fingerprint {
+			return
+		}
+		m := r.keptWorktree(tg.key, threadRef(tg.threadID, reg.ThreadName, deleted), rel)
+		if _, err := r.opt.Replier.Post(ctx, tg.rt.server.Name, parent, m); err != nil {
+			r.opt.Log.Error("could not report a kept worktree", "session", tg.key, "err", err)
+			return
+		}
+		r.remember(tg.key, func(g *state.Registered) { g.KeptNotice = rel.Changes.Fingerprint })
+	}
+}
+
+// threadRef names a thread in its parent channel: a link, or (deleted)
+// its name.
+func threadRef(threadID, name string, deleted bool) string {
+	if !deleted {
+		return "<#" + threadID + ">"
+	}
+	if name == "" {
+		return "a deleted thread"
+	}
+	return "the deleted thread “" + clip(name, 100) + "”"
+}
+
 // keptWorktree is the message about a worktree kept on archive.
-func (r *Router) keptWorktree(key string, rel session.Release) chat.Message {
-	why := "uncommitted changes"
-	if rel.Changes.Ahead > 0 && !rel.Changes.Dirty {
-		why = fmt.Sprintf("%d commit(s) beyond its base", rel.Changes.Ahead)
-	} else if rel.Changes.Ahead > 0 {
-		why = fmt.Sprintf("uncommitted changes and %d commit(s) beyond its base", rel.Changes.Ahead)
+func (r *Router) keptWorktree(key, thread string, rel session.Release) chat.Message {
+	var why []string
+	if rel.Changes.Dirty {
+		why = append(why, "uncommitted changes")
+	}
+	if n := len(rel.Changes.Ignored); n > 0 {
+		why = append(why, fmt.Sprintf("%d file(s) git ignores (such as %s)", n, clip(rel.Changes.Ignored[0], 80)))
+	}
+	if rel.Changes.Ahead > 0 {
+		why = append(why, fmt.Sprintf("%d commit(s) beyond its base", rel.Changes.Ahead))
+	}
+	if len(why) == 0 {
+		why = append(why, "changes")
 	}
 	stat := rel.Changes.DiffStat
 	if stat == "" {
 		stat = "(no diff against the base)"
 	}
 	return chat.Message{
-		Content: fmt.Sprintf("📦 This thread's worktree was kept: it has %s.\n`%s` on branch `%s`\n```\n%s\n```", why, rel.Path, rel.Branch, clip(stat, 1500)),
-		Rows: []chat.Row{{Buttons: []chat.Button{
-			{Label: "Delete anyway…", CustomID: r.wtID(key, "delete"), Style: chat.Danger},
-			{Label: "Keep", CustomID: r.wtID(key, "keep"), Style: chat.Secondary},
-		}}},
+		Content: fmt.Sprintf("📦 The worktree of %s was kept: it has %s.\n`%s` on branch `%s`\n```\n%s\n```", thread, strings.Join(why, " and "), rel.Path, rel.Branch, clip(stat, 1400)),
+		Rows:    r.keptRows(key, rel.Changes.Fingerprint),
 	}
 }
 
-func (r *Router) wtID(key, action string) string {
-	id, _ := chat.ID{Instance: r.opt.Instance, Kind: "wt", Args: []string{key, action}}.Encode()
+func (r *Router) keptRows(key, fingerprint string) []chat.Row {
+	return []chat.Row{{Buttons: []chat.Button{
+		{Label: "Delete anyway…", CustomID: r.wtID(key, "delete", fingerprint), Style: chat.Danger},
+		{Label: "Keep", CustomID: r.wtID(key, "keep"), Style: chat.Secondary},
+	}}}
+}
+
+func (r *Router) wtID(key string, args ...string) string {
+	id, err := chat.ID{Instance: r.opt.Instance, Kind: "wt", Args: append([]string{key}, args...)}.Encode()
+	if err != nil {
+		// Cannot happen for a valid key (long ones are hashed); never
+		// put "" into a component, which Discord rejects with the message.
+		r.opt.Log.Error("worktree button", "session", key, "err", err)
+		return "cb1|" + r.opt.Instance + "|wt|invalid|" + strings.Join(args, "")
+	}
 	return id
 }
 
@@ -111,32 +252,98 @@ func clip(s string, n int) string {
 // confirmQuestion marks the confirmation step of a kept-worktree message.
 const confirmQuestion = "\n**Delete the worktree and its branch, with their changes?** This cannot be undone."
 
+// worktreeKey finds the thread session a kept-worktree button names; the
+// button must be in that thread's project channel (or the thread itself).
+func (r *Router) worktreeKey(server, channelID, arg string) (string, bool) {
+	regs, err := r.opt.Registry.Sessions.List()
+	if err != nil {
+		return "", false
+	}
+	for key, g := range regs {
+		if g.Server != server || g.ThreadID == "" || !chat.ArgIs(arg, key) {
+			continue
+		}
+		if rt, ok := r.lookup(server, channelID); (ok && rt.project.Name == g.Project) || channelID == g.ThreadID {
+			return key, true
+		}
+	}
+	return "", false
+}
+
 // worktreeAction answers the buttons of a kept worktree: Delete anyway
-// asks to confirm; only the confirmation removes it, forcibly.
-func (r *Router) worktreeAction(key, action string, msg chat.Message, resp chat.Responder) {
-	base := strings.SplitN(msg.Content, confirmQuestion, 2)[0]
-	switch action {
+// asks to confirm; only the confirmation removes it, forcibly, and only
+// while the thread's session is stopped and the worktree is as it was
+// when the person was asked (its fingerprint is in the buttons).
+func (r *Router) worktreeAction(ev chat.ComponentEvent, args []string, resp chat.Responder) {
+	key, ok := r.worktreeKey(ev.Server, ev.ChannelID, args[0])
+	if !ok {
+		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
+		return
+	}
+	base := strings.SplitN(ev.Content, confirmQuestion, 2)[0]
+	fingerprint := ""
+	if len(args) > 2 {
+		fingerprint = args[2]
+	}
+	switch args[1] {
+	case "delete", "confirm":
+		if fingerprint == "" {
+			_ = resp.Respond(chat.Reply{Content: "This question is from an older ccbridge; nothing was deleted. Archive the thread again to be asked anew.", Ephemeral: true})
+			return
+		}
+	}
+	switch args[1] {
 	case "delete":
 		_ = resp.Update(chat.Message{Content: base + confirmQuestion, Rows: []chat.Row{{Buttons: []chat.Button{
-			{Label: "Yes, delete it", CustomID: r.wtID(key, "confirm"), Style: chat.Danger},
-			{Label: "Cancel", CustomID: r.wtID(key, "keep"), Style: chat.Secondary},
+			{Label: "Yes, delete it", CustomID: r.wtID(key, "confirm", fingerprint), Style: chat.Danger},
+			{Label: "Cancel", CustomID: r.wtID(key, "cancel", fingerprint), Style: chat.Secondary},
 		}}}})
+	case "cancel":
+		_ = resp.Update(chat.Message{Content: base, Rows: r.keptRows(key, fingerprint)})
 	case "confirm":
 		if err := resp.DeferUpdate(); err != nil {
 			return
 		}
-		rel, err := r.opt.Sessions.ReleaseWorktree(r.ctx, key, true)
-		switch {
-		case err != nil:
-			_ = resp.Edit(chat.Message{Content: "⚠️ Could not delete the worktree: " + err.Error()})
-		case rel.Removed:
-			_ = resp.Edit(chat.Message{Content: fmt.Sprintf("🗑️ Deleted the worktree `%s` and its branch `%s`.", rel.Path, rel.Branch)})
-		default:
-			_ = resp.Edit(chat.Message{Content: "This thread has no worktree any more."})
-		}
+		_ = resp.Edit(r.deleteConfirmed(key, base, fingerprint))
 	case "keep":
-		_ = resp.Update(chat.Message{Content: base + "\nKept."})
+		r.remember(key, func(g *state.Registered) { g.WorktreeKept = true })
+		_ = resp.Update(chat.Message{Content: base + "\nKept. ccbridge will not offer to delete it again; remove it with `git worktree remove` when you are done."})
 	default:
 		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
 	}
+}
+
+// deleteConfirmed removes a kept worktree a person confirmed deleting,
+// unless its session runs again or it changed since they were asked.
+func (r *Router) deleteConfirmed(key, base, fingerprint string) chat.Message {
+	ctx := r.ctx
+	if st, err := r.opt.Sessions.Status(ctx, key); err != nil {
+		return chat.Message{Content: base + "\n⚠️ Nothing was deleted: " + err.Error()}
+	} else if st.State != "stopped" {
+		return chat.Message{Content: base + "\n⚠️ Nothing was deleted: the thread's Claude session is running again in this worktree. You will be asked again when the thread is archived."}
+	}
+	// A removal that loses nothing needs no confirmation; otherwise this
+	// reports what the worktree holds now.
+	rel, err := r.opt.Sessions.ReleaseWorktree(ctx, key, false)
+	switch {
+	case err != nil:
+		return chat.Message{Content: base + "\n⚠️ Could not delete the worktree: " + err.Error()}
+	case rel.Path == "":
+		return chat.Message{Content: base + "\nThis thread has no worktree any more."}
+	case rel.Removed:
+		r.remember(key, func(g *state.Registered) { g.KeptNotice, g.WorktreeKept = "", false })
+		return chat.Message{Content: fmt.Sprintf("🗑️ Deleted the worktree `%s` and its branch `%s` (nothing in it was left to lose).", rel.Path, rel.Branch)}
+	case rel.Changes.Fingerprint != fingerprint:
+		return chat.Message{Content: base + "\n⚠️ Nothing was deleted: the worktree changed since you were asked (new commits, edits or files). It now has:\n```\n" +
+			clip(rel.Changes.DiffStat, 500) + "\n```", Rows: r.keptRows(key, rel.Changes.Fingerprint)}
+	}
+	rel, err = r.opt.Sessions.ReleaseWorktree(ctx, key, true)
+	switch {
+	case err != nil:
+		return chat.Message{Content: base + "\n⚠️ Could not delete the worktree: " + err.Error()}
+	case rel.Removed:
+		r.remember(key, func(g *state.Registered) { g.KeptNotice, g.WorktreeKept = "", false })
+		return chat.Message{Content: fmt.Sprintf("🗑️ Deleted the worktree `%s` and its branch `%s`.", rel.Path, rel.Branch)}
+	}
+	return chat.Message{Content: base + "\nThis thread has no worktree any more."}
 }

@@ -68,6 +68,8 @@ type Registered struct {
 	Branch          string    `json:"branch,omitempty"`
 	BaseCommit      string    `json:"base_commit,omitempty"`
 	Archived        bool      `json:"archived,omitempty"`
+	WorktreeKept    bool      `json:"worktree_kept,omitempty"` // a person chose Keep: never offer to delete it again
+	KeptNotice      string    `json:"kept_notice,omitempty"`   // fingerprint of the worktree last reported kept
 	Updated         time.Time `json:"updated"`
 }
 

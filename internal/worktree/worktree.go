@@ -6,6 +6,8 @@ package worktree
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -23,6 +25,8 @@ var (
 	ErrNoCommits = errors.New("the repository has no commits yet: make one first, then worktrees can branch from it")
 	ErrDirty     = errors.New("the worktree has uncommitted changes")
 	ErrAhead     = errors.New("the worktree's branch has commits beyond its base")
+	// ErrIgnored is an ErrDirty: whoever keeps dirty worktrees keeps these.
+	ErrIgnored = fmt.Errorf("the worktree holds files git ignores (such as .env): %w", ErrDirty)
 )
 
 // BranchInUseError says the branch is checked out in another worktree.
@@ -168,22 +172,38 @@ func (g *Git) Add(ctx context.Context, repo, path, branch, base string) error {
 
 // Changes describes what a worktree holds beyond its base.
 type Changes struct {
-	Dirty    bool   // uncommitted or untracked files
-	Ahead    int    // commits beyond the base
-	DiffStat string // git diff --stat against the base, plus untracked files
+	Dirty    bool     // uncommitted or untracked files
+	Ignored  []string // files git ignores (.env, local data): a clean status hides them
+	Ahead    int      // commits beyond the base
+	DiffStat string   // git diff --stat against the base, plus untracked and ignored files
+	// Fingerprint changes whenever HEAD, the status (ignored files
+	// included) or the uncommitted diff changes: a person's confirmation
+	// to delete is bound to the one they saw.
+	Fingerprint string
 }
 
 // Lost reports whether removing the worktree would lose work.
-func (c Changes) Lost() bool { return c.Dirty || c.Ahead > 0 }
+func (c Changes) Lost() bool { return c.Dirty || c.Ahead > 0 || len(c.Ignored) > 0 }
 
 // Inspect reports a worktree's changes against its base commit.
 func (g *Git) Inspect(ctx context.Context, path, base string) (Changes, error) {
 	var c Changes
-	status, err := g.git(ctx, path, "status", "--porcelain")
+	status, err := g.git(ctx, path, "status", "--porcelain", "--ignored")
 	if err != nil {
 		return c, err
 	}
-	c.Dirty = strings.TrimSpace(status) != ""
+	var untracked []string
+	for line := range strings.SplitSeq(status, "\n") {
+		switch {
+		case strings.HasPrefix(line, "!! "):
+			c.Ignored = append(c.Ignored, line[3:])
+		case strings.TrimSpace(line) != "":
+			c.Dirty = true
+			if f, ok := strings.CutPrefix(line, "?? "); ok {
+				untracked = append(untracked, f)
+			}
+		}
+	}
 	count, err := g.git(ctx, path, "rev-list", "--count", base+"..HEAD")
 	if err != nil {
 		return c, err
@@ -193,16 +213,23 @@ func (g *Git) Inspect(ctx context.Context, path, base string) (Changes, error) {
 	if err != nil {
 		return c, err
 	}
-	var untracked []string
-	for line := range strings.SplitSeq(status, "\n") {
-		if f, ok := strings.CutPrefix(line, "?? "); ok {
-			untracked = append(untracked, f)
-		}
-	}
 	if len(untracked) > 0 {
 		stat = strings.TrimSpace(stat + "\n untracked: " + strings.Join(untracked, ", "))
 	}
+	if len(c.Ignored) > 0 {
+		stat = strings.TrimSpace(stat + "\n ignored by git: " + strings.Join(c.Ignored, ", "))
+	}
 	c.DiffStat = stat
+	head, err := g.git(ctx, path, "rev-parse", "--verify", "HEAD")
+	if err != nil {
+		return c, err
+	}
+	diff, err := g.git(ctx, path, "diff", "--no-color", "--no-ext-diff", "HEAD")
+	if err != nil {
+		return c, err
+	}
+	sum := sha256.Sum256([]byte(head + "\x00" + status + "\x00" + diff))
+	c.Fingerprint = hex.EncodeToString(sum[:8])
 	return c, nil
 }
 
@@ -219,6 +246,9 @@ func (g *Git) Remove(ctx context.Context, repo, path, branch, base string, force
 		switch {
 		case c.Dirty:
 			return ErrDirty
+		case len(c.Ignored) > 0:
+			// A non-forced `worktree remove` deletes ignored files too.
+			return ErrIgnored
 		case c.Ahead > 0:
 			return ErrAhead
 		}

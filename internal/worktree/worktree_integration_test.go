@@ -95,3 +95,60 @@ func TestWorktreeLifecycleOnRealGit(t *testing.T) {
 		t.Fatalf("branch %s left: %s", branch, out)
 	}
 }
+
+// A worktree whose status looks clean can hold files git ignores (.env,
+// local data): a plain `worktree remove` would delete them, so it is kept.
+func TestIgnoredFilesKeepTheWorktree(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	ctx := context.Background()
+	g := New(execx.Exec{})
+	root := repo(t, false)
+	cmd := exec.Command("sh", "-c", "echo .env > .gitignore && git add .gitignore && git commit -q -m ignore")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	base, _ := g.Head(ctx, root)
+	branch, name := Names("secrets", "1300000000000000555")
+	path := Dir(root, name)
+	if err := g.Add(ctx, root, path, branch, base); err != nil {
+		t.Fatal(err)
+	}
+	clean, err := g.Inspect(ctx, path, base)
+	if err != nil || clean.Lost() || clean.Fingerprint == "" {
+		t.Fatalf("fresh worktree: %+v, %v", clean, err)
+	}
+	if err := os.WriteFile(filepath.Join(path, ".env"), []byte("TOKEN=secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := g.Inspect(ctx, path, base)
+	if err != nil || c.Dirty || !c.Lost() || len(c.Ignored) != 1 || c.Ignored[0] != ".env" || !strings.Contains(c.DiffStat, ".env") {
+		t.Fatalf("Inspect with an ignored file = %+v, %v", c, err)
+	}
+	if c.Fingerprint == clean.Fingerprint {
+		t.Fatal("the fingerprint did not change with a new ignored file")
+	}
+	if err := g.Remove(ctx, root, path, branch, base, false); !errors.Is(err, ErrIgnored) || !errors.Is(err, ErrDirty) {
+		t.Fatalf("removing a worktree with an ignored file: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(path, ".env")); err != nil || string(b) != "TOKEN=secret\n" {
+		t.Fatalf("the ignored file was lost: %q, %v", b, err)
+	}
+	// The fingerprint follows HEAD and edits of tracked files too.
+	again, _ := g.Inspect(ctx, path, base)
+	if again.Fingerprint != c.Fingerprint {
+		t.Fatal("the fingerprint changed with nothing changed")
+	}
+	if err := os.WriteFile(filepath.Join(path, "README"), []byte("edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edited, _ := g.Inspect(ctx, path, base)
+	if err := os.WriteFile(filepath.Join(path, "README"), []byte("edited again\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edited2, _ := g.Inspect(ctx, path, base)
+	if edited.Fingerprint == c.Fingerprint || edited2.Fingerprint == edited.Fingerprint {
+		t.Fatal("the fingerprint did not follow edits of a tracked file")
+	}
+}

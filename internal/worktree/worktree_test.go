@@ -48,26 +48,20 @@ func TestRemoveIsSafeByDefault(t *testing.T) {
 		status, ahead string
 		want          error
 	}{
-		"dirty": {"?? new.txt\n", "0\n", ErrDirty},
-		"ahead": {"", "2\n", ErrAhead},
+		"dirty":   {"?? new.txt\n", "0\n", ErrDirty},
+		"ahead":   {"", "2\n", ErrAhead},
+		"ignored": {"!! .env\n", "0\n", ErrIgnored},
 	} {
-		f := execx.NewFake(t,
-			execx.Call{Args: git("/w", "status", "--porcelain"), Stdout: c.status},
-			execx.Call{Args: git("/w", "rev-list", "--count", "base..HEAD"), Stdout: c.ahead},
-			execx.Call{Args: git("/w", "diff", "--stat", "base"), Stdout: ""},
-		)
+		f := execx.NewFake(t, inspectCalls(c.status, c.ahead)...)
 		if err := New(f).Remove(context.Background(), "/r", "/w", "b", "base", false); !errors.Is(err, c.want) {
 			t.Errorf("%s: err = %v, want %v", name, err, c.want)
 		}
 	}
-	clean := execx.NewFake(t,
-		execx.Call{Args: git("/w", "status", "--porcelain")},
-		execx.Call{Args: git("/w", "rev-list", "--count", "base..HEAD"), Stdout: "0\n"},
-		execx.Call{Args: git("/w", "diff", "--stat", "base")},
+	clean := execx.NewFake(t, append(inspectCalls("", "0\n"),
 		execx.Call{Args: git("/r", "worktree", "remove", "/w")},
 		execx.Call{Args: git("/r", "branch", "-d", "b")},
 		execx.Call{Args: git("/r", "worktree", "prune")},
-	)
+	)...)
 	if err := New(clean).Remove(context.Background(), "/r", "/w", "b", "base", false); err != nil {
 		t.Fatal(err)
 	}
@@ -78,5 +72,16 @@ func TestRemoveIsSafeByDefault(t *testing.T) {
 	)
 	if err := New(forced).Remove(context.Background(), "/r", "/w", "b", "base", true); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// inspectCalls are the git calls of Inspect on /w against base.
+func inspectCalls(status, ahead string) []execx.Call {
+	return []execx.Call{
+		{Args: git("/w", "status", "--porcelain", "--ignored"), Stdout: status},
+		{Args: git("/w", "rev-list", "--count", "base..HEAD"), Stdout: ahead},
+		{Args: git("/w", "diff", "--stat", "base"), Stdout: ""},
+		{Args: git("/w", "rev-parse", "--verify", "HEAD"), Stdout: "abc\n"},
+		{Args: git("/w", "diff", "--no-color", "--no-ext-diff", "HEAD")},
 	}
 }

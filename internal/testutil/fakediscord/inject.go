@@ -80,7 +80,7 @@ func (s *Server) newInteraction(typ int, channelID, messageID string, user User,
 	bot := s.botByGuild(c.GuildID)
 	payload := map[string]any{
 		"id": it.ID, "application_id": bot.UserID, "type": typ, "token": it.Token, "version": 1,
-		"guild_id": c.GuildID, "channel_id": channelID,
+		"guild_id": c.GuildID, "channel_id": channelID, "channel": c.json(), // Discord sends the partial channel too
 		"member": map[string]any{"user": userJSON(user), "roles": []any{}, "joined_at": timestamp(), "nick": nil, "deaf": false,
 			"mute": false, "flags": 0, "pending": false, "permissions": "2248473465835073"},
 		"app_permissions": "2248473465835073", "locale": "en-US", "guild_locale": "en-US", "entitlements": []any{}, "context": 0,

@@ -89,6 +89,7 @@ type Server struct {
 	attachments  map[string][]byte // attachment path → bytes
 	uploadRate   int               // multipart bytes per second, 0 = unlimited
 	closed       bool
+	apps         map[*Bot]*appState
 }
 
 // New starts a fake with one bot ("main") and registers its shutdown with

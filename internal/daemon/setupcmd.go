@@ -1,0 +1,91 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/setup"
+)
+
+// stdin is where setup reads answers; a variable for tests.
+var stdin io.Reader = os.Stdin
+
+func cmdSetup(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("setup", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "", "config file to create or edit (default $CCBRIDGE_CONFIG or ~/.config/ccbridge/config.toml)")
+	wait := fs.Duration("wait", setup.DefaultWait, "how long to wait for the bot to join a server")
+	poll := fs.Duration("poll", setup.DefaultPollEvery, "how often to look whether it has")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: ccbridge setup [--config FILE] [--wait DURATION]\n\n%s\n\n",
+			"Walk through everything in the terminal: the bot token (hidden input), the Message Content intent,\n"+
+				"the invite URL, the server, channels → project directories and the owners; then write the config and\n"+
+				"the token file (both 0600) and check them. Re-running it edits the config and keeps every key in it\n"+
+				"(comments are not kept; the previous file is saved as <config>.bak).")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "ccbridge setup: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	path, err := config.DefaultPath(*cfgPath)
+	if err != nil {
+		fmt.Fprintln(stderr, "ccbridge:", err)
+		return exitError
+	}
+	o := setup.Options{ConfigPath: path, In: stdin, Out: stdout, Wait: *wait, PollEvery: max(*poll, 10*time.Millisecond)}
+	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		o.ReadSecret = func(ctx context.Context) (string, error) { return readPassword(ctx, int(f.Fd())) }
+	}
+	if err := setup.Run(ctx, o); err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "ccbridge setup: interrupted; nothing was written")
+			return exitError
+		}
+		fmt.Fprintln(stderr, "ccbridge setup:", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// readPassword reads a line without echo. Ctrl-C (which ends ctx: the
+// signal is caught) puts the terminal back as it was before returning, so
+// the shell does not stay without echo.
+func readPassword(ctx context.Context, fd int) (string, error) {
+	saved, err := term.GetState(fd)
+	if err != nil {
+		return "", err
+	}
+	type result struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		b, err := term.ReadPassword(fd)
+		ch <- result{b, err}
+	}()
+	select {
+	case r := <-ch:
+		return string(r.b), r.err
+	case <-ctx.Done():
+		_ = term.Restore(fd, saved)
+		return "", ctx.Err()
+	}
+}

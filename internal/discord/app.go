@@ -1,0 +1,285 @@
+package discord
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// What `ccbridge setup` and `ccbridge doctor` read about the bot: who it is,
+// its application (owner, intents), its guilds and channels, and what it may
+// do in each channel.
+
+// Permission bits ccbridge needs in a project channel (Discord's values).
+const (
+	PermAddReactions          int64 = 1 << 6
+	PermViewChannel           int64 = 1 << 10
+	PermSendMessages          int64 = 1 << 11
+	PermEmbedLinks            int64 = 1 << 14
+	PermAttachFiles           int64 = 1 << 15
+	PermReadMessageHistory    int64 = 1 << 16
+	PermManageThreads         int64 = 1 << 34
+	PermCreatePublicThreads   int64 = 1 << 35
+	PermSendMessagesInThreads int64 = 1 << 38
+
+	permAdministrator int64 = 1 << 3
+)
+
+// Permission is one permission ccbridge needs, with the name the Discord
+// client shows for it.
+type Permission struct {
+	Bit  int64
+	Name string
+}
+
+// Needed lists the bot permissions the README asks for, in its order; the
+// invite URL requests exactly these.
+var Needed = []Permission{
+	{PermViewChannel, "View Channels"},
+	{PermSendMessages, "Send Messages"},
+	{PermSendMessagesInThreads, "Send Messages in Threads"},
+	{PermCreatePublicThreads, "Create Public Threads"},
+	{PermManageThreads, "Manage Threads"},
+	{PermReadMessageHistory, "Read Message History"},
+	{PermAttachFiles, "Attach Files"},
+	{PermAddReactions, "Add Reactions"},
+	{PermEmbedLinks, "Embed Links"},
+}
+
+// NeededBits is the bitfield of Needed.
+func NeededBits() int64 {
+	var b int64
+	for _, p := range Needed {
+		b |= p.Bit
+	}
+	return b
+}
+
+// PanelNeeded is what the control panel's channel needs: the panel is one
+// message per bot, edited in place, with buttons.
+var PanelNeeded = []Permission{Needed[0], Needed[1], Needed[5]}
+
+// Missing names the Needed permissions that perms lacks, in Needed's order.
+func Missing(perms int64) []string { return MissingOf(perms, Needed) }
+
+// MissingOf names the permissions of need that perms lacks, in need's order.
+func MissingOf(perms int64, need []Permission) []string {
+	var out []string
+	for _, p := range need {
+		if perms&p.Bit == 0 {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// InviteURL is the OAuth2 URL that adds the bot to a server with the
+// bot and applications.commands scopes and exactly the Needed permissions.
+func InviteURL(appID string) string {
+	q := url.Values{}
+	q.Set("client_id", appID)
+	q.Set("scope", "bot applications.commands")
+	q.Set("permissions", strconv.FormatInt(NeededBits(), 10))
+	return "https://discord.com/oauth2/authorize?" + q.Encode()
+}
+
+// Application flags that mean the Message Content intent is enabled:
+// GATEWAY_MESSAGE_CONTENT (verified bots) and _LIMITED (bots in fewer than
+// 100 servers, the toggle in the portal).
+const (
+	FlagGatewayMessageContent        = 1 << 18
+	FlagGatewayMessageContentLimited = 1 << 19
+)
+
+// App is the bot's application as setup and doctor need it.
+type App struct {
+	ID      string
+	Name    string
+	OwnerID string // the owner, or the owner of the team that owns it
+	Flags   int
+}
+
+// MessageContent reports whether the Message Content intent is enabled.
+func (a App) MessageContent() bool {
+	return a.Flags&(FlagGatewayMessageContent|FlagGatewayMessageContentLimited) != 0
+}
+
+// Guild is a server the bot is in.
+type Guild struct {
+	ID, Name string
+}
+
+// TextChannel is a guild text channel.
+type TextChannel struct {
+	ID, Name string
+	// Perms is what the bot may do in it (computed from the guild's roles,
+	// the bot's roles and the channel's overwrites); set by ChannelPerms.
+	Perms int64
+}
+
+// Client reads the bot's account for setup and doctor. Each call is one
+// bounded REST request.
+type Client struct {
+	dg *discordgo.Session
+}
+
+// NewClient returns a client for one bot token.
+func NewClient(apiBase, token string) (*Client, error) {
+	dg, err := NewSession(apiBase, token)
+	if err != nil {
+		return nil, err
+	}
+	dg.ShouldRetryOnRateLimit = false
+	dg.MaxRestRetries = 0
+	return &Client{dg: dg}, nil
+}
+
+// Me returns the bot user's id and name.
+func (c *Client) Me(ctx context.Context) (id, name string, err error) {
+	u, err := c.dg.User("@me", discordgo.WithContext(ctx))
+	if err != nil {
+		return "", "", fmt.Errorf("who am i: %w", err)
+	}
+	return u.ID, u.Username, nil
+}
+
+// Application returns the bot's application.
+func (c *Client) Application(ctx context.Context) (App, error) {
+	body, err := c.dg.Request("GET", discordgo.EndpointOAuth2Application("@me"), nil, discordgo.WithContext(ctx))
+	if err != nil {
+		return App{}, fmt.Errorf("read application: %w", err)
+	}
+	var a discordgo.Application
+	if err := json.Unmarshal(body, &a); err != nil {
+		return App{}, fmt.Errorf("read application: %w", err)
+	}
+	out := App{ID: a.ID, Name: a.Name, Flags: a.Flags}
+	switch {
+	case a.Team != nil && a.Team.OwnerID != "":
+		out.OwnerID = a.Team.OwnerID
+	case a.Owner != nil:
+		out.OwnerID = a.Owner.ID
+	}
+	return out, nil
+}
+
+// Guilds returns the servers the bot is in.
+func (c *Client) Guilds(ctx context.Context) ([]Guild, error) {
+	gs, err := c.dg.UserGuilds(200, "", "", false, discordgo.WithContext(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("list servers: %w", err)
+	}
+	out := make([]Guild, 0, len(gs))
+	for _, g := range gs {
+		out = append(out, Guild{ID: g.ID, Name: g.Name})
+	}
+	return out, nil
+}
+
+// TextChannels returns a guild's text channels in their displayed order.
+func (c *Client) TextChannels(ctx context.Context, guildID string) ([]TextChannel, error) {
+	chs, err := c.dg.GuildChannels(guildID, discordgo.WithContext(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("list channels: %w", err)
+	}
+	slices.SortStableFunc(chs, func(a, b *discordgo.Channel) int { return a.Position - b.Position })
+	var out []TextChannel
+	for _, ch := range chs {
+		if ch.Type == discordgo.ChannelTypeGuildText {
+			out = append(out, TextChannel{ID: ch.ID, Name: ch.Name})
+		}
+	}
+	return out, nil
+}
+
+// CreateTextChannel creates a text channel and returns it.
+func (c *Client) CreateTextChannel(ctx context.Context, guildID, name string) (TextChannel, error) {
+	ch, err := c.dg.GuildChannelCreate(guildID, name, discordgo.ChannelTypeGuildText, discordgo.WithContext(ctx))
+	if err != nil {
+		return TextChannel{}, fmt.Errorf("create channel #%s: %w", name, err)
+	}
+	return TextChannel{ID: ch.ID, Name: ch.Name}, nil
+}
+
+// ChannelPerms returns every channel of the guild (text channels and
+// others, by id) with the permissions the bot has there, computed as
+// Discord does: @everyone, then the bot's roles, then the channel's
+// overwrites for @everyone, its roles and itself; owner and Administrator
+// have everything.
+func (c *Client) ChannelPerms(ctx context.Context, guildID string) (map[string]TextChannel, error) {
+	botID, _, err := c.Me(ctx)
+	if err != nil {
+		return nil, err
+	}
+	g, err := c.dg.Guild(guildID, discordgo.WithContext(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("read server %s: %w", guildID, err)
+	}
+	roles, err := c.dg.GuildRoles(guildID, discordgo.WithContext(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("read roles: %w", err)
+	}
+	member, err := c.dg.GuildMember(guildID, botID, discordgo.WithContext(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("read the bot's roles: %w", err)
+	}
+	chs, err := c.dg.GuildChannels(guildID, discordgo.WithContext(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("list channels: %w", err)
+	}
+	out := map[string]TextChannel{}
+	for _, ch := range chs {
+		out[ch.ID] = TextChannel{ID: ch.ID, Name: ch.Name, Perms: computePerms(g.ID, g.OwnerID, botID, roles, member.Roles, ch.PermissionOverwrites)}
+	}
+	return out, nil
+}
+
+const permAll int64 = 1<<53 - 1
+
+func computePerms(guildID, ownerID, userID string, roles []*discordgo.Role, memberRoles []string, ows []*discordgo.PermissionOverwrite) int64 {
+	if userID == ownerID {
+		return permAll
+	}
+	var p int64
+	for _, r := range roles {
+		if r.ID == guildID || slices.Contains(memberRoles, r.ID) {
+			p |= r.Permissions
+		}
+	}
+	if p&permAdministrator != 0 {
+		return permAll
+	}
+	for _, o := range ows {
+		if o.ID == guildID {
+			p = p&^o.Deny | o.Allow
+		}
+	}
+	var deny, allow int64
+	for _, o := range ows {
+		if o.Type == discordgo.PermissionOverwriteTypeRole && o.ID != guildID && slices.Contains(memberRoles, o.ID) {
+			deny |= o.Deny
+			allow |= o.Allow
+		}
+	}
+	p = p&^deny | allow
+	for _, o := range ows {
+		if o.Type == discordgo.PermissionOverwriteTypeMember && o.ID == userID {
+			p = p&^o.Deny | o.Allow
+		}
+	}
+	return p
+}
+
+// ChannelName turns a project name into a valid Discord channel name
+// (lowercase, no spaces).
+func ChannelName(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	s = strings.Join(strings.Fields(s), "-")
+	return strings.TrimLeft(s, "#")
+}

@@ -1,0 +1,279 @@
+package router
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/session"
+	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/worktree"
+)
+
+const thread = "100000000000000050"
+
+func click(r *Router, l *log, ch, id string) {
+	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: ch, User: chat.User{ID: owner}, CustomID: id, Content: "📦 kept"}, fakeResponder{l})
+}
+
+// /screen buttons press keys only into the session of the channel they
+// were drawn in, and only within a minute; Refresh always redraws.
+func TestScreenButtonsAreBoundAndExpire(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	now := time.Unix(1_800_000_000, 0)
+	r.now = func() time.Time { return now }
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "screen"}, fakeResponder{l})
+	key := session.ThreadKey("home", "api", thread)
+	esc := keyID(t, key, "Escape", now)
+	click(r, l, thread, esc)
+	l.waitFor(t, "keys "+key+" Escape")
+
+	// The same button in the project channel (another session) or in
+	// another thread presses nothing.
+	n := len(l.all())
+	click(r, l, channel, esc)
+	click(r, l, "100000000000000051", esc)
+	for _, op := range l.all()[n:] {
+		if !strings.HasPrefix(op, "respond ephemeral=true These buttons belong to another session") {
+			t.Fatalf("a button used elsewhere did %q", op)
+		}
+	}
+	// A minute later the keys are refused; Refresh still redraws.
+	now = now.Add(61 * time.Second)
+	n = len(l.all())
+	click(r, l, thread, esc)
+	if got := l.all()[n:]; len(got) != 1 || !strings.Contains(got[0], "more than a minute old") {
+		t.Fatalf("stale click did %q", got)
+	}
+	click(r, l, thread, keyID(t, key, "", now.Add(-time.Hour)))
+	if got := l.all()[n+1:]; len(got) != 2 || got[0] != "defer-update" || !strings.HasPrefix(got[1], "edit ```") {
+		t.Fatalf("refresh did %q", got)
+	}
+	// Buttons of the old format (no drawing time) press nothing.
+	old, _ := chat.ID{Instance: "inst1", Kind: "key", Args: []string{key, "1"}}.Encode()
+	n = len(l.all())
+	click(r, l, thread, old)
+	if got := l.all()[n:]; len(got) != 1 || !strings.Contains(got[0], "older ccbridge") {
+		t.Fatalf("old button did %q", got)
+	}
+}
+
+// Session keys of long but valid names overflow a custom_id: they are
+// hashed, so /screen keeps its buttons and they still work.
+func TestScreenButtonsOfLongNames(t *testing.T) {
+	key := session.ThreadKey(strings.Repeat("s", 64), strings.Repeat("p", 64), thread)
+	rows := screenRows("a1b2c3d4e5", key, time.Now())
+	if len(rows) != 3 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for _, row := range rows {
+		for _, b := range row.Buttons {
+			if b.CustomID == "" || len(b.CustomID) > chat.MaxIDLen {
+				t.Fatalf("button %q has custom_id %q", b.Label, b.CustomID)
+			}
+			id, err := chat.DecodeID(b.CustomID)
+			if err != nil || !chat.ArgIs(id.Args[0], key) {
+				t.Fatalf("%q does not name %s: %v", b.CustomID, key, err)
+			}
+		}
+	}
+}
+
+// keptRelease is a worktree kept with changes of a fingerprint.
+func keptRelease(fp string) session.Release {
+	return session.Release{Path: "/src/api/.claude/worktrees/x-000050", Branch: "ccbridge/x-000050",
+		Changes: worktree.Changes{Dirty: true, DiffStat: "a.txt | 1 +", Fingerprint: fp}}
+}
+
+func registerThread(t *testing.T, r *Router) string {
+	t.Helper()
+	key := session.ThreadKey("home", "api", thread)
+	r.remember(key, func(g *state.Registered) {
+		g.Server, g.Project, g.ThreadID, g.ThreadName = "home", "api", thread, "side"
+	})
+	return key
+}
+
+// "Delete anyway" acts on a confirmation that may be days old: it deletes
+// nothing while the thread's session runs, nor when the worktree changed
+// since the person was asked; only the very state they saw is deleted.
+func TestDeleteAnywayIsBoundToWhatWasSeen(t *testing.T) {
+	r, ss, _, l, _ := newRouter(t)
+	key := registerThread(t, r)
+	confirm := r.wtID(key, "confirm", "fp1")
+
+	ss.setState("idle")
+	click(r, l, channel, confirm)
+	if got := l.all(); len(got) != 2 || !strings.Contains(got[1], "running again") {
+		t.Fatalf("confirm while the session runs: %q", got)
+	}
+
+	ss.setState("stopped")
+	ss.releases = []session.Release{keptRelease("fp2")}
+	n := len(l.all())
+	click(r, l, channel, confirm)
+	got := l.all()[n:]
+	if !slices.Equal(got[:2], []string{"defer-update", "release " + key + " force=false"}) || len(got) != 3 || !strings.Contains(got[2], "changed since you were asked") || !strings.HasSuffix(got[2], "buttons=1") {
+		t.Fatalf("confirm of a changed worktree: %q", got)
+	}
+
+	ss.releases = []session.Release{keptRelease("fp1"), {Path: "/w", Branch: "b", Removed: true}}
+	n = len(l.all())
+	click(r, l, channel, confirm)
+	got = l.all()[n:]
+	if len(got) != 4 || got[2] != "release "+key+" force=true" || !strings.Contains(got[3], "Deleted the worktree") {
+		t.Fatalf("confirm of the same worktree: %q", got)
+	}
+
+	// A confirmation without a fingerprint (an older message), or clicked
+	// in another project's channel, deletes nothing.
+	n = len(l.all())
+	old, _ := chat.ID{Instance: "inst1", Kind: "wt", Args: []string{key, "confirm"}}.Encode()
+	click(r, l, channel, old)
+	click(r, l, "999", confirm)
+	for _, op := range l.all()[n:] {
+		if !strings.HasPrefix(op, "respond ephemeral=true") {
+			t.Fatalf("a stale confirmation did %q", op)
+		}
+	}
+}
+
+// A thread archived mid-turn keeps its session until the turn ends; the
+// kept-worktree notice goes to the project channel (a post in the thread
+// would un-archive it), once; "Keep" is remembered.
+func TestArchiveWaitsForTheTurnAndReportsInTheParent(t *testing.T) {
+	r, ss, _, l, store := newRouter(t)
+	key := registerThread(t, r)
+	ss.setState("busy")
+	ss.releases = []session.Release{keptRelease("fp1")}
+	r.HandleThreadArchived("home", thread, channel)
+	// Give the closer a chance to act wrongly: a session record change is
+	// what it wakes on.
+	touch(t, store, key)
+	touch(t, store, key)
+	if slices.ContainsFunc(l.all(), func(op string) bool { return strings.HasPrefix(op, "stop") }) {
+		t.Fatalf("a busy session was stopped: %q", l.all())
+	}
+	ss.setState("idle")
+	touch(t, store, key)
+	l.waitFor(t, "stop "+key)
+	l.waitFor(t, "release "+key+" force=false")
+	deadline := time.Now().Add(5 * time.Second)
+	var post string
+	for post == "" && time.Now().Before(deadline) {
+		for _, op := range l.all() {
+			if strings.HasPrefix(op, "post ") {
+				post = op
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !strings.HasPrefix(post, "post "+channel+" 📦 The worktree of <#"+thread+"> was kept") {
+		t.Fatalf("notice = %q", post)
+	}
+	r.waitClosed(t)
+
+	// Archived again with the same worktree: no second notice.
+	ss.releases = []session.Release{keptRelease("fp1")}
+	n := len(l.all())
+	r.HandleThreadArchived("home", thread, channel)
+	l.waitFor(t, "release "+key+" force=false")
+	r.waitClosed(t)
+	for _, op := range l.all()[n:] {
+		if strings.HasPrefix(op, "post") {
+			t.Fatalf("the notice was posted again: %q", op)
+		}
+	}
+
+	// Keep is remembered: no release is even tried on the next archive.
+	click(r, l, channel, r.wtID(key, "keep"))
+	if reg, _ := r.opt.Registry.Sessions.Get(key); !reg.WorktreeKept {
+		t.Fatal("Keep was not remembered")
+	}
+	n = len(l.all())
+	r.HandleThreadArchived("home", thread, channel)
+	l.waitFor(t, "stop "+key)
+	r.waitClosed(t)
+	if slices.ContainsFunc(l.all()[n:], func(op string) bool { return strings.HasPrefix(op, "release") }) {
+		t.Fatalf("a kept worktree was released again: %q", l.all()[n:])
+	}
+}
+
+// A thread archived mid-turn that gets a new message stays alive.
+func TestArchivedThreadInUseAgainIsNotStopped(t *testing.T) {
+	r, ss, _, l, store := newRouter(t)
+	key := registerThread(t, r)
+	ss.setState("busy")
+	r.HandleThreadArchived("home", thread, channel)
+	ev := msg("more work")
+	ev.ChannelID, ev.ParentID = thread, channel
+	r.HandleMessage(ev)
+	l.waitFor(t, "react m1 ✅")
+	ss.setState("idle")
+	touch(t, store, key)
+	r.waitClosed(t)
+	if slices.ContainsFunc(l.all(), func(op string) bool { return strings.HasPrefix(op, "stop") }) {
+		t.Fatalf("a thread in use again was stopped: %q", l.all())
+	}
+}
+
+// A deleted thread's session stops at once, even mid-turn, and its kept
+// worktree is reported in the parent by the thread's name.
+func TestDeletedThreadStopsAtOnce(t *testing.T) {
+	r, ss, _, l, _ := newRouter(t)
+	key := registerThread(t, r)
+	ss.setState("busy")
+	ss.releases = []session.Release{keptRelease("fp1")}
+	r.HandleThreadDeleted("home", thread, channel)
+	l.waitFor(t, "stop "+key)
+	r.waitClosed(t)
+	if !slices.ContainsFunc(l.all(), func(op string) bool {
+		return strings.HasPrefix(op, "post "+channel+" 📦 The worktree of the deleted thread “side” was kept")
+	}) {
+		t.Fatalf("ops = %q", l.all())
+	}
+}
+
+// touch changes a session record, which wakes whoever watches them.
+func touch(t *testing.T, store *state.Store, key string) {
+	t.Helper()
+	if _, err := store.Sessions.Update(context.Background(), key, func(s *state.Session) error {
+		s.LastEvent = s.LastEvent + "."
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitClosed waits until no thread is being closed.
+func (r *Router) waitClosed(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		r.mu.Lock()
+		n := len(r.closing)
+		r.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatal("a thread is still being closed")
+}
+
+// Archiving or deleting a thread that never had a session does nothing.
+func TestClosingAnUnknownThreadDoesNothing(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	r.HandleThreadArchived("home", thread, channel)
+	r.HandleThreadDeleted("home", thread, channel)
+	r.waitClosed(t)
+	if got := l.all(); len(got) != 0 {
+		t.Fatalf("ops = %q", got)
+	}
+	if regs, _ := r.opt.Registry.Sessions.List(); len(regs) != 0 {
+		t.Fatalf("registry = %+v", regs)
+	}
+}

@@ -1,0 +1,332 @@
+// Package service is `ccbridge service install|uninstall|status`: it runs
+// the daemon as a systemd user service (Linux) or a launchd agent (macOS),
+// restarted on failure, logging to a rotated file. Programs run through
+// execx.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ccbridge/ccbridge/internal/execx"
+)
+
+// Names of what install writes.
+const (
+	Unit    = "ccbridge.service"
+	Label   = "com.github.ccbridge.ccbridge"
+	EnvFile = "service.env" // next to the config: the token variables, 0600
+)
+
+// Options describe the service to install.
+type Options struct {
+	OS         string // "linux" or "darwin"
+	Home       string
+	ConfigHome string // $XDG_CONFIG_HOME or ~/.config
+	UID        int
+	User       string
+	Exe        string // absolute path of the ccbridge binary
+	ConfigPath string // absolute
+	LogFile    string // <state dir>/ccbridge.log
+	// Env is what the daemon needs from the environment besides PATH: the
+	// token variables the config names, with their values now.
+	Env map[string]string
+	// Path is the service's PATH: the directories of ccbridge, claude and
+	// tmux first, then the usual system ones.
+	Path   string
+	Runner execx.Runner
+	// LingerDir is /var/lib/systemd/linger (a variable for tests).
+	LingerDir string
+}
+
+// UnitPath is where the systemd user unit goes.
+func (o Options) UnitPath() string { return filepath.Join(o.ConfigHome, "systemd", "user", Unit) }
+
+// PlistPath is where the launchd agent goes.
+func (o Options) PlistPath() string {
+	return filepath.Join(o.Home, "Library", "LaunchAgents", Label+".plist")
+}
+
+// EnvPath is the systemd environment file holding the token variables.
+func (o Options) EnvPath() string { return filepath.Join(filepath.Dir(o.ConfigPath), EnvFile) }
+
+func (o Options) args() []string {
+	return []string{o.Exe, "run", "--config", o.ConfigPath, "--log-file", o.LogFile}
+}
+
+// SearchPath builds the service's PATH from the directories of the given
+// programs (in order, without duplicates) and the usual system ones.
+func SearchPath(programs ...string) string {
+	var dirs []string
+	add := func(d string) {
+		if d != "" && d != "." && !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	for _, p := range programs {
+		if p != "" {
+			add(filepath.Dir(p))
+		}
+	}
+	for _, d := range []string{"/usr/local/bin", "/opt/homebrew/bin", "/usr/bin", "/bin"} {
+		add(d)
+	}
+	return strings.Join(dirs, ":")
+}
+
+// sdQuote quotes one word for a systemd unit's ExecStart= or Environment=
+// ("%" and "$" are expanded by systemd, so they are doubled).
+func sdQuote(s string) string {
+	s = strings.ReplaceAll(s, "%", "%%")
+	s = strings.ReplaceAll(s, "$", "$$")
+	if s != "" && !strings.ContainsAny(s, " \t\"'\\;") {
+		return s
+	}
+	s = strings.ReplaceAll(s, `\`, `\\`)
+	s = strings.ReplaceAll(s, `"`, `\"`)
+	return `"` + s + `"`
+}
+
+// sdPath writes a path for a directive that takes one path as its whole
+// value (EnvironmentFile=): no quotes, only specifiers escaped.
+func sdPath(s string) string { return strings.ReplaceAll(s, "%", "%%") }
+
+// SystemdUnit renders the user unit. The token variables are not in it: they
+// are in the 0600 EnvironmentFile. KillMode=process: stopping or restarting
+// the daemon must leave the tmux server and its Claude sessions running
+// (the daemon adopts them when it starts again), as it does in a terminal.
+func SystemdUnit(o Options) string {
+	var exec []string
+	for _, a := range o.args() {
+		exec = append(exec, sdQuote(a))
+	}
+	return fmt.Sprintf(`# Written by "ccbridge service install"; "ccbridge service uninstall" removes it.
+[Unit]
+Description=ccbridge: Discord to Claude Code sessions in tmux
+Documentation=https://github.com/ccbridge/ccbridge
+
+[Service]
+Type=simple
+ExecStart=%s
+Environment=%s
+Environment=%s
+EnvironmentFile=-%s
+Restart=on-failure
+RestartSec=5
+KillMode=process
+
+[Install]
+WantedBy=default.target
+`, strings.Join(exec, " "), sdQuote("PATH="+o.Path), sdQuote("CCBRIDGE_CONFIG="+o.ConfigPath), sdPath(o.EnvPath()))
+}
+
+// envFile renders the EnvironmentFile: KEY="value" lines.
+func envFile(env map[string]string) string {
+	var b strings.Builder
+	b.WriteString("# The bot tokens of ccbridge's service (ccbridge service install). Keep this file 0600.\n")
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", "").Replace(env[k])
+		fmt.Fprintf(&b, "%s=\"%s\"\n", k, v)
+	}
+	return b.String()
+}
+
+func xmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;").Replace(s)
+}
+
+// LaunchdPlist renders the agent. KeepAlive/SuccessfulExit=false restarts it
+// when it fails; AbandonProcessGroup keeps the tmux server and its sessions
+// alive when the agent stops. It holds the tokens, so it is written 0600.
+func LaunchdPlist(o Options) string {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<!-- Written by "ccbridge service install"; "ccbridge service uninstall" removes it. -->
+<plist version="1.0">
+<dict>
+  <key>Label</key>
+  <string>` + Label + `</string>
+  <key>ProgramArguments</key>
+  <array>
+`)
+	for _, a := range o.args() {
+		b.WriteString("    <string>" + xmlEscape(a) + "</string>\n")
+	}
+	b.WriteString("  </array>\n  <key>EnvironmentVariables</key>\n  <dict>\n")
+	env := map[string]string{"PATH": o.Path, "CCBRIDGE_CONFIG": o.ConfigPath}
+	for k, v := range o.Env {
+		env[k] = v
+	}
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "    <key>%s</key>\n    <string>%s</string>\n", xmlEscape(k), xmlEscape(env[k]))
+	}
+	errLog := strings.TrimSuffix(o.LogFile, ".log") + ".stderr.log"
+	fmt.Fprintf(&b, `  </dict>
+  <key>RunAtLoad</key>
+  <true/>
+  <key>KeepAlive</key>
+  <dict>
+    <key>SuccessfulExit</key>
+    <false/>
+  </dict>
+  <key>ThrottleInterval</key>
+  <integer>5</integer>
+  <key>AbandonProcessGroup</key>
+  <true/>
+  <key>StandardOutPath</key>
+  <string>%s</string>
+  <key>StandardErrorPath</key>
+  <string>%s</string>
+</dict>
+</plist>
+`, xmlEscape(errLog), xmlEscape(errLog))
+	return b.String()
+}
+
+func (o Options) run(ctx context.Context, args ...string) (string, error) {
+	out, err := o.Runner.Run(ctx, execx.Cmd{Args: args})
+	return strings.TrimSpace(string(out)), err
+}
+
+func writeFile(path, text string, perm os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, []byte(text), perm); err != nil {
+		return err
+	}
+	return os.Chmod(path, perm) // an existing file keeps its old mode otherwise
+}
+
+// Install writes the unit (or plist) and enables and (re)starts it.
+func Install(ctx context.Context, o Options, out io.Writer) error {
+	for k, v := range o.Env {
+		if v == "" {
+			fmt.Fprintf(out, "warning: %s is not set here, so the service will not have it: set it and run install again, or use token_file (ccbridge setup)\n", k)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(o.LogFile), 0o700); err != nil {
+		return fmt.Errorf("log dir: %w", err)
+	}
+	switch o.OS {
+	case "linux":
+		if err := writeFile(o.EnvPath(), envFile(o.Env), 0o600); err != nil {
+			return fmt.Errorf("write %s: %w", o.EnvPath(), err)
+		}
+		if err := writeFile(o.UnitPath(), SystemdUnit(o), 0o644); err != nil {
+			return fmt.Errorf("write unit: %w", err)
+		}
+		fmt.Fprintf(out, "wrote %s\nwrote %s (mode 0600: the token variables)\n", o.UnitPath(), o.EnvPath())
+		for _, args := range [][]string{{"systemctl", "--user", "daemon-reload"}, {"systemctl", "--user", "enable", Unit}, {"systemctl", "--user", "restart", Unit}} {
+			if _, err := o.run(ctx, args...); err != nil {
+				return fmt.Errorf("%s: %w (is this a systemd session? `systemctl --user status` tells)", strings.Join(args, " "), err)
+			}
+		}
+		fmt.Fprintf(out, "enabled and started %s; logs: %s (and journalctl --user -u ccbridge)\n", Unit, o.LogFile)
+		if _, err := os.Stat(filepath.Join(o.LingerDir, o.User)); err != nil {
+			fmt.Fprintf(out, "To keep it running while you are logged out and start it at boot, run:\n  loginctl enable-linger %s\n", o.User)
+		}
+		return nil
+	case "darwin":
+		if err := writeFile(o.PlistPath(), LaunchdPlist(o), 0o600); err != nil {
+			return fmt.Errorf("write plist: %w", err)
+		}
+		fmt.Fprintf(out, "wrote %s (mode 0600: it holds the token variables)\n", o.PlistPath())
+		domain := fmt.Sprintf("gui/%d", o.UID)
+		_, _ = o.run(ctx, "launchctl", "bootout", domain+"/"+Label) // not loaded yet is fine
+		if _, err := o.run(ctx, "launchctl", "bootstrap", domain, o.PlistPath()); err != nil {
+			return fmt.Errorf("launchctl bootstrap: %w", err)
+		}
+		fmt.Fprintf(out, "loaded %s; it starts at login; logs: %s\n", Label, o.LogFile)
+		return nil
+	}
+	return fmt.Errorf("services are supported on Linux (systemd) and macOS (launchd), not %s; run `ccbridge run --log-file %s` under your own supervisor", o.OS, o.LogFile)
+}
+
+// Uninstall stops and removes the service. The tmux sessions keep running.
+func Uninstall(ctx context.Context, o Options, out io.Writer) error {
+	var files []string
+	switch o.OS {
+	case "linux":
+		if _, err := o.run(ctx, "systemctl", "--user", "disable", "--now", Unit); err != nil {
+			fmt.Fprintf(out, "note: %v\n", err)
+		}
+		files = []string{o.UnitPath(), o.EnvPath()}
+	case "darwin":
+		if _, err := o.run(ctx, "launchctl", "bootout", fmt.Sprintf("gui/%d/%s", o.UID, Label)); err != nil {
+			fmt.Fprintf(out, "note: %v\n", err)
+		}
+		files = []string{o.PlistPath()}
+	default:
+		return fmt.Errorf("services are supported on Linux and macOS, not %s", o.OS)
+	}
+	removed := 0
+	for _, f := range files {
+		if err := os.Remove(f); err == nil {
+			fmt.Fprintf(out, "removed %s\n", f)
+			removed++
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	if o.OS == "linux" {
+		if _, err := o.run(ctx, "systemctl", "--user", "daemon-reload"); err != nil {
+			fmt.Fprintf(out, "note: %v\n", err)
+		}
+	}
+	if removed == 0 {
+		fmt.Fprintln(out, "no ccbridge service was installed; nothing changed")
+		return nil
+	}
+	fmt.Fprintln(out, "the service is removed; sessions already running in tmux are left alone (tmux -L <socket> kill-server ends them)")
+	return nil
+}
+
+// Status prints the service's state; running is true when it is active.
+func Status(ctx context.Context, o Options, out io.Writer) (running bool, err error) {
+	var path string
+	var args []string
+	switch o.OS {
+	case "linux":
+		path, args = o.UnitPath(), []string{"systemctl", "--user", "status", "--no-pager", Unit}
+	case "darwin":
+		path, args = o.PlistPath(), []string{"launchctl", "print", fmt.Sprintf("gui/%d/%s", o.UID, Label)}
+	default:
+		return false, fmt.Errorf("services are supported on Linux and macOS, not %s", o.OS)
+	}
+	if _, err := os.Stat(path); err != nil {
+		fmt.Fprintf(out, "not installed (%s does not exist): ccbridge service install\n", path)
+		return false, nil
+	}
+	fmt.Fprintf(out, "installed: %s\nlog file: %s\n", path, o.LogFile)
+	text, err := o.run(ctx, args...)
+	if text != "" {
+		fmt.Fprintln(out, text)
+	}
+	var ce *execx.CmdError
+	if err != nil && !errors.As(err, &ce) {
+		return false, err
+	}
+	if o.OS == "linux" {
+		return err == nil, nil // systemctl status exits 3 when inactive
+	}
+	return err == nil && strings.Contains(text, "state = running"), nil
+}

@@ -1,0 +1,239 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ccbridge/ccbridge/internal/execx"
+)
+
+func options(t *testing.T, goos string, r execx.Runner) Options {
+	home := filepath.Join(t.TempDir(), "home dir") // a space, to test quoting
+	exe := filepath.Join(home, ".local", "bin", "ccbridge")
+	if err := os.MkdirAll(filepath.Dir(exe), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return Options{OS: goos, Home: home, ConfigHome: filepath.Join(home, ".config"), UID: 1000, User: "alice", Exe: exe,
+		ConfigPath: filepath.Join(home, ".config", "ccbridge", "config.toml"), LogFile: filepath.Join(home, ".local", "state", "ccbridge", "ccbridge.log"),
+		Env: map[string]string{"CCBRIDGE_TOKEN_HOME": "tok-en$%\"x"}, Path: SearchPath(exe, "/opt/claude/bin/claude", "/usr/bin/tmux"),
+		Runner: r, LingerDir: filepath.Join(home, "linger")}
+}
+
+func perm(t *testing.T, p string) os.FileMode {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode().Perm()
+}
+
+func TestInstallSystemdUserUnit(t *testing.T) {
+	f := execx.NewFake(t,
+		execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}},
+		execx.Call{Args: []string{"systemctl", "--user", "enable", Unit}},
+		execx.Call{Args: []string{"systemctl", "--user", "restart", Unit}},
+	)
+	o := options(t, "linux", f)
+	var out bytes.Buffer
+	if err := Install(context.Background(), o, &out); err != nil {
+		t.Fatal(err)
+	}
+	unitPath := filepath.Join(o.Home, ".config", "systemd", "user", "ccbridge.service")
+	b, err := os.ReadFile(unitPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit := string(b)
+	q := func(s string) string { return `"` + s + `"` }
+	for _, want := range []string{
+		"ExecStart=" + q(o.Exe) + " run --config " + q(o.ConfigPath) + " --log-file " + q(o.LogFile) + "\n",
+		"Environment=\"PATH=" + filepath.Dir(o.Exe) + ":/opt/claude/bin:/usr/bin:/usr/local/bin:/opt/homebrew/bin:/bin\"\n",
+		"Environment=" + q("CCBRIDGE_CONFIG="+o.ConfigPath) + "\n",
+		"EnvironmentFile=-" + filepath.Join(o.Home, ".config", "ccbridge", "service.env") + "\n",
+		"Restart=on-failure\n", "KillMode=process\n", "WantedBy=default.target\n",
+	} {
+		if !strings.Contains(unit, want) {
+			t.Errorf("unit lacks %q:\n%s", want, unit)
+		}
+	}
+	if strings.Contains(unit, "tok-en") {
+		t.Error("the token is in the unit file")
+	}
+	if m := perm(t, unitPath); m != 0o644 {
+		t.Errorf("unit mode %o", m)
+	}
+	env := filepath.Join(o.Home, ".config", "ccbridge", "service.env")
+	if m := perm(t, env); m != 0o600 {
+		t.Errorf("env file mode %o", m)
+	}
+	if b, _ := os.ReadFile(env); !strings.Contains(string(b), `CCBRIDGE_TOKEN_HOME="tok-en$%\"x"`) {
+		t.Errorf("env file:\n%s", b)
+	}
+	if !strings.Contains(out.String(), "loginctl enable-linger alice") {
+		t.Errorf("no linger advice:\n%s", out.String())
+	}
+	if perm(t, filepath.Dir(o.LogFile)) != 0o700 {
+		t.Error("log dir not created 0700")
+	}
+	verify(t, unitPath)
+
+	// Lingering already: no advice.
+	_ = os.MkdirAll(o.LingerDir, 0o755)
+	_ = os.WriteFile(filepath.Join(o.LingerDir, "alice"), nil, 0o644)
+	o.Runner = execx.NewFake(t, execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}},
+		execx.Call{Args: []string{"systemctl", "--user", "enable", Unit}}, execx.Call{Args: []string{"systemctl", "--user", "restart", Unit}})
+	out.Reset()
+	if err := Install(context.Background(), o, &out); err != nil || strings.Contains(out.String(), "enable-linger") {
+		t.Errorf("second install: %v\n%s", err, out.String())
+	}
+}
+
+// verify runs systemd-analyze verify on the unit when it is installed.
+func verify(t *testing.T, unit string) {
+	t.Helper()
+	if _, err := exec.LookPath("systemd-analyze"); err != nil {
+		t.Log("systemd-analyze not installed; unit not verified by systemd")
+		return
+	}
+	// --user needs a user manager; --man=no skips the Documentation check.
+	cmd := exec.Command("systemd-analyze", "verify", "--man=no", unit)
+	out, err := cmd.CombinedOutput()
+	// systemd-analyze also reports on units it pulls in; only lines about
+	// ours matter.
+	var ours []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "ccbridge") {
+			ours = append(ours, line)
+		}
+	}
+	if len(ours) > 0 {
+		t.Errorf("systemd-analyze verify (%v):\n%s", err, strings.Join(ours, "\n"))
+	}
+}
+
+func TestSystemdQuoting(t *testing.T) {
+	for in, want := range map[string]string{
+		"/usr/bin/x":   "/usr/bin/x",
+		"/a b/x":       `"/a b/x"`,
+		`/a"b`:         `"/a\"b"`,
+		"/100%/x":      "/100%%/x",
+		"/$HOME/x":     "/$$HOME/x",
+		`/back\slash`:  `"/back\\slash"`,
+		"PATH=/a:/b c": `"PATH=/a:/b c"`,
+	} {
+		if got := sdQuote(in); got != want {
+			t.Errorf("sdQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestInstallLaunchdAgent(t *testing.T) {
+	o := options(t, "darwin", nil)
+	plist := filepath.Join(o.Home, "Library", "LaunchAgents", Label+".plist")
+	f := execx.NewFake(t,
+		execx.Call{Args: []string{"launchctl", "bootout", "gui/1000/" + Label}, Err: execx.Exit(3, "Boot-out failed: 3: No such process")},
+		execx.Call{Args: []string{"launchctl", "bootstrap", "gui/1000", plist}},
+	)
+	o.Runner = f
+	if err := Install(context.Background(), o, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if m := perm(t, plist); m != 0o600 {
+		t.Errorf("plist mode %o (it holds the token)", m)
+	}
+	b, _ := os.ReadFile(plist)
+	var doc struct {
+		Dict struct {
+			Items []struct {
+				XMLName xml.Name
+				Value   string `xml:",chardata"`
+			} `xml:",any"`
+		} `xml:"dict"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("plist is not XML: %v\n%s", err, b)
+	}
+	text := string(b)
+	for _, want := range []string{"<string>" + Label + "</string>", "<string>" + o.Exe + "</string>", "<string>--log-file</string>",
+		"<key>CCBRIDGE_TOKEN_HOME</key>\n    <string>tok-en$%&quot;x</string>", "<key>SuccessfulExit</key>\n    <false/>",
+		"<key>AbandonProcessGroup</key>\n  <true/>", "<key>PATH</key>"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("plist lacks %q:\n%s", want, text)
+		}
+	}
+	if _, err := exec.LookPath("plutil"); err == nil {
+		if out, err := exec.Command("plutil", "-lint", plist).CombinedOutput(); err != nil {
+			t.Errorf("plutil: %v %s", err, out)
+		}
+	}
+}
+
+func TestUninstallAndStatus(t *testing.T) {
+	install := []execx.Call{{Args: []string{"systemctl", "--user", "daemon-reload"}}, {Args: []string{"systemctl", "--user", "enable", Unit}},
+		{Args: []string{"systemctl", "--user", "restart", Unit}}}
+	statusCall := execx.Call{Args: []string{"systemctl", "--user", "status", "--no-pager", Unit}, Stdout: "● ccbridge.service\n   Active: active (running)\n"}
+	calls := append(install, statusCall,
+		execx.Call{Args: []string{"systemctl", "--user", "disable", "--now", Unit}},
+		execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}},
+		execx.Call{Args: []string{"systemctl", "--user", "disable", "--now", Unit}, Err: execx.Exit(1, "Unit file ccbridge.service does not exist.")},
+		execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}})
+	o := options(t, "linux", execx.NewFake(t, calls...))
+	var out bytes.Buffer
+	if running, err := Status(context.Background(), o, &out); running || err != nil || !strings.Contains(out.String(), "not installed") {
+		t.Fatalf("status before install: %v %v %s", running, err, out.String())
+	}
+	if err := Install(context.Background(), o, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if running, err := Status(context.Background(), o, &out); !running || err != nil || !strings.Contains(out.String(), "active (running)") {
+		t.Fatalf("status: %v %v %s", running, err, out.String())
+	}
+	out.Reset()
+	if err := Uninstall(context.Background(), o, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{o.UnitPath(), o.EnvPath()} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s left behind", p)
+		}
+	}
+	if !strings.Contains(out.String(), "left alone") {
+		t.Errorf("uninstall output:\n%s", out.String())
+	}
+	out.Reset()
+	if err := Uninstall(context.Background(), o, &out); err != nil || !strings.Contains(out.String(), "nothing changed") {
+		t.Errorf("second uninstall: %v %s", err, out.String())
+	}
+}
+
+func TestStatusReportsAStoppedService(t *testing.T) {
+	o := options(t, "linux", nil)
+	o.Runner = execx.NewFake(t, execx.Call{Args: []string{"systemctl", "--user", "status", "--no-pager", Unit},
+		Stdout: "○ ccbridge.service\n   Active: inactive (dead)\n", Err: execx.Exit(3, "")})
+	_ = os.MkdirAll(filepath.Dir(o.UnitPath()), 0o700)
+	_ = os.WriteFile(o.UnitPath(), []byte(SystemdUnit(o)), 0o644)
+	var out bytes.Buffer
+	running, err := Status(context.Background(), o, &out)
+	if running || err != nil || !strings.Contains(out.String(), "inactive (dead)") {
+		t.Errorf("status: %v %v\n%s", running, err, out.String())
+	}
+}
+
+func TestInstallRefusesOtherSystems(t *testing.T) {
+	o := options(t, "windows", execx.NewFake(t))
+	if err := Install(context.Background(), o, io.Discard); err == nil || !strings.Contains(err.Error(), "--log-file") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,0 +1,384 @@
+package setup
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
+)
+
+// step is one answer; before runs first (what the person does in Discord
+// or the portal before typing it).
+type step struct {
+	line   string
+	before func()
+}
+
+// script is stdin that hands out one line per Read, running each step's
+// action just before its line is read.
+type script struct {
+	mu    sync.Mutex
+	steps []step
+}
+
+func (s *script) Read(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.steps) == 0 {
+		return 0, io.EOF
+	}
+	st := s.steps[0]
+	s.steps = s.steps[1:]
+	if st.before != nil {
+		st.before()
+	}
+	return copy(p, st.line+"\n"), nil
+}
+
+func lines(ls ...string) []step {
+	out := make([]step, len(ls))
+	for i, l := range ls {
+		out[i] = step{line: l}
+	}
+	return out
+}
+
+type fixture struct {
+	srv   *fakediscord.Server
+	bot   *fakediscord.Bot
+	owner fakediscord.User
+	dir   string
+	cfg   string
+	home  string
+}
+
+func newFixture(t *testing.T) *fixture {
+	f := &fixture{srv: fakediscord.New(t)}
+	f.bot = f.srv.Main()
+	f.owner = f.srv.NewUser("owner")
+	f.srv.SetAppOwner(f.bot, f.owner.ID)
+	f.dir = t.TempDir()
+	f.home = filepath.Join(f.dir, "home")
+	t.Setenv("HOME", f.home)
+	f.cfg = filepath.Join(f.dir, "cfg", "config.toml")
+	_ = os.MkdirAll(filepath.Dir(f.cfg), 0o700)
+	// The config's api_base is how setup finds the (fake) Discord.
+	if err := os.WriteFile(f.cfg, []byte("[discord]\napi_base = \""+f.srv.URL+"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func (f *fixture) run(t *testing.T, steps []step, wait time.Duration) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	err := Run(context.Background(), Options{ConfigPath: f.cfg, In: &script{steps: steps}, Out: &out, PollEvery: 5 * time.Millisecond, Wait: wait})
+	return out.String(), err
+}
+
+func mode(t *testing.T, path string) os.FileMode {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode().Perm()
+}
+
+func TestSetupFirstRun(t *testing.T) {
+	f := newFixture(t)
+	proj := filepath.Join(f.dir, "src", "api")
+	_ = os.MkdirAll(proj, 0o755)
+	f.srv.SetMessageContentIntent(f.bot, false)
+	f.srv.LeaveGuild(f.bot)
+	api := f.srv.AddChannel(f.bot.GuildID, "api")
+	steps := []step{
+		{line: "home"},
+		{line: "bot " + f.bot.Token}, // pasted with a "Bot " prefix
+		// The intent is off: the person enables it, then presses Enter.
+		{line: "", before: func() { f.srv.SetMessageContentIntent(f.bot, true) }},
+		// The wizard waits for the join; the person opens the invite URL.
+		{line: "2", before: func() {}},
+		{line: proj},
+		{line: ""},
+		{line: ""}, // the owner: the application's owner
+	}
+	// Join only once the wizard has looked and found no server.
+	go func() {
+		if f.srv.WaitCall("GET", "/users/@me/guilds", 2, 5*time.Second) {
+			f.srv.JoinGuild(f.bot)
+		}
+	}()
+	out, err := f.run(t, steps, 10*time.Second)
+	if err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	for _, want := range []string{"the bot is main-bot", "Message Content Intent is OFF", "Message Content Intent: enabled",
+		"permissions=326417632320", "Waiting for the bot to join", "#api", "config OK"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, f.bot.Token) {
+		t.Error("the token was echoed")
+	}
+	c, err := config.Load(f.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("written config does not pass config check: %v", err)
+	}
+	s := c.Servers[0]
+	if s.Name != "home" || s.GuildID != f.bot.GuildID || len(s.OwnerIDs) != 1 || s.OwnerIDs[0] != f.owner.ID ||
+		len(s.Projects) != 1 || s.Projects[0].ChannelID != api || s.Projects[0].Path != proj || s.Projects[0].Name != "api" {
+		t.Errorf("server %+v", s)
+	}
+	if c.Discord.APIBase != f.srv.URL {
+		t.Errorf("api_base %q lost", c.Discord.APIBase)
+	}
+	tok, err := s.ResolveToken()
+	if err != nil || tok != f.bot.Token {
+		t.Errorf("token %q %v", tok, err)
+	}
+	if m := mode(t, f.cfg); m != 0o600 {
+		t.Errorf("config mode %o", m)
+	}
+	if m := mode(t, filepath.Join(filepath.Dir(f.cfg), "home.token")); m != 0o600 {
+		t.Errorf("token file mode %o", m)
+	}
+}
+
+// Re-running keeps every key of the config (also ones setup never asks
+// about), keeps the token on Enter, and adds a project.
+func TestSetupRerunKeepsEverything(t *testing.T) {
+	f := newFixture(t)
+	old := filepath.Join(f.dir, "old")
+	web := filepath.Join(f.dir, "web")
+	_ = os.MkdirAll(old, 0o755)
+	_ = os.MkdirAll(web, 0o755)
+	t.Setenv("CCBRIDGE_SETUP_TEST_TOKEN", f.bot.Token)
+	webCh := f.srv.AddChannel(f.bot.GuildID, "web")
+	existing := `# my comment
+[discord]
+api_base = "` + f.srv.URL + `"
+[tmux]
+socket = "mine"
+[claude]
+args = ["--verbose"]
+env = { FOO = "bar" }
+prompt_timeout = "10m"
+[[servers]]
+name = "work"
+token_env = "CCBRIDGE_SETUP_TEST_TOKEN"
+guild_id = "` + f.bot.GuildID + `"
+owner_ids = ["100000000000000042"]
+general_channel_id = "` + f.bot.ChannelID + `"
+  [[servers.projects]]
+  name = "old"
+  channel_id = "100000000000000043"
+  path = "` + old + `"
+  model = "opus"
+    [servers.projects.thread]
+    isolation = "worktree"
+`
+	if err := os.WriteFile(f.cfg, []byte(existing), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := f.run(t, lines("", "2", web, "", ""), time.Second)
+	if err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "→ control panel") {
+		t.Errorf("the panel channel is not shown as such:\n%s", out)
+	}
+	c, err := config.Load(f.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("config check: %v", err)
+	}
+	s := c.Servers[0]
+	if c.Tmux.Socket != "mine" || len(c.Claude.Args) != 1 || c.Claude.Env["FOO"] != "bar" || c.Claude.PromptTimeout.Duration != 10*time.Minute ||
+		s.Name != "work" || s.TokenEnv != "CCBRIDGE_SETUP_TEST_TOKEN" || s.TokenFile != "" || s.GeneralChannelID != f.bot.ChannelID ||
+		len(s.OwnerIDs) != 1 || s.OwnerIDs[0] != "100000000000000042" {
+		t.Errorf("a key was lost: %+v %+v", c, s)
+	}
+	if len(s.Projects) != 2 || s.Projects[0].Model != "opus" || s.Projects[0].Thread.Isolation != "worktree" ||
+		s.Projects[1].ChannelID != webCh || s.Projects[1].Path != web {
+		t.Errorf("projects %+v", s.Projects)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(f.cfg), "work.token")); err == nil {
+		t.Error("a token file was written although the token was kept")
+	}
+	if b, _ := os.ReadFile(f.cfg + ".bak"); string(b) != existing {
+		t.Error("no backup of the previous config")
+	}
+	if m := mode(t, f.cfg); m != 0o600 {
+		t.Errorf("config mode %o", m)
+	}
+}
+
+func TestSetupTimesOutWhenTheBotNeverJoins(t *testing.T) {
+	f := newFixture(t)
+	f.srv.LeaveGuild(f.bot)
+	before, _ := os.ReadFile(f.cfg)
+	out, err := f.run(t, lines("home", f.bot.Token), 50*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "has not joined a server within") || !strings.Contains(err.Error(), "run `ccbridge setup` again") {
+		t.Fatalf("err = %v\n%s", err, out)
+	}
+	if after, _ := os.ReadFile(f.cfg); !bytes.Equal(before, after) {
+		t.Error("config changed by a setup that did not finish")
+	}
+}
+
+func TestSetupRetriesARefusedToken(t *testing.T) {
+	f := newFixture(t)
+	proj := t.TempDir()
+	out, err := f.run(t, lines("home", "not-a-token", f.bot.Token, "1", proj, "", ""), time.Second)
+	if err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "Discord refused this token (HTTP 401)") {
+		t.Errorf("no word about the refused token:\n%s", out)
+	}
+}
+
+func TestSetupCreatesAChannelOrSaysWhyNot(t *testing.T) {
+	f := newFixture(t)
+	proj := t.TempDir()
+	// Without Manage Channels (the invite's set) creation is refused with
+	// advice; once the person created it, it is listed and mapped.
+	out, err := f.run(t, []step{{line: "home"}, {line: f.bot.Token}, {line: "Docs Site"},
+		{line: "", before: func() { f.srv.AddChannel(f.bot.GuildID, "docs-site") }}, {line: "2"}, {line: proj}, {line: ""}, {line: ""}}, time.Second)
+	if err != nil || !strings.Contains(out, "may not create channels") {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	// With Manage Channels the bot creates it.
+	f2 := newFixture(t)
+	f2.srv.SetBotPermissions(f2.bot, fakediscord.PermInvite|fakediscord.PermManageChannels)
+	out, err = f2.run(t, lines("home", f2.bot.Token, "Docs Site", proj, "", ""), time.Second)
+	if err != nil || !strings.Contains(out, "Created #docs-site") {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	c, _ := config.Load(f2.cfg)
+	if len(c.Servers[0].Projects) != 1 || c.Servers[0].Projects[0].Name != "docs-site" {
+		t.Errorf("projects %+v", c.Servers[0].Projects)
+	}
+}
+
+func TestSetupLeavesAnUnreadableConfigAlone(t *testing.T) {
+	f := newFixture(t)
+	bad := "[discord]\napi_base = \"" + f.srv.URL + "\"\nmystery = 1\n"
+	_ = os.WriteFile(f.cfg, []byte(bad), 0o600)
+	_, err := f.run(t, nil, time.Second)
+	if err == nil || !strings.Contains(err.Error(), "discord.mystery") {
+		t.Fatalf("err = %v", err)
+	}
+	if b, _ := os.ReadFile(f.cfg); string(b) != bad {
+		t.Error("config rewritten")
+	}
+}
+
+// install.sh writes config.example.toml as the config; setup on it replaces
+// the example's placeholder server (another guild) and keeps the rest.
+func TestSetupOnTheExampleConfig(t *testing.T) {
+	f := newFixture(t)
+	t.Setenv("CCBRIDGE_TOKEN_HOME", "")
+	example, err := os.ReadFile("../../config.example.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(example), `api_base = "https://discord.com"`, `api_base = "`+f.srv.URL+`"`, 1)
+	_ = os.WriteFile(f.cfg, []byte(text), 0o600)
+	proj := t.TempDir()
+	out, err := f.run(t, lines(f.bot.Token, "", "1", proj, "", ""), time.Second)
+	if err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "had this bot in server 100000000000000001") {
+		t.Errorf("no word about the other server:\n%s", out)
+	}
+	c, err := config.Load(f.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("config check: %v", err)
+	}
+	s := c.Servers[0]
+	if s.Name != "home" || s.GuildID != f.bot.GuildID || len(s.OwnerIDs) != 1 || s.OwnerIDs[0] != f.owner.ID || s.TokenEnv != "" ||
+		len(s.Projects) != 1 || s.Projects[0].ChannelID != f.bot.ChannelID {
+		t.Errorf("placeholders kept: %+v", s)
+	}
+	if c.Claude.Command != "claude" || c.Tmux.Socket != "ccbridge" || c.Claude.StartTimeout.Duration != 90*time.Second {
+		t.Errorf("the example's other settings were lost: %+v", c)
+	}
+}
+
+// The token file is written as ~/… when it is under the home directory.
+func TestTokenFileUnderHomeIsWrittenWithTilde(t *testing.T) {
+	t.Setenv("HOME", "/home/alice")
+	if got := tildePath("/home/alice/.config/ccbridge/home.token"); got != "~/.config/ccbridge/home.token" {
+		t.Errorf("tildePath = %q", got)
+	}
+	if got := tildePath("/srv/x.token"); got != "/srv/x.token" {
+		t.Errorf("tildePath = %q", got)
+	}
+}
+
+// Ctrl-C at a prompt ends setup at once (the signal is caught, so a read
+// that ignored it would hang until Enter), and nothing is written.
+func TestSetupStopsAtAPromptWhenInterrupted(t *testing.T) {
+	f := newFixture(t)
+	before, _ := os.ReadFile(f.cfg)
+	pr, pw := io.Pipe() // a person who types nothing
+	defer pw.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuf
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, Options{ConfigPath: f.cfg, In: pr, Out: &out}) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(out.String(), "A short name for this bot") && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("setup still waits for input after Ctrl-C")
+	}
+	if after, _ := os.ReadFile(f.cfg); !bytes.Equal(before, after) {
+		t.Error("config changed")
+	}
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
