@@ -98,7 +98,7 @@ type Router struct {
 
 	mu      sync.Mutex // guards workers and closing
 	workers map[string]chan chat.MessageEvent
-	closing map[string]bool // thread sessions waiting to stop
+	closing map[string]bool // thread sessions being stopped → deleted (stop at once)
 
 	now func() time.Time // the clock (tests move it)
 }
