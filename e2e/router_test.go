@@ -49,6 +49,34 @@ func userTokens(r fakemodel.Request) []string {
 	return out
 }
 
+// logTranscript logs the transcript lines of the session that mention s.
+func logTranscript(t *testing.T, b *bridge, p *project, s string) {
+	rec, err := b.store.Sessions.Get(p.key)
+	if err != nil {
+		return
+	}
+	raw, _ := os.ReadFile(rec.TranscriptPath)
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.Contains(line, s) {
+			t.Logf("transcript: %.300s", line)
+		}
+	}
+}
+
+// userTexts shows the user messages of a request, one a line.
+func userTexts(r fakemodel.Request) string {
+	var b strings.Builder
+	msgs, _ := r.Body["messages"].([]any)
+	for i, msg := range msgs {
+		m, _ := msg.(map[string]any)
+		if m["role"] != "user" {
+			continue
+		}
+		fmt.Fprintf(&b, "  %d: %.400q\n", i, fmt.Sprint(m["content"]))
+	}
+	return b.String()
+}
+
 // Ten messages sent 200 ms apart reach Claude in the order they were sent,
 // twenty rounds in a row in one session; then a round sent back to back.
 func TestMessagesReachClaudeInOrder(t *testing.T) {
@@ -77,7 +105,8 @@ func TestMessagesReachClaudeInOrder(t *testing.T) {
 			return slices.Contains(userTokens(r), final)
 		})
 		if got := userTokens(r); !slices.Equal(got, want) {
-			t.Fatalf("round %d: Claude got the messages in the order\n%q\nwant\n%q", round, got, want)
+			logTranscript(t, b, p, fmt.Sprintf("r%02d-", round))
+			t.Fatalf("round %d: Claude got the messages in the order\n%q\nwant\n%q\nconversation:\n%s", round, got, want, userTexts(r))
 		}
 	}
 }

@@ -277,3 +277,15 @@ func TestClosingAnUnknownThreadDoesNothing(t *testing.T) {
 		t.Fatalf("registry = %+v", regs)
 	}
 }
+
+// A thread archived mid-turn and then deleted stops at once.
+func TestDeleteDuringTheArchiveWaitStopsAtOnce(t *testing.T) {
+	r, ss, _, l, store := newRouter(t)
+	key := registerThread(t, r)
+	ss.setState("busy")
+	r.HandleThreadArchived("home", thread, channel)
+	r.HandleThreadDeleted("home", thread, channel)
+	touch(t, store, key)
+	l.waitFor(t, "stop "+key)
+	r.waitClosed(t)
+}

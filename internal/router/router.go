@@ -59,6 +59,8 @@ const (
 	screenLines      = 40
 	keyRedrawPause   = 400 * time.Millisecond // lets the TUI redraw after a key before /screen reads it
 	queuePerSession  = 64
+	queuePoll        = 100 * time.Millisecond // while Claude Code's queue drains
+	inputSettle      = 3 * time.Second        // at most, for text left in the input box
 	refusalForOthers = "Only the owners configured for this bot can drive ccbridge."
 )
 
@@ -96,7 +98,7 @@ type Router struct {
 
 	mu      sync.Mutex // guards workers and closing
 	workers map[string]chan chat.MessageEvent
-	closing map[string]bool // thread sessions waiting to stop
+	closing map[string]bool // thread sessions being stopped → deleted (stop at once)
 
 	now func() time.Time // the clock (tests move it)
 }
@@ -279,6 +281,9 @@ func (r *Router) deliver(tg target, ev chat.MessageEvent) {
 	} else if started {
 		log.Info("session started for a message")
 	}
+	if err := r.waitQueueDrained(ctx, key); err != nil {
+		return
+	}
 	since, err := r.deliverWhenNoDialog(ctx, key, ev, prompt)
 	if err != nil {
 		log.Error("delivery failed", "err", err)
@@ -305,6 +310,58 @@ func (r *Router) deliver(tg target, ev chat.MessageEvent) {
 	}
 	r.react(ev, "⚠️")
 	r.send(ev.Server, ev.ChannelID, "⚠️ Claude did not confirm this message. It may still be sitting in the input box: check with /screen.")
+}
+
+// waitQueueDrained waits while earlier messages wait in Claude Code's own
+// queue: a message typed then, just as a turn ends, would reach Claude
+// before them (seen with 2.1.328: queued B, then C typed at the turn's end,
+// ran as C, B). It also waits, for a few seconds at most, while the input
+// box still holds text: the receipt of the previous message comes from its
+// UserPromptSubmit hook, and Claude Code queues or runs that message only
+// after the hook returns, with the text left in the box meanwhile. The
+// queue drains by itself when the turn ends; an error reading the screen
+// is left for the delivery to report.
+func (r *Router) waitQueueDrained(ctx context.Context, key string) error {
+	inputDeadline := time.Now().Add(inputSettle)
+	for {
+		screen, err := r.opt.Sessions.Screen(ctx, key, screenLines)
+		if err != nil {
+			return nil
+		}
+		queued := session.Queued(screen)
+		if !queued && (inputLine(screen) == "" || time.Now().After(inputDeadline)) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(queuePoll):
+		}
+	}
+}
+
+// inputLine returns the text in Claude Code's input box: what stands
+// between the last two horizontal rules of the screen, after the ❯.
+func inputLine(screen string) string {
+	lines := strings.Split(screen, "\n")
+	var rules []int
+	for i, l := range lines {
+		if strings.Contains(l, "────") {
+			rules = append(rules, i)
+		}
+	}
+	if len(rules) < 2 {
+		return ""
+	}
+	var b strings.Builder
+	for _, l := range lines[rules[len(rules)-2]+1 : rules[len(rules)-1]] {
+		l = strings.TrimSpace(l)
+		l = strings.TrimSpace(strings.TrimPrefix(l, "❯"))
+		if l != "" && l != "Press up to edit queued messages" {
+			b.WriteString(l + " ")
+		}
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // deliverWhenNoDialog delivers, waiting while a dialog is open (typing into

@@ -58,6 +58,7 @@ type fakeSessions struct {
 	mu        sync.Mutex
 	state     string            // what Status reports; "busy" when empty
 	releases  []session.Release // what ReleaseWorktree returns, in turn (then empty)
+	queued    int               // Screen shows Claude Code's queue this many times
 	l         *log
 	dialogs   int // Deliver answers ErrDialogOpen this many times
 	receipts  int // WaitReceipt succeeds from this call on (1 = first)
@@ -99,6 +100,13 @@ func (f *fakeSessions) Interrupt(_ context.Context, key string) error {
 	return nil
 }
 func (f *fakeSessions) Screen(context.Context, string, int) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.queued > 0 {
+		f.queued--
+		f.l.add("queued")
+		return "❯ earlier\n  ⎿  Queued · ctrl+x ctrl+s to send now\n❯ Press up to edit queued messages", nil
+	}
 	return "❯ screen text", nil
 }
 func (f *fakeSessions) PressKeys(_ context.Context, key string, names ...string) error {
@@ -498,5 +506,31 @@ func TestUploadsDoNotFollowPlantedLinks(t *testing.T) {
 	fi, err := os.Lstat(filepath.Join(dir, "m2-b.txt"))
 	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("saved upload: %v, %v", fi, err)
+	}
+}
+
+// A message is not typed while earlier ones wait in Claude Code's queue
+// (typed as a turn ends, it would run before them).
+func TestDeliveryWaitsForClaudesQueue(t *testing.T) {
+	r, ss, _, l, _ := newRouter(t)
+	ss.queued = 2
+	r.HandleMessage(msg("after the queue"))
+	l.waitFor(t, "react m1 ✅")
+	if got := l.all(); !slices.Equal(got, []string{"ensure home-api", "queued", "queued", `deliver home-api "after the queue"`, "react m1 ✅"}) {
+		t.Fatalf("ops = %q", got)
+	}
+}
+
+func TestInputLine(t *testing.T) {
+	rule := strings.Repeat("─", 40)
+	for screen, want := range map[string]string{
+		"● ok\n" + rule + "\n❯                 \n" + rule + "\n  ⏸ manual mode on":                           "",
+		"❯ old\n" + rule + "\n❯ message r03-m02   \n" + rule + "\n  ⏸ manual mode on":                        "message r03-m02",
+		"❯ a\n  ⎿  Queued · ctrl+x\n" + rule + "\n❯ Press up to edit queued messages\n" + rule + "\n footer": "",
+		"no box at all": "",
+	} {
+		if got := inputLine(screen); got != want {
+			t.Errorf("inputLine(%q) = %q, want %q", screen, got, want)
+		}
 	}
 }

@@ -91,14 +91,18 @@ func (r *Router) HandleThreadDeleted(server, threadID, parentID string) {
 
 // closeThread stops a thread's session in the background, when its turn
 // is over (at once for a deleted thread), unless the thread comes back to
-// life first; one closing per thread at a time.
+// life first; one closing per thread at a time (r.closing: whether the
+// thread was deleted).
 func (r *Router) closeThread(tg target, deleted bool) {
 	r.mu.Lock()
-	if r.closing[tg.key] {
+	if _, ok := r.closing[tg.key]; ok {
+		if deleted {
+			r.closing[tg.key] = true // the waiting closer stops it now
+		}
 		r.mu.Unlock()
 		return
 	}
-	r.closing[tg.key] = true
+	r.closing[tg.key] = deleted
 	r.mu.Unlock()
 	r.wg.Add(1)
 	go func() {
@@ -111,6 +115,9 @@ func (r *Router) closeThread(tg target, deleted bool) {
 		if !deleted && !r.waitTurnEnd(tg) {
 			return
 		}
+		r.mu.Lock()
+		deleted = r.closing[tg.key]
+		r.mu.Unlock()
 		r.stopThread(tg, deleted)
 	}()
 }
@@ -128,6 +135,12 @@ func (r *Router) waitTurnEnd(tg target) bool {
 	defer tick.Stop()
 	told := false
 	for {
+		r.mu.Lock()
+		deleted := r.closing[tg.key]
+		r.mu.Unlock()
+		if deleted {
+			return true // deleted meanwhile: nobody can read it any more
+		}
 		if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && !reg.Archived {
 			r.opt.Log.Info("archived thread is in use again; its session stays", "session", tg.key)
 			return false

@@ -205,3 +205,11 @@ func Condense(screen string, maxLines, maxRunes int) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// Queued reports whether the screen shows messages waiting in Claude
+// Code's own queue (typed while a turn ran). Claude Code runs them after
+// the turn, but takes a message typed while they wait, just as a turn
+// ends, before them: so nothing is typed while any are queued.
+func Queued(screen string) bool {
+	return strings.Contains(screen, "Queued · ctrl+x ctrl+s to send now") || strings.Contains(screen, "Press up to edit queued messages")
+}
