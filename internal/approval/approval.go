@@ -69,7 +69,7 @@ func Apply(id string, req *state.Request, a Action) (Result, error) {
 func Render(id string, req state.Request) chat.Message {
 	tail := ""
 	if req.Status != state.RequestPending {
-		tail = "\n\n" + clip(statusLine(req), maxStatus)
+		tail = "\n\n" + clip(StatusLine(req), maxStatus)
 	}
 	room := chat.Limit - len([]rune(tail))
 	var m chat.Message
@@ -101,7 +101,8 @@ func clip(s string, n int) string {
 	return s
 }
 
-func statusLine(req state.Request) string {
+// StatusLine says how a closed card was closed ("" while it is pending).
+func StatusLine(req state.Request) string {
 	switch req.Status {
 	case state.RequestDecided:
 		return req.Outcome

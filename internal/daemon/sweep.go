@@ -112,7 +112,7 @@ func (r *relay) closeRequest(ctx context.Context, id, status string) {
 	}
 	ectx, cancel := context.WithTimeout(ctx, noticeTimeout)
 	defer cancel()
-	if err := p.Edit(ectx, req.ChannelID, req.MessageID, approval.Render(id, req)); err != nil {
+	if err := p.EditCard(ectx, req.ChannelID, req.MessageID, approval.Render(id, req), approval.StatusLine(req)); err != nil {
 		r.log.Error("could not update a card", "request", id, "err", err)
 	}
 }

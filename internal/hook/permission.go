@@ -157,7 +157,7 @@ func (h *handler) editCard(ctx context.Context, id string, r state.Request, post
 			return
 		}
 	}
-	if err := poster.Edit(ctx, r.ChannelID, r.MessageID, approval.Render(id, r)); err != nil {
+	if err := poster.EditCard(ctx, r.ChannelID, r.MessageID, approval.Render(id, r), approval.StatusLine(r)); err != nil {
 		h.log.Error("could not update the card", "request", id, "err", err)
 	}
 }
