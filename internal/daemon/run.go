@@ -150,6 +150,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 		bots = append(bots, b)
 	}
 	rt.StartConfigured()
+	rt.FinishArchivedThreads()
 	log.Info("ccbridge running", "bots", len(bots), "attach", "tmux -L "+cfg.Tmux.Socket+" attach", "projects", projectNames(cfg))
 	<-ctx.Done()
 	if cause := context.Cause(ctx); errors.Is(cause, state.ErrUnsafeDir) {

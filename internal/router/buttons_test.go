@@ -289,3 +289,34 @@ func TestDeleteDuringTheArchiveWaitStopsAtOnce(t *testing.T) {
 	l.waitFor(t, "stop "+key)
 	r.waitClosed(t)
 }
+
+// A thread archived mid-turn before a restart still stops when its turn
+// ends: the new daemon finds the archive in the registry.
+func TestArchiveMidTurnSurvivesARestart(t *testing.T) {
+	r, ss, _, l, store := newRouter(t)
+	key := registerThread(t, r)
+	r.remember(key, func(g *state.Registered) { g.Archived = true }) // what the old daemon recorded
+	ss.setState("busy")
+	r.FinishArchivedThreads()
+	touch(t, store, key)
+	if slices.ContainsFunc(l.all(), func(op string) bool { return strings.HasPrefix(op, "stop") }) {
+		t.Fatalf("a busy session was stopped: %q", l.all())
+	}
+	ss.setState("idle")
+	touch(t, store, key)
+	l.waitFor(t, "stop "+key)
+	r.waitClosed(t)
+}
+
+// Threads that are not archived, or whose session is not running, are left
+// alone at start-up.
+func TestFinishArchivedThreadsLeavesOthersAlone(t *testing.T) {
+	r, ss, _, l, _ := newRouter(t)
+	registerThread(t, r)
+	ss.setState("idle")
+	r.FinishArchivedThreads()
+	r.waitClosed(t)
+	if slices.ContainsFunc(l.all(), func(op string) bool { return strings.HasPrefix(op, "stop") }) {
+		t.Fatalf("a live thread was stopped: %q", l.all())
+	}
+}

@@ -360,3 +360,37 @@ func (r *Router) deleteConfirmed(key, base, fingerprint string) chat.Message {
 	}
 	return chat.Message{Content: base + "\nThis thread has no worktree any more."}
 }
+
+// FinishArchivedThreads picks up, after a restart, the closing of threads
+// archived while a turn ran: the registry remembers the archive, so a
+// session still running in such a thread stops once its turn ends, as it
+// would have without the restart.
+func (r *Router) FinishArchivedThreads() {
+	regs, err := r.opt.Registry.Sessions.List()
+	if err != nil {
+		r.opt.Log.Warn("could not read the thread registry", "err", err)
+	}
+	for key, g := range regs {
+		if !g.Archived || g.ThreadID == "" {
+			continue
+		}
+		tg, ok := r.projectThread(g.Server, g.Project, g.ThreadID)
+		if !ok || tg.key != key {
+			continue
+		}
+		if st, err := r.opt.Sessions.Status(r.ctx, key); err != nil || st.State == "stopped" {
+			continue
+		}
+		r.closeThread(tg, false)
+	}
+}
+
+// projectThread is the target of a thread of a configured project.
+func (r *Router) projectThread(server, project, threadID string) (target, bool) {
+	for _, rt := range r.routes {
+		if rt.server.Name == server && rt.project.Name == project {
+			return r.resolve(server, threadID, rt.project.ChannelID)
+		}
+	}
+	return target{}, false
+}
