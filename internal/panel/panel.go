@@ -44,6 +44,8 @@ type Panel struct {
 	Sessions Sessions
 	Trees    Trees
 	Instance string
+	// Fleet is the view of the other machines sharing the bots (nil: none).
+	Fleet *Fleet
 }
 
 // buttonProjects is how many projects get their own row of buttons; with
@@ -76,7 +78,10 @@ func (p *Panel) Render(ctx context.Context, server string) chat.Message {
 	regs, _ := p.Registry.Sessions.List()
 	reqs, _ := p.Store.Requests.List()
 	var b strings.Builder
-	fmt.Fprintf(&b, "**ccbridge — %s** · updated <t:%d:R>\n", srv.Name, time.Now().Unix())
+	b.WriteString(header(p.machine(), srv.Name, time.Now()) + "\n")
+	if line := p.Fleet.Line(srv.Name); line != "" {
+		b.WriteString(line + "\n")
+	}
 	known := map[string]bool{}
 	for _, g := range regs {
 		if g.Worktree != "" {
@@ -133,6 +138,13 @@ func (p *Panel) Render(ctx context.Context, server string) chat.Message {
 		content = string(r[:chat.Limit-1]) + "…"
 	}
 	return chat.Message{Content: content, Rows: p.rows(srv)}
+}
+
+func (p *Panel) machine() string {
+	if p.Fleet != nil {
+		return p.Fleet.Machine
+	}
+	return p.Config.General.Machine
 }
 
 func (p *Panel) rows(srv config.Server) []chat.Row {
