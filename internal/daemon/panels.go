@@ -13,23 +13,45 @@ import (
 )
 
 // Panel pacing: redraw on changes, at most once per panelMinGap, and at
-// least every panelEvery (its relative "updated" time moves on).
+// least every panelEvery (its "checked in" time is this machine's
+// heartbeat, which the other machines sharing the bot read back).
 const (
 	panelMinGap = 3 * time.Second
 	panelEvery  = time.Minute
+	panelTick   = time.Second
+	// panelHistory is how many of the general channel's latest messages
+	// are searched for the other machines' panels (Discord's maximum).
+	panelHistory = 100
 )
 
-// keepPanels keeps each server's control panel current.
+// heartbeat is how often a panel is refreshed, and the others' read: three
+// times within the time after which a machine counts as unreachable.
+func heartbeat(unreachable time.Duration) time.Duration {
+	return max(panelMinGap, min(panelEvery, unreachable/3))
+}
+
+// keepPanels keeps each server's control panel current: this machine's
+// own message in the general channel, and what it shows of the others.
 func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 	sessions, _ := r.store.Sessions.Watch(ctx)
 	requests, _ := r.store.Requests.Watch(ctx)
 	registered, _ := r.registry.Sessions.Watch(ctx)
-	tick := time.NewTicker(panelMinGap)
+	every := heartbeat(p.Config.General.UnreachableAfter.Duration)
+	tick := time.NewTicker(panelTick)
 	defer tick.Stop()
 	last := map[string]chat.Message{}
 	lastAt := map[string]time.Time{}
+	readAt := map[string]time.Time{}
+	botIDs := map[string]string{}
 	dirty := true // a change waits to be drawn
 	for {
+		for _, srv := range p.Config.Servers {
+			if srv.GeneralChannelID != "" && p.Fleet != nil && time.Since(readAt[srv.Name]) >= every {
+				readAt[srv.Name] = time.Now()
+				r.readPeers(ctx, p.Fleet, botIDs, srv.Name, srv.GeneralChannelID)
+				dirty = true // a peer may have gone quiet; sameBody decides
+			}
+		}
 		if dirty {
 			dirty = false
 			for _, srv := range p.Config.Servers {
@@ -41,7 +63,7 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 					continue
 				}
 				m := p.Render(ctx, srv.Name)
-				if prev, ok := last[srv.Name]; ok && sameBody(prev, m) && time.Since(lastAt[srv.Name]) < panelEvery {
+				if prev, ok := last[srv.Name]; ok && sameBody(prev, m) && time.Since(lastAt[srv.Name]) < every {
 					continue
 				}
 				if r.showPanel(ctx, srv.Name, srv.GeneralChannelID, m) {
@@ -60,9 +82,47 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 			dirty = true
 		case <-tick.C:
 			for _, at := range lastAt {
-				dirty = dirty || time.Since(at) >= panelEvery
+				dirty = dirty || time.Since(at) >= every
 			}
 		}
+	}
+}
+
+// readPeers reads the other machines' panel messages from the general
+// channel: messages of this bot whose first line is a panel header, other
+// than this machine's own panel.
+func (r *relay) readPeers(ctx context.Context, fleet *panel.Fleet, botIDs map[string]string, server, channel string) {
+	poster, ok := r.posters[server]
+	if !ok {
+		return
+	}
+	rctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+	defer cancel()
+	if botIDs[server] == "" {
+		id, err := poster.Me(rctx)
+		if err != nil {
+			r.log.Warn("could not read the other machines' panels", "server", server, "err", err)
+			return
+		}
+		botIDs[server] = id
+	}
+	msgs, err := poster.Recent(rctx, channel, panelHistory)
+	if err != nil {
+		r.log.Warn("could not read the other machines' panels", "server", server, "err", err)
+		return
+	}
+	own, _ := r.registry.Panels.Get(server)
+	var peers []panel.Peer
+	for _, m := range msgs {
+		if m.AuthorID != botIDs[server] || m.ID == own.MessageID {
+			continue
+		}
+		if machine, at, ok := panel.ParseHeader(m.Content); ok {
+			peers = append(peers, panel.Peer{Machine: machine, MessageID: m.ID, CheckedIn: at})
+		}
+	}
+	if fleet.SetPeers(server, peers) {
+		r.log.Info("machines sharing the bot", "server", server, "panel", fleet.Line(server))
 	}
 }
 
@@ -76,7 +136,8 @@ func sameBody(a, b chat.Message) bool {
 }
 
 // showPanel edits the server's panel message, or posts it when there is
-// none (first start, or someone deleted it), remembering its id.
+// none (first start, or someone deleted it), remembering its id. Each
+// machine edits only its own panel message.
 func (r *relay) showPanel(ctx context.Context, server, channel string, m chat.Message) bool {
 	poster, ok := r.posters[server]
 	if !ok {

@@ -81,7 +81,11 @@ func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
 	log := r.opt.Log.With("command", ev.Name, "user", ev.User.ID, "channel", ev.ChannelID)
 	tg, ok := r.resolve(ev.Server, ev.ChannelID, ev.ParentID)
 	if !ok {
-		_ = resp.Respond(chat.Reply{Content: "This channel is not a ccbridge project channel.", Ephemeral: true})
+		// Another machine sharing the bot may own the channel; only the
+		// one that leads the panel channel says that none does.
+		if r.answersUnmapped(ev.Server) {
+			_ = resp.Respond(chat.Reply{Content: "This channel is not a ccbridge project channel.", Ephemeral: true})
+		}
 		return
 	}
 	if !r.allowed(ev.Server, ev.User) {
@@ -99,6 +103,20 @@ func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
 	}
 }
 
+// answersUnmapped reports whether this daemon answers commands in a
+// channel it does not map: every daemon sharing the bot sees them, and
+// Discord takes one answer. The daemon that keeps a panel in the server's
+// general channel answers, the first by machine name when several are up;
+// without a panel channel, none does.
+func (r *Router) answersUnmapped(server string) bool {
+	for _, s := range r.opt.Config.Servers {
+		if s.Name == server && s.GeneralChannelID != "" {
+			return r.opt.Fleet == nil || r.opt.Fleet.Leads(server)
+		}
+	}
+	return false
+}
+
 func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	ctx := r.ctx
 	key, rt := tg.key, tg.rt
@@ -109,7 +127,7 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 		if err != nil {
 			return chat.Reply{Content: "⚠️ " + err.Error()}
 		}
-		return chat.Reply{Content: statusText(rt, st)}
+		return chat.Reply{Content: statusText(r.opt.Config.General.Machine, rt, st)}
 	case "stop":
 		if err := r.opt.Sessions.Interrupt(ctx, key); errors.Is(err, session.ErrNoPane) {
 			return noSession
@@ -155,10 +173,10 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	return chat.Reply{Content: "Unknown command /" + ev.Name}
 }
 
-func statusText(rt route, st session.Status) string {
+func statusText(machine string, rt route, st session.Status) string {
 	s := st.Session
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s** — %s\n", rt.project.Name, st.State)
+	fmt.Fprintf(&b, "**%s** — %s\nMachine: %s\n", rt.project.Name, st.State, machine)
 	if st.State == "stopped" {
 		dir, _ := rt.project.ProjectPath()
 		fmt.Fprintf(&b, "Directory: `%s`\nSend a message to start Claude.", dir)

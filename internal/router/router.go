@@ -74,6 +74,16 @@ type Options struct {
 	Panel    Panel
 	Log      *slog.Logger
 	Instance string
+	// Fleet says which of the machines sharing a bot answers for channels
+	// none of them maps (nil: this daemon alone).
+	Fleet Fleet
+}
+
+// Fleet knows the other machines that share this daemon's bots.
+type Fleet interface {
+	// Leads reports whether this machine answers for the server's
+	// unmapped channels.
+	Leads(server string) bool
 }
 
 // Panel draws a server's control panel.
