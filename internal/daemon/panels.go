@@ -118,7 +118,7 @@ func (r *relay) readPeers(ctx context.Context, fleet *panel.Fleet, botIDs map[st
 			continue
 		}
 		if machine, at, ok := panel.ParseHeader(m.Content); ok {
-			peers = append(peers, panel.Peer{Machine: machine, MessageID: m.ID, CheckedIn: at})
+			peers = append(peers, panel.Peer{Machine: machine, MessageID: m.ID, CheckedIn: at, Channels: panel.ParseChannels(m.Content)})
 		}
 	}
 	if fleet.SetPeers(server, peers) {

@@ -44,6 +44,20 @@ type Peer struct {
 	Machine   string
 	MessageID string
 	CheckedIn time.Time
+	// Channels are the channels and threads its panel lists (the ones it
+	// owns).
+	Channels []string
+}
+
+var channelRe = regexp.MustCompile(`<#([0-9]{1,21})>`)
+
+// ParseChannels lists the channels a panel message mentions.
+func ParseChannels(content string) []string {
+	var out []string
+	for _, m := range channelRe.FindAllStringSubmatch(content, -1) {
+		out = append(out, m[1])
+	}
+	return out
 }
 
 // Fleet is what this daemon knows of the machines it shares its bots with.
@@ -109,6 +123,22 @@ func (f *Fleet) Leads(server string) bool {
 		}
 	}
 	return true
+}
+
+// Owner finds the other machine whose panel lists a channel (or thread):
+// its name and whether it is up.
+func (f *Fleet) Owner(server, channelID string) (machine string, up, ok bool) {
+	if f == nil || channelID == "" {
+		return "", false, false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range f.peers[server] {
+		if slices.Contains(p.Channels, channelID) {
+			return p.Machine, f.up(p), true
+		}
+	}
+	return "", false, false
 }
 
 // Line is the panel's line about the other machines ("" when none was

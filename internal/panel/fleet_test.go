@@ -2,6 +2,7 @@ package panel
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -51,5 +52,27 @@ func TestFleetShowsPeersUpAndUnreachable(t *testing.T) {
 	}
 	if !f.Leads("other") {
 		t.Error("a server without peers")
+	}
+}
+
+func TestFleetKnowsWhichMachineOwnsAChannel(t *testing.T) {
+	p, _ := newPanel(t, 2)
+	content := p.Render(context.Background(), "home").Content
+	chans := ParseChannels(content)
+	if !slices.Contains(chans, "100000000000000100") || !slices.Contains(chans, "100000000000000101") {
+		t.Fatalf("panel channels %v of:\n%s", chans, content)
+	}
+	now := time.Unix(1_800_000_000, 0)
+	f := NewFleet("m", 30*time.Second)
+	f.now = func() time.Time { return now }
+	f.SetPeers("home", []Peer{{Machine: "a", CheckedIn: now, Channels: chans}, {Machine: "b", CheckedIn: now.Add(-time.Hour), Channels: []string{"9"}}})
+	if m, up, ok := f.Owner("home", "100000000000000101"); m != "a" || !up || !ok {
+		t.Errorf("owner of a's channel: %q %v %v", m, up, ok)
+	}
+	if m, up, ok := f.Owner("home", "9"); m != "b" || up || !ok {
+		t.Errorf("owner of b's channel: %q %v %v", m, up, ok)
+	}
+	if _, _, ok := f.Owner("home", "8"); ok {
+		t.Error("an unlisted channel has an owner")
 	}
 }

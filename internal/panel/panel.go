@@ -93,7 +93,7 @@ func (p *Panel) Render(ctx context.Context, server string) chat.Message {
 		key := srv.Name + "-" + proj.Name
 		st, _ := p.Sessions.Status(ctx, key)
 		dir, _ := proj.ProjectPath()
-		fmt.Fprintf(&b, "\n%s **%s** `%s`", icon(st.State), proj.Name, dir)
+		fmt.Fprintf(&b, "\n%s **%s** <#%s> `%s`", icon(st.State), proj.Name, proj.ChannelID, dir)
 		if n := pending(reqs, key); n > 0 {
 			fmt.Fprintf(&b, " · %d prompt(s) waiting", n)
 		}

@@ -83,8 +83,8 @@ func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
 	if !ok {
 		// Another machine sharing the bot may own the channel; only the
 		// one that leads the panel channel says that none does.
-		if r.answersUnmapped(ev.Server) {
-			_ = resp.Respond(chat.Reply{Content: "This channel is not a ccbridge project channel.", Ephemeral: true})
+		if text := r.unmappedReply(ev); text != "" {
+			_ = resp.Respond(chat.Reply{Content: text, Ephemeral: true})
 		}
 		return
 	}
@@ -103,18 +103,35 @@ func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
 	}
 }
 
-// answersUnmapped reports whether this daemon answers commands in a
-// channel it does not map: every daemon sharing the bot sees them, and
-// Discord takes one answer. The daemon that keeps a panel in the server's
-// general channel answers, the first by machine name when several are up;
-// without a panel channel, none does.
-func (r *Router) answersUnmapped(server string) bool {
+// unmappedReply is this daemon's answer to a command in a channel it does
+// not map, or "" to stay silent. Every daemon sharing the bot sees the
+// command and Discord takes one answer, so only the one that leads the
+// server's panel channel answers (the first by machine name of those up;
+// without a panel channel, none), and not when a machine that is up lists
+// the channel in its panel: that one answers.
+func (r *Router) unmappedReply(ev chat.CommandEvent) string {
+	panelled := false
 	for _, s := range r.opt.Config.Servers {
-		if s.Name == server && s.GeneralChannelID != "" {
-			return r.opt.Fleet == nil || r.opt.Fleet.Leads(server)
+		panelled = panelled || (s.Name == ev.Server && s.GeneralChannelID != "")
+	}
+	if !panelled {
+		return ""
+	}
+	if r.opt.Fleet == nil {
+		return "This channel is not a ccbridge project channel."
+	}
+	if !r.opt.Fleet.Leads(ev.Server) {
+		return ""
+	}
+	for _, ch := range []string{ev.ChannelID, ev.ParentID} {
+		if machine, up, ok := r.opt.Fleet.Owner(ev.Server, ch); ok {
+			if up {
+				return ""
+			}
+			return "This channel belongs to the machine " + machine + ", which is unreachable."
 		}
 	}
-	return false
+	return "This channel is not a ccbridge project channel."
 }
 
 func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {

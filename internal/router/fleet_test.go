@@ -7,9 +7,16 @@ import (
 	"github.com/ccbridge/ccbridge/internal/chat"
 )
 
-type fakeFleet bool
+type fakeFleet struct {
+	leads  bool
+	owners map[string]bool // channel → its machine ("m") is up
+}
 
-func (f fakeFleet) Leads(string) bool { return bool(f) }
+func (f fakeFleet) Leads(string) bool { return f.leads }
+func (f fakeFleet) Owner(_, ch string) (string, bool, bool) {
+	up, ok := f.owners[ch]
+	return "m", up, ok
+}
 
 // Several daemons share a bot and all see every command: a daemon is
 // silent in channels it does not map, unless it leads the server's panel
@@ -24,15 +31,30 @@ func TestUnmappedChannelCommandsAreAnsweredByTheLeaderOnly(t *testing.T) {
 		t.Fatalf("a daemon without a panel channel answered: %q", got)
 	}
 	r.opt.Config.Servers[0].GeneralChannelID = "100000000000000888"
-	r.opt.Fleet = fakeFleet(false)
+	r.opt.Fleet = fakeFleet{leads: false}
 	r.HandleCommand(unmapped, fakeResponder{l})
 	if got := l.all(); len(got) != 0 {
 		t.Fatalf("a daemon that does not lead answered: %q", got)
 	}
-	r.opt.Fleet = fakeFleet(true)
+	r.opt.Fleet = fakeFleet{leads: true}
 	r.HandleCommand(unmapped, fakeResponder{l})
 	if got := l.all(); len(got) != 1 || !strings.Contains(got[0], "not a ccbridge project channel") {
 		t.Fatalf("the leader's answer: %q", got)
+	}
+	// Another machine's channel (or a thread under it): its machine
+	// answers while up; the leader says it is unreachable otherwise.
+	r.opt.Fleet = fakeFleet{leads: true, owners: map[string]bool{"100000000000000777": true}}
+	r.HandleCommand(unmapped, fakeResponder{l})
+	thread := unmapped
+	thread.ChannelID, thread.ParentID = "100000000000000778", "100000000000000777"
+	r.HandleCommand(thread, fakeResponder{l})
+	if got := l.all(); len(got) != 1 {
+		t.Fatalf("the leader answered in an up machine's channel: %q", got)
+	}
+	r.opt.Fleet = fakeFleet{leads: true, owners: map[string]bool{"100000000000000777": false}}
+	r.HandleCommand(thread, fakeResponder{l})
+	if got := l.all(); len(got) != 2 || !strings.Contains(got[1], "machine m, which is unreachable") {
+		t.Fatalf("the leader's answer in a down machine's thread: %q", got)
 	}
 }
 

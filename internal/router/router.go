@@ -84,6 +84,9 @@ type Fleet interface {
 	// Leads reports whether this machine answers for the server's
 	// unmapped channels.
 	Leads(server string) bool
+	// Owner names the other machine whose panel lists a channel, and
+	// whether it is up.
+	Owner(server, channelID string) (machine string, up, ok bool)
 }
 
 // Panel draws a server's control panel.
