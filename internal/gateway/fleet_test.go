@@ -102,4 +102,33 @@ func TestCommandRegistrationConverges(t *testing.T) {
 	if n := len(srv.Commands(bot.GuildID)); n != 3 {
 		t.Errorf("%d commands after the second daemon, want 3", n)
 	}
+	// A newer version changes a description: only that command is written.
+	specs[1].Description = "Change the permission mode"
+	before = writes()
+	open()
+	if n := writes() - before; n != 1 {
+		t.Errorf("a changed command: %d writes, want 1", n)
+	}
+	if n := len(srv.Commands(bot.GuildID)); n != 3 {
+		t.Errorf("%d commands after an update, want 3", n)
+	}
+}
+
+// In a guild holding only ccbridge's commands (or none), the set is put
+// in place in one call, so that it is complete at once.
+func TestCommandsOfAFreshGuildAreWrittenAtOnce(t *testing.T) {
+	srv := fakediscord.New(t)
+	openBot(t, srv, newRecorder())
+	n := 0
+	for _, c := range srv.Calls() {
+		if strings.Contains(c.Path, "/commands") && c.Method != "GET" {
+			n++
+			if c.Method != "PUT" {
+				t.Errorf("%s %s, want one PUT", c.Method, c.Path)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d writes, want 1", n)
+	}
 }

@@ -192,17 +192,38 @@ func (b *Bot) registerCommands(appID string, specs []chat.CommandSpec) {
 			byName[c.Name] = c
 		}
 	}
-	written := 0
+	var all, differ []*discordgo.ApplicationCommand
+	ours := map[string]bool{}
 	for _, spec := range specs {
 		want := commandOf(spec)
-		if cur, ok := byName[spec.Name]; ok && sameCommand(cur, want) {
-			continue
+		all, ours[spec.Name] = append(all, want), true
+		if cur, ok := byName[spec.Name]; !ok || !sameCommand(cur, want) {
+			differ = append(differ, want)
 		}
-		if _, err := b.Session.ApplicationCommandCreate(appID, b.Server.GuildID, want); err != nil {
-			b.log.Error("could not register a slash command", "command", spec.Name, "err", err)
-			continue
+	}
+	foreign := false
+	for _, c := range have {
+		foreign = foreign || !ours[c.Name]
+	}
+	written := 0
+	switch {
+	case len(differ) == 0:
+	case !foreign:
+		// Only ours are there: one overwrite puts the whole set in place
+		// at once and deletes nothing.
+		if _, err := b.Session.ApplicationCommandBulkOverwrite(appID, b.Server.GuildID, all); err != nil {
+			b.log.Error("could not register slash commands", "err", err)
+			return
 		}
-		written++
+		written = len(differ)
+	default:
+		for _, want := range differ {
+			if _, err := b.Session.ApplicationCommandCreate(appID, b.Server.GuildID, want); err != nil {
+				b.log.Error("could not register a slash command", "command", want.Name, "err", err)
+				continue
+			}
+			written++
+		}
 	}
 	b.log.Info("slash commands registered", "count", len(specs), "written", written)
 }
