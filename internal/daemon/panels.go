@@ -42,13 +42,13 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 	last := map[string]chat.Message{}
 	lastAt := map[string]time.Time{}
 	readAt := map[string]time.Time{}
-	botIDs := map[string]string{}
+	peers := &peerReader{botIDs: map[string]string{}, twins: map[string]bool{}}
 	dirty := true // a change waits to be drawn
 	for {
 		for _, srv := range p.Config.Servers {
 			if srv.GeneralChannelID != "" && p.Fleet != nil && time.Since(readAt[srv.Name]) >= every {
 				readAt[srv.Name] = time.Now()
-				r.readPeers(ctx, p.Fleet, botIDs, srv.Name, srv.GeneralChannelID)
+				r.readPeers(ctx, p.Fleet, peers, srv.Name, srv.GeneralChannelID)
 				dirty = true // a peer may have gone quiet; sameBody decides
 			}
 		}
@@ -88,10 +88,18 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 	}
 }
 
+// peerReader remembers, per server, the bot's user id and whether a
+// daemon using this machine's name was reported.
+type peerReader struct {
+	botIDs map[string]string
+	twins  map[string]bool
+}
+
 // readPeers reads the other machines' panel messages from the general
 // channel: messages of this bot whose first line is a panel header, other
 // than this machine's own panel.
-func (r *relay) readPeers(ctx context.Context, fleet *panel.Fleet, botIDs map[string]string, server, channel string) {
+func (r *relay) readPeers(ctx context.Context, fleet *panel.Fleet, pr *peerReader, server, channel string) {
+	botIDs := pr.botIDs
 	poster, ok := r.posters[server]
 	if !ok {
 		return
@@ -118,6 +126,10 @@ func (r *relay) readPeers(ctx context.Context, fleet *panel.Fleet, botIDs map[st
 			continue
 		}
 		if machine, at, ok := panel.ParseHeader(m.Content); ok {
+			if machine == fleet.Machine && time.Since(at) < fleet.UnreachableAfter && !pr.twins[server] {
+				pr.twins[server] = true
+				r.log.Warn("another daemon sharing the bot calls itself this machine's name; give each machine its own [general] machine", "server", server, "machine", machine, "message", m.ID)
+			}
 			peers = append(peers, panel.Peer{Machine: machine, MessageID: m.ID, CheckedIn: at, Channels: panel.ParseChannels(m.Content)})
 		}
 	}
