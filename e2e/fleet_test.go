@@ -172,16 +172,32 @@ func TestFleetOfTwoMachinesSharesOneBot(t *testing.T) {
 		t.Fatalf("beta has %d sessions", n)
 	}
 
-	// alpha stops: beta shows it unreachable, and answers for the
-	// unmapped channels now.
-	_ = alpha.cmd.Process.Signal(syscall.SIGTERM)
-	_ = alpha.cmd.Wait()
+	// alpha dies: beta shows it unreachable once it has not checked in
+	// for unreachable_after, and answers for the unmapped channels now.
+	alpha.kill()
 	panelOf("beta", "🔴 **alpha** unreachable")
 	it = srv.Command(general, "status", owner, nil)
 	if r := answeredOnce(t, srv, it, "/status in the panel channel with alpha down"); !strings.Contains(string(r.Response), "not a ccbridge project channel") {
 		t.Fatalf("unmapped channel answer with alpha down: %s", r.Response)
 	}
+	// A command in alpha's channel: beta says whose it is.
+	it = srv.Command(pa.channel, "status", owner, nil)
+	if r := answeredOnce(t, srv, it, "/status in alpha's channel with alpha down"); !strings.Contains(string(r.Response), "belongs to the machine alpha") {
+		t.Fatalf("answer in a down machine's channel: %s", r.Response)
+	}
 	if cur, _ := srv.Message(pmA.ID); cur == nil || !strings.Contains(cur.Content, "**p-alpha**") {
 		t.Errorf("alpha's panel message was changed by beta: %v", cur)
 	}
+
+	// alpha comes back (its own panel message again); then beta stops
+	// cleanly and says so in its panel: alpha shows it stopped at once.
+	alpha.start()
+	if pm := panelOf("alpha", "🟢 **beta** up"); pm.ID != pmA.ID {
+		t.Errorf("alpha posted a second panel message %s (first %s)", pm.ID, pmA.ID)
+	}
+	panelOf("beta", "🟢 **alpha** up")
+	_ = beta.cmd.Process.Signal(syscall.SIGTERM)
+	_ = beta.cmd.Wait()
+	panelOf("beta", "⚫ stopped")
+	panelOf("alpha", "⚫ **beta** stopped") // not "unreachable": it said so
 }

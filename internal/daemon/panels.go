@@ -22,6 +22,8 @@ const (
 	// panelHistory is how many of the general channel's latest messages
 	// are searched for the other machines' panels (Discord's maximum).
 	panelHistory = 100
+	// leaveTimeout bounds marking the panels stopped on the way out.
+	leaveTimeout = 3 * time.Second
 )
 
 // heartbeat is how often a panel is refreshed, and the others' read: three
@@ -73,6 +75,7 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 		}
 		select {
 		case <-ctx.Done():
+			r.leavePanels(p, lastAt)
 			return
 		case <-sessions:
 			dirty = true
@@ -84,6 +87,27 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 			for _, at := range lastAt {
 				dirty = dirty || time.Since(at) >= every
 			}
+		}
+	}
+}
+
+// leavePanels marks this machine's panels stopped as the daemon stops, so
+// that the other machines show it down at once rather than after
+// unreachable_after.
+func (r *relay) leavePanels(p *panel.Panel, drawn map[string]time.Time) {
+	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
+	defer cancel()
+	for _, srv := range p.Config.Servers {
+		if _, ok := drawn[srv.Name]; !ok || srv.GeneralChannelID == "" {
+			continue
+		}
+		rec, err := r.registry.Panels.Get(srv.Name)
+		poster, ok := r.posters[srv.Name]
+		if err != nil || !ok || rec.ChannelID != srv.GeneralChannelID || rec.MessageID == "" {
+			continue
+		}
+		if err := poster.Edit(ctx, rec.ChannelID, rec.MessageID, p.Stopped(srv.Name)); err != nil {
+			r.log.Warn("could not mark the control panel stopped", "server", srv.Name, "err", err)
 		}
 	}
 }
@@ -125,12 +149,12 @@ func (r *relay) readPeers(ctx context.Context, fleet *panel.Fleet, pr *peerReade
 		if m.AuthorID != botIDs[server] || m.ID == own.MessageID {
 			continue
 		}
-		if machine, at, ok := panel.ParseHeader(m.Content); ok {
+		if machine, stopped, at, ok := panel.ParseHeader(m.Content); ok {
 			if machine == fleet.Machine && time.Since(at) < fleet.UnreachableAfter && !pr.twins[server] {
 				pr.twins[server] = true
 				r.log.Warn("another daemon sharing the bot calls itself this machine's name; give each machine its own [general] machine", "server", server, "machine", machine, "message", m.ID)
 			}
-			peers = append(peers, panel.Peer{Machine: machine, MessageID: m.ID, CheckedIn: at, Channels: panel.ParseChannels(m.Content)})
+			peers = append(peers, panel.Peer{Machine: machine, MessageID: m.ID, CheckedIn: at, Stopped: stopped, Channels: panel.ParseChannels(m.Content)})
 		}
 	}
 	if fleet.SetPeers(server, peers) {

@@ -17,26 +17,36 @@ import (
 // (Discord is the fleet's only shared medium) and shows which machines are
 // up and which have not checked in for a while.
 
-// header is the first line of a panel message: the machine, then the
-// time it last checked in. ParseHeader reads it back.
-func header(machine, server string, at time.Time) string {
-	return fmt.Sprintf("**🖥 %s** · ccbridge %s · checked in <t:%d:R>", machine, server, at.Unix())
+// header is the first line of a panel message: the machine, whether its
+// daemon runs, and when it last checked in. ParseHeader reads it back.
+func header(machine, server string, stopped bool, at time.Time) string {
+	state := stateUp
+	if stopped {
+		state = stateStopped
+	}
+	return fmt.Sprintf("**🖥 %s** · %s · ccbridge %s · checked in <t:%d:R>", machine, state, server, at.Unix())
 }
 
-var headerRe = regexp.MustCompile(`^\*\*🖥 ([A-Za-z0-9][A-Za-z0-9_-]{0,63})\*\* · ccbridge [^\n]* · checked in <t:([0-9]{1,12}):R>`)
+const (
+	stateUp      = "🟢 up"
+	stateStopped = "⚫ stopped"
+)
 
-// ParseHeader reads the machine and its check-in time from a panel
-// message; ok is false for any other message.
-func ParseHeader(content string) (machine string, at time.Time, ok bool) {
+var headerRe = regexp.MustCompile(`^\*\*🖥 ([A-Za-z0-9][A-Za-z0-9_-]{0,63})\*\* · (🟢 up|⚫ stopped) · ccbridge [^\n]* · checked in <t:([0-9]{1,12}):R>`)
+
+// ParseHeader reads the machine, whether its daemon said it stopped, and
+// its last check-in from a panel message; ok is false for any other
+// message.
+func ParseHeader(content string) (machine string, stopped bool, at time.Time, ok bool) {
 	m := headerRe.FindStringSubmatch(content)
 	if m == nil {
-		return "", time.Time{}, false
+		return "", false, time.Time{}, false
 	}
-	sec, err := strconv.ParseInt(m[2], 10, 64)
+	sec, err := strconv.ParseInt(m[3], 10, 64)
 	if err != nil {
-		return "", time.Time{}, false
+		return "", false, time.Time{}, false
 	}
-	return m[1], time.Unix(sec, 0), true
+	return m[1], m[2] == stateStopped, time.Unix(sec, 0), true
 }
 
 // Peer is another machine's panel message as last read.
@@ -44,6 +54,8 @@ type Peer struct {
 	Machine   string
 	MessageID string
 	CheckedIn time.Time
+	// Stopped is set when its daemon said, on its way out, that it stopped.
+	Stopped bool
 	// Channels are the channels and threads its panel lists (the ones it
 	// owns).
 	Channels []string
@@ -107,7 +119,7 @@ func (f *Fleet) Peers(server string) []Peer {
 	return slices.Clone(f.peers[server])
 }
 
-func (f *Fleet) up(p Peer) bool { return f.now().Sub(p.CheckedIn) < f.UnreachableAfter }
+func (f *Fleet) up(p Peer) bool { return !p.Stopped && f.now().Sub(p.CheckedIn) < f.UnreachableAfter }
 
 // Leads reports whether this machine answers for a server's channels that
 // no machine maps: the first by name of the machines that are up.
@@ -156,9 +168,12 @@ func (f *Fleet) Line(server string) string {
 func (f *Fleet) lineLocked(server string) string {
 	var parts []string
 	for _, p := range f.peers[server] {
-		if f.up(p) {
+		switch {
+		case f.up(p):
 			parts = append(parts, fmt.Sprintf("🟢 **%s** up", p.Machine))
-		} else {
+		case p.Stopped:
+			parts = append(parts, fmt.Sprintf("⚫ **%s** stopped (<t:%d:R>)", p.Machine, p.CheckedIn.Unix()))
+		default:
 			parts = append(parts, fmt.Sprintf("🔴 **%s** unreachable (last checked in <t:%d:R>)", p.Machine, p.CheckedIn.Unix()))
 		}
 	}

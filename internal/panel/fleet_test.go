@@ -12,12 +12,17 @@ func TestPanelHeaderNamesTheMachineAndItsCheckIn(t *testing.T) {
 	p, _ := newPanel(t, 1)
 	p.Fleet = NewFleet("desk-1", time.Minute)
 	m := p.Render(context.Background(), "home")
-	machine, at, ok := ParseHeader(m.Content)
-	if !ok || machine != "desk-1" || time.Since(at) > 5*time.Second {
-		t.Fatalf("header of %q: %q %v %v", m.Content, machine, at, ok)
+	machine, stopped, at, ok := ParseHeader(m.Content)
+	if !ok || machine != "desk-1" || stopped || time.Since(at) > 5*time.Second {
+		t.Fatalf("header of %q: %q %v %v %v", m.Content, machine, stopped, at, ok)
+	}
+	down := p.Stopped("home")
+	if machine, stopped, _, ok := ParseHeader(down.Content); !ok || machine != "desk-1" || !stopped || len(down.Rows) != 0 ||
+		!slices.Contains(ParseChannels(down.Content), "100000000000000100") {
+		t.Fatalf("stopped panel %+v", down)
 	}
 	for _, other := range []string{"**p0** — idle", "hello <t:5:R>", "**🖥 x** said <t:5:R>"} {
-		if _, _, ok := ParseHeader(other); ok {
+		if _, _, _, ok := ParseHeader(other); ok {
 			t.Errorf("%q taken for a panel", other)
 		}
 	}
@@ -49,6 +54,10 @@ func TestFleetShowsPeersUpAndUnreachable(t *testing.T) {
 	now = now.Add(30 * time.Second) // a stops checking in
 	if !strings.Contains(f.Line("home"), "🔴 **a** unreachable") || !f.Leads("home") {
 		t.Errorf("after a went quiet: %q, leads %v", f.Line("home"), f.Leads("home"))
+	}
+	f.SetPeers("home", []Peer{{Machine: "a", CheckedIn: now, Stopped: true}})
+	if !strings.Contains(f.Line("home"), "⚫ **a** stopped") || !f.Leads("home") {
+		t.Errorf("a stopped: %q, leads %v", f.Line("home"), f.Leads("home"))
 	}
 	if !f.Leads("other") {
 		t.Error("a server without peers")

@@ -78,7 +78,7 @@ func (p *Panel) Render(ctx context.Context, server string) chat.Message {
 	regs, _ := p.Registry.Sessions.List()
 	reqs, _ := p.Store.Requests.List()
 	var b strings.Builder
-	b.WriteString(header(p.machine(), srv.Name, time.Now()) + "\n")
+	b.WriteString(header(p.machine(), srv.Name, false, time.Now()) + "\n")
 	if line := p.Fleet.Line(srv.Name); line != "" {
 		b.WriteString(line + "\n")
 	}
@@ -138,6 +138,27 @@ func (p *Panel) Render(ctx context.Context, server string) chat.Message {
 		content = string(r[:chat.Limit-1]) + "…"
 	}
 	return chat.Message{Content: content, Rows: p.rows(srv)}
+}
+
+// Stopped draws the panel a daemon leaves behind when it stops: its
+// projects' channels (so that the other machines know whose they are)
+// and no buttons (nothing would answer them).
+func (p *Panel) Stopped(server string) chat.Message {
+	srv, ok := p.server(server)
+	if !ok {
+		return chat.Message{Content: "Unknown server " + server}
+	}
+	var b strings.Builder
+	b.WriteString(header(p.machine(), srv.Name, true, time.Now()) + "\n")
+	b.WriteString("ccbridge is not running on this machine; its sessions get no messages until it starts again.")
+	for _, proj := range srv.Projects {
+		fmt.Fprintf(&b, "\n**%s** <#%s>", proj.Name, proj.ChannelID)
+	}
+	content := b.String()
+	if r := []rune(content); len(r) > chat.Limit {
+		content = string(r[:chat.Limit-1]) + "…"
+	}
+	return chat.Message{Content: content}
 }
 
 func (p *Panel) machine() string {

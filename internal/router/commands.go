@@ -128,7 +128,7 @@ func (r *Router) unmappedReply(ev chat.CommandEvent) string {
 			if up {
 				return ""
 			}
-			return "This channel belongs to the machine " + machine + ", which is unreachable."
+			return "This channel belongs to the machine " + machine + ", which is stopped or unreachable: its ccbridge is not running."
 		}
 	}
 	return "This channel is not a ccbridge project channel."

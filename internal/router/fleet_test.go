@@ -53,7 +53,7 @@ func TestUnmappedChannelCommandsAreAnsweredByTheLeaderOnly(t *testing.T) {
 	}
 	r.opt.Fleet = fakeFleet{leads: true, owners: map[string]bool{"100000000000000777": false}}
 	r.HandleCommand(thread, fakeResponder{l})
-	if got := l.all(); len(got) != 2 || !strings.Contains(got[1], "machine m, which is unreachable") {
+	if got := l.all(); len(got) != 2 || !strings.Contains(got[1], "machine m, which is stopped or unreachable") {
 		t.Fatalf("the leader's answer in a down machine's thread: %q", got)
 	}
 }
