@@ -206,7 +206,8 @@ func TestSummaryRedactsToken(t *testing.T) {
 	if strings.Contains(b.String(), "tok-0123456789") {
 		t.Fatalf("summary leaks the token:\n%s", b.String())
 	}
-	if !strings.Contains(b.String(), "$CCBRIDGE_TEST_TOKEN (…6789)") || !strings.Contains(b.String(), "project api") {
+	if !strings.Contains(b.String(), "$CCBRIDGE_TEST_TOKEN (…6789)") || !strings.Contains(b.String(), "project api") ||
+		!strings.Contains(b.String(), "machine:     "+c.General.Machine+" (unreachable after 3m0s") {
 		t.Errorf("summary:\n%s", b.String())
 	}
 }
