@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/execx"
+	"github.com/ccbridge/ccbridge/internal/panel"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/testutil/claudetest"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
@@ -126,11 +127,18 @@ func TestFleetOfTwoMachinesSharesOneBot(t *testing.T) {
 	}
 
 	// One panel message per machine, each showing the other one up.
-	panelOf := func(machine, want string) *fakediscord.Message {
+	// panelSince waits for a machine's panel drawn at or after since
+	// showing want.
+	panelSince := func(machine, want string, since time.Time) *fakediscord.Message {
 		t.Helper()
 		return srv.WaitMessage(long, fmt.Sprintf("%s's panel showing %q", machine, want), func(m *fakediscord.Message) bool {
-			return m.ChannelID == general && m.Author.Bot && !m.Deleted && strings.HasPrefix(m.Content, "**🖥 "+machine+"**") && strings.Contains(m.Content, want)
+			name, _, at, ok := panel.ParseHeader(m.Content)
+			return m.ChannelID == general && m.Author.Bot && !m.Deleted && ok && name == machine && at.Unix() >= since.Unix() && strings.Contains(m.Content, want)
 		})
+	}
+	panelOf := func(machine, want string) *fakediscord.Message {
+		t.Helper()
+		return panelSince(machine, want, time.Time{})
 	}
 	pmA := panelOf("alpha", "🟢 **beta** up")
 	pmB := panelOf("beta", "🟢 **alpha** up")
@@ -172,6 +180,12 @@ func TestFleetOfTwoMachinesSharesOneBot(t *testing.T) {
 		t.Fatalf("beta has %d sessions", n)
 	}
 
+	// Talk in the panel channel pushes the panels out of its latest 100
+	// messages; each machine still follows the other's.
+	for i := range 110 {
+		srv.Post(general, owner, fmt.Sprintf("chatter %d", i))
+	}
+
 	// alpha dies: beta shows it unreachable once it has not checked in
 	// for unreachable_after, and answers for the unmapped channels now.
 	alpha.kill()
@@ -191,8 +205,9 @@ func TestFleetOfTwoMachinesSharesOneBot(t *testing.T) {
 
 	// alpha comes back (its own panel message again); then beta stops
 	// cleanly and says so in its panel: alpha shows it stopped at once.
+	restarted := time.Now()
 	alpha.start()
-	if pm := panelOf("alpha", "🟢 **beta** up"); pm.ID != pmA.ID {
+	if pm := panelSince("alpha", "🟢 **beta** up", restarted); pm.ID != pmA.ID {
 		t.Errorf("alpha posted a second panel message %s (first %s)", pm.ID, pmA.ID)
 	}
 	panelOf("beta", "🟢 **alpha** up")

@@ -44,7 +44,7 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 	last := map[string]chat.Message{}
 	lastAt := map[string]time.Time{}
 	readAt := map[string]time.Time{}
-	peers := &peerReader{botIDs: map[string]string{}, twins: map[string]bool{}}
+	peers := &peerReader{botIDs: map[string]string{}, twins: map[string]bool{}, known: map[string][]string{}, saved: map[string]string{}, loaded: map[string]bool{}}
 	dirty := true // a change waits to be drawn
 	for {
 		for _, srv := range p.Config.Servers {
@@ -117,6 +117,54 @@ func (r *relay) leavePanels(p *panel.Panel, drawn map[string]time.Time) {
 type peerReader struct {
 	botIDs map[string]string
 	twins  map[string]bool
+	// known are the other machines' panel messages seen before: read one
+	// by one when the channel's talk has pushed them out of its latest
+	// messages. They are kept in the registry, for after a restart.
+	known  map[string][]string
+	saved  map[string]string // registry key → message id stored there
+	loaded map[string]bool   // servers whose known panels were loaded
+}
+
+// peerKey is the registry key of another machine's panel message.
+func peerKey(server, machine string) string { return "peer@" + server + "@" + machine }
+
+// loadKnown reads the other machines' panel messages remembered from
+// before this daemon started.
+func (r *relay) loadKnown(pr *peerReader, server, channel string) {
+	pr.loaded[server] = true
+	all, err := r.registry.Panels.List()
+	if err != nil {
+		return
+	}
+	for k, v := range all {
+		if strings.HasPrefix(k, peerKey(server, "")) && v.ChannelID == channel && v.MessageID != "" {
+			pr.known[server] = append(pr.known[server], v.MessageID)
+			pr.saved[k] = v.MessageID
+		}
+	}
+}
+
+// saveKnown remembers each machine's latest panel message, and forgets
+// those of machines whose message is gone.
+func (r *relay) saveKnown(ctx context.Context, pr *peerReader, server, channel string, peers []panel.Peer, gone map[string]bool) {
+	for k, id := range pr.saved {
+		if gone[id] && strings.HasPrefix(k, peerKey(server, "")) {
+			delete(pr.saved, k)
+			_ = r.registry.Panels.Delete(ctx, k)
+		}
+	}
+	for _, p := range peers {
+		k := peerKey(server, p.Machine)
+		if pr.saved[k] == p.MessageID {
+			continue
+		}
+		if _, err := r.registry.Panels.Update(ctx, k, func(pm *state.PanelMessage) error {
+			pm.ChannelID, pm.MessageID = channel, p.MessageID
+			return nil
+		}); err == nil {
+			pr.saved[k] = p.MessageID
+		}
+	}
 }
 
 // readPeers reads the other machines' panel messages from the general
@@ -143,8 +191,32 @@ func (r *relay) readPeers(ctx context.Context, fleet *panel.Fleet, pr *peerReade
 		r.log.Warn("could not read the other machines' panels", "server", server, "err", err)
 		return
 	}
+	if !pr.loaded[server] {
+		r.loadKnown(pr, server, channel)
+	}
+	listed, gone := map[string]bool{}, map[string]bool{}
+	for _, m := range msgs {
+		listed[m.ID] = true
+	}
+	for _, id := range pr.known[server] {
+		if listed[id] {
+			continue
+		}
+		listed[id] = true
+		m, err := poster.Message(rctx, channel, id)
+		if discord.IsUnknownMessage(err) {
+			gone[id] = true // deleted: forget it
+			continue
+		}
+		if err != nil {
+			r.log.Warn("could not read another machine's panel", "server", server, "message", id, "err", err)
+			return
+		}
+		msgs = append(msgs, m)
+	}
 	own, _ := r.registry.Panels.Get(server)
 	var peers []panel.Peer
+	pr.known[server] = nil
 	for _, m := range msgs {
 		if m.AuthorID != botIDs[server] || m.ID == own.MessageID {
 			continue
@@ -154,10 +226,15 @@ func (r *relay) readPeers(ctx context.Context, fleet *panel.Fleet, pr *peerReade
 				pr.twins[server] = true
 				r.log.Warn("another daemon sharing the bot calls itself this machine's name; give each machine its own [general] machine", "server", server, "machine", machine, "message", m.ID)
 			}
+			if machine != fleet.Machine {
+				pr.known[server] = append(pr.known[server], m.ID)
+			}
 			peers = append(peers, panel.Peer{Machine: machine, MessageID: m.ID, CheckedIn: at, Stopped: stopped, Channels: panel.ParseChannels(m.Content)})
 		}
 	}
-	if fleet.SetPeers(server, peers) {
+	changed := fleet.SetPeers(server, peers)
+	r.saveKnown(ctx, pr, server, channel, fleet.Peers(server), gone)
+	if changed {
 		r.log.Info("machines sharing the bot", "server", server, "panel", fleet.Line(server))
 	}
 }

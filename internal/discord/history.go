@@ -33,14 +33,7 @@ func (p *Poster) Recent(ctx context.Context, channelID string, limit int) ([]See
 	}
 	out := make([]Seen, 0, len(msgs))
 	for _, m := range msgs {
-		s := Seen{ID: m.ID, Content: m.Content, At: m.Timestamp}
-		if m.EditedTimestamp != nil && m.EditedTimestamp.After(s.At) {
-			s.At = *m.EditedTimestamp
-		}
-		if m.Author != nil {
-			s.AuthorID, s.AuthorBot = m.Author.ID, m.Author.Bot
-		}
-		out = append(out, s)
+		out = append(out, seen(m))
 	}
 	return out, nil
 }
@@ -59,4 +52,29 @@ func (p *Poster) Me(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("who am i: %w", err)
 	}
 	return id, nil
+}
+
+// Message reads one message of a channel.
+func (p *Poster) Message(ctx context.Context, channelID, messageID string) (Seen, error) {
+	var m *discordgo.Message
+	err := p.retry(ctx, func() error {
+		var err error
+		m, err = p.dg.ChannelMessage(channelID, messageID, discordgo.WithContext(ctx))
+		return err
+	})
+	if err != nil {
+		return Seen{}, fmt.Errorf("read %s: %w", messageID, err)
+	}
+	return seen(m), nil
+}
+
+func seen(m *discordgo.Message) Seen {
+	s := Seen{ID: m.ID, Content: m.Content, At: m.Timestamp}
+	if m.EditedTimestamp != nil && m.EditedTimestamp.After(s.At) {
+		s.At = *m.EditedTimestamp
+	}
+	if m.Author != nil {
+		s.AuthorID, s.AuthorBot = m.Author.ID, m.Author.Bot
+	}
+	return s
 }
