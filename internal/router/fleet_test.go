@@ -67,3 +67,22 @@ func TestStatusNamesTheMachine(t *testing.T) {
 		t.Fatalf("status = %q", got)
 	}
 }
+
+// Another machine's buttons and forms (its instance id in the custom_id)
+// reach every daemon sharing the bot; only that machine answers them.
+func TestAnotherInstancesComponentsAreLeftAlone(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	owner := chat.User{ID: owner}
+	for _, kind := range []string{"p", "key", "panel", "wt"} {
+		id, err := chat.ID{Instance: "inst2", Kind: kind, Args: []string{"home-api", "allow"}}.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: owner, CustomID: id}, fakeResponder{l})
+		r.HandleModal(chat.ModalEvent{Server: "home", ChannelID: channel, User: owner, CustomID: id}, fakeResponder{l})
+	}
+	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: owner, CustomID: "not ours at all"}, fakeResponder{l})
+	if got := l.all(); len(got) != 0 {
+		t.Fatalf("answered another instance's components: %q", got)
+	}
+}
