@@ -17,6 +17,7 @@ import (
 
 // Config is the whole configuration file.
 type Config struct {
+	General General  `toml:"general"`
 	Discord Discord  `toml:"discord"`
 	Tmux    Tmux     `toml:"tmux"`
 	Claude  Claude   `toml:"claude"`
@@ -24,6 +25,19 @@ type Config struct {
 
 	// Path is the file the config was loaded from (not a TOML key).
 	Path string `toml:"-"`
+}
+
+// General holds settings of this daemon as one machine of a fleet: several
+// daemons (a laptop, a desktop, a build server) may share one bot, each
+// owning the channels its config maps.
+type General struct {
+	// Machine names this daemon in the control panel and in /status; it
+	// must differ between the daemons that share a bot. Default: the
+	// host name (up to its first dot).
+	Machine string `toml:"machine"`
+	// UnreachableAfter is how long a machine may go without refreshing its
+	// panel message before the other machines show it as unreachable.
+	UnreachableAfter Duration `toml:"unreachable_after"`
 }
 
 // Discord holds settings shared by every bot.
@@ -125,7 +139,26 @@ const (
 	DefaultStartTimeout   = 90 * time.Second
 	DefaultIsolation      = "none"
 	DefaultProgress       = "text"
+	// DefaultUnreachableAfter: a machine refreshes its panel message three
+	// times within this.
+	DefaultUnreachableAfter = 3 * time.Minute
+	// DefaultMachine is the machine name when the host name is not usable.
+	DefaultMachine = "machine"
 )
+
+// hostMachine returns the host name up to its first dot, when it is a
+// valid machine name.
+func hostMachine() string {
+	h, err := os.Hostname()
+	if err != nil {
+		return DefaultMachine
+	}
+	h, _, _ = strings.Cut(h, ".")
+	if !safeName.MatchString(h) {
+		return DefaultMachine
+	}
+	return h
+}
 
 // EnvConfig names the environment variable that points at the config file;
 // the daemon also passes it into every pane so hooks read the same file.
@@ -188,6 +221,12 @@ func (c *Config) applyDefaults() {
 		if *s == "" {
 			*s = v
 		}
+	}
+	if c.General.Machine == "" {
+		c.General.Machine = hostMachine()
+	}
+	if c.General.UnreachableAfter.Duration == 0 {
+		c.General.UnreachableAfter.Duration = DefaultUnreachableAfter
 	}
 	def(&c.Discord.APIBase, DefaultAPIBase)
 	c.Discord.APIBase = strings.TrimRight(c.Discord.APIBase, "/")

@@ -206,7 +206,8 @@ func TestSummaryRedactsToken(t *testing.T) {
 	if strings.Contains(b.String(), "tok-0123456789") {
 		t.Fatalf("summary leaks the token:\n%s", b.String())
 	}
-	if !strings.Contains(b.String(), "$CCBRIDGE_TEST_TOKEN (…6789)") || !strings.Contains(b.String(), "project api") {
+	if !strings.Contains(b.String(), "$CCBRIDGE_TEST_TOKEN (…6789)") || !strings.Contains(b.String(), "project api") ||
+		!strings.Contains(b.String(), "machine:     "+c.General.Machine+" (unreachable after 3m0s") {
 		t.Errorf("summary:\n%s", b.String())
 	}
 }
@@ -224,5 +225,46 @@ func TestDefaultPath(t *testing.T) {
 	t.Setenv("HOME", "/home/u")
 	if p, _ := DefaultPath(""); p != "/home/u/.config/ccbridge/config.toml" {
 		t.Errorf("default = %s", p)
+	}
+}
+
+func TestGeneralMachine(t *testing.T) {
+	base := "[[servers]]\nname = \"a\"\ntoken = \"x\"\nguild_id = \"100000000000000001\"\nowner_ids = [\"100000000000000002\"]\n"
+	c, err := Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	host, _, _ = strings.Cut(host, ".")
+	if c.General.Machine != host && c.General.Machine != DefaultMachine {
+		t.Errorf("default machine %q, host %q", c.General.Machine, host)
+	}
+	if c.General.UnreachableAfter.Duration != DefaultUnreachableAfter {
+		t.Errorf("default unreachable_after %s", c.General.UnreachableAfter)
+	}
+	for text, want := range map[string]string{
+		"[general]\nmachine = \"my box\"\n":       "general.machine",
+		"[general]\nmachine = \"../x\"\n":         "general.machine",
+		"[general]\nunreachable_after = \"1s\"\n": "general.unreachable_after",
+		"[general]\nunreachable_after = \"2h\"\n": "general.unreachable_after",
+		"[general]\nmachnie = \"x\"\n":            "unknown keys",
+	} {
+		c, err := Parse(text + base)
+		if err == nil {
+			err = c.Validate()
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want an error naming %s", text, err, want)
+		}
+	}
+	c, err = Parse("[general]\nmachine = \"build-2\"\nunreachable_after = \"15s\"\n" + base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.General.Machine != "build-2" || c.General.UnreachableAfter.Duration != 15*time.Second {
+		t.Errorf("got %+v", c.General)
+	}
+	if err := c.Validate(); err != nil {
+		t.Errorf("valid general: %v", err)
 	}
 }

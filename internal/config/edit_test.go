@@ -17,6 +17,9 @@ func TestEncodeKeepsEveryKeyAndValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	rich := `
+[general]
+machine = "desk-1"
+unreachable_after = "45s"
 [discord]
 api_base = "http://127.0.0.1:1"
 [tmux]

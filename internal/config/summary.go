@@ -9,6 +9,7 @@ import (
 // `ccbridge config check`.
 func (c *Config) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "config:      %s\n", c.Path)
+	fmt.Fprintf(w, "machine:     %s (unreachable after %s without a check-in)\n", c.General.Machine, c.General.UnreachableAfter)
 	fmt.Fprintf(w, "discord:     %s\n", c.Discord.APIBase)
 	fmt.Fprintf(w, "tmux:        tmux -L %s\n", c.Tmux.Socket)
 	fmt.Fprintf(w, "claude:      %s %v (mode %s, prompt timeout %s)\n", c.Claude.Command, c.Claude.Args, c.Claude.PermissionMode, c.Claude.PromptTimeout)

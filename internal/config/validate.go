@@ -26,6 +26,9 @@ var (
 	safeName   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 	envName    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	maxTimeout = 24 * time.Hour
+	// minUnreachable leaves room for three panel refreshes (at most one
+	// every 3 s) before a machine counts as unreachable.
+	minUnreachable = 10 * time.Second
 )
 
 // Validate reports every error in the config at once (warnings excluded),
@@ -118,6 +121,12 @@ func (v *checker) name(list string, i int, name string, seen map[string]bool, du
 }
 
 func (c *Config) check(v *checker) {
+	if !safeName.MatchString(c.General.Machine) {
+		v.errf("general.machine", "%q may hold only letters, digits, - and _ (at most 64)", c.General.Machine)
+	}
+	if d := c.General.UnreachableAfter.Duration; d < minUnreachable || d > time.Hour {
+		v.errf("general.unreachable_after", "%s must be between %s and 1h", d, minUnreachable)
+	}
 	if u, err := url.Parse(c.Discord.APIBase); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		v.errf("discord.api_base", "%q must be an http(s) URL such as https://discord.com", c.Discord.APIBase)
 	}

@@ -13,23 +13,47 @@ import (
 )
 
 // Panel pacing: redraw on changes, at most once per panelMinGap, and at
-// least every panelEvery (its relative "updated" time moves on).
+// least every panelEvery (its "checked in" time is this machine's
+// heartbeat, which the other machines sharing the bot read back).
 const (
 	panelMinGap = 3 * time.Second
 	panelEvery  = time.Minute
+	panelTick   = time.Second
+	// panelHistory is how many of the general channel's latest messages
+	// are searched for the other machines' panels (Discord's maximum).
+	panelHistory = 100
+	// leaveTimeout bounds marking the panels stopped on the way out.
+	leaveTimeout = 3 * time.Second
 )
 
-// keepPanels keeps each server's control panel current.
+// heartbeat is how often a panel is refreshed, and the others' read: three
+// times within the time after which a machine counts as unreachable.
+func heartbeat(unreachable time.Duration) time.Duration {
+	return max(panelMinGap, min(panelEvery, unreachable/3))
+}
+
+// keepPanels keeps each server's control panel current: this machine's
+// own message in the general channel, and what it shows of the others.
 func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 	sessions, _ := r.store.Sessions.Watch(ctx)
 	requests, _ := r.store.Requests.Watch(ctx)
 	registered, _ := r.registry.Sessions.Watch(ctx)
-	tick := time.NewTicker(panelMinGap)
+	every := heartbeat(p.Config.General.UnreachableAfter.Duration)
+	tick := time.NewTicker(panelTick)
 	defer tick.Stop()
 	last := map[string]chat.Message{}
 	lastAt := map[string]time.Time{}
+	readAt := map[string]time.Time{}
+	peers := &peerReader{botIDs: map[string]string{}, twins: map[string]bool{}, known: map[string][]string{}, saved: map[string]string{}, loaded: map[string]bool{}}
 	dirty := true // a change waits to be drawn
 	for {
+		for _, srv := range p.Config.Servers {
+			if srv.GeneralChannelID != "" && p.Fleet != nil && time.Since(readAt[srv.Name]) >= every {
+				readAt[srv.Name] = time.Now()
+				r.readPeers(ctx, p.Fleet, peers, srv.Name, srv.GeneralChannelID)
+				dirty = true // a peer may have gone quiet; sameBody decides
+			}
+		}
 		if dirty {
 			dirty = false
 			for _, srv := range p.Config.Servers {
@@ -41,7 +65,7 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 					continue
 				}
 				m := p.Render(ctx, srv.Name)
-				if prev, ok := last[srv.Name]; ok && sameBody(prev, m) && time.Since(lastAt[srv.Name]) < panelEvery {
+				if prev, ok := last[srv.Name]; ok && sameBody(prev, m) && time.Since(lastAt[srv.Name]) < every {
 					continue
 				}
 				if r.showPanel(ctx, srv.Name, srv.GeneralChannelID, m) {
@@ -51,6 +75,7 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 		}
 		select {
 		case <-ctx.Done():
+			r.leavePanels(p, lastAt)
 			return
 		case <-sessions:
 			dirty = true
@@ -60,9 +85,157 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 			dirty = true
 		case <-tick.C:
 			for _, at := range lastAt {
-				dirty = dirty || time.Since(at) >= panelEvery
+				dirty = dirty || time.Since(at) >= every
 			}
 		}
+	}
+}
+
+// leavePanels marks this machine's panels stopped as the daemon stops, so
+// that the other machines show it down at once rather than after
+// unreachable_after.
+func (r *relay) leavePanels(p *panel.Panel, drawn map[string]time.Time) {
+	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
+	defer cancel()
+	for _, srv := range p.Config.Servers {
+		if _, ok := drawn[srv.Name]; !ok || srv.GeneralChannelID == "" {
+			continue
+		}
+		rec, err := r.registry.Panels.Get(srv.Name)
+		poster, ok := r.posters[srv.Name]
+		if err != nil || !ok || rec.ChannelID != srv.GeneralChannelID || rec.MessageID == "" {
+			continue
+		}
+		if err := poster.Edit(ctx, rec.ChannelID, rec.MessageID, p.Stopped(srv.Name)); err != nil {
+			r.log.Warn("could not mark the control panel stopped", "server", srv.Name, "err", err)
+		}
+	}
+}
+
+// peerReader remembers, per server, the bot's user id and whether a
+// daemon using this machine's name was reported.
+type peerReader struct {
+	botIDs map[string]string
+	twins  map[string]bool
+	// known are the other machines' panel messages seen before: read one
+	// by one when the channel's talk has pushed them out of its latest
+	// messages. They are kept in the registry, for after a restart.
+	known  map[string][]string
+	saved  map[string]string // registry key → message id stored there
+	loaded map[string]bool   // servers whose known panels were loaded
+}
+
+// peerKey is the registry key of another machine's panel message.
+func peerKey(server, machine string) string { return "peer@" + server + "@" + machine }
+
+// loadKnown reads the other machines' panel messages remembered from
+// before this daemon started.
+func (r *relay) loadKnown(pr *peerReader, server, channel string) {
+	pr.loaded[server] = true
+	all, err := r.registry.Panels.List()
+	if err != nil {
+		return
+	}
+	for k, v := range all {
+		if strings.HasPrefix(k, peerKey(server, "")) && v.ChannelID == channel && v.MessageID != "" {
+			pr.known[server] = append(pr.known[server], v.MessageID)
+			pr.saved[k] = v.MessageID
+		}
+	}
+}
+
+// saveKnown remembers each machine's latest panel message, and forgets
+// those of machines whose message is gone.
+func (r *relay) saveKnown(ctx context.Context, pr *peerReader, server, channel string, peers []panel.Peer, gone map[string]bool) {
+	for k, id := range pr.saved {
+		if gone[id] && strings.HasPrefix(k, peerKey(server, "")) {
+			delete(pr.saved, k)
+			_ = r.registry.Panels.Delete(ctx, k)
+		}
+	}
+	for _, p := range peers {
+		k := peerKey(server, p.Machine)
+		if pr.saved[k] == p.MessageID {
+			continue
+		}
+		if _, err := r.registry.Panels.Update(ctx, k, func(pm *state.PanelMessage) error {
+			pm.ChannelID, pm.MessageID = channel, p.MessageID
+			return nil
+		}); err == nil {
+			pr.saved[k] = p.MessageID
+		}
+	}
+}
+
+// readPeers reads the other machines' panel messages from the general
+// channel: messages of this bot whose first line is a panel header, other
+// than this machine's own panel.
+func (r *relay) readPeers(ctx context.Context, fleet *panel.Fleet, pr *peerReader, server, channel string) {
+	botIDs := pr.botIDs
+	poster, ok := r.posters[server]
+	if !ok {
+		return
+	}
+	rctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+	defer cancel()
+	if botIDs[server] == "" {
+		id, err := poster.Me(rctx)
+		if err != nil {
+			r.log.Warn("could not read the other machines' panels", "server", server, "err", err)
+			return
+		}
+		botIDs[server] = id
+	}
+	msgs, err := poster.Recent(rctx, channel, panelHistory)
+	if err != nil {
+		r.log.Warn("could not read the other machines' panels", "server", server, "err", err)
+		return
+	}
+	if !pr.loaded[server] {
+		r.loadKnown(pr, server, channel)
+	}
+	listed, gone := map[string]bool{}, map[string]bool{}
+	for _, m := range msgs {
+		listed[m.ID] = true
+	}
+	for _, id := range pr.known[server] {
+		if listed[id] {
+			continue
+		}
+		listed[id] = true
+		m, err := poster.Message(rctx, channel, id)
+		if discord.IsUnknownMessage(err) {
+			gone[id] = true // deleted: forget it
+			continue
+		}
+		if err != nil {
+			r.log.Warn("could not read another machine's panel", "server", server, "message", id, "err", err)
+			return
+		}
+		msgs = append(msgs, m)
+	}
+	own, _ := r.registry.Panels.Get(server)
+	var peers []panel.Peer
+	pr.known[server] = nil
+	for _, m := range msgs {
+		if m.AuthorID != botIDs[server] || m.ID == own.MessageID {
+			continue
+		}
+		if machine, stopped, at, ok := panel.ParseHeader(m.Content); ok {
+			if machine == fleet.Machine && time.Since(at) < fleet.UnreachableAfter && !pr.twins[server] {
+				pr.twins[server] = true
+				r.log.Warn("another daemon sharing the bot calls itself this machine's name; give each machine its own [general] machine", "server", server, "machine", machine, "message", m.ID)
+			}
+			if machine != fleet.Machine {
+				pr.known[server] = append(pr.known[server], m.ID)
+			}
+			peers = append(peers, panel.Peer{Machine: machine, MessageID: m.ID, CheckedIn: at, Stopped: stopped, Channels: panel.ParseChannels(m.Content)})
+		}
+	}
+	changed := fleet.SetPeers(server, peers)
+	r.saveKnown(ctx, pr, server, channel, fleet.Peers(server), gone)
+	if changed {
+		r.log.Info("machines sharing the bot", "server", server, "panel", fleet.Line(server))
 	}
 }
 
@@ -76,7 +249,8 @@ func sameBody(a, b chat.Message) bool {
 }
 
 // showPanel edits the server's panel message, or posts it when there is
-// none (first start, or someone deleted it), remembering its id.
+// none (first start, or someone deleted it), remembering its id. Each
+// machine edits only its own panel message.
 func (r *relay) showPanel(ctx context.Context, server, channel string, m chat.Message) bool {
 	poster, ok := r.posters[server]
 	if !ok {

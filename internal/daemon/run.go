@@ -74,7 +74,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 		return err
 	}
 	registry.Dir.SetLogger(log)
-	log.Info("ccbridge starting", "version", Version(), "config", cfg.Path, "runtime", store.Dir.Root(), "instance", instance)
+	log.Info("ccbridge starting", "version", Version(), "machine", cfg.General.Machine, "config", cfg.Path, "runtime", store.Dir.Root(), "instance", instance)
 
 	posters := map[string]*discord.Poster{}
 	for _, srv := range cfg.Servers {
@@ -117,8 +117,9 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	defer cancel()
 	rep := &replier{posters: posters}
 	trees := worktree.New(execx.Exec{})
-	pnl := &panel.Panel{Config: cfg, Store: store, Registry: registry, Sessions: sessions, Trees: trees, Instance: instance}
-	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: sessions, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance})
+	fleet := panel.NewFleet(cfg.General.Machine, cfg.General.UnreachableAfter.Duration)
+	pnl := &panel.Panel{Config: cfg, Store: store, Registry: registry, Sessions: sessions, Trees: trees, Instance: instance, Fleet: fleet}
+	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: sessions, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance, Fleet: fleet})
 	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, log: log, unknownLogged: map[string]bool{}}
 	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations, relay.watchWorktrees,
 		func(ctx context.Context) { relay.keepPanels(ctx, pnl) }}

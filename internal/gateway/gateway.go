@@ -175,24 +175,89 @@ func (b *Bot) Close() error {
 	return nil
 }
 
+// registerCommands makes the guild's slash commands include ours, writing
+// only those missing or different: several daemons (one per machine) share
+// a bot and register the same set, so a bulk overwrite by one would delete
+// what another added, and every restart would rewrite them all. Commands
+// that are not ours are left alone.
 func (b *Bot) registerCommands(appID string, specs []chat.CommandSpec) {
-	var cmds []*discordgo.ApplicationCommand
-	for _, spec := range specs {
-		c := &discordgo.ApplicationCommand{Name: spec.Name, Description: spec.Description}
-		for _, o := range spec.Options {
-			opt := &discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionString, Name: o.Name, Description: o.Description, Required: o.Required, MaxLength: o.MaxLength}
-			for _, ch := range o.Choices {
-				opt.Choices = append(opt.Choices, &discordgo.ApplicationCommandOptionChoice{Name: ch, Value: ch})
-			}
-			c.Options = append(c.Options, opt)
-		}
-		cmds = append(cmds, c)
-	}
-	if _, err := b.Session.ApplicationCommandBulkOverwrite(appID, b.Server.GuildID, cmds); err != nil {
-		b.log.Error("could not register slash commands", "err", err)
+	have, err := b.Session.ApplicationCommands(appID, b.Server.GuildID)
+	if err != nil {
+		b.log.Error("could not read the slash commands", "err", err)
 		return
 	}
-	b.log.Info("slash commands registered", "count", len(cmds))
+	byName := map[string]*discordgo.ApplicationCommand{}
+	for _, c := range have {
+		if c.Type == 0 || c.Type == discordgo.ChatApplicationCommand {
+			byName[c.Name] = c
+		}
+	}
+	var all, differ []*discordgo.ApplicationCommand
+	ours := map[string]bool{}
+	for _, spec := range specs {
+		want := commandOf(spec)
+		all, ours[spec.Name] = append(all, want), true
+		if cur, ok := byName[spec.Name]; !ok || !sameCommand(cur, want) {
+			differ = append(differ, want)
+		}
+	}
+	foreign := false
+	for _, c := range have {
+		foreign = foreign || !ours[c.Name]
+	}
+	written := 0
+	switch {
+	case len(differ) == 0:
+	case !foreign:
+		// Only ours are there: one overwrite puts the whole set in place
+		// at once and deletes nothing.
+		if _, err := b.Session.ApplicationCommandBulkOverwrite(appID, b.Server.GuildID, all); err != nil {
+			b.log.Error("could not register slash commands", "err", err)
+			return
+		}
+		written = len(differ)
+	default:
+		for _, want := range differ {
+			if _, err := b.Session.ApplicationCommandCreate(appID, b.Server.GuildID, want); err != nil {
+				b.log.Error("could not register a slash command", "command", want.Name, "err", err)
+				continue
+			}
+			written++
+		}
+	}
+	b.log.Info("slash commands registered", "count", len(specs), "written", written)
+}
+
+func commandOf(spec chat.CommandSpec) *discordgo.ApplicationCommand {
+	c := &discordgo.ApplicationCommand{Name: spec.Name, Description: spec.Description, Type: discordgo.ChatApplicationCommand}
+	for _, o := range spec.Options {
+		opt := &discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionString, Name: o.Name, Description: o.Description, Required: o.Required, MaxLength: o.MaxLength}
+		for _, ch := range o.Choices {
+			opt.Choices = append(opt.Choices, &discordgo.ApplicationCommandOptionChoice{Name: ch, Value: ch})
+		}
+		c.Options = append(c.Options, opt)
+	}
+	return c
+}
+
+// sameCommand compares what ccbridge sets of a command.
+func sameCommand(a, b *discordgo.ApplicationCommand) bool {
+	if a.Name != b.Name || a.Description != b.Description || len(a.Options) != len(b.Options) {
+		return false
+	}
+	for i, x := range a.Options {
+		y := b.Options[i]
+		if x.Type != y.Type || x.Name != y.Name || x.Description != y.Description || x.Required != y.Required ||
+			x.MaxLength != y.MaxLength || len(x.Choices) != len(y.Choices) {
+			return false
+		}
+		for j, c := range x.Choices {
+			if c.Name != y.Choices[j].Name || fmt.Sprint(c.Value) != fmt.Sprint(y.Choices[j].Value) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (b *Bot) onMessage(s *discordgo.Session, m *discordgo.MessageCreate, h Handler) {

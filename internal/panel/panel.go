@@ -44,6 +44,8 @@ type Panel struct {
 	Sessions Sessions
 	Trees    Trees
 	Instance string
+	// Fleet is the view of the other machines sharing the bots (nil: none).
+	Fleet *Fleet
 }
 
 // buttonProjects is how many projects get their own row of buttons; with
@@ -76,7 +78,10 @@ func (p *Panel) Render(ctx context.Context, server string) chat.Message {
 	regs, _ := p.Registry.Sessions.List()
 	reqs, _ := p.Store.Requests.List()
 	var b strings.Builder
-	fmt.Fprintf(&b, "**ccbridge — %s** · updated <t:%d:R>\n", srv.Name, time.Now().Unix())
+	b.WriteString(header(p.machine(), srv.Name, false, time.Now()) + "\n")
+	if line := p.Fleet.Line(srv.Name); line != "" {
+		b.WriteString(line + "\n")
+	}
 	known := map[string]bool{}
 	for _, g := range regs {
 		if g.Worktree != "" {
@@ -88,7 +93,7 @@ func (p *Panel) Render(ctx context.Context, server string) chat.Message {
 		key := srv.Name + "-" + proj.Name
 		st, _ := p.Sessions.Status(ctx, key)
 		dir, _ := proj.ProjectPath()
-		fmt.Fprintf(&b, "\n%s **%s** `%s`", icon(st.State), proj.Name, dir)
+		fmt.Fprintf(&b, "\n%s **%s** <#%s> `%s`", icon(st.State), proj.Name, proj.ChannelID, dir)
 		if n := pending(reqs, key); n > 0 {
 			fmt.Fprintf(&b, " · %d prompt(s) waiting", n)
 		}
@@ -133,6 +138,34 @@ func (p *Panel) Render(ctx context.Context, server string) chat.Message {
 		content = string(r[:chat.Limit-1]) + "…"
 	}
 	return chat.Message{Content: content, Rows: p.rows(srv)}
+}
+
+// Stopped draws the panel a daemon leaves behind when it stops: its
+// projects' channels (so that the other machines know whose they are)
+// and no buttons (nothing would answer them).
+func (p *Panel) Stopped(server string) chat.Message {
+	srv, ok := p.server(server)
+	if !ok {
+		return chat.Message{Content: "Unknown server " + server}
+	}
+	var b strings.Builder
+	b.WriteString(header(p.machine(), srv.Name, true, time.Now()) + "\n")
+	b.WriteString("ccbridge is not running on this machine; its sessions get no messages until it starts again.")
+	for _, proj := range srv.Projects {
+		fmt.Fprintf(&b, "\n**%s** <#%s>", proj.Name, proj.ChannelID)
+	}
+	content := b.String()
+	if r := []rune(content); len(r) > chat.Limit {
+		content = string(r[:chat.Limit-1]) + "…"
+	}
+	return chat.Message{Content: content}
+}
+
+func (p *Panel) machine() string {
+	if p.Fleet != nil {
+		return p.Fleet.Machine
+	}
+	return p.Config.General.Machine
 }
 
 func (p *Panel) rows(srv config.Server) []chat.Row {

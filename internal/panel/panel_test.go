@@ -64,7 +64,7 @@ func TestPanelShowsStatesThreadsPromptsAndOrphans(t *testing.T) {
 	p.Store.Requests.Create(ctx, "r1", state.Request{Session: "home-p1", Status: state.RequestPending})
 	m := p.Render(ctx, "home")
 	for _, want := range []string{"🟢 running **p0**", "↳ ❓ waiting on a prompt <#555> · `ccbridge/mine-555` · uncommitted changes · 2 ahead",
-		"⏳ busy **p1** `/src/p1` · 1 prompt(s) waiting", "⚪ stopped **p2**", "`/src/p0/.claude/worktrees/old-1` (`ccbridge/old-1`)"} {
+		"⏳ busy **p1** <#100000000000000101> `/src/p1` · 1 prompt(s) waiting", "⚪ stopped **p2**", "`/src/p0/.claude/worktrees/old-1` (`ccbridge/old-1`)"} {
 		if !strings.Contains(m.Content, want) {
 			t.Errorf("panel lacks %q:\n%s", want, m.Content)
 		}

@@ -81,7 +81,11 @@ func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
 	log := r.opt.Log.With("command", ev.Name, "user", ev.User.ID, "channel", ev.ChannelID)
 	tg, ok := r.resolve(ev.Server, ev.ChannelID, ev.ParentID)
 	if !ok {
-		_ = resp.Respond(chat.Reply{Content: "This channel is not a ccbridge project channel.", Ephemeral: true})
+		// Another machine sharing the bot may own the channel; only the
+		// one that leads the panel channel says that none does.
+		if text := r.unmappedReply(ev); text != "" {
+			_ = resp.Respond(chat.Reply{Content: text, Ephemeral: true})
+		}
 		return
 	}
 	if !r.allowed(ev.Server, ev.User) {
@@ -99,6 +103,37 @@ func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
 	}
 }
 
+// unmappedReply is this daemon's answer to a command in a channel it does
+// not map, or "" to stay silent. Every daemon sharing the bot sees the
+// command and Discord takes one answer, so only the one that leads the
+// server's panel channel answers (the first by machine name of those up;
+// without a panel channel, none), and not when a machine that is up lists
+// the channel in its panel: that one answers.
+func (r *Router) unmappedReply(ev chat.CommandEvent) string {
+	panelled := false
+	for _, s := range r.opt.Config.Servers {
+		panelled = panelled || (s.Name == ev.Server && s.GeneralChannelID != "")
+	}
+	if !panelled {
+		return ""
+	}
+	if r.opt.Fleet == nil {
+		return "This channel is not a ccbridge project channel."
+	}
+	if !r.opt.Fleet.Leads(ev.Server) {
+		return ""
+	}
+	for _, ch := range []string{ev.ChannelID, ev.ParentID} {
+		if machine, up, ok := r.opt.Fleet.Owner(ev.Server, ch); ok {
+			if up {
+				return ""
+			}
+			return "This channel belongs to the machine " + machine + ", which is stopped or unreachable: its ccbridge is not running."
+		}
+	}
+	return "This channel is not a ccbridge project channel."
+}
+
 func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	ctx := r.ctx
 	key, rt := tg.key, tg.rt
@@ -109,7 +144,7 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 		if err != nil {
 			return chat.Reply{Content: "⚠️ " + err.Error()}
 		}
-		return chat.Reply{Content: statusText(rt, st)}
+		return chat.Reply{Content: statusText(r.opt.Config.General.Machine, rt, st)}
 	case "stop":
 		if err := r.opt.Sessions.Interrupt(ctx, key); errors.Is(err, session.ErrNoPane) {
 			return noSession
@@ -155,10 +190,10 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	return chat.Reply{Content: "Unknown command /" + ev.Name}
 }
 
-func statusText(rt route, st session.Status) string {
+func statusText(machine string, rt route, st session.Status) string {
 	s := st.Session
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s** — %s\n", rt.project.Name, st.State)
+	fmt.Fprintf(&b, "**%s** — %s\nMachine: %s\n", rt.project.Name, st.State, machine)
 	if st.State == "stopped" {
 		dir, _ := rt.project.ProjectPath()
 		fmt.Fprintf(&b, "Directory: `%s`\nSend a message to start Claude.", dir)

@@ -74,6 +74,19 @@ type Options struct {
 	Panel    Panel
 	Log      *slog.Logger
 	Instance string
+	// Fleet says which of the machines sharing a bot answers for channels
+	// none of them maps (nil: this daemon alone).
+	Fleet Fleet
+}
+
+// Fleet knows the other machines that share this daemon's bots.
+type Fleet interface {
+	// Leads reports whether this machine answers for the server's
+	// unmapped channels.
+	Leads(server string) bool
+	// Owner names the other machine whose panel lists a channel, and
+	// whether it is up.
+	Owner(server, channelID string) (machine string, up, ok bool)
 }
 
 // Panel draws a server's control panel.

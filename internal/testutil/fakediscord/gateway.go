@@ -136,7 +136,10 @@ func (s *Server) identify(c *gwConn, token string, intents int) *gwSession {
 	s.stats.Identifies++
 	s.stats.LastIntents = intents
 	for _, old := range s.sessions {
-		if old.bot == bot {
+		// A disconnected session is replaced; a connected one is another
+		// client of the same bot (Discord allows several, e.g. one daemon
+		// per machine), which keeps receiving events.
+		if old.bot == bot && old.conn == nil {
 			old.dead = true
 		}
 	}

@@ -149,6 +149,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, bot *Bot, seg []s
 	case is("PATCH", "webhooks", "*", "*", "messages", "*"), is("DELETE", "webhooks", "*", "*", "messages", "*"):
 		s.editFollowup(w, r, seg[2], seg[4])
 	case s.routeApp(w, r, bot, seg): // app.go
+	case s.routeFleet(w, r, bot, seg): // fleet_rules.go
 	default:
 		apiError(w, 404, 0, fmt.Sprintf("404: fakediscord has no route %s /%s", m, strings.Join(seg, "/")))
 	}
