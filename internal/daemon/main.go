@@ -29,6 +29,7 @@ const usage = `ccbridge drives Claude Code sessions in tmux from Discord.
 Usage:
   ccbridge run [--config FILE]           connect the bots and serve until stopped
   ccbridge config check [--config FILE]  check the config and print what it resolves to
+  ccbridge mcp [--config FILE]           serve Claude Code sessions to an MCP client over stdio
   ccbridge install-hooks                 register the hooks in ~/.claude/settings.json, for
                                          sessions started by hand in a project directory
   ccbridge uninstall-hooks               remove them again
@@ -59,6 +60,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
+	case "mcp":
+		return cmdMCP(ctx, args[1:], stdout, stderr)
 	case "install-hooks", "uninstall-hooks":
 		return cmdHooks(args[0] == "install-hooks", args[1:], stdout, stderr)
 	case "config":
