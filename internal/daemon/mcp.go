@@ -27,7 +27,7 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	cfg, err := mcpConfig(path, stderr)
+	cfg, err := mcpConfig(path)
 	if err != nil {
 		fmt.Fprintln(stderr, "ccbridge mcp:", err)
 		return exitError
@@ -40,7 +40,7 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // mcpConfig loads the config when one is given or exists, else defaults.
-func mcpConfig(flagPath string, stderr io.Writer) (*config.Config, error) {
+func mcpConfig(flagPath string) (*config.Config, error) {
 	path, err := config.DefaultPath(flagPath)
 	if err != nil {
 		return nil, err
@@ -48,16 +48,8 @@ func mcpConfig(flagPath string, stderr io.Writer) (*config.Config, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && flagPath == "" && os.Getenv(config.EnvConfig) == "" {
 		return config.Parse("")
 	}
-	cfg, err := config.Load(path)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range cfg.Check() {
-		if !p.Warning {
-			fmt.Fprintf(stderr, "ccbridge mcp: config: %s\n", p)
-		}
-	}
-	return cfg, nil
+	// Only [claude] and [tmux] matter here: no Discord checks.
+	return config.Load(path)
 }
 
 func serveMCP(ctx context.Context, cfg *config.Config, stderr io.Writer) error {
