@@ -68,6 +68,7 @@ type Server struct {
 	srv *sdk.Server
 
 	mu          sync.Mutex
+	ctx         context.Context // of Run: ends the elicitation loops
 	started     map[string]bool      // session keys started or resumed here
 	elicited    map[string]bool      // request ids sent as elicitations
 	interrupted map[string]time.Time // when claude_interrupt stopped a session
@@ -86,6 +87,12 @@ func New(opt Options) *Server {
 	}
 	s := &Server{opt: opt, started: map[string]bool{}, elicited: map[string]bool{}, interrupted: map[string]time.Time{}}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ccbridge", Version: "1"}, &sdk.ServerOptions{
+		// Prompts are pushed as elicitations when they arise, outside any
+		// request: 2026-07-28 forbids that (elicitation only as input
+		// requests of a tool call), so the handshake-era versions are spoken.
+		SupportedProtocolVersions: pushVersions(),
+		// The client's capabilities are known once it is initialized.
+		InitializedHandler: func(_ context.Context, req *sdk.InitializedRequest) { s.initialized(req.Session) },
 		Instructions: "Drive interactive Claude Code sessions running in ccbridge's tmux server: start them, send messages, " +
 			"read their status and output, and answer their permission prompts, questions and plans.",
 	})
@@ -117,13 +124,15 @@ func ClaudeHome(cfg *config.Config) string {
 // ends; prompts of the sessions it started go to it as elicitations when
 // it supports them.
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.mu.Lock()
+	s.ctx = wctx
+	s.mu.Unlock()
 	ss, err := s.srv.Connect(ctx, t, nil)
 	if err != nil {
 		return fmt.Errorf("mcp connect: %w", err)
 	}
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go s.elicitLoop(wctx, ss)
 	err = ss.Wait()
 	if errors.Is(err, context.Canceled) {
 		return nil
@@ -145,4 +154,27 @@ func (s *Server) markStarted(key string) {
 	s.started[key] = true
 	delete(s.interrupted, key)
 	s.mu.Unlock()
+}
+
+// initialized starts sending prompts to a client that takes elicitations.
+func (s *Server) initialized(ss *sdk.ServerSession) {
+	s.mu.Lock()
+	ctx := s.ctx
+	s.mu.Unlock()
+	if ctx == nil {
+		return
+	}
+	go s.elicitLoop(ctx, ss)
+}
+
+// pushVersions are the protocol versions in which a server may send an
+// elicitation of its own accord: those of the initialize handshake.
+func pushVersions() []string {
+	var out []string
+	for _, v := range sdk.SupportedProtocolVersions() {
+		if v < "2026-07-28" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
