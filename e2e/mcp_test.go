@@ -339,6 +339,7 @@ func TestMCPInterrupt(t *testing.T) {
 	e.model.Script("SCN_MCP_SLOW", fakemodel.Step{Texts: []string{"slow answer"}, Delay: 5 * time.Minute})
 	sid := e.start("SCN_MCP_SLOW", nil)
 	e.waitStatus(sid, "active", func(s mcpStatus) bool { return s.Status == "active" })
+	e.model.WaitRequest(t, long, "the slow prompt", func(r fakemodel.Request) bool { return strings.Contains(r.LastUserText, "SCN_MCP_SLOW") })
 	e.must("claude_interrupt", map[string]any{"sessionId": sid}, nil)
 	st := e.waitStatus(sid, "interrupted", func(s mcpStatus) bool { return s.Status == "interrupted" })
 	if st.Result != "" {
@@ -349,7 +350,12 @@ func TestMCPInterrupt(t *testing.T) {
 		Status string `json:"status"`
 	}
 	e.must("claude_say", map[string]any{"sessionId": sid, "message": "after the interrupt"}, &out)
-	e.waitIdle(sid, "ok: ")
+	e.waitIdle(sid, "ok: after the interrupt")
+	for _, line := range e.waitIdle(sid, "ok: after the interrupt").RecentOutput {
+		if strings.Contains(line, "slow answer") {
+			t.Fatal("the interrupted turn still answered")
+		}
+	}
 }
 
 // say to a session whose pane was killed resumes the same conversation.

@@ -428,6 +428,12 @@ const paneFormat = "#{pane_id}\t#{pane_dead}\t#{pane_pid}\t#{pane_current_comman
 // is checked. With no server running it returns ErrNoServer.
 func (s *Server) ListPanes(ctx context.Context) ([]Pane, error) {
 	out, err := s.exec(ctx, "", "list-panes", "-a", "-F", paneFormat)
+	var ce *execx.CmdError
+	if errors.As(err, &ce) && strings.Contains(ce.Stderr, "no current target") {
+		// The last pane just died: the server has no session left and is
+		// exiting.
+		return nil, fmt.Errorf("list panes: %w: %w", ErrNoServer, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("list panes: %w", err)
 	}
