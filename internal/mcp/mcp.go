@@ -68,7 +68,7 @@ type Server struct {
 	srv *sdk.Server
 
 	mu          sync.Mutex
-	ctx         context.Context // of Run: ends the elicitation loops
+	ctx         context.Context      // of Run: ends the elicitation loops
 	started     map[string]bool      // session keys started or resumed here
 	elicited    map[string]bool      // request ids sent as elicitations
 	interrupted map[string]time.Time // when claude_interrupt stopped a session
