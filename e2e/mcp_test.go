@@ -558,3 +558,60 @@ func TestMCPWithDaemon(t *testing.T) {
 		t.Fatal("the denied command ran")
 	}
 }
+
+// `ccbridge mcp` alone, with no config file anywhere, is a complete server:
+// its tools are listed, claude_list reads an empty history, and mistakes
+// are tool errors.
+func TestMCPNoConfig(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	home := filepath.Join(base, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CCBRIDGE_") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "CLAUDE_CONFIG_DIR=") {
+			env = append(env, kv)
+		}
+	}
+	cmd := exec.Command(bins.bridge, "mcp")
+	cmd.Env = append(env, "HOME="+home, "CCBRIDGE_RUNTIME_DIR="+filepath.Join(base, "rt"), "XDG_STATE_HOME="+filepath.Join(base, "state"))
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr: %s", err, stderr.String())
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+		if tool.InputSchema == nil || tool.OutputSchema == nil {
+			t.Errorf("%s lacks a schema", tool.Name)
+		}
+	}
+	if got := strings.Join(names, ","); got != "claude_interrupt,claude_list,claude_respond,claude_say,claude_start,claude_status" {
+		t.Fatalf("tools = %s", got)
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "claude_list", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("claude_list: %v %+v", err, res)
+	}
+	if b, _ := json.Marshal(res.StructuredContent); string(b) != `{"sessions":[]}` {
+		t.Fatalf("claude_list of an empty history = %s", b)
+	}
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "claude_start", Arguments: map[string]any{"prompt": "hi", "workingDirectory": filepath.Join(base, "missing")}})
+	if err != nil || !res.IsError {
+		t.Fatalf("claude_start in a missing directory: %v %+v", err, res)
+	}
+	if _, err := os.Stat(filepath.Join(base, "rt", "logs", "mcp.log")); err != nil {
+		t.Errorf("no mcp.log in the runtime dir: %v", err)
+	}
+}
