@@ -58,8 +58,20 @@ func (s *Server) claim(id, key string) bool {
 func (s *Server) elicit(ctx context.Context, ss *sdk.ServerSession, id string, r state.Request) {
 	p := prompt.Describe(id, r)
 	schema, message := form(p)
-	res, err := ss.Elicit(ctx, &sdk.ElicitParams{Mode: "form", Message: message, RequestedSchema: schema})
+	// Answered elsewhere first (terminal, Discord, claude_respond): the
+	// form is withdrawn, so the client is told it lost.
+	ectx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		s.waitClosed(ectx, id)
+		cancel()
+	}()
+	res, err := ss.Elicit(ectx, &sdk.ElicitParams{Mode: "form", Message: message, RequestedSchema: schema})
 	if err != nil {
+		if ectx.Err() != nil && ctx.Err() == nil {
+			s.opt.Log.Info("prompt closed elsewhere; elicitation withdrawn", "request", id)
+			return
+		}
 		s.opt.Log.Warn("elicitation failed", "request", id, "err", err)
 		return
 	}
@@ -148,4 +160,22 @@ func formAnswers(p prompt.Pending, content map[string]any) []string {
 		a += ": " + text
 	}
 	return []string{a}
+}
+
+// waitClosed returns once the request is no longer pending, or ctx ends.
+func (s *Server) waitClosed(ctx context.Context, id string) {
+	events, _ := s.opt.Store.Requests.Watch(ctx)
+	tick := time.NewTicker(elicitPoll)
+	defer tick.Stop()
+	for {
+		if r, err := s.opt.Store.Requests.Get(id); err != nil || r.Status != state.RequestPending {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-events:
+		case <-tick.C:
+		}
+	}
 }

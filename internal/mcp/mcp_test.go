@@ -219,3 +219,36 @@ func waitRequest(t *testing.T, store *state.Store, id string, ok func(state.Requ
 	}
 	t.Fatalf("request %s never reached the state", id)
 }
+
+// A prompt answered elsewhere while its form is open: the form is
+// withdrawn (the client's handler is cancelled), and nothing is decided
+// twice.
+func TestElicitationWithdrawn(t *testing.T) {
+	withdrawn := make(chan struct{})
+	opened := make(chan struct{}, 1)
+	h := newHarness(t, &sdk.ClientOptions{ElicitationHandler: func(ctx context.Context, _ *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		opened <- struct{}{}
+		select {
+		case <-ctx.Done():
+			close(withdrawn)
+			return nil, ctx.Err()
+		case <-time.After(15 * time.Second): // fail, not hang
+			return &sdk.ElicitResult{Action: "cancel"}, nil
+		}
+	}})
+	key, sid := h.start(t)
+	id := h.addRequest(t, key, sid, "Bash", map[string]any{"command": "make"})
+	select {
+	case <-opened:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no elicitation")
+	}
+	if _, err := h.store.Requests.Update(context.Background(), id, func(r *state.Request) error { r.Status = state.RequestTerminal; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-withdrawn:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the form stayed open after the prompt was answered in the terminal")
+	}
+}
