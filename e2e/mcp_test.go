@@ -615,3 +615,32 @@ func TestMCPNoConfig(t *testing.T) {
 		t.Errorf("no mcp.log in the runtime dir: %v", err)
 	}
 }
+
+// worktree: the session runs in a git worktree of its own, created as a
+// thread's is.
+func TestMCPWorktree(t *testing.T) {
+	t.Parallel()
+	e := newMCP(t, nil)
+	gitRepo(t, e.dir)
+	sid := e.start("in a worktree WT_ONE", map[string]any{"worktree": "feature x"})
+	var st struct {
+		Status           string `json:"status"`
+		Result           string `json:"result"`
+		WorkingDirectory string `json:"workingDirectory"`
+	}
+	deadline := time.Now().Add(long)
+	for st.Result == "" && time.Now().Before(deadline) {
+		e.must("claude_status", map[string]any{"sessionId": sid}, &st)
+		time.Sleep(200 * time.Millisecond)
+	}
+	if st.Result != "ok: in a worktree WT_ONE" {
+		t.Fatalf("status = %+v", st)
+	}
+	if st.WorkingDirectory == e.dir || !strings.HasPrefix(st.WorkingDirectory, e.dir) {
+		t.Fatalf("working directory %q is not a worktree of %s", st.WorkingDirectory, e.dir)
+	}
+	out, err := exec.Command("git", "-C", e.dir, "worktree", "list", "--porcelain").Output()
+	if err != nil || !strings.Contains(string(out), "worktree "+st.WorkingDirectory+"\n") {
+		t.Fatalf("git worktree list: %s %v", out, err)
+	}
+}
