@@ -644,3 +644,16 @@ func TestMCPWorktree(t *testing.T) {
 		t.Fatalf("git worktree list: %s %v", out, err)
 	}
 }
+
+// interrupt right after the start: the hooks report the turn before the
+// screen shows it, and an Escape pressed in between interrupted nothing.
+func TestMCPInterruptRightAway(t *testing.T) {
+	t.Parallel()
+	e := newMCP(t, nil)
+	e.model.Script("SCN_MCP_SLOW2", fakemodel.Step{Texts: []string{"slow answer"}, Delay: 5 * time.Minute})
+	sid := e.start("SCN_MCP_SLOW2", nil)
+	e.waitStatus(sid, "active", func(s mcpStatus) bool { return s.Status == "active" })
+	e.must("claude_interrupt", map[string]any{"sessionId": sid}, nil)
+	e.must("claude_say", map[string]any{"sessionId": sid, "message": "after the interrupt"}, nil)
+	e.waitIdle(sid, "ok: after the interrupt")
+}

@@ -44,7 +44,7 @@ type Sessions interface {
 	Ensure(ctx context.Context, t session.Target) (string, bool, error)
 	Deliver(ctx context.Context, key, text string) (time.Time, error)
 	WaitReceipt(ctx context.Context, key string, since time.Time, text string, timeout time.Duration) error
-	Interrupt(ctx context.Context, key string) error
+	InterruptTurn(ctx context.Context, key string) error
 	SetMode(ctx context.Context, key, mode string) error
 	Status(ctx context.Context, key string) (session.Status, error)
 }

@@ -463,7 +463,7 @@ func (s *Server) interrupt(ctx context.Context, _ *sdk.CallToolRequest, in Sessi
 	if !ok {
 		return nil, InterruptOutput{}, toolError("unknown session %s", in.SessionID)
 	}
-	if err := s.opt.Sessions.Interrupt(ctx, key); err != nil {
+	if err := s.opt.Sessions.InterruptTurn(ctx, key); err != nil {
 		if errors.Is(err, session.ErrNoPane) {
 			return nil, InterruptOutput{}, toolError("session %s is not running in ccbridge's tmux", in.SessionID)
 		}
