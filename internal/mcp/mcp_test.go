@@ -32,7 +32,7 @@ func (f *fakeSessions) Deliver(context.Context, string, string) (time.Time, erro
 func (f *fakeSessions) WaitReceipt(context.Context, string, time.Time, string, time.Duration) error {
 	return nil
 }
-func (f *fakeSessions) InterruptTurn(context.Context, string) error       { return nil }
+func (f *fakeSessions) InterruptTurn(context.Context, string) error   { return nil }
 func (f *fakeSessions) SetMode(context.Context, string, string) error { return nil }
 func (f *fakeSessions) Status(context.Context, string) (session.Status, error) {
 	return session.Status{State: "idle"}, nil
