@@ -657,3 +657,30 @@ func TestMCPInterruptRightAway(t *testing.T) {
 	e.must("claude_say", map[string]any{"sessionId": sid, "message": "after the interrupt"}, nil)
 	e.waitIdle(sid, "ok: after the interrupt")
 }
+
+// claude_say while a prompt is open waits, and goes in once it is answered,
+// as a Discord message does.
+func TestMCPSayQueuedWhileDialogOpen(t *testing.T) {
+	t.Parallel()
+	e := newMCP(t, nil)
+	e.model.Script("SCN_MCP_QUEUE", fakemodel.Tool("", "Bash", map[string]any{"command": "touch q.txt && echo q-ok", "description": "Touch"}))
+	sid := e.start("SCN_MCP_QUEUE", nil)
+	p := e.waitPending(sid, "tool_approval")
+	var out struct {
+		Queued bool `json:"queued"`
+	}
+	e.must("claude_say", map[string]any{"sessionId": sid, "message": "queued message QMSG"}, &out)
+	if !out.Queued {
+		t.Fatalf("claude_say into an open dialog was not queued: %+v", out)
+	}
+	if st := e.waitPending(sid, "tool_approval"); st.ID != p.ID {
+		t.Fatalf("the queued message changed the prompt: %+v", st)
+	}
+	if err := e.respond(sid, p.ID, "allow"); err != nil {
+		t.Fatal(err)
+	}
+	e.waitIdle(sid, "ok: queued message QMSG")
+	if _, err := os.Stat(filepath.Join(e.dir, "q.txt")); err != nil {
+		t.Fatalf("the allowed command did not run: %v", err)
+	}
+}
