@@ -684,3 +684,23 @@ func TestMCPSayQueuedWhileDialogOpen(t *testing.T) {
 		t.Fatalf("the allowed command did not run: %v", err)
 	}
 }
+
+// claude_say with permissionMode switches the mode first: a Write that
+// would ask in default mode runs in acceptEdits.
+func TestMCPSayWithMode(t *testing.T) {
+	t.Parallel()
+	e := newMCP(t, nil)
+	sid := e.start("hello MODE_ONE", nil)
+	e.waitIdle(sid, "ok: hello MODE_ONE")
+	e.model.Script("SCN_MCP_WRITE", fakemodel.Tool("", "Write", map[string]any{"file_path": filepath.Join(e.dir, "w.txt"), "content": "written\n"}))
+	e.must("claude_say", map[string]any{"sessionId": sid, "message": "SCN_MCP_WRITE", "permissionMode": "acceptEdits"}, nil)
+	st := e.waitStatus(sid, "the write done", func(s mcpStatus) bool {
+		return s.PendingQuestion != nil || (s.Status == "idle" && strings.Contains(s.Result, "Done. Last tool result"))
+	})
+	if st.PendingQuestion != nil {
+		t.Fatalf("the Write asked in acceptEdits mode: %+v", st.PendingQuestion)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.dir, "w.txt")); err != nil || string(b) != "written\n" {
+		t.Fatalf("w.txt: %q %v", b, err)
+	}
+}
