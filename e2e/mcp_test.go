@@ -704,3 +704,16 @@ func TestMCPSayWithMode(t *testing.T) {
 		t.Fatalf("w.txt: %q %v", b, err)
 	}
 }
+
+// An API error ends the turn with StopFailure: status error, with the
+// error as the result.
+func TestMCPStatusError(t *testing.T) {
+	t.Parallel()
+	e := newMCP(t, nil)
+	e.model.Script("SCN_MCP_ERR", fakemodel.Step{Status: 400, ErrMsg: "fake bad request"})
+	sid := e.start("SCN_MCP_ERR", nil)
+	st := e.waitStatus(sid, "error", func(s mcpStatus) bool { return s.Status == "error" })
+	if !strings.Contains(st.Result, "fake bad request") {
+		t.Errorf("result = %q", st.Result)
+	}
+}
