@@ -2,7 +2,10 @@ package session
 
 import (
 	"context"
+	"strings"
 	"time"
+
+	"github.com/ccbridge/ccbridge/internal/tmux"
 )
 
 // turnShow bounds the wait for the screen to show a turn the hooks already
@@ -24,5 +27,30 @@ func (m *Manager) InterruptTurn(ctx context.Context, key string) error {
 		// one Escape on an idle screen, which does nothing.
 		_, _ = m.waitScreen(ctx, pane, turnShow, Busy)
 	}
-	return m.Interrupt(ctx, key)
+	if err := m.Interrupt(ctx, key); err != nil {
+		return err
+	}
+	// An Escape before any output puts the prompt back into the input
+	// box: it was withdrawn, so clear it, and the next message is not
+	// appended to it.
+	pane, err := m.pane(ctx, key)
+	if err != nil {
+		return nil
+	}
+	screen, err := m.waitScreen(ctx, pane, turnShow, func(s string) bool { return InputBoxShown(s) && !Busy(s) })
+	if err != nil || boxEmpty(screen) {
+		return nil
+	}
+	defer m.lock(key)()
+	if err := m.keyIf(ctx, pane, tmux.KeyClearLine); err != nil {
+		return err
+	}
+	_, _ = m.waitScreen(ctx, pane, turnShow, boxEmpty)
+	return nil
+}
+
+// boxEmpty reports whether the input box is shown and holds nothing.
+func boxEmpty(screen string) bool {
+	box, _, ok := inputBox(screen)
+	return ok && squeeze(strings.TrimPrefix(strings.TrimSpace(box), "❯")) == ""
 }
