@@ -704,6 +704,13 @@ func TestMCPSayQueuedWhileDialogOpen(t *testing.T) {
 	e.model.Script("SCN_MCP_QUEUE", fakemodel.Tool("", "Bash", map[string]any{"command": "touch q.txt && echo q-ok", "description": "Touch"}))
 	sid := e.start("SCN_MCP_QUEUE", nil)
 	p := e.waitPending(sid, "tool_approval")
+	// The request is recorded a moment before the dialog is drawn; a
+	// message sent in between is queued by Claude itself.
+	panes, err := e.tmux.ListPanes(context.Background())
+	if err != nil || len(panes) != 1 {
+		t.Fatalf("panes: %v %v", panes, err)
+	}
+	waitScreen(t, e.tmux, panes[0].ID, "Do you want to proceed?")
 	var out struct {
 		Queued bool `json:"queued"`
 	}

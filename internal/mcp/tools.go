@@ -248,7 +248,11 @@ func (s *Server) deliverLater(key, text string) {
 			return
 		}
 		s.clearInterrupted(key)
-		_ = s.opt.Sessions.WaitReceipt(ctx, key, since, text, 0)
+		if err := s.opt.Sessions.WaitReceipt(ctx, key, since, text, 0); err != nil {
+			s.opt.Log.Error("queued message: no receipt from Claude", "session", key, "err", err)
+			return
+		}
+		s.opt.Log.Info("queued message delivered", "session", key)
 		return
 	}
 }
