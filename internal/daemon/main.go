@@ -34,6 +34,7 @@ Usage:
   ccbridge doctor [--config FILE]        check everything ccbridge needs and say how to fix what is not right
   ccbridge service install|uninstall|status
                                          run the daemon as a systemd user service (launchd agent on macOS)
+  ccbridge mcp [--config FILE]           serve Claude Code sessions to an MCP client over stdio
   ccbridge install-hooks                 register the hooks in ~/.claude/settings.json, for
                                          sessions started by hand in a project directory
   ccbridge uninstall-hooks               remove them again
@@ -70,6 +71,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdDoctor(ctx, args[1:], stdout, stderr)
 	case "service":
 		return cmdService(ctx, args[1:], stdout, stderr)
+	case "mcp":
+		return cmdMCP(ctx, args[1:], stdout, stderr)
 	case "install-hooks", "uninstall-hooks":
 		return cmdHooks(args[0] == "install-hooks", args[1:], stdout, stderr)
 	case "config":

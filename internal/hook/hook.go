@@ -155,6 +155,9 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	if err != nil || !created {
 		return err
 	}
+	if sess.ChannelID == "" && sess.Server == "" {
+		return nil // another front end's session: it reads the turn record
+	}
 	if sess.ChannelID == "" {
 		return fmt.Errorf("session %s has no channel", h.session)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"time"
 
@@ -31,9 +32,25 @@ var errNotPending = errors.New("request no longer pending")
 // timeout, error or interruption it prints nothing, so the terminal dialog
 // (which stays open all along) decides, and nothing is allowed by default.
 func (h *handler) permission(ctx context.Context, in *claudehook.Input, sess state.Session) error {
-	bot, err := h.store.Bots.Get(sess.Server)
-	if err != nil {
-		return fmt.Errorf("no credentials for server %s (is the daemon running?): %w", sess.Server, err)
+	server, channel := sess.Server, sess.Channel()
+	if server == "" {
+		// A session of another front end (ccbridge mcp): it waits for an
+		// answer from there, with a card too when a project holds its cwd.
+		if r, ok := h.routeFor(in.Cwd); ok {
+			server, channel = r.Server, r.ChannelID
+		}
+	}
+	var bot state.Bot
+	if server != "" {
+		b, err := h.store.Bots.Get(server)
+		switch {
+		case err == nil:
+			bot = b
+		case sess.Server != "":
+			return fmt.Errorf("no credentials for server %s (is the daemon running?): %w", sess.Server, err)
+		default:
+			server, channel = "", "" // no daemon: no card
+		}
 	}
 	limit := bot.PromptTimeout
 	if limit <= 0 {
@@ -44,7 +61,7 @@ func (h *handler) permission(ctx context.Context, in *claudehook.Input, sess sta
 		return err
 	}
 	now := time.Now().UTC()
-	req := state.Request{Session: h.session, Server: sess.Server, ChannelID: sess.Channel(), Instance: bot.Instance,
+	req := state.Request{Session: h.session, Server: server, ChannelID: channel, Instance: bot.Instance,
 		ClaudeSessionID: in.SessionID, PromptID: in.PromptID, ToolName: in.ToolName, ToolInput: in.ToolInput,
 		AgentType: in.AgentType, HookPID: os.Getpid(), Created: now, Deadline: now.Add(limit), Status: state.RequestPending}
 	if len(in.PermissionSuggestions) > 0 {
@@ -54,21 +71,29 @@ func (h *handler) permission(ctx context.Context, in *claudehook.Input, sess sta
 		return fmt.Errorf("record request: %w", err)
 	}
 	log := h.log.With("request", id, "tool", in.ToolName)
-	poster, err := discord.NewPoster(bot.APIBase, bot.Token)
-	if err != nil {
-		return err
+	var poster *discord.Poster
+	if server != "" {
+		if poster, err = discord.NewPoster(bot.APIBase, bot.Token); err != nil {
+			return err
+		}
+		pctx, cancel := context.WithTimeout(ctx, cardTimeout)
+		msgID, err := poster.Post(pctx, req.ChannelID, approval.Render(id, req))
+		cancel()
+		if err != nil {
+			if sess.Server != "" {
+				h.close(id, state.RequestFailed, poster)
+				return fmt.Errorf("post card: %w", err)
+			}
+			// Another front end still waits for the answer.
+			log.Error("could not post the card", "err", err)
+			poster = nil
+		} else {
+			if _, err := h.store.Requests.Update(ctx, id, func(r *state.Request) error { r.MessageID = msgID; return nil }); err != nil {
+				return err
+			}
+			log.Info("card posted; waiting", "message", msgID, "deadline", req.Deadline)
+		}
 	}
-	pctx, cancel := context.WithTimeout(ctx, cardTimeout)
-	msgID, err := poster.Post(pctx, req.ChannelID, approval.Render(id, req))
-	cancel()
-	if err != nil {
-		h.close(id, state.RequestFailed, poster)
-		return fmt.Errorf("post card: %w", err)
-	}
-	if _, err := h.store.Requests.Update(ctx, id, func(r *state.Request) error { r.MessageID = msgID; return nil }); err != nil {
-		return err
-	}
-	log.Info("card posted; waiting", "message", msgID, "deadline", req.Deadline)
 
 	decided, err := h.waitDecision(ctx, id, req.Deadline)
 	switch {
@@ -81,8 +106,26 @@ func (h *handler) permission(ctx context.Context, in *claudehook.Input, sess sta
 	if err != nil {
 		return err
 	}
-	log.Info("decision from Discord", "behavior", d.Behavior)
-	return json.NewEncoder(h.out).Encode(claudehook.NewPermissionRequestOutput(d))
+	log.Info("decision", "behavior", d.Behavior, "via", decided.Via)
+	if err := json.NewEncoder(h.out).Encode(claudehook.NewPermissionRequestOutput(d)); err != nil {
+		return err
+	}
+	if decided.Via != "" {
+		// Decided elsewhere than on the card: the card says so now.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeCardTimeout)
+		defer cancel()
+		h.editCard(cctx, id, *decided, poster)
+	}
+	return nil
+}
+
+// routeFor finds the project whose directory holds cwd, if any.
+func (h *handler) routeFor(cwd string) (state.Route, bool) {
+	routes, err := h.store.Routes.Get(state.RoutesKey)
+	if err != nil || cwd == "" {
+		return state.Route{}, false
+	}
+	return routes.Match(filepath.Clean(cwd))
 }
 
 // waitDecision returns the request once decided, or nil when it closed

@@ -6,12 +6,14 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/approval"
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/prompt"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
+// The locked decide step is prompt.Decide, shared with the MCP front end.
 var (
-	errStale    = errors.New("request no longer pending")
-	errNoChange = errors.New("nothing to change")
+	errStale    = prompt.ErrStale
+	errNoChange = prompt.ErrNoChange
 )
 
 // answerCard applies a click or a modal to a prompt's card. The request is
@@ -29,20 +31,8 @@ func (r *Router) answerCard(server, reqID string, a approval.Action, resp chat.R
 		_ = resp.Respond(chat.Reply{Content: closedNotice(req), Ephemeral: true})
 		return
 	}
-	var result approval.Result
-	updated, err := r.opt.Store.Requests.Update(r.ctx, reqID, func(cur *state.Request) error {
-		if cur.Status != state.RequestPending {
-			return errStale
-		}
-		res, err := approval.Apply(reqID, cur, a)
-		if err != nil {
-			return err
-		}
-		result = res
-		if res.Notice != "" {
-			return errNoChange
-		}
-		return nil
+	updated, result, err := prompt.Decide(r.ctx, r.opt.Store.Requests, reqID, func(cur *state.Request) (approval.Result, error) {
+		return approval.Apply(reqID, cur, a)
 	})
 	switch {
 	case errors.Is(err, errStale):

@@ -180,6 +180,11 @@ type Target struct {
 	// Isolation "worktree" runs the session in its own git worktree.
 	Isolation  string
 	ThreadName string
+	// Args are more Claude flags, after the configured ones. Plain leaves
+	// out ccbridge's Discord system prompt (a front end that is not
+	// Discord passes its own flags in Args).
+	Args  []string
+	Plain bool
 }
 
 // ProjectTarget describes the session of a project's channel.
@@ -281,7 +286,14 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 		return "", err
 	}
 	argv := append([]string{cfg.Claude.Command}, cfg.Claude.Args...)
-	argv = append(argv, "--permission-mode", t.PermissionMode, "--settings", m.settings, "--append-system-prompt", claudeSystemPrompt(outputs))
+	if t.PermissionMode != "" {
+		argv = append(argv, "--permission-mode", t.PermissionMode)
+	}
+	argv = append(argv, "--settings", m.settings)
+	if !t.Plain {
+		argv = append(argv, "--append-system-prompt", claudeSystemPrompt(outputs))
+	}
+	argv = append(argv, t.Args...)
 	if t.Model != "" {
 		argv = append(argv, "--model", t.Model)
 	}

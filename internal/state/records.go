@@ -291,6 +291,9 @@ type Request struct {
 	Status   string          `json:"status"`
 	Decision json.RawMessage `json:"decision,omitempty"` // the PermissionRequest decision to print
 	Outcome  string          `json:"outcome,omitempty"`  // what the card says happened
+	// Via is the front end that decided ("mcp"), when not the card itself:
+	// the waiting hook then updates the card.
+	Via string `json:"via,omitempty"`
 	// Step is the card's current view (e.g. choosing an "always" scope).
 	Step string `json:"step,omitempty"`
 	// Answers are AskUserQuestion answers so far, by question text.

@@ -1,0 +1,87 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/execx"
+	"github.com/ccbridge/ccbridge/internal/mcp"
+	"github.com/ccbridge/ccbridge/internal/session"
+	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/tmux"
+	"github.com/ccbridge/ccbridge/internal/worktree"
+)
+
+// cmdMCP serves the MCP front end on stdin/stdout. It needs no config; with
+// one, its [claude] and [tmux] settings apply, so it shares sessions with
+// the daemon.
+func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	path, code, ok := flags("mcp", "Serve Claude Code sessions to an MCP client over stdio (claude mcp add ccbridge -- ccbridge mcp).", args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	cfg, err := mcpConfig(path)
+	if err != nil {
+		fmt.Fprintln(stderr, "ccbridge mcp:", err)
+		return exitError
+	}
+	if err := serveMCP(ctx, cfg, stderr); err != nil {
+		fmt.Fprintln(stderr, "ccbridge mcp:", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// mcpConfig loads the config when one is given or exists, else defaults.
+func mcpConfig(flagPath string) (*config.Config, error) {
+	path, err := config.DefaultPath(flagPath)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && flagPath == "" && os.Getenv(config.EnvConfig) == "" {
+		return config.Parse("")
+	}
+	// Only [claude] and [tmux] matter here: no Discord checks.
+	return config.Load(path)
+}
+
+func serveMCP(ctx context.Context, cfg *config.Config, stderr io.Writer) error {
+	store, err := state.OpenStore(state.DefaultRuntimeDir())
+	if err != nil {
+		return err
+	}
+	logf, err := store.Dir.OpenLog("mcp.log")
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	log := slog.New(slog.NewJSONHandler(logf, nil)).With("front", "mcp", "pid", os.Getpid())
+	store.Dir.SetLogger(log)
+	durable, err := state.DurableDir()
+	if err != nil {
+		return err
+	}
+	registry, err := state.OpenRegistry(durable)
+	if err != nil {
+		return err
+	}
+	hookStop, hookPretool, err := session.HookBinaries()
+	if err != nil {
+		return err
+	}
+	sessions, err := session.New(session.Options{Config: cfg, Store: store, Registry: registry, Trees: worktree.New(execx.Exec{}),
+		Panes: tmux.New(execx.Exec{}, tmux.Options{Socket: cfg.Tmux.Socket}), Log: log, HookStop: hookStop, HookPretool: hookPretool})
+	if err != nil {
+		return err
+	}
+	srv := mcp.New(mcp.Options{Config: cfg, Store: store, Sessions: sessions, Log: log})
+	log.Info("ccbridge mcp serving", "version", Version(), "config", cfg.Path, "runtime", store.Dir.Root())
+	return srv.Run(ctx, &sdk.StdioTransport{})
+}

@@ -1,0 +1,37 @@
+package internal_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestFrontEndsApart keeps the two front ends apart (docs: front-ends.md):
+// the MCP server depends on no Discord package, and the Discord front end
+// on no MCP package. Both reach the core (session, prompt, state).
+func TestFrontEndsApart(t *testing.T) {
+	discord := []string{mod + "internal/discord", mod + "internal/gateway", mod + "internal/router", mod + "internal/panel", "github.com/bwmarrin/discordgo"}
+	for _, d := range list(t, "-deps", "./internal/mcp") {
+		for _, f := range discord {
+			if d.ImportPath == f {
+				t.Errorf("internal/mcp depends on %s", f)
+			}
+		}
+	}
+	for _, front := range []string{"./internal/router", "./internal/gateway", "./internal/discord"} {
+		for _, d := range list(t, "-deps", front) {
+			if d.ImportPath == mod+"internal/mcp" || strings.HasPrefix(d.ImportPath, "github.com/modelcontextprotocol/") {
+				t.Errorf("%s depends on %s", front, d.ImportPath)
+			}
+		}
+	}
+	// One decide step: both front ends call prompt.Decide.
+	for _, front := range []string{"./internal/router", "./internal/mcp"} {
+		found := false
+		for _, d := range list(t, "-deps", front) {
+			found = found || d.ImportPath == mod+"internal/prompt"
+		}
+		if !found {
+			t.Errorf("%s does not use internal/prompt", front)
+		}
+	}
+}

@@ -1,0 +1,180 @@
+// Package mcp is ccbridge's MCP front end: a stdio MCP server whose tools
+// start Claude Code sessions in ccbridge's tmux server, talk to them, watch
+// them and answer their prompts. It works on the very sessions, hooks and
+// request records the Discord front end uses (internal/session for the
+// panes, internal/prompt for answers, internal/state for records) and
+// imports nothing of Discord.
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/session"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// KeyPrefix starts the session key of every session this front end starts
+// or resumes. Discord's keys are <server>-<project>[-<thread>], and server
+// names hold no "@": the two never collide.
+const KeyPrefix = "mcp@"
+
+// TmuxSession is the tmux session MCP-started Claude windows live in.
+const TmuxSession = "ccbridge-mcp"
+
+// Who is how a decision made here is credited on a Discord card.
+const Who = "an MCP client"
+
+// Via marks a request decided here.
+const Via = "mcp"
+
+// Sessions is what the server needs of internal/session.
+type Sessions interface {
+	Ensure(ctx context.Context, t session.Target) (string, bool, error)
+	Deliver(ctx context.Context, key, text string) (time.Time, error)
+	WaitReceipt(ctx context.Context, key string, since time.Time, text string, timeout time.Duration) error
+	InterruptTurn(ctx context.Context, key string) error
+	SetMode(ctx context.Context, key, mode string) error
+	Status(ctx context.Context, key string) (session.Status, error)
+}
+
+// Options configure a Server.
+type Options struct {
+	Config   *config.Config
+	Store    *state.Store
+	Sessions Sessions
+	Log      *slog.Logger
+	// ClaudeHome is Claude Code's config dir (~/.claude), whose projects/
+	// holds every session's transcript.
+	ClaudeHome string
+	// SessionIDWait bounds the wait for a new Claude's SessionStart hook.
+	SessionIDWait time.Duration
+}
+
+// Server is the MCP front end.
+type Server struct {
+	opt Options
+	srv *sdk.Server
+
+	mu          sync.Mutex
+	ctx         context.Context      // of Run: ends the elicitation loops
+	started     map[string]bool      // session keys started or resumed here
+	elicited    map[string]bool      // request ids sent as elicitations
+	interrupted map[string]time.Time // when claude_interrupt stopped a session
+}
+
+// New builds the server with its tools.
+func New(opt Options) *Server {
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.DiscardHandler)
+	}
+	if opt.SessionIDWait == 0 {
+		opt.SessionIDWait = 30 * time.Second
+	}
+	if opt.ClaudeHome == "" {
+		opt.ClaudeHome = ClaudeHome(opt.Config)
+	}
+	s := &Server{opt: opt, started: map[string]bool{}, elicited: map[string]bool{}, interrupted: map[string]time.Time{}}
+	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ccbridge", Version: "1"}, &sdk.ServerOptions{
+		// Prompts are pushed as elicitations when they arise, outside any
+		// request: 2026-07-28 forbids that (elicitation only as input
+		// requests of a tool call), so the handshake-era versions are spoken.
+		SupportedProtocolVersions: pushVersions(),
+		// The client's capabilities are known once it is initialized.
+		InitializedHandler: func(_ context.Context, req *sdk.InitializedRequest) { s.initialized(req.Session) },
+		Instructions: "Drive interactive Claude Code sessions running in ccbridge's tmux server: start them, send messages, " +
+			"read their status and output, and answer their permission prompts, questions and plans.",
+	})
+	s.addTools()
+	return s
+}
+
+// ClaudeHome is the ~/.claude the configured Claude uses: CLAUDE_CONFIG_DIR
+// or HOME from [claude].env, else this process's.
+func ClaudeHome(cfg *config.Config) string {
+	env := map[string]string{}
+	if cfg != nil {
+		env = cfg.Claude.Env
+	}
+	if d := env["CLAUDE_CONFIG_DIR"]; d != "" {
+		return d
+	}
+	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" && env["HOME"] == "" {
+		return d
+	}
+	home := env["HOME"]
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return filepath.Join(home, ".claude")
+}
+
+// Run serves one client over the transport until it disconnects or ctx
+// ends; prompts of the sessions it started go to it as elicitations when
+// it supports them.
+func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.mu.Lock()
+	s.ctx = wctx
+	s.mu.Unlock()
+	ss, err := s.srv.Connect(ctx, t, nil)
+	if err != nil {
+		return fmt.Errorf("mcp connect: %w", err)
+	}
+	err = ss.Wait()
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// SDK returns the underlying SDK server (for in-process tests).
+func (s *Server) SDK() *sdk.Server { return s.srv }
+
+func newKey() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return KeyPrefix + hex.EncodeToString(b)
+}
+
+func (s *Server) markStarted(key string) {
+	s.mu.Lock()
+	s.started[key] = true
+	delete(s.interrupted, key)
+	s.mu.Unlock()
+}
+
+// initialized starts sending prompts to a client that takes elicitations.
+func (s *Server) initialized(ss *sdk.ServerSession) {
+	s.mu.Lock()
+	ctx := s.ctx
+	s.mu.Unlock()
+	if ctx == nil {
+		return
+	}
+	go s.elicitLoop(ctx, ss)
+}
+
+// pushVersions are the protocol versions in which a server may send an
+// elicitation of its own accord: those of the initialize handshake.
+func pushVersions() []string {
+	var out []string
+	for _, v := range sdk.SupportedProtocolVersions() {
+		if v < "2026-07-28" {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,254 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ccbridge/ccbridge/internal/approval"
+	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/session"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// fakeSessions is a session manager whose panes are all alive.
+type fakeSessions struct{ store *state.Store }
+
+func (f *fakeSessions) Ensure(ctx context.Context, t session.Target) (string, bool, error) {
+	_, err := f.store.Sessions.Update(ctx, t.Key, func(s *state.Session) error {
+		s.Cwd, s.ClaudeSessionID, s.PaneID = t.Dir, "sid-"+t.Key[len(KeyPrefix):], "%1"
+		return nil
+	})
+	return "%1", true, err
+}
+func (f *fakeSessions) Deliver(context.Context, string, string) (time.Time, error) {
+	return time.Now(), nil
+}
+func (f *fakeSessions) WaitReceipt(context.Context, string, time.Time, string, time.Duration) error {
+	return nil
+}
+func (f *fakeSessions) InterruptTurn(context.Context, string) error   { return nil }
+func (f *fakeSessions) SetMode(context.Context, string, string) error { return nil }
+func (f *fakeSessions) Status(context.Context, string) (session.Status, error) {
+	return session.Status{State: "idle"}, nil
+}
+
+type harness struct {
+	store *state.Store
+	srv   *Server
+	cs    *sdk.ClientSession
+}
+
+func newHarness(t *testing.T, opt *sdk.ClientOptions) *harness {
+	t.Helper()
+	store, err := state.OpenStore(filepath.Join(t.TempDir(), "rt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := config.Parse("")
+	srv := New(Options{Config: cfg, Store: store, Sessions: &fakeSessions{store: store}, ClaudeHome: t.TempDir()})
+	ctx, cancel := context.WithCancel(context.Background())
+	st, ct := sdk.NewInMemoryTransports()
+	done := make(chan struct{})
+	go func() { _ = srv.Run(ctx, st); close(done) }()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test"}, opt).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close(); cancel(); <-done })
+	return &harness{store: store, srv: srv, cs: cs}
+}
+
+func (h *harness) call(t *testing.T, name string, args map[string]any, out any) (string, bool) {
+	t.Helper()
+	res, err := h.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error %v", name, err)
+	}
+	var text string
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			text += tc.Text
+		}
+	}
+	if out != nil && !res.IsError {
+		b, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(b, out)
+	}
+	return text, res.IsError
+}
+
+// addRequest records a pending prompt of a session, as the hook does.
+func (h *harness) addRequest(t *testing.T, key, sid, tool string, input any) string {
+	t.Helper()
+	b, _ := json.Marshal(input)
+	id, _ := state.NewRequestID()
+	if _, err := h.store.Requests.Create(context.Background(), id, state.Request{Session: key, ClaudeSessionID: sid, ToolName: tool,
+		ToolInput: b, Status: state.RequestPending, Created: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func (h *harness) start(t *testing.T) (key, sid string) {
+	t.Helper()
+	var out StartOutput
+	if text, isErr := h.call(t, "claude_start", map[string]any{"prompt": "hi", "workingDirectory": t.TempDir()}, &out); isErr {
+		t.Fatal(text)
+	}
+	return KeyPrefix + strings.TrimPrefix(out.SessionID, "sid-"), out.SessionID
+}
+
+func TestToolsListed(t *testing.T) {
+	h := newHarness(t, nil)
+	res, err := h.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	if got := strings.Join(names, ","); got != "claude_interrupt,claude_list,claude_respond,claude_say,claude_start,claude_status" {
+		t.Fatalf("tools = %s", got)
+	}
+}
+
+func TestToolErrors(t *testing.T) {
+	h := newHarness(t, nil)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"claude_start", map[string]any{"prompt": "x", "workingDirectory": "relative"}, "absolute path"},
+		{"claude_start", map[string]any{"prompt": "x", "workingDirectory": "/no/such/dir"}, "not a directory"},
+		{"claude_status", map[string]any{"sessionId": "nope"}, "unknown session"},
+		{"claude_interrupt", map[string]any{"sessionId": "nope"}, "unknown session"},
+		{"claude_say", map[string]any{"sessionId": "nope", "message": "hi"}, "unknown session"},
+		{"claude_respond", map[string]any{"sessionId": "nope", "id": "x", "answers": []string{"allow"}}, "no pending question"},
+	} {
+		text, isErr := h.call(t, tc.tool, tc.args, nil)
+		if !isErr || !strings.Contains(text, tc.want) {
+			t.Errorf("%s %v: %q (error %v), want %q", tc.tool, tc.args, text, isErr, tc.want)
+		}
+	}
+}
+
+func TestRespondThroughStatus(t *testing.T) {
+	h := newHarness(t, nil)
+	key, sid := h.start(t)
+	id := h.addRequest(t, key, sid, "Bash", map[string]any{"command": "rm -rf build"})
+	var st StatusOutput
+	h.call(t, "claude_status", map[string]any{"sessionId": sid}, &st)
+	if st.Status != "awaiting_input" || st.PendingQuestion == nil || st.PendingQuestion.ID != id || !strings.Contains(st.PendingQuestion.Questions[0].Question, "rm -rf build") {
+		t.Fatalf("status = %+v", st)
+	}
+	if text, isErr := h.call(t, "claude_respond", map[string]any{"sessionId": sid, "id": id, "answers": []string{"maybe"}}, nil); !isErr || !strings.Contains(text, "not among the options") {
+		t.Fatalf("a wrong answer: %q", text)
+	}
+	if text, isErr := h.call(t, "claude_respond", map[string]any{"sessionId": sid, "id": id, "answers": []string{"deny: not that"}}, nil); isErr {
+		t.Fatal(text)
+	}
+	r, _ := h.store.Requests.Get(id)
+	d, _ := approval.Decode(r)
+	if r.Status != state.RequestDecided || d.Behavior != "deny" || d.Message != "not that" || r.Via != Via {
+		t.Fatalf("request = %+v, decision %+v", r, d)
+	}
+	if text, isErr := h.call(t, "claude_respond", map[string]any{"sessionId": sid, "id": id, "answers": []string{"allow"}}, nil); !isErr || !strings.Contains(text, "no longer pending") {
+		t.Fatalf("a second answer: %q", text)
+	}
+}
+
+func TestElicitation(t *testing.T) {
+	asked := make(chan *sdk.ElicitParams, 4)
+	h := newHarness(t, &sdk.ClientOptions{ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		asked <- req.Params
+		if strings.Contains(req.Params.Message, "decline") {
+			return &sdk.ElicitResult{Action: "decline"}, nil
+		}
+		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": "deny", "text": "use make clean"}}, nil
+	}})
+	key, sid := h.start(t)
+	id := h.addRequest(t, key, sid, "Bash", map[string]any{"command": "rm -rf build"})
+	select {
+	case p := <-asked:
+		if !strings.Contains(p.Message, "rm -rf build") {
+			t.Errorf("elicitation message %q", p.Message)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no elicitation")
+	}
+	waitRequest(t, h.store, id, func(r state.Request) bool { return r.Status == state.RequestDecided })
+	r, _ := h.store.Requests.Get(id)
+	if d, _ := approval.Decode(r); d.Message != "use make clean" {
+		t.Fatalf("decision %+v", d)
+	}
+
+	declined := h.addRequest(t, key, sid, "Bash", map[string]any{"command": "echo decline"})
+	select {
+	case <-asked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no elicitation")
+	}
+	// Not one of this server's sessions: never elicited.
+	h.addRequest(t, "discord-p", "other", "Bash", map[string]any{"command": "echo other"})
+	select {
+	case p := <-asked:
+		t.Fatalf("elicited a prompt of another session: %q", p.Message)
+	case <-time.After(2 * elicitPoll):
+	}
+	if r, _ := h.store.Requests.Get(declined); r.Status != state.RequestPending {
+		t.Fatalf("a declined elicitation decided: %s", r.Status)
+	}
+}
+
+func waitRequest(t *testing.T, store *state.Store, id string, ok func(state.Request) bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if r, err := store.Requests.Get(id); err == nil && ok(r) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("request %s never reached the state", id)
+}
+
+// A prompt answered elsewhere while its form is open: the form is
+// withdrawn (the client's handler is cancelled), and nothing is decided
+// twice.
+func TestElicitationWithdrawn(t *testing.T) {
+	withdrawn := make(chan struct{})
+	opened := make(chan struct{}, 1)
+	h := newHarness(t, &sdk.ClientOptions{ElicitationHandler: func(ctx context.Context, _ *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		opened <- struct{}{}
+		select {
+		case <-ctx.Done():
+			close(withdrawn)
+			return nil, ctx.Err()
+		case <-time.After(15 * time.Second): // fail, not hang
+			return &sdk.ElicitResult{Action: "cancel"}, nil
+		}
+	}})
+	key, sid := h.start(t)
+	id := h.addRequest(t, key, sid, "Bash", map[string]any{"command": "make"})
+	select {
+	case <-opened:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no elicitation")
+	}
+	if _, err := h.store.Requests.Update(context.Background(), id, func(r *state.Request) error { r.Status = state.RequestTerminal; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-withdrawn:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the form stayed open after the prompt was answered in the terminal")
+	}
+}

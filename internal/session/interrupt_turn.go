@@ -1,0 +1,56 @@
+package session
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/tmux"
+)
+
+// turnShow bounds the wait for the screen to show a turn the hooks already
+// reported (UserPromptSubmit fires as the text is submitted, a moment
+// before Claude's footer says "esc to interrupt").
+const turnShow = 3 * time.Second
+
+// InterruptTurn interrupts the running turn, also one that has only just
+// started: an Escape pressed before the screen shows the turn interrupts
+// nothing, and the turn then runs on. When the record says a turn runs,
+// it first waits (briefly) for the screen to show it.
+func (m *Manager) InterruptTurn(ctx context.Context, key string) error {
+	if rec, err := m.opt.Store.Sessions.Get(key); err == nil && rec.Busy {
+		pane, err := m.pane(ctx, key)
+		if err != nil {
+			return err
+		}
+		// A turn that already ended never shows: Interrupt then presses
+		// one Escape on an idle screen, which does nothing.
+		_, _ = m.waitScreen(ctx, pane, turnShow, Busy)
+	}
+	if err := m.Interrupt(ctx, key); err != nil {
+		return err
+	}
+	// An Escape before any output puts the prompt back into the input
+	// box: it was withdrawn, so clear it, and the next message is not
+	// appended to it.
+	pane, err := m.pane(ctx, key)
+	if err != nil {
+		return nil
+	}
+	screen, err := m.waitScreen(ctx, pane, turnShow, func(s string) bool { return InputBoxShown(s) && !Busy(s) })
+	if err != nil || boxEmpty(screen) {
+		return nil
+	}
+	defer m.lock(key)()
+	if err := m.keyIf(ctx, pane, tmux.KeyClearLine); err != nil {
+		return err
+	}
+	_, _ = m.waitScreen(ctx, pane, turnShow, boxEmpty)
+	return nil
+}
+
+// boxEmpty reports whether the input box is shown and holds nothing.
+func boxEmpty(screen string) bool {
+	box, _, ok := inputBox(screen)
+	return ok && squeeze(strings.TrimPrefix(strings.TrimSpace(box), "❯")) == ""
+}
