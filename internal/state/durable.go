@@ -61,6 +61,8 @@ type Registered struct {
 	ThreadID        string    `json:"thread_id,omitempty"`
 	ThreadName      string    `json:"thread_name,omitempty"`
 	ClaudeSessionID string    `json:"claude_session_id,omitempty"`
+	// ForkOf: start with --fork-session while ClaudeSessionID is still this one.
+	ForkOf          string    `json:"fork_of,omitempty"`
 	Model           string    `json:"model,omitempty"`           // set with /model
 	PermissionMode  string    `json:"permission_mode,omitempty"` // set with /mode
 	Repo            string    `json:"repo,omitempty"`

@@ -1,0 +1,115 @@
+package hook
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// Environment variables tmux sets in each of its panes.
+const (
+	envTmux     = "TMUX"      // "<socket path>,<server pid>,<session index>"
+	envTmuxPane = "TMUX_PANE" // "%<pane id>"
+)
+
+// maxLivePrompt bounds the prompts kept on a live record (they are shown
+// in /sessions, one line each).
+const maxLivePrompt = 300
+
+// trackLive records where a hand-started Claude runs (its tmux server and
+// pane, directory and Claude session id, alive until SessionEnd), so that
+// /sessions can list it and Take over can drive it. A Claude that was taken
+// over is routed to the session that took it: its replies, cards and
+// receipts go to that thread. Errors are logged: the hand route stands.
+func (h *handler) trackLive(ctx context.Context, in *claudehook.Input, getenv Env) {
+	if in.SessionID == "" || h.route == nil || getenv == nil {
+		return
+	}
+	cur, err := h.store.Live.Get(in.SessionID)
+	if err == nil && !liveChange(in) && time.Since(cur.LastEventAt) < lastEventFresh {
+		h.bindTo(cur)
+		return
+	}
+	socket := socketFromEnv(getenv(envTmux))
+	pane := getenv(envTmuxPane)
+	r := h.route
+	rec, err := h.store.Live.Update(ctx, in.SessionID, func(l *state.Live) error {
+		now := time.Now().UTC()
+		l.ClaudeSessionID, l.Server, l.Project, l.ChannelID, l.Cwd = in.SessionID, r.Server, r.Project, r.ChannelID, in.Cwd
+		if socket != "" && strings.HasPrefix(pane, "%") {
+			l.Socket, l.Pane = socket, pane
+		}
+		if in.TranscriptPath != "" {
+			l.TranscriptPath = in.TranscriptPath
+		}
+		if l.Started.IsZero() {
+			l.Started = now
+		}
+		switch in.HookEventName {
+		case claudehook.EventUserPromptSubmit:
+			l.Busy = true
+			p := clipRunes(strings.TrimSpace(in.Prompt), maxLivePrompt)
+			if l.FirstPrompt == "" {
+				l.FirstPrompt = p
+			}
+			l.LastPrompt = p
+		case claudehook.EventStop, claudehook.EventStopFailure:
+			l.Busy = false
+		case claudehook.EventSessionEnd:
+			l.Busy, l.Ended = false, true
+		case claudehook.EventSessionStart:
+			l.Ended = false
+		}
+		l.LastEventAt = now
+		return nil
+	})
+	if err != nil {
+		h.log.Error("could not record a hand-started session", "err", err)
+		return
+	}
+	h.bindTo(rec)
+}
+
+// bindTo routes the hook to the session that took this Claude over.
+func (h *handler) bindTo(l state.Live) {
+	if l.Bound == "" {
+		return
+	}
+	if _, err := h.store.Sessions.Get(l.Bound); err != nil {
+		return
+	}
+	h.session, h.route = l.Bound, nil
+}
+
+// liveChange reports whether an event changes what a live record shows.
+func liveChange(in *claudehook.Input) bool {
+	switch in.HookEventName {
+	case claudehook.EventPreToolUse, claudehook.EventPostToolUse, claudehook.EventPostToolUseFailure, claudehook.EventNotification, claudehook.EventPermissionRequest:
+		return false
+	}
+	return true
+}
+
+func clipRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// socketFromEnv returns the socket path in a $TMUX value
+// ("<socket path>,<server pid>,<session index>"; the path may hold commas).
+// The hook does not import the tmux package (it pulls in no driver).
+func socketFromEnv(v string) string {
+	for range 2 {
+		i := strings.LastIndex(v, ",")
+		if i < 0 {
+			return ""
+		}
+		v = v[:i]
+	}
+	return v
+}
