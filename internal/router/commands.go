@@ -17,7 +17,7 @@ import (
 
 // Commands are the slash commands ccbridge registers in every guild.
 func Commands() []chat.CommandSpec {
-	return []chat.CommandSpec{
+	return append([]chat.CommandSpec{
 		{Name: "status", Description: "Show the state of this channel's Claude session"},
 		{Name: "stop", Description: "Interrupt Claude's current turn (Escape)"},
 		{Name: "new", Description: "Start a fresh Claude conversation in the same session (/clear)"},
@@ -29,7 +29,7 @@ func Commands() []chat.CommandSpec {
 		{Name: "thread", Description: "Start a thread with its own Claude session", Options: []chat.OptionSpec{
 			{Name: "name", Description: "thread name", Required: true, MaxLength: maxThreadName},
 			{Name: "prompt", Description: "first message for Claude in the thread"}}},
-	}
+	}, SessionCommands()...) // sessions.go
 }
 
 // screenTTL is how long /screen buttons may press keys: what was on screen
@@ -151,6 +151,10 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 		return chat.Reply{Content: "Model: " + name}
 	case "thread":
 		return r.newThread(ev, tg)
+	case "sessions":
+		return r.listSessions(tg)
+	case "fork":
+		return r.forkCommand(ev, tg)
 	}
 	return chat.Reply{Content: "Unknown command /" + ev.Name}
 }
@@ -194,6 +198,8 @@ func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
 		r.screenButton(ev, id.Args, resp)
 	case id.Kind == panel.IDKind && len(id.Args) >= 1:
 		r.panelAction(ev, id.Args, resp)
+	case id.Kind == sessionsKind && len(id.Args) >= 2:
+		r.sessionsAction(ev, id.Args, resp)
 	case id.Kind == "wt" && len(id.Args) >= 2:
 		r.worktreeAction(ev, id.Args, resp)
 	case id.Kind == approval.IDKind && len(id.Args) >= 2:
