@@ -61,8 +61,6 @@ type Registered struct {
 	ThreadID        string    `json:"thread_id,omitempty"`
 	ThreadName      string    `json:"thread_name,omitempty"`
 	ClaudeSessionID string    `json:"claude_session_id,omitempty"`
-	// ForkOf: start with --fork-session while ClaudeSessionID is still this one.
-	ForkOf          string    `json:"fork_of,omitempty"`
 	Model           string    `json:"model,omitempty"`           // set with /model
 	PermissionMode  string    `json:"permission_mode,omitempty"` // set with /mode
 	Repo            string    `json:"repo,omitempty"`
@@ -73,6 +71,7 @@ type Registered struct {
 	WorktreeKept    bool      `json:"worktree_kept,omitempty"` // a person chose Keep: never offer to delete it again
 	KeptNotice      string    `json:"kept_notice,omitempty"`   // fingerprint of the worktree last reported kept
 	Updated         time.Time `json:"updated"`
+	ForkOf          string    `json:"fork_of,omitempty"` // start with --fork-session while ClaudeSessionID is still this one
 }
 
 const registryVersion = 1
