@@ -41,7 +41,10 @@ func TestHandStartedClaudeIsRecordedAndRoutedWhenTakenOver(t *testing.T) {
 	}
 
 	key := "home-api-t555"
-	store.Sessions.Update(ctx, key, func(s *state.Session) error { s.Server, s.Project, s.ChannelID, s.ThreadID = "home", "api", "100", "555"; return nil })
+	store.Sessions.Update(ctx, key, func(s *state.Session) error {
+		s.Server, s.Project, s.ChannelID, s.ThreadID = "home", "api", "100", "555"
+		return nil
+	})
 	store.Live.Update(ctx, "cs1", func(l *state.Live) error { l.Bound = key; return nil })
 	hook(`{"session_id":"cs1","cwd":"/w/app/sub","hook_event_name":"UserPromptSubmit","prompt":"from the phone"}`)
 	s, _ := store.Sessions.Get(key)
