@@ -182,6 +182,26 @@ func TestTakeOverHandStartedSession(t *testing.T) {
 	b.waitReply(p, "ok: back at the desk")
 }
 
+// A taken-over Claude that exits in its terminal is reported in its
+// thread, and later messages there are not typed into the pane.
+func TestTakenOverClaudeThatEndsIsReported(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	d := startDesk(t, b, installHooks(t, b), p.dir)
+	d.typeAtDesk(t, "short session")
+	b.waitReply(p, "ok: short session")
+	b.liveOf(p.dir, func(l state.Live) bool { return !l.Busy })
+	th := threadOf(p, b.clickFor(b.command(p, "sessions", nil, "started by hand"), "|ss|take|"))
+	b.waitReply(th, "Took over the Claude")
+	d.claude.WaitReady(t, 10*time.Second)
+	d.typeAtDesk(t, "/exit")
+	b.waitReply(th, "has ended in its terminal")
+	m := b.say(th, "anyone there")
+	b.waitReply(th, "is gone")
+	b.waitReaction(m, "⚠️")
+}
+
 // modelSaw waits for the request that carries text as the typed prompt and
 // reports whether its messages hold earlier.
 func modelSaw(t *testing.T, b *bridge, text, earlier string) bool {

@@ -59,7 +59,9 @@ func (h *handler) trackLive(ctx context.Context, in *claudehook.Input, getenv En
 		case claudehook.EventStop, claudehook.EventStopFailure:
 			l.Busy = false
 		case claudehook.EventSessionEnd:
-			l.Busy, l.Ended = false, true
+			// /clear ends this id and goes on under a new one in the
+			// same pane (SessionStart source "clear" carries the binding).
+			l.Busy, l.Ended = false, in.Reason != "clear"
 		case claudehook.EventSessionStart:
 			l.Ended = false
 		}
@@ -70,7 +72,48 @@ func (h *handler) trackLive(ctx context.Context, in *claudehook.Input, getenv En
 		h.log.Error("could not record a hand-started session", "err", err)
 		return
 	}
+	if in.HookEventName == claudehook.EventSessionStart && in.Source == "clear" && rec.Bound == "" && rec.Driveable() {
+		rec = h.carryBinding(ctx, rec)
+	}
 	h.bindTo(rec)
+	if in.HookEventName == claudehook.EventSessionEnd && rec.Ended && h.route == nil {
+		h.sayEnded(ctx, rec)
+	}
+}
+
+// carryBinding moves a take-over to the new session id /clear gave the
+// Claude in the same pane.
+func (h *handler) carryBinding(ctx context.Context, rec state.Live) state.Live {
+	all, err := h.store.Live.List()
+	if err != nil {
+		return rec
+	}
+	for id, old := range all {
+		if id == rec.ClaudeSessionID || old.Bound == "" || old.Socket != rec.Socket || old.Pane != rec.Pane {
+			continue
+		}
+		if _, err := h.store.Live.Update(ctx, id, func(l *state.Live) error { l.Bound, l.Ended = "", true; return nil }); err != nil {
+			return rec
+		}
+		bound := old.Bound
+		if r, err := h.store.Live.Update(ctx, rec.ClaudeSessionID, func(l *state.Live) error { l.Bound = bound; return nil }); err == nil {
+			h.log.Info("carried a take-over to the session /clear started", "session", bound, "from", id)
+			return r
+		}
+	}
+	return rec
+}
+
+// sayEnded tells the thread that took a Claude over that it ended.
+func (h *handler) sayEnded(ctx context.Context, rec state.Live) {
+	sess, err := h.store.Sessions.Get(h.session)
+	if err != nil || sess.Channel() == "" {
+		return
+	}
+	text := "👋 The Claude this thread took over has ended in its terminal (pane `" + rec.Pane + "`). Messages here are no longer delivered; start a new one with /sessions."
+	if err := h.deliver(ctx, sess, []outgoing{{content: text}}); err != nil {
+		h.log.Error("could not say a taken-over Claude ended", "err", err)
+	}
 }
 
 // bindTo routes the hook to the session that took this Claude over.

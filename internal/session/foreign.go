@@ -116,6 +116,11 @@ func (m *Manager) foreignPane(ctx context.Context, rec state.Session) (string, e
 	if rec.PaneID == "" {
 		return "", ErrNoPane
 	}
+	if l, err := m.opt.Store.Live.Get(rec.ClaudeSessionID); err == nil && l.Ended {
+		// Claude exited; the pane may hold the user's shell now, which
+		// must never receive a message.
+		return "", ErrForeignGone
+	}
 	s, err := m.userServers(rec.Socket)
 	if err != nil {
 		return "", err

@@ -102,3 +102,19 @@ func TestStoppingATakenOverSessionReleasesItWithoutTouchingThePane(t *testing.T)
 		t.Fatal("the wrapper would kill a user's pane")
 	}
 }
+
+// After Claude exits, the pane may hold the user's shell: nothing is typed.
+func TestEndedTakenOverClaudeGetsNoKeys(t *testing.T) {
+	m, _, user, store, target := takenOver(t)
+	ctx := context.Background()
+	store.Live.Update(ctx, "cs1", func(l *state.Live) error { l.Ended = true; return nil })
+	if _, err := m.Deliver(ctx, target.Key, "rm -rf ~"); !errors.Is(err, ErrNoPane) {
+		t.Fatalf("Deliver after the Claude ended: %v", err)
+	}
+	if _, _, err := m.Ensure(ctx, target); !errors.Is(err, ErrForeignGone) {
+		t.Fatalf("Ensure after the Claude ended: %v", err)
+	}
+	if ops := user.takeOps(); len(ops) != 0 {
+		t.Fatalf("typed into the user's pane: %q", ops)
+	}
+}
