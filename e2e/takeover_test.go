@@ -180,6 +180,11 @@ func TestTakeOverHandStartedSession(t *testing.T) {
 	// Released: what is typed at the desk is posted in the channel again.
 	d.typeAtDesk(t, "back at the desk")
 	b.waitReply(p, "ok: back at the desk")
+	// Listed as the user's again, to be taken over anew.
+	again := b.command(p, "sessions", nil, "Recent conversations")
+	if !strings.Contains(again.Content, "started by hand, pane `"+d.claude.Pane+"`") || !slices.ContainsFunc(again.CustomIDs(), func(id string) bool { return strings.Contains(id, "|ss|take|") }) {
+		t.Fatalf("/sessions after the release = %q %q", again.Content, again.CustomIDs())
+	}
 }
 
 // A taken-over Claude that exits in its terminal is reported in its

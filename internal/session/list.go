@@ -42,6 +42,13 @@ func (m *Manager) LiveSessions(ctx context.Context, server, project string) ([]L
 		if s.Server != server || s.Project != project || strings.HasPrefix(key, "hand-") {
 			continue
 		}
+		if s.Socket != "" {
+			// A take-over its thread released (archived) is the user's
+			// again: listed below as hand-started.
+			if l, err := m.opt.Store.Live.Get(s.ClaudeSessionID); err != nil || l.Bound != key {
+				continue
+			}
+		}
 		st, err := m.Status(ctx, key)
 		if err != nil || st.State == "stopped" {
 			continue
