@@ -304,3 +304,49 @@ func TestForkCommandLeavesTheChannelAlone(t *testing.T) {
 		t.Fatal("the channel's pane is gone")
 	}
 }
+
+// 5. Resume here: an idle channel's session continues a past conversation
+// instead of its own (which ends with /exit and stays in Claude's records).
+func TestResumeHereInTheChannel(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	d := startDesk(t, b, installHooks(t, b), p.dir)
+	d.typeAtDesk(t, "remember the word heron")
+	b.waitReply(p, "ok: remember the word heron")
+	d.claude.WaitReady(t, 10*time.Second)
+	d.typeAtDesk(t, "/exit")
+	orig := b.liveOf(p.dir, func(l state.Live) bool { return l.Ended }).ClaudeSessionID
+	b.say(p, "the channel's own line")
+	b.waitReply(p, "ok: the channel's own line")
+	before := b.waitSessionID(p.key)
+
+	list := b.command(p, "sessions", nil, "“remember the word heron”")
+	var id string
+	for _, c := range list.CustomIDs() {
+		if strings.Contains(c, "|ss|here|") {
+			id = c
+		}
+	}
+	it := b.srv.Click(list.ID, id, b.owner)
+	r := b.srv.WaitResponse(it, 5*time.Second)
+	b.srv.WaitMessage(long, "the answer to Resume here", func(m *fakediscord.Message) bool {
+		return m.ID == r.OriginalID && strings.Contains(m.Content, "in this channel")
+	})
+	b.say(p, "channel asks the word")
+	b.waitReply(p, "ok: channel asks the word")
+	if !modelSaw(t, b, "channel asks the word", "remember the word heron") || modelSaw(t, b, "channel asks the word", "the channel's own line") {
+		t.Fatal("the channel did not continue the chosen conversation (alone)")
+	}
+	deadline := time.Now().Add(long)
+	for {
+		s, _ := b.store.Sessions.Get(p.key)
+		if s.ClaudeSessionID == orig {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("channel session id %s, want %s (was %s)", s.ClaudeSessionID, orig, before)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -110,6 +110,7 @@ func (r *Router) listSessions(tg target) chat.Reply {
 		rows = append(rows, chat.Row{Buttons: []chat.Button{
 			{Label: fmt.Sprintf("Resume %c", 'A'+n-1), CustomID: r.ssID("resume", c.ID), Style: chat.Secondary},
 			{Label: fmt.Sprintf("Fork %c", 'A'+n-1), CustomID: r.ssID("fork", c.ID), Style: chat.Secondary},
+			{Label: fmt.Sprintf("Resume %c here", 'A'+n-1), CustomID: r.ssID("here", c.ID), Style: chat.Secondary},
 		}})
 	}
 	if n == 0 {
@@ -175,6 +176,8 @@ func (r *Router) sessionsAction(ev chat.ComponentEvent, args []string, resp chat
 		reply = r.takeOver(tk, tg, args[1])
 	case "resume", "fork":
 		reply = r.resumeButton(tk, tg, args[1], args[0] == "fork")
+	case "here":
+		reply = r.resumeHere(tk, tg, args[1])
 	default:
 		reply = chat.Reply{Content: "This button is no longer valid."}
 	}
@@ -271,15 +274,7 @@ func (r *Router) resumeButton(tk Takeovers, tg target, arg string, fork bool) ch
 	if err != nil {
 		return chat.Reply{Content: "⚠️ " + err.Error()}
 	}
-	c, ok := tk.Conversation(dir, arg)
-	if !ok {
-		past, _ := tk.History(dir, 50)
-		for _, p := range past {
-			if chat.ArgIs(arg, p.ID) {
-				c, ok = p, true
-			}
-		}
-	}
+	c, ok := findConversation(tk, dir, arg)
 	if !ok {
 		return chat.Reply{Content: "⚠️ That conversation is not in Claude's records any more."}
 	}
@@ -354,4 +349,51 @@ func (r *Router) forkCommand(ev chat.CommandEvent, tg target) chat.Reply {
 		return chat.Reply{Content: "⚠️ " + err.Error()}
 	}
 	return chat.Reply{Content: "🍴 Forked this conversation into <#" + threadID + ">; this one stays as it is."}
+}
+
+// findConversation finds the past conversation a button names.
+func findConversation(tk Takeovers, dir, arg string) (history.Conversation, bool) {
+	if c, ok := tk.Conversation(dir, arg); ok {
+		return c, true
+	}
+	past, _ := tk.History(dir, 50)
+	for _, p := range past {
+		if chat.ArgIs(arg, p.ID) {
+			return p, true
+		}
+	}
+	return history.Conversation{}, false
+}
+
+// resumeHere continues a past conversation in the channel's own session,
+// only while that session is not in a turn or a prompt: its current
+// conversation is ended (/exit, so it stays in Claude's records and in
+// /sessions) and the channel's Claude restarts with --resume.
+func (r *Router) resumeHere(tk Takeovers, tg target, arg string) chat.Reply {
+	ctx := r.ctx
+	dir, err := tg.rt.project.ProjectPath()
+	if err != nil {
+		return chat.Reply{Content: "⚠️ " + err.Error()}
+	}
+	c, ok := findConversation(tk, dir, arg)
+	if !ok {
+		return chat.Reply{Content: "⚠️ That conversation is not in Claude's records any more."}
+	}
+	if st, err := r.opt.Sessions.Status(ctx, tg.key); err != nil {
+		return chat.Reply{Content: "⚠️ " + err.Error()}
+	} else if st.State == "busy" || st.State == "waiting on a prompt" {
+		return chat.Reply{Content: "⚠️ This channel's Claude is " + st.State + "; resume it here once it is idle, or in a thread."}
+	}
+	if err := r.opt.Sessions.Stop(ctx, tg.key); err != nil {
+		return chat.Reply{Content: "⚠️ Could not end this channel's session: " + err.Error()}
+	}
+	r.remember(tg.key, func(g *state.Registered) { g.ClaudeSessionID, g.ForkOf = c.ID, "" })
+	t, err := r.sessionTarget(tg)
+	if err == nil {
+		_, _, err = r.opt.Sessions.Ensure(ctx, t)
+	}
+	if err != nil {
+		return chat.Reply{Content: startFailure(t, err)}
+	}
+	return chat.Reply{Content: clipMessage(fmt.Sprintf("▶️ Resumed the conversation “%s” (%d turn(s)) in this channel.", clip(oneLine(c.FirstPrompt), 200), c.Turns) + lastExchange(c))}
 }
