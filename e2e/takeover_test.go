@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/execx"
+	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/testutil/claudetest"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
@@ -54,7 +55,18 @@ func (d *desk) typeAtDesk(t *testing.T, text string) {
 	if err := d.tmux.PasteText(context.Background(), d.claude.Pane, text); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond) // the paste shows before Enter, as a person types
+	// Enter once the input box shows the text, as a person would.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		screen, _ := d.tmux.Capture(context.Background(), d.claude.Pane, 0)
+		if session.InputHolds(screen, text) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%q never showed in the desk's input box:\n%s", text, screen)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	if err := d.tmux.SendKeys(context.Background(), d.claude.Pane, tmux.KeyEnter); err != nil {
 		t.Fatal(err)
 	}
