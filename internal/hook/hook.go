@@ -89,7 +89,7 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 		ctx, cancel = context.WithTimeout(ctx, budget)
 		defer cancel()
 	}
-	h := &handler{store: store, out: stdout, log: log.With("event", in.HookEventName, "claude_session", in.SessionID), session: getenv(state.EnvSession), getenv: getenv}
+	h := &handler{store: store, out: stdout, log: log.With("event", in.HookEventName, "claude_session", in.SessionID), session: getenv(state.EnvSession)}
 	if err := h.handle(ctx, prog, in); err != nil {
 		h.log.Error("hook failed", "err", err)
 	}
@@ -102,7 +102,6 @@ type handler struct {
 	log     *slog.Logger
 	session string       // CCBRIDGE_SESSION, or the key of a hand-started session
 	route   *state.Route // for a hand-started session: its project, by cwd
-	getenv  Env          // for trackLive
 }
 
 // handSessionKey names the session record of a Claude session started by
@@ -129,7 +128,7 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 		h.log.Debug("not a ccbridge session and no project holds its cwd; ignored", "cwd", in.Cwd)
 		return nil
 	}
-	h.trackLive(ctx, in, h.getenv) // live.go: where a hand-started Claude runs; a taken-over one goes to its thread
+	h.trackLive(ctx, in) // handstarted.go: where a hand-started Claude runs; a taken-over one goes to its thread
 	isStop := prog == Stop && (in.HookEventName == claudehook.EventStop || in.HookEventName == claudehook.EventStopFailure)
 	if isStop && h.turnRecorded(in) {
 		// A repeated Stop for a turn already handled: read-only fast path.

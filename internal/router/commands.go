@@ -104,6 +104,8 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	key, rt := tg.key, tg.rt
 	noSession := chat.Reply{Content: "No Claude session is running in this channel. Send a message to start one."}
 	switch ev.Name {
+	case "sessions", "fork":
+		return r.runSessions(ev, tg) // sessions.go
 	case "status":
 		st, err := r.opt.Sessions.Status(ctx, key)
 		if err != nil {
@@ -151,10 +153,6 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 		return chat.Reply{Content: "Model: " + name}
 	case "thread":
 		return r.newThread(ev, tg)
-	case "sessions":
-		return r.listSessions(tg)
-	case "fork":
-		return r.forkCommand(ev, tg)
 	}
 	return chat.Reply{Content: "Unknown command /" + ev.Name}
 }
@@ -194,12 +192,12 @@ func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
 		return
 	}
 	switch {
+	case id.Kind == sessionsKind: // sessions.go
+		r.sessionsAction(ev, id.Args, resp)
 	case id.Kind == "key":
 		r.screenButton(ev, id.Args, resp)
 	case id.Kind == panel.IDKind && len(id.Args) >= 1:
 		r.panelAction(ev, id.Args, resp)
-	case id.Kind == sessionsKind && len(id.Args) >= 2:
-		r.sessionsAction(ev, id.Args, resp)
 	case id.Kind == "wt" && len(id.Args) >= 2:
 		r.worktreeAction(ev, id.Args, resp)
 	case id.Kind == approval.IDKind && len(id.Args) >= 2:

@@ -47,6 +47,14 @@ func (r *Router) takeovers() (Takeovers, bool) {
 	return t, ok
 }
 
+// runSessions answers /sessions and /fork.
+func (r *Router) runSessions(ev chat.CommandEvent, tg target) chat.Reply {
+	if ev.Name == "fork" {
+		return r.forkCommand(ev, tg)
+	}
+	return r.listSessions(tg)
+}
+
 // listSessions answers /sessions in a project channel.
 func (r *Router) listSessions(tg target) chat.Reply {
 	if tg.threadID != "" {

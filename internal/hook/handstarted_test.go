@@ -3,6 +3,7 @@ package hook
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -24,6 +25,8 @@ func TestHandStartedClaudeIsRecordedAndRoutedWhenTakenOver(t *testing.T) {
 		return nil
 	})
 	env := map[string]string{state.EnvRuntimeDir: root, "TMUX": "/tmp/tmux-1000/default,4242,0", "TMUX_PANE": "%12"}
+	paneEnv = func(k string) string { return env[k] }
+	t.Cleanup(func() { paneEnv = os.Getenv })
 	hook := func(payload string) {
 		t.Helper()
 		var out, errb bytes.Buffer

@@ -2,6 +2,7 @@ package hook
 
 import (
 	"context"
+	"os"
 	"strings"
 	"time"
 
@@ -15,6 +16,10 @@ const (
 	envTmuxPane = "TMUX_PANE" // "%<pane id>"
 )
 
+// paneEnv reads the hook's environment for tmux's variables (a variable
+// for tests).
+var paneEnv = os.Getenv
+
 // maxLivePrompt bounds the prompts kept on a live record (they are shown
 // in /sessions, one line each).
 const maxLivePrompt = 300
@@ -24,10 +29,11 @@ const maxLivePrompt = 300
 // /sessions can list it and Take over can drive it. A Claude that was taken
 // over is routed to the session that took it: its replies, cards and
 // receipts go to that thread. Errors are logged: the hand route stands.
-func (h *handler) trackLive(ctx context.Context, in *claudehook.Input, getenv Env) {
-	if in.SessionID == "" || h.route == nil || getenv == nil {
+func (h *handler) trackLive(ctx context.Context, in *claudehook.Input) {
+	if in.SessionID == "" || h.route == nil {
 		return
 	}
+	getenv := paneEnv
 	cur, err := h.store.Live.Get(in.SessionID)
 	if err == nil && !liveChange(in) && time.Since(cur.LastEventAt) < lastEventFresh {
 		h.bindTo(cur)
