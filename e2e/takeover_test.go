@@ -362,3 +362,31 @@ func TestResumeHereInTheChannel(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// A conversation held in a subdirectory of the project resumes there (Claude
+// keeps its records by directory).
+func TestResumeConversationOfASubdirectory(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	sub := filepath.Join(p.dir, "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d := startDesk(t, b, installHooks(t, b), sub)
+	d.typeAtDesk(t, "remember the word osprey")
+	b.waitReply(p, "ok: remember the word osprey")
+	d.claude.WaitReady(t, 10*time.Second)
+	d.typeAtDesk(t, "/exit")
+	orig := b.liveOf(sub, func(l state.Live) bool { return l.Ended }).ClaudeSessionID
+	list := b.command(p, "sessions", nil, "“remember the word osprey”")
+	resumed := threadOf(p, b.clickFor(list, "|ss|resume|"))
+	b.say(resumed, "osprey thread asks")
+	b.waitReply(resumed, "ok: osprey thread asks")
+	if !modelSaw(t, b, "osprey thread asks", "remember the word osprey") {
+		t.Fatal("the conversation of the subdirectory was not resumed")
+	}
+	if id := b.waitSessionID(resumed.key); id != orig {
+		t.Fatalf("resumed as %s, want %s", id, orig)
+	}
+}
