@@ -390,3 +390,37 @@ func TestResumeConversationOfASubdirectory(t *testing.T) {
 		t.Fatalf("resumed as %s, want %s", id, orig)
 	}
 }
+
+// /fork without a prompt, inside a thread: the fork starts at once in a new
+// thread under the project channel and carries the thread's conversation.
+func TestForkCommandInAThreadWithoutPrompt(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	th := threadOf(p, b.srv.StartThread(p.channel, "side line", b.owner))
+	b.say(th, "side line idea")
+	b.waitReply(th, "ok: side line idea")
+	orig := b.waitSessionID(th.key)
+	answer := b.command(th, "fork", nil, "Forked this conversation")
+	fork := threadOf(p, linkedThread(t, answer.Content))
+	if c, ok := b.srv.Channel(fork.channel); !ok || c.ParentID != p.channel {
+		t.Fatalf("fork thread %+v, want it under the project channel", c)
+	}
+	// Started without a message: its Claude reports a session id of its own.
+	deadline := time.Now().Add(long)
+	for {
+		if s, err := b.store.Sessions.Get(fork.key); err == nil && s.ClaudeSessionID != "" && s.ClaudeSessionID != orig {
+			break
+		}
+		if time.Now().After(deadline) {
+			s, _ := b.store.Sessions.Get(fork.key)
+			t.Fatalf("the fork never started with a session of its own: %+v", s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	b.say(fork, "fork continues")
+	b.waitReply(fork, "ok: fork continues")
+	if !modelSaw(t, b, "fork continues", "side line idea") {
+		t.Fatal("the fork did not carry the thread's conversation")
+	}
+}
