@@ -21,18 +21,3 @@ func UserServer(run execx.Runner, socket string) (*Server, error) {
 	}
 	return New(run, Options{SocketPath: filepath.Clean(socket)}), nil
 }
-
-// SocketFromEnv returns the socket path in a $TMUX value
-// ("<socket path>,<server pid>,<session index>").
-func SocketFromEnv(tmuxEnv string) string {
-	i := strings.LastIndex(tmuxEnv, ",")
-	if i < 0 {
-		return ""
-	}
-	rest := tmuxEnv[:i]
-	j := strings.LastIndex(rest, ",")
-	if j < 0 {
-		return ""
-	}
-	return rest[:j]
-}

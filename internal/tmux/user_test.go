@@ -2,18 +2,14 @@ package tmux
 
 import "testing"
 
-func TestSocketFromEnv(t *testing.T) {
-	for in, want := range map[string]string{
-		"/tmp/tmux-1000/default,1234,0": "/tmp/tmux-1000/default",
-		"/tmp/a,b/sock,99,3":            "/tmp/a,b/sock",
-		"":                              "",
-		"garbage":                       "",
-	} {
-		if got := SocketFromEnv(in); got != want {
-			t.Errorf("SocketFromEnv(%q) = %q, want %q", in, got, want)
+func TestUserServerNeedsAnAbsoluteSocketPath(t *testing.T) {
+	for _, bad := range []string{"", "relative/sock", "/tmp/a\nb"} {
+		if _, err := UserServer(nil, bad); err == nil {
+			t.Errorf("socket %q was accepted", bad)
 		}
 	}
-	if _, err := UserServer(nil, "relative/sock"); err == nil {
-		t.Error("a relative socket path was accepted")
+	s, err := UserServer(nil, "/tmp/tmux-1000/default")
+	if err != nil || len(s.SocketArgs()) != 2 || s.SocketArgs()[1] != "/tmp/tmux-1000/default" {
+		t.Fatalf("UserServer = %v, %v", s, err)
 	}
 }
