@@ -65,3 +65,16 @@ func TestHandStartedClaudeIsRecordedAndRoutedWhenTakenOver(t *testing.T) {
 		t.Fatalf("SessionEnd not recorded: %+v", l)
 	}
 }
+
+func TestSocketFromEnv(t *testing.T) {
+	for in, want := range map[string]string{
+		"/tmp/tmux-1000/default,1234,0": "/tmp/tmux-1000/default",
+		"/tmp/a,b/sock,99,3":            "/tmp/a,b/sock",
+		"":                              "",
+		"garbage":                       "",
+	} {
+		if got := socketFromEnv(in); got != want {
+			t.Errorf("socketFromEnv(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
