@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/tmux"
@@ -116,5 +117,41 @@ func TestEndedTakenOverClaudeGetsNoKeys(t *testing.T) {
 	}
 	if ops := user.takeOps(); len(ops) != 0 {
 		t.Fatalf("typed into the user's pane: %q", ops)
+	}
+}
+
+// /sessions' list: a hand-started Claude in tmux whose pane is alive, one
+// outside tmux (listed, not driveable), and none whose pane is gone.
+func TestLiveSessionsListsHandStartedClaudes(t *testing.T) {
+	m, _, store, _ := newManager(t)
+	user := &fakePanes{screen: readyScreen, panes: []tmux.Pane{{ID: "%7"}}}
+	m.userServers = func(string) (Panes, error) { return user, nil }
+	m.opt.Panes.(*panes).user = m.userServers
+	ctx := context.Background()
+	add := func(id, socket, pane string) {
+		store.Live.Update(ctx, id, func(l *state.Live) error {
+			l.ClaudeSessionID, l.Server, l.Project, l.Socket, l.Pane, l.LastEventAt = id, "home", "api", socket, pane, time.Now()
+			return nil
+		})
+	}
+	add("intmux", "/tmp/u.sock", "%7")
+	add("outside", "", "")
+	add("gone", "/tmp/u.sock", "%9")
+	list, err := m.LiveSessions(ctx, "home", "api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, l := range list {
+		got[l.ClaudeSessionID] = l.Driveable
+	}
+	if len(got) != 2 || !got["intmux"] || got["outside"] {
+		t.Fatalf("listed %v", got)
+	}
+	if _, ok := got["outside"]; !ok {
+		t.Fatal("the Claude outside tmux is not listed")
+	}
+	if err := m.TakeOver(ctx, Target{Key: "home-api-t1"}, "outside"); !errors.Is(err, ErrNotDriveable) {
+		t.Fatalf("TakeOver outside tmux: %v", err)
 	}
 }
