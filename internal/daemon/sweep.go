@@ -58,6 +58,11 @@ func (r *relay) pruneGrowth(ctx context.Context, now time.Time) {
 	if n, err := r.store.Turns.Prune(ctx, now.Add(-keepTurns), maxTurns); err != nil || n > 0 {
 		r.log.Info("pruned old turn records", "removed", n, "err", err)
 	}
+	// Hand-started Claudes (state.Live): rewritten on each prompt, so a
+	// month without one is a Claude long gone.
+	if n, err := r.store.Live.Prune(ctx, now.Add(-30*24*time.Hour), 1000); err != nil || n > 0 {
+		r.log.Info("pruned old records of hand-started sessions", "removed", n, "err", err)
+	}
 	if rotated, err := r.store.Dir.RotateLog("hook.log", hookLogMax); err != nil || rotated {
 		r.log.Info("rotated hook.log", "rotated", rotated, "err", err)
 	}

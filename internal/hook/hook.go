@@ -128,6 +128,7 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 		h.log.Debug("not a ccbridge session and no project holds its cwd; ignored", "cwd", in.Cwd)
 		return nil
 	}
+	h.trackLive(ctx, in) // handstarted.go: where a hand-started Claude runs; a taken-over one goes to its thread
 	isStop := prog == Stop && (in.HookEventName == claudehook.EventStop || in.HookEventName == claudehook.EventStopFailure)
 	if isStop && h.turnRecorded(in) {
 		// A repeated Stop for a turn already handled: read-only fast path.

@@ -17,7 +17,7 @@ import (
 
 // Commands are the slash commands ccbridge registers in every guild.
 func Commands() []chat.CommandSpec {
-	return []chat.CommandSpec{
+	return append([]chat.CommandSpec{
 		{Name: "status", Description: "Show the state of this channel's Claude session"},
 		{Name: "stop", Description: "Interrupt Claude's current turn (Escape)"},
 		{Name: "new", Description: "Start a fresh Claude conversation in the same session (/clear)"},
@@ -29,7 +29,7 @@ func Commands() []chat.CommandSpec {
 		{Name: "thread", Description: "Start a thread with its own Claude session", Options: []chat.OptionSpec{
 			{Name: "name", Description: "thread name", Required: true, MaxLength: maxThreadName},
 			{Name: "prompt", Description: "first message for Claude in the thread"}}},
-	}
+	}, SessionCommands()...) // sessions.go
 }
 
 // screenTTL is how long /screen buttons may press keys: what was on screen
@@ -139,6 +139,8 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	key, rt := tg.key, tg.rt
 	noSession := chat.Reply{Content: "No Claude session is running in this channel. Send a message to start one."}
 	switch ev.Name {
+	case "sessions", "fork":
+		return r.runSessions(ev, tg) // sessions.go
 	case "status":
 		st, err := r.opt.Sessions.Status(ctx, key)
 		if err != nil {
@@ -225,6 +227,8 @@ func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
 		return
 	}
 	switch {
+	case id.Kind == sessionsKind: // sessions.go
+		r.sessionsAction(ev, id.Args, resp)
 	case id.Kind == "key":
 		r.screenButton(ev, id.Args, resp)
 	case id.Kind == panel.IDKind && len(id.Args) >= 1:

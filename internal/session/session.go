@@ -93,6 +93,9 @@ type Options struct {
 
 	StartTimeout   time.Duration
 	ReceiptTimeout time.Duration
+	// UserServers opens other tmux servers (the user's own, for taken-over
+	// sessions); nil = real tmux.
+	UserServers UserServers
 }
 
 // Manager runs sessions. Operations on one session are serialized by its
@@ -100,6 +103,8 @@ type Options struct {
 type Manager struct {
 	opt      Options
 	settings string // the hook settings, passed inline with --settings
+
+	userServers UserServers
 
 	mu    sync.Mutex // guards locks and typed
 	locks map[string]*sync.Mutex
@@ -122,8 +127,14 @@ func New(opt Options) (*Manager, error) {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
+	if opt.UserServers == nil {
+		opt.UserServers = defaultUserServers
+	}
+	// Every pane operation goes through the wrapper, which sends a
+	// taken-over pane's to the user's server (foreign.go).
+	opt.Panes = &panes{own: opt.Panes, user: opt.UserServers}
 	s := claudehook.BridgeSettings(opt.HookStop, opt.HookPretool, opt.Config.Claude.PromptTimeout.Duration)
-	return &Manager{opt: opt, locks: map[string]*sync.Mutex{}, typed: map[string]string{}, settings: string(s.Inline())}, nil
+	return &Manager{opt: opt, userServers: opt.UserServers, locks: map[string]*sync.Mutex{}, typed: map[string]string{}, settings: string(s.Inline())}, nil
 }
 
 // HookBinaries finds the hook programs next to the running executable,
@@ -206,11 +217,16 @@ func ProjectTarget(cfg *config.Config, srv config.Server, p config.Project) (Tar
 // does not name it (a daemon killed between creating it and recording it).
 func (m *Manager) Ensure(ctx context.Context, t Target) (pane string, started bool, err error) {
 	defer m.lock(t.Key)()
+	rec, _ := m.opt.Store.Sessions.Get(t.Key)
+	if rec.Socket != "" {
+		// A pane of the user's, taken over: never a new Claude.
+		pane, err := m.ensureForeign(ctx, t.Key, rec)
+		return pane, false, err
+	}
 	panes, err := m.listPanes(ctx)
 	if err != nil {
 		return "", false, err
 	}
-	rec, _ := m.opt.Store.Sessions.Get(t.Key)
 	if p, ok := ours(panes, t.Key, rec.PaneID); ok {
 		if p != rec.PaneID {
 			if err := m.adopt(ctx, t.Key, p); err != nil {
@@ -299,6 +315,9 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 	}
 	if t.Resume != "" {
 		argv = append(argv, "--resume", t.Resume)
+		if m.forking(t) {
+			argv = append(argv, "--fork-session")
+		}
 	}
 	env := map[string]string{}
 	for k, v := range cfg.Claude.Env {
@@ -380,6 +399,13 @@ func (m *Manager) pane(ctx context.Context, key string) (string, error) {
 	}
 	if err != nil {
 		return "", err
+	}
+	if rec.Socket != "" {
+		p, err := m.foreignPane(ctx, rec)
+		if errors.Is(err, ErrForeignGone) {
+			return "", fmt.Errorf("%w: %w", ErrNoPane, err)
+		}
+		return p, err
 	}
 	alive, err := m.alive(ctx, key, rec.PaneID)
 	if err != nil {
@@ -725,6 +751,9 @@ func (m *Manager) Reconcile(ctx context.Context) (adopted, gone int, err error) 
 		}
 	}
 	for key, s := range all {
+		if s.Socket != "" {
+			continue // a taken-over pane of the user's: checked on each use
+		}
 		if s.PaneID == "" && !tagged[key] {
 			continue
 		}
@@ -986,6 +1015,9 @@ const exitWait = 5 * time.Second
 // SessionEnd hook runs), then the pane is killed if it is still there.
 func (m *Manager) Stop(ctx context.Context, key string) error {
 	defer m.lock(key)()
+	if rec, err := m.opt.Store.Sessions.Get(key); err == nil && rec.Socket != "" {
+		return m.release(ctx, key, rec) // the user's pane: never /exit, never killed
+	}
 	pane, err := m.pane(ctx, key)
 	if errors.Is(err, ErrNoPane) {
 		return nil

@@ -71,6 +71,7 @@ type Registered struct {
 	WorktreeKept    bool      `json:"worktree_kept,omitempty"` // a person chose Keep: never offer to delete it again
 	KeptNotice      string    `json:"kept_notice,omitempty"`   // fingerprint of the worktree last reported kept
 	Updated         time.Time `json:"updated"`
+	ForkOf          string    `json:"fork_of,omitempty"` // start with --fork-session while ClaudeSessionID is still this one
 }
 
 const registryVersion = 1

@@ -26,6 +26,9 @@ type Session struct {
 	ThreadID  string `json:"thread_id,omitempty"`
 	Cwd       string `json:"cwd"`
 	PaneID    string `json:"pane_id,omitempty"`
+	// Socket is set for a pane on the user's own tmux server (a Claude
+	// taken over): ccbridge drives it but never kills it.
+	Socket string `json:"socket,omitempty"`
 
 	Model          string `json:"model,omitempty"`
 	PermissionMode string `json:"permission_mode,omitempty"`
@@ -319,6 +322,7 @@ type Store struct {
 	Routes   *Collection[Routes]
 	Requests *Collection[Request]
 	Seen     *Collection[Seen]
+	Live     *Collection[Live] // hand-started Claudes, by Claude session id (live.go)
 }
 
 // Seen marks something posted once, such as a progress text block.
@@ -365,6 +369,9 @@ func OpenStore(root string) (*Store, error) {
 		return nil, err
 	}
 	if s.Seen, err = newCollection[Seen](d, "seen", seenVersion); err != nil {
+		return nil, err
+	}
+	if s.Live, err = newCollection[Live](d, "live", liveVersion); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -1,0 +1,407 @@
+package router
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/history"
+	"github.com/ccbridge/ccbridge/internal/session"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// Takeovers is what /sessions, its buttons and /fork need of the session
+// manager beyond Sessions (the real manager has both).
+type Takeovers interface {
+	LiveSessions(ctx context.Context, server, project string) ([]session.LiveSession, error)
+	History(dir string, limit int) ([]history.Conversation, error)
+	Conversation(dir, id string) (history.Conversation, bool)
+	LiveRecord(claudeSessionID string) (state.Live, error)
+	TakeOver(ctx context.Context, t session.Target, claudeSessionID string) error
+}
+
+// sessionsKind marks the buttons of a /sessions listing.
+const sessionsKind = "ss"
+
+// Listing sizes: Discord allows five rows of five buttons.
+const (
+	maxTakeOverButtons = 5
+	maxConversations   = 4
+)
+
+// SessionCommands are /sessions and /fork, registered with the others.
+func SessionCommands() []chat.CommandSpec {
+	return []chat.CommandSpec{
+		{Name: "sessions", Description: "List this project's Claude sessions: take over a running one, resume or fork a past one"},
+		{Name: "fork", Description: "Fork this conversation into a new thread (the original stays as it is)", Options: []chat.OptionSpec{
+			{Name: "prompt", Description: "first message for the fork"}}},
+	}
+}
+
+func (r *Router) takeovers() (Takeovers, bool) {
+	t, ok := r.opt.Sessions.(Takeovers)
+	return t, ok
+}
+
+// runSessions answers /sessions and /fork.
+func (r *Router) runSessions(ev chat.CommandEvent, tg target) chat.Reply {
+	if ev.Name == "fork" {
+		return r.forkCommand(ev, tg)
+	}
+	return r.listSessions(tg)
+}
+
+// listSessions answers /sessions in a project channel.
+func (r *Router) listSessions(tg target) chat.Reply {
+	if tg.threadID != "" {
+		return chat.Reply{Content: "Use /sessions in the project channel, not inside a thread."}
+	}
+	tk, ok := r.takeovers()
+	if !ok {
+		return chat.Reply{Content: "⚠️ Listing sessions is not available."}
+	}
+	ctx := r.ctx
+	srv, proj := tg.rt.server.Name, tg.rt.project.Name
+	dir, err := tg.rt.project.ProjectPath()
+	if err != nil {
+		return chat.Reply{Content: "⚠️ " + err.Error()}
+	}
+	live, err := tk.LiveSessions(ctx, srv, proj)
+	if err != nil {
+		return chat.Reply{Content: "⚠️ " + err.Error()}
+	}
+	past, err := tk.History(dir, maxConversations+len(live))
+	if err != nil {
+		return chat.Reply{Content: "⚠️ Could not read Claude's history: " + err.Error()}
+	}
+	running := map[string]bool{}
+	var b strings.Builder
+	var takeRow []chat.Button
+	fmt.Fprintf(&b, "**Running Claude sessions in `%s`**\n", clip(dir, 200))
+	if len(live) == 0 {
+		b.WriteString("none\n")
+	}
+	for i, l := range live {
+		running[l.ClaudeSessionID] = true
+		where := "this channel"
+		switch {
+		case l.ThreadID != "" && l.Hand:
+			where = "taken over in <#" + l.ThreadID + ">"
+		case l.ThreadID != "":
+			where = "<#" + l.ThreadID + ">"
+		case l.Hand && !l.Driveable:
+			where = "started by hand outside tmux (can be listed, not driven)"
+		case l.Hand:
+			where = fmt.Sprintf("started by hand, pane `%s`", l.Pane)
+		}
+		fmt.Fprintf(&b, "%d. %s — %s, %s%s\n", i+1, where, l.State, age(l.LastEventAt), promptLine(l.LastPrompt))
+		if l.Hand && l.Driveable && l.Key == "" && len(takeRow) < maxTakeOverButtons {
+			takeRow = append(takeRow, chat.Button{Label: fmt.Sprintf("Take over %d", i+1), CustomID: r.ssID("take", l.ClaudeSessionID), Style: chat.Primary})
+		}
+	}
+	b.WriteString("**Recent conversations**\n")
+	var rows []chat.Row
+	if len(takeRow) > 0 {
+		rows = append(rows, chat.Row{Buttons: takeRow})
+	}
+	n := 0
+	for _, c := range past {
+		if running[c.ID] || n == maxConversations {
+			continue
+		}
+		n++
+		fmt.Fprintf(&b, "%c. “%s” — %d turn(s), %s\n", 'A'+n-1, clip(oneLine(c.FirstPrompt), 120), c.Turns, age(c.Modified))
+		rows = append(rows, chat.Row{Buttons: []chat.Button{
+			{Label: fmt.Sprintf("Resume %c", 'A'+n-1), CustomID: r.ssID("resume", c.ID), Style: chat.Secondary},
+			{Label: fmt.Sprintf("Fork %c", 'A'+n-1), CustomID: r.ssID("fork", c.ID), Style: chat.Secondary},
+			{Label: fmt.Sprintf("Resume %c here", 'A'+n-1), CustomID: r.ssID("here", c.ID), Style: chat.Secondary},
+		}})
+	}
+	if n == 0 {
+		b.WriteString("none\n")
+	}
+	content := b.String()
+	if len([]rune(content)) > chat.Limit-20 {
+		content = string([]rune(content)[:chat.Limit-20]) + "…"
+	}
+	return chat.Reply{Content: content, Rows: rows}
+}
+
+func promptLine(p string) string {
+	if p = oneLine(p); p == "" {
+		return ""
+	}
+	return ": “" + clip(p, 120) + "”"
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func age(t time.Time) string {
+	if t.IsZero() {
+		return "age unknown"
+	}
+	d := time.Since(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d days ago", int(d.Hours()/24))
+}
+
+func (r *Router) ssID(args ...string) string {
+	id, err := chat.ID{Instance: r.opt.Instance, Kind: sessionsKind, Args: args}.Encode()
+	if err != nil {
+		r.opt.Log.Error("sessions button", "err", err)
+		return "cb1|" + r.opt.Instance + "|" + sessionsKind + "|invalid"
+	}
+	return id
+}
+
+// sessionsAction answers Take over, Resume and Fork; only in the project
+// channel the listing was made in.
+func (r *Router) sessionsAction(ev chat.ComponentEvent, args []string, resp chat.Responder) {
+	rt, ok := r.lookup(ev.Server, ev.ChannelID)
+	tk, ok2 := r.takeovers()
+	if !ok || !ok2 || len(args) < 2 {
+		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
+		return
+	}
+	if err := resp.Defer(false); err != nil {
+		return
+	}
+	tg := target{key: rt.server.Name + "-" + rt.project.Name, rt: rt}
+	var reply chat.Reply
+	switch args[0] {
+	case "take":
+		reply = r.takeOver(tk, tg, args[1])
+	case "resume", "fork":
+		reply = r.resumeButton(tk, tg, args[1], args[0] == "fork")
+	case "here":
+		reply = r.resumeHere(tk, tg, args[1])
+	default:
+		reply = chat.Reply{Content: "This button is no longer valid."}
+	}
+	if err := resp.Edit(reply); err != nil {
+		r.opt.Log.Error("could not answer a sessions button", "err", err)
+	}
+}
+
+// threadTitle names a thread after a conversation's first prompt.
+func threadTitle(prefix, prompt, fallback string) string {
+	name := oneLine(prompt)
+	if name == "" {
+		name = fallback
+	}
+	name = prefix + name
+	if r := []rune(name); len(r) > maxThreadName {
+		name = string(r[:maxThreadName-1]) + "…"
+	}
+	return name
+}
+
+// takeOver binds a hand-started Claude to a new thread.
+func (r *Router) takeOver(tk Takeovers, tg target, arg string) chat.Reply {
+	ctx := r.ctx
+	live, err := r.findLive(tk, tg, arg)
+	if err != nil {
+		return chat.Reply{Content: "⚠️ " + err.Error()}
+	}
+	if !live.Driveable() {
+		return chat.Reply{Content: "⚠️ " + session.ErrNotDriveable.Error()}
+	}
+	name := threadTitle("", live.FirstPrompt, "Claude in "+filepath.Base(live.Cwd))
+	threadID, err := r.opt.Replier.StartThread(ctx, tg.rt.server.Name, tg.rt.project.ChannelID, name)
+	if err != nil {
+		return chat.Reply{Content: "⚠️ Could not start the thread: " + err.Error()}
+	}
+	th := target{key: session.ThreadKey(tg.rt.server.Name, tg.rt.project.Name, threadID), rt: tg.rt, threadID: threadID}
+	r.remember(th.key, func(g *state.Registered) {
+		g.Server, g.Project, g.ThreadID, g.ThreadName, g.ClaudeSessionID = tg.rt.server.Name, tg.rt.project.Name, threadID, name, live.ClaudeSessionID
+	})
+	t, err := r.sessionTarget(th)
+	if err == nil {
+		err = tk.TakeOver(ctx, t, live.ClaudeSessionID)
+	}
+	if err != nil {
+		r.send(tg.rt.server.Name, threadID, "⚠️ Could not take this Claude over: "+err.Error())
+		return chat.Reply{Content: "⚠️ Could not take it over: " + err.Error()}
+	}
+	msg := fmt.Sprintf("🖐 Took over the Claude running by hand in `%s` (pane `%s`). Messages here are typed into it; its replies and prompts come here. "+
+		"It stays your terminal: you can keep typing there too, and archiving this thread only releases it.", clip(live.Cwd, 200), live.Pane)
+	if c, err := history.Read(live.TranscriptPath); live.TranscriptPath != "" && err == nil {
+		msg += lastExchange(c)
+	}
+	r.send(tg.rt.server.Name, threadID, clipMessage(msg))
+	return chat.Reply{Content: "🖐 Took over in <#" + threadID + ">."}
+}
+
+// findLive finds the hand-started Claude a button names, in this project.
+func (r *Router) findLive(tk Takeovers, tg target, arg string) (state.Live, error) {
+	list, err := tk.LiveSessions(r.ctx, tg.rt.server.Name, tg.rt.project.Name)
+	if err != nil {
+		return state.Live{}, err
+	}
+	for _, l := range list {
+		if l.Hand && l.Key == "" && chat.ArgIs(arg, l.ClaudeSessionID) {
+			return tk.LiveRecord(l.ClaudeSessionID)
+		}
+	}
+	return state.Live{}, errors.New("that Claude is no longer running here (or was taken over already); run /sessions again")
+}
+
+// lastExchange shows where a conversation stands.
+func lastExchange(c history.Conversation) string {
+	if c.LastPrompt == "" {
+		return ""
+	}
+	s := "\n\n**Last exchange**\n> " + strings.ReplaceAll(clip(c.LastPrompt, 300), "\n", "\n> ")
+	if c.LastReply != "" {
+		s += "\n" + clip(c.LastReply, 900)
+	}
+	return s
+}
+
+func clipMessage(s string) string {
+	if r := []rune(s); len(r) > chat.Limit {
+		return string(r[:chat.Limit-1]) + "…"
+	}
+	return s
+}
+
+// resumeButton continues (or forks) a past conversation in a new thread.
+func (r *Router) resumeButton(tk Takeovers, tg target, arg string, fork bool) chat.Reply {
+	dir, err := tg.rt.project.ProjectPath()
+	if err != nil {
+		return chat.Reply{Content: "⚠️ " + err.Error()}
+	}
+	c, ok := findConversation(tk, dir, arg)
+	if !ok {
+		return chat.Reply{Content: "⚠️ That conversation is not in Claude's records any more."}
+	}
+	verb, prefix := "Resumed", ""
+	if fork {
+		verb, prefix = "Forked", "fork: "
+	}
+	threadID, err := r.startFrom(tg, c.ID, threadTitle(prefix, c.FirstPrompt, c.ID), fork, "")
+	if err != nil {
+		return chat.Reply{Content: "⚠️ " + err.Error()}
+	}
+	note := fmt.Sprintf("▶️ %s the conversation “%s” (%d turn(s)).", verb, clip(oneLine(c.FirstPrompt), 200), c.Turns)
+	if fork {
+		note += " This is a copy: the original conversation stays as it was."
+	}
+	r.send(tg.rt.server.Name, threadID, clipMessage(note+lastExchange(c)))
+	return chat.Reply{Content: fmt.Sprintf("▶️ %s in <#%s>.", verb, threadID)}
+}
+
+// startFrom starts a thread whose session resumes (or forks) a Claude
+// conversation, with prompt as its first message or, without one, started
+// at once so it is ready.
+func (r *Router) startFrom(tg target, claudeSessionID, name string, fork bool, prompt string) (string, error) {
+	threadID, err := r.opt.Replier.StartThread(r.ctx, tg.rt.server.Name, tg.rt.project.ChannelID, name)
+	if err != nil {
+		return "", fmt.Errorf("could not start the thread: %w", err)
+	}
+	th := target{key: session.ThreadKey(tg.rt.server.Name, tg.rt.project.Name, threadID), rt: tg.rt, threadID: threadID}
+	r.remember(th.key, func(g *state.Registered) {
+		g.Server, g.Project, g.ThreadID, g.ThreadName, g.ClaudeSessionID = tg.rt.server.Name, tg.rt.project.Name, threadID, name, claudeSessionID
+		g.ForkOf = ""
+		if fork {
+			g.ForkOf = claudeSessionID
+		}
+	})
+	if prompt != "" {
+		r.enqueue(th, chat.MessageEvent{Server: tg.rt.server.Name, ChannelID: threadID, ParentID: tg.rt.project.ChannelID, Content: prompt})
+		return threadID, nil
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		t, err := r.sessionTarget(th)
+		if err == nil {
+			_, _, err = r.opt.Sessions.Ensure(r.ctx, t)
+		}
+		if err != nil {
+			r.send(tg.rt.server.Name, threadID, startFailure(t, err))
+		}
+	}()
+	return threadID, nil
+}
+
+// forkCommand answers /fork: the current conversation of this channel or
+// thread continues in a new thread; this one is left as it is.
+func (r *Router) forkCommand(ev chat.CommandEvent, tg target) chat.Reply {
+	cur := ""
+	if s, err := r.opt.Store.Sessions.Get(tg.key); err == nil {
+		cur = s.ClaudeSessionID
+	}
+	if cur == "" {
+		if g, err := r.opt.Registry.Sessions.Get(tg.key); err == nil {
+			cur = g.ClaudeSessionID
+		}
+	}
+	if cur == "" {
+		return chat.Reply{Content: "There is no conversation here to fork yet."}
+	}
+	prompt := strings.TrimSpace(ev.Options["prompt"])
+	threadID, err := r.startFrom(tg, cur, threadTitle("fork: ", prompt, "fork of "+tg.rt.project.Name), true, prompt)
+	if err != nil {
+		return chat.Reply{Content: "⚠️ " + err.Error()}
+	}
+	return chat.Reply{Content: "🍴 Forked this conversation into <#" + threadID + ">; this one stays as it is."}
+}
+
+// findConversation finds the past conversation a button names.
+func findConversation(tk Takeovers, dir, arg string) (history.Conversation, bool) {
+	if c, ok := tk.Conversation(dir, arg); ok {
+		return c, true
+	}
+	past, _ := tk.History(dir, 50)
+	for _, p := range past {
+		if chat.ArgIs(arg, p.ID) {
+			return p, true
+		}
+	}
+	return history.Conversation{}, false
+}
+
+// resumeHere continues a past conversation in the channel's own session,
+// only while that session is not in a turn or a prompt: its current
+// conversation is ended (/exit, so it stays in Claude's records and in
+// /sessions) and the channel's Claude restarts with --resume.
+func (r *Router) resumeHere(tk Takeovers, tg target, arg string) chat.Reply {
+	ctx := r.ctx
+	dir, err := tg.rt.project.ProjectPath()
+	if err != nil {
+		return chat.Reply{Content: "⚠️ " + err.Error()}
+	}
+	c, ok := findConversation(tk, dir, arg)
+	if !ok {
+		return chat.Reply{Content: "⚠️ That conversation is not in Claude's records any more."}
+	}
+	if st, err := r.opt.Sessions.Status(ctx, tg.key); err != nil {
+		return chat.Reply{Content: "⚠️ " + err.Error()}
+	} else if st.State == "busy" || st.State == "waiting on a prompt" {
+		return chat.Reply{Content: "⚠️ This channel's Claude is " + st.State + "; resume it here once it is idle, or in a thread."}
+	}
+	if err := r.opt.Sessions.Stop(ctx, tg.key); err != nil {
+		return chat.Reply{Content: "⚠️ Could not end this channel's session: " + err.Error()}
+	}
+	r.remember(tg.key, func(g *state.Registered) { g.ClaudeSessionID, g.ForkOf = c.ID, "" })
+	t, err := r.sessionTarget(tg)
+	if err == nil {
+		_, _, err = r.opt.Sessions.Ensure(ctx, t)
+	}
+	if err != nil {
+		return chat.Reply{Content: startFailure(t, err)}
+	}
+	return chat.Reply{Content: clipMessage(fmt.Sprintf("▶️ Resumed the conversation “%s” (%d turn(s)) in this channel.", clip(oneLine(c.FirstPrompt), 200), c.Turns) + lastExchange(c))}
+}

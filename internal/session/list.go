@@ -1,0 +1,122 @@
+package session
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/history"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// LiveSession is one running Claude in a project's tree, as /sessions
+// lists it.
+type LiveSession struct {
+	Key             string // ccbridge's session key; "" for a hand-started one not taken over
+	Hand            bool   // started by hand, outside ccbridge
+	Driveable       bool   // in a tmux pane ccbridge can type into
+	ClaudeSessionID string
+	Pane            string
+	Socket          string
+	Cwd             string
+	ThreadID        string // for a session of a thread
+	State           string // busy, idle, waiting on a prompt
+	FirstPrompt     string
+	LastPrompt      string
+	LastEventAt     time.Time
+}
+
+// LiveSessions lists the running Claude sessions of a project: ccbridge's
+// own (channel and threads) and the hand-started ones its hooks recorded.
+func (m *Manager) LiveSessions(ctx context.Context, server, project string) ([]LiveSession, error) {
+	var out []LiveSession
+	own, err := m.opt.Store.Sessions.List()
+	if err != nil {
+		return nil, err
+	}
+	taken := map[string]string{} // claude session id → key of the thread that took it over
+	for key, s := range own {
+		if s.Server != server || s.Project != project || strings.HasPrefix(key, "hand-") {
+			continue
+		}
+		if s.Socket != "" {
+			// A take-over its thread released (archived) is the user's
+			// again: listed below as hand-started.
+			if l, err := m.opt.Store.Live.Get(s.ClaudeSessionID); err != nil || l.Bound != key {
+				continue
+			}
+		}
+		st, err := m.Status(ctx, key)
+		if err != nil || st.State == "stopped" {
+			continue
+		}
+		if s.Socket != "" {
+			taken[s.ClaudeSessionID] = key
+		}
+		l := LiveSession{Key: key, Hand: s.Socket != "", Driveable: true, ClaudeSessionID: s.ClaudeSessionID, Pane: s.PaneID, Socket: s.Socket,
+			Cwd: s.Cwd, ThreadID: s.ThreadID, State: st.State, LastEventAt: s.LastEventAt}
+		if n := len(s.Prompts); n > 0 {
+			l.LastPrompt = s.Prompts[n-1].Text
+		}
+		out = append(out, l)
+	}
+	hand, err := m.opt.Store.Live.List()
+	if err != nil {
+		return nil, err
+	}
+	for id, l := range hand {
+		if l.Server != server || l.Project != project || l.Ended || taken[id] != "" {
+			continue
+		}
+		ls := LiveSession{Hand: true, Driveable: l.Driveable(), ClaudeSessionID: id, Pane: l.Pane, Socket: l.Socket, Cwd: l.Cwd,
+			FirstPrompt: l.FirstPrompt, LastPrompt: l.LastPrompt, LastEventAt: l.LastEventAt, State: "idle"}
+		if l.Busy {
+			ls.State = "busy"
+		}
+		if ls.Driveable {
+			name, err := m.foreignPane(ctx, state.Session{PaneID: l.Pane, Socket: l.Socket})
+			if err != nil {
+				continue // its pane is gone
+			}
+			if screen, err := m.opt.Panes.Capture(ctx, name, 0); err == nil && DialogOpen(screen) {
+				ls.State = "waiting on a prompt"
+			}
+		} else if time.Since(l.LastEventAt) > outsideTmuxFresh {
+			continue // no way to tell it is still there
+		}
+		out = append(out, ls)
+	}
+	slices.SortFunc(out, func(a, b LiveSession) int { return b.LastEventAt.Compare(a.LastEventAt) })
+	return out, nil
+}
+
+// outsideTmuxFresh is how long a Claude outside tmux is listed after its
+// last hook event (nothing else tells whether it still runs).
+const outsideTmuxFresh = time.Hour
+
+// ClaudeHome is the HOME Claude runs with: [claude].env's, else the daemon's.
+func ClaudeHome(cfg *config.Config) string {
+	if h := cfg.Claude.Env["HOME"]; h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// History lists a project's recent conversations from Claude's own records.
+func (m *Manager) History(dir string, limit int) ([]history.Conversation, error) {
+	return history.List(history.ProjectsDir(ClaudeHome(m.opt.Config)), dir, limit)
+}
+
+// Conversation finds one past conversation of a project by its id.
+func (m *Manager) Conversation(dir, id string) (history.Conversation, bool) {
+	return history.Find(history.ProjectsDir(ClaudeHome(m.opt.Config)), dir, id)
+}
+
+// LiveRecord returns what the hooks recorded of a hand-started Claude.
+func (m *Manager) LiveRecord(claudeSessionID string) (state.Live, error) {
+	return m.opt.Store.Live.Get(claudeSessionID)
+}
