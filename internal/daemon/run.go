@@ -90,6 +90,9 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	if err := writeRoutes(ctx, store, cfg); err != nil {
 		return err
 	}
+	if err := writePolicies(ctx, store, cfg, durable); err != nil {
+		return err
+	}
 	hookStop, hookPretool, err := session.HookBinaries()
 	if err != nil {
 		return err

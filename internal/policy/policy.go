@@ -193,7 +193,9 @@ func matchCommand(spec, cmd string) bool {
 // parse quotes: a split inside a quoted string only adds candidates, which
 // can make a rule match more often, never less.
 func subcommands(cmd string) []string {
-	f := func(r rune) bool { return r == ';' || r == '|' || r == '&' || r == '\n' || r == '(' || r == ')' || r == '`' }
+	f := func(r rune) bool {
+		return r == ';' || r == '|' || r == '&' || r == '\n' || r == '(' || r == ')' || r == '`'
+	}
 	parts := strings.FieldsFunc(cmd, f)
 	// A leading "sudo", "env X=1" or "time" still runs the command after it.
 	var out []string

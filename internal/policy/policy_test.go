@@ -10,7 +10,7 @@ func call(tool string, in map[string]any) Call {
 	return Call{Tool: tool, Input: b, Cwd: "/work/app", Home: "/home/u"}
 }
 
-func bash(cmd string) Call { return call("Bash", map[string]any{"command": cmd}) }
+func bash(cmd string) Call     { return call("Bash", map[string]any{"command": cmd}) }
 func file(tool, p string) Call { return call(tool, map[string]any{"file_path": p}) }
 
 func TestRules(t *testing.T) {

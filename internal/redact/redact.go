@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // rule is one secret format. hint, when set, is a substring (lower case
@@ -116,6 +117,9 @@ func String(s string) string {
 // Find returns s with every secret masked and the names of the rules that
 // matched (empty when s holds no secret).
 func Find(s string) (string, []string) {
+	if off.Load() {
+		return s, nil
+	}
 	var found []string
 	mu.RLock()
 	for _, v := range exact {
@@ -357,3 +361,12 @@ func containsAny(s string, subs []string) bool {
 	}
 	return false
 }
+
+var off atomic.Bool
+
+// SetEnabled turns redaction on (the default) or off ([policy] redact =
+// false in the config).
+func SetEnabled(on bool) { off.Store(!on) }
+
+// Enabled reports whether redaction is on.
+func Enabled() bool { return !off.Load() }
