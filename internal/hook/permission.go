@@ -82,6 +82,7 @@ func (h *handler) permission(ctx context.Context, in *claudehook.Input, sess sta
 		return err
 	}
 	log.Info("decision from Discord", "behavior", d.Behavior)
+	h.auditRequest(*decided)
 	return json.NewEncoder(h.out).Encode(claudehook.NewPermissionRequestOutput(d))
 }
 
@@ -141,6 +142,7 @@ func (h *handler) close(id, status string, poster *discord.Poster) {
 		return
 	}
 	h.log.Info("request closed", "request", id, "status", status)
+	h.auditRequest(r)
 	h.editCard(ctx, id, r, poster)
 }
 
@@ -203,6 +205,7 @@ func (h *handler) retire(ctx context.Context, in *claudehook.Input) error {
 		return err
 	}
 	h.log.Info("prompt answered in the terminal", "request", best)
+	h.auditRequest(r)
 	h.editCard(ctx, best, r, nil)
 	return nil
 }
