@@ -16,7 +16,7 @@ import (
 
 // Commands are the slash commands ccbridge registers in every guild.
 func Commands() []chat.CommandSpec {
-	return []chat.CommandSpec{
+	return append([]chat.CommandSpec{
 		{Name: "status", Description: "Show the state of this channel's Claude session"},
 		{Name: "stop", Description: "Interrupt Claude's current turn (Escape)"},
 		{Name: "new", Description: "Start a fresh Claude conversation in the same session (/clear)"},
@@ -28,7 +28,7 @@ func Commands() []chat.CommandSpec {
 		{Name: "thread", Description: "Start a thread with its own Claude session", Options: []chat.OptionSpec{
 			{Name: "name", Description: "thread name", Required: true},
 			{Name: "prompt", Description: "first message for Claude in the thread"}}},
-	}
+	}, landCommands()...) // land.go
 }
 
 // screenRows are the /screen buttons: a label and the key name sent (an
@@ -80,6 +80,9 @@ func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
 	if !r.allowed(ev.Server, ev.User) {
 		log.Info("refused a command from someone who is not an owner")
 		_ = resp.Respond(chat.Reply{Content: refusalForOthers, Ephemeral: true})
+		return
+	}
+	if r.landInteractive(ev, tg, resp) { // land.go: /commit's form
 		return
 	}
 	if err := resp.Defer(false); err != nil {
@@ -145,6 +148,9 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	case "thread":
 		return r.newThread(ev, tg)
 	}
+	if reply, ok := r.runLand(ev, tg); ok { // land.go
+		return reply
+	}
 	return chat.Reply{Content: "Unknown command /" + ev.Name}
 }
 
@@ -187,6 +193,8 @@ func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
 		r.pressKey(id.Args[0], id.Args[1], resp)
 	case id.Kind == panel.IDKind && len(id.Args) >= 1:
 		r.panelAction(ev, id.Args, resp)
+	case id.Kind == landKind && len(id.Args) == 2:
+		r.landAction(ev, id.Args[0], id.Args[1], resp) // land.go
 	case id.Kind == "wt" && len(id.Args) == 2:
 		r.worktreeAction(id.Args[0], id.Args[1], chat.Message{Content: ev.Content}, resp)
 	case id.Kind == approval.IDKind && len(id.Args) >= 2:

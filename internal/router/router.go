@@ -71,6 +71,7 @@ type Options struct {
 	Panel    Panel
 	Log      *slog.Logger
 	Instance string
+	Land     Lander // git for /diff, /commit, /merge, /discard (land.go)
 }
 
 // Panel draws a server's control panel.
