@@ -131,3 +131,48 @@ func TestAuditRecordsATerminalAnswer(t *testing.T) {
 		return e.From == audit.FromTerminal && e.Answer == "allow" && strings.Contains(e.Asked, "touch audited.txt") && e.Who != ""
 	})
 }
+
+// bypassMode restarts the bridge with every session in bypassPermissions,
+// which Claude Code accepts from root only in a sandbox, after a one-time
+// warning that the user settings can skip.
+func bypassMode(t *testing.T, b *bridge) {
+	t.Helper()
+	cfg, err := os.ReadFile(b.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(cfg), `HOME = "`)
+	home, _, _ := strings.Cut(rest, `"`)
+	if !ok || home == "" {
+		t.Fatal("no HOME in the config")
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(`{"skipDangerousModePermissionPrompt": true}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.reconfigure(func(c string) string {
+		c = strings.Replace(c, `permission_mode = "default"`, `permission_mode = "bypassPermissions"`, 1)
+		return strings.Replace(c, "env = { ", `env = { IS_SANDBOX = "1", `, 1)
+	})
+}
+
+// In bypassPermissions, where Claude Code asks nothing, an ask rule still
+// opens the dialog, and so a card; Deny from Discord refuses the call.
+func TestPolicyAskInBypassPermissions(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, policyTOML)
+	bypassMode(t, b)
+	p := b.projects[0]
+	b.model.Script("SCN_POL_PUSH", fakemodel.Tool("", "Bash", map[string]any{"command": "git push origin main", "description": "Publish"}))
+	b.say(p, "SCN_POL_PUSH")
+	card := b.waitCard(p, "the card of git push", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "git push origin main") })
+	waitMode(t, b, p, "bypassPermissions")
+	b.srv.Click(card.ID, action(t, card, "deny"), b.owner)
+	b.waitCardText(card, "Denied** by")
+	b.waitReply(p, "Done. Last tool result:")
+	b.waitAudit("the Discord Deny", func(e audit.Entry) bool {
+		return e.From == audit.FromDiscord && e.Answer == "deny" && e.Who == b.owner.ID && strings.Contains(e.Asked, "git push origin main")
+	})
+}
