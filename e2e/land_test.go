@@ -140,3 +140,41 @@ func TestLandMergeConflictAndDirtyCheckout(t *testing.T) {
 		t.Fatalf("the local edit was touched: %q", got)
 	}
 }
+
+// /discard asks first, showing the stat, then throws the uncommitted
+// change away; /audit lists it with the Allow that made the change.
+func TestLandDiscardAndAudit(t *testing.T) {
+	t.Parallel()
+	b, p := isolatedBridge(t)
+	th := threadWrites(t, b, p, "Scratch", "SCN_SCRATCH", "scratch.txt", "throwaway")
+	ask := b.command(th, "discard", nil, "Discard these uncommitted changes")
+	if !strings.Contains(ask.Content, "scratch.txt") {
+		t.Fatalf("/discard = %q", ask.Content)
+	}
+	s, _ := b.store.Sessions.Get(th.key)
+	file := filepath.Join(s.Cwd, "scratch.txt")
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("the change went before the confirmation: %v", err)
+	}
+	b.srv.Click(ask.ID, landAction(t, ask, "discard"), b.owner)
+	b.waitCardText(ask, "Discarded the uncommitted changes")
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Fatalf("scratch.txt is still there: %v", err)
+	}
+	a := b.command(th, "audit", map[string]any{"count": "5"}, "decision(s)")
+	if !strings.Contains(a.Content, "**discarded** discord") || !strings.Contains(a.Content, "**allow** discord") || !strings.Contains(a.Content, "scratch.txt") {
+		t.Fatalf("/audit = %q", a.Content)
+	}
+}
+
+// landAction returns the custom_id of a landing button.
+func landAction(t *testing.T, m *fakediscord.Message, name string) string {
+	t.Helper()
+	for _, id := range m.CustomIDs() {
+		if parts := strings.Split(id, "|"); len(parts) >= 5 && parts[2] == "land" && parts[len(parts)-1] == name {
+			return id
+		}
+	}
+	t.Fatalf("no %q button: %q", name, m.CustomIDs())
+	return ""
+}
