@@ -3,14 +3,11 @@ package hook
 import (
 	"encoding/json"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
-
-var mentionRe = regexp.MustCompile(`<@!?([0-9]+)>`)
 
 // auditRequest logs how a card's request ended: decided from Discord (by
 // the person the card names), answered or dismissed in the terminal, or
@@ -32,9 +29,7 @@ func (h *handler) auditRequest(r state.Request) {
 		var d struct{ Behavior string }
 		_ = json.Unmarshal(r.Decision, &d)
 		e.Answer, e.From, e.Detail = d.Behavior, audit.FromDiscord, r.Outcome
-		if m := mentionRe.FindStringSubmatch(r.Outcome); m != nil {
-			e.Who = m[1]
-		}
+		e.Who = mentioned(r.Outcome)
 	case state.RequestTerminal:
 		e.Answer, e.From, e.Who = "allow", audit.FromTerminal, local
 	case state.RequestInterrupted:
@@ -67,4 +62,18 @@ func asked(tool string, input json.RawMessage) string {
 		}
 	}
 	return tool + " " + strings.TrimSpace(string(input))
+}
+
+// mentioned returns the user id of the first <@id> in s.
+func mentioned(s string) string {
+	_, rest, ok := strings.Cut(s, "<@")
+	if !ok {
+		return ""
+	}
+	rest = strings.TrimPrefix(rest, "!")
+	id, _, ok := strings.Cut(rest, ">")
+	if !ok || id == "" || strings.Trim(id, "0123456789") != "" {
+		return ""
+	}
+	return id
 }

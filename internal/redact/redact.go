@@ -21,7 +21,8 @@ type rule struct {
 	name string
 	hint []string
 	fold bool
-	re   *regexp.Regexp
+	pat  string
+	re   *regexp.Regexp // compiled from pat on first use
 	// pre replaces hint when a substring cannot say it.
 	pre func(string) bool
 	// block rules may span lines (private keys); the others run line by
@@ -41,39 +42,39 @@ func mask(name string) string { return "[redacted " + name + "]" }
 
 var rules = []rule{
 	{name: "private key", hint: []string{"PRIVATE KEY"}, block: true,
-		re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)`)},
-	{name: "Anthropic key", hint: []string{"sk-ant-"}, re: regexp.MustCompile(`sk-ant-[A-Za-z0-9]{2,10}-[A-Za-z0-9_-]{20,}`)},
+		pat: (`-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)`)},
+	{name: "Anthropic key", hint: []string{"sk-ant-"}, pat: (`sk-ant-[A-Za-z0-9]{2,10}-[A-Za-z0-9_-]{20,}`)},
 	{name: "OpenAI key", hint: []string{"sk-"},
-		re: regexp.MustCompile(`\bsk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|[A-Za-z0-9]{32,})`)},
+		pat: (`\bsk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|[A-Za-z0-9]{32,})`)},
 	{name: "GitHub token", hint: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
-		re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`)},
+		pat: (`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`)},
 	{name: "GitLab token", hint: []string{"gl"},
-		re: regexp.MustCompile(`\bgl(?:pat|dt|rt|ptt|ft|soat|cbt|imt|agent|oas)-[A-Za-z0-9_-]{20,}`)},
+		pat: (`\bgl(?:pat|dt|rt|ptt|ft|soat|cbt|imt|agent|oas)-[A-Za-z0-9_-]{20,}`)},
 	{name: "Slack token", hint: []string{"xox", "hooks.slack.com"},
-		re: regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]+`)},
+		pat: (`\bxox[abposre]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]+`)},
 	{name: "Discord webhook", hint: []string{"/api/webhooks/"},
-		re: regexp.MustCompile(`https://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]+`)},
+		pat: (`https://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]+`)},
 	{name: "Discord token", pre: tokenDot,
-		re: regexp.MustCompile(`\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b`)},
+		pat: (`\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b`)},
 	{name: "AWS access key", hint: []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"},
-		re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b`)},
-	{name: "Google API key", hint: []string{"AIza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
+		pat: (`\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b`)},
+	{name: "Google API key", hint: []string{"AIza"}, pat: (`\bAIza[0-9A-Za-z_-]{35}`)},
 	{name: "Stripe key", hint: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"},
-		re: regexp.MustCompile(`\b(?:[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})`)},
+		pat: (`\b(?:[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})`)},
 	{name: "JWT", hint: []string{"eyJ"},
-		re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`)},
+		pat: (`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`)},
 	// key = "literal" and key: 'literal' in any language or config file.
 	{name: "secret", keyed: true, group: 2,
-		re: regexp.MustCompile(`^(?i)(` + assignKeys + `[A-Za-z0-9_-]*["']?[ \t]*(?::=|=>|[:=])[ \t]*)["']([^"'\s$<>{}]{4,})["']`)},
+		pat: (`^(?i)(` + assignKeys + `[A-Za-z0-9_-]*["']?[ \t]*(?::=|=>|[:=])[ \t]*)["']([^"'\s$<>{}]{4,})["']`)},
 	// KEY=value (no spaces: env files, shell, URLs' query strings, flags).
 	{name: "secret", keyed: true, group: 2,
-		re: regexp.MustCompile(`^(?i)(` + assignKeys + `[A-Za-z0-9_-]*=)([^\s"'$<>{}()&;,~]{4,})`)},
+		pat: (`^(?i)(` + assignKeys + `[A-Za-z0-9_-]*=)([^\s"'$<>{}()&;,~]{4,})`)},
 	// key: value, alone on a line (YAML).
 	{name: "secret", keyed: true, lineKey: true, group: 2,
-		re: regexp.MustCompile(`^(?i)(` + assignKeys + `[A-Za-z0-9_-]*:[ \t]+)([^\s"'$<>{}()\[\]#;,]{8,})[ \t]*\n?$`)},
+		pat: (`^(?i)(` + assignKeys + `[A-Za-z0-9_-]*:[ \t]+)([^\s"'$<>{}()\[\]#;,]{8,})[ \t]*\n?$`)},
 	// URL credentials: scheme://user:password@host.
 	{name: "password", hint: []string{"://"}, group: 1,
-		re: regexp.MustCompile(`\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s:/@]{3,})@`)},
+		pat: (`\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s:/@]{3,})@`)},
 }
 
 const assignKeys = `(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|auth)`
@@ -120,6 +121,7 @@ func Find(s string) (string, []string) {
 	if off.Load() {
 		return s, nil
 	}
+	compileOnce.Do(compile)
 	var found []string
 	mu.RLock()
 	for _, v := range exact {
@@ -200,6 +202,11 @@ func (r *rule) replaceKeyed(line string) string {
 // startsKey reports whether a keyStarts word begins at s[i], not in the
 // middle of a word's letters (pass in bypass is not a key; db_password is).
 func startsKey(s string, i int) bool {
+	switch s[i] | 0x20 { // the first letters of keyStarts
+	case 'p', 's', 't', 'a', 'c':
+	default:
+		return false
+	}
 	if i > 0 {
 		if c := s[i-1] | 0x20; c >= 'a' && c <= 'z' {
 			if s[i-1] >= 'A' && s[i-1] <= 'Z' && s[i] >= 'A' && s[i] <= 'Z' {
@@ -211,7 +218,7 @@ func startsKey(s string, i int) bool {
 		}
 	}
 	for _, k := range keyStarts {
-		if len(s)-i >= len(k) && strings.EqualFold(s[i:i+len(k)], k) {
+		if len(s)-i >= len(k) && s[i]|0x20 == k[0] && strings.EqualFold(s[i:i+len(k)], k) {
 			return true
 		}
 	}
@@ -360,6 +367,16 @@ func containsAny(s string, subs []string) bool {
 		}
 	}
 	return false
+}
+
+// The regexps are compiled on first use, not at init: the hook binaries
+// import this package, and most of their runs post nothing.
+var compileOnce sync.Once
+
+func compile() {
+	for i := range rules {
+		rules[i].re = regexp.MustCompile(rules[i].pat)
+	}
 }
 
 var off atomic.Bool
