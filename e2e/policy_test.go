@@ -5,14 +5,18 @@ package e2e
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/audit"
+	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/testutil/claudetest"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
+	"github.com/ccbridge/ccbridge/internal/tmux"
 )
 
 const policyTOML = "[policy]\nask = [\"Bash(git push *)\", \"Write(.env*)\"]\ndeny = [\"Bash(rm -rf *)\"]\n"
@@ -175,4 +179,29 @@ func TestPolicyAskInBypassPermissions(t *testing.T) {
 	b.waitAudit("the Discord Deny", func(e audit.Entry) bool {
 		return e.From == audit.FromDiscord && e.Answer == "deny" && e.Who == b.owner.ID && strings.Contains(e.Asked, "git push origin main")
 	})
+}
+
+// A deny rule holds for a Claude started by hand in the project's
+// directory, through the hooks install-hooks registered globally.
+func TestPolicyHoldsForAHandStartedSession(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, policyTOML)
+	p := b.projects[0]
+	home := claudeHome(t, b.cfg)
+	out, err := exec.Command(bins.bridge, "install-hooks", "--settings", filepath.Join(home, ".claude", "settings.json"), "--config", b.cfg).CombinedOutput()
+	if err != nil {
+		t.Fatalf("install-hooks: %v\n%s", err, out)
+	}
+	b.model.Script("SCN_HAND_RM", fakemodel.Tool("", "Bash", map[string]any{"command": "rm -rf node_modules", "description": "Clean"}))
+	os.MkdirAll(filepath.Join(p.dir, "node_modules"), 0o755)
+	hand := claudetest.Start(t, claudetest.Options{Tmux: b.tmux, Session: "by-hand", Dir: p.dir, ModelURL: b.model.URL,
+		Env: map[string]string{"HOME": home, state.EnvRuntimeDir: b.runtime}})
+	if err := b.tmux.PasteText(context.Background(), hand.Pane, "SCN_HAND_RM"); err != nil {
+		t.Fatal(err)
+	}
+	b.tmux.SendKeys(context.Background(), hand.Pane, tmux.KeyEnter)
+	b.waitReply(p, "ccbridge policy: denied by rule Bash(rm -rf *)")
+	if _, err := os.Stat(filepath.Join(p.dir, "node_modules")); err != nil {
+		t.Fatalf("the denied command ran: %v", err)
+	}
 }
