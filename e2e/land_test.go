@@ -69,6 +69,14 @@ func TestLandDiffCommitMerge(t *testing.T) {
 	if !strings.Contains(gitIn(t, p.dir, "log", "-1", "--format=%B", "main"), "Committed from Discord by owner") {
 		t.Error("the commit does not say who made it")
 	}
+	// The merged worktree can go, with its branch.
+	s, _ := b.store.Sessions.Get(th.key)
+	b.srv.Click(m.ID, landAction(t, m, "remove"), b.owner)
+	b.waitCardText(m, "Removed the merged worktree")
+	waitGone(t, "the merged worktree", s.Cwd)
+	if br := gitIn(t, p.dir, "for-each-ref", "refs/heads/ccbridge/"); br != "" {
+		t.Fatalf("branches left: %q", br)
+	}
 
 	// Main moves on; a second thread's work needs a merge commit.
 	th2 := threadWrites(t, b, p, "Feature two", "SCN_LAND2", "second.txt", "second line")

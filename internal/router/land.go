@@ -290,7 +290,15 @@ func (r *Router) merge(key string, lt landTarget, u chat.User) chat.Reply {
 		how = "fast-forward"
 	}
 	r.audit(key, "merge", "merge "+lt.branch+" into "+base, how+" "+short(res.Commit), u)
-	return chat.Reply{Content: fmt.Sprintf("🔀 Merged `%s` into `%s` (%s, now at `%s`) by %s.%s", lt.branch, base, how, short(res.Commit), mention(u), note)}
+	reply := chat.Reply{Content: fmt.Sprintf("🔀 Merged `%s` into `%s` (%s, now at `%s`) by %s.%s", lt.branch, base, how, short(res.Commit), mention(u), note)}
+	if note == "" {
+		reply.Content += "\nThe thread's work is on `" + base + "` now: remove its worktree and branch?"
+		reply.Rows = []chat.Row{{Buttons: []chat.Button{
+			{Label: "Remove the worktree", CustomID: r.landID(key, "remove"), Style: chat.Primary},
+			{Label: "Keep it", CustomID: r.landID(key, "keep"), Style: chat.Secondary},
+		}}}
+	}
+	return reply
 }
 
 // landAction answers the landing buttons.
@@ -329,10 +337,61 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, resp cha
 		}
 		r.audit(key, "discard", "discard uncommitted changes in "+lt.dir, "discarded", ev.User)
 		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("🗑️ Discarded the uncommitted changes in %s (by %s).", lt.label, mention(ev.User))})
+	case "remove":
+		r.removeMerged(key, lt, ev.User, resp)
 	case "keep":
-		_ = resp.Update(chat.Message{Content: "Kept the changes (" + mention(ev.User) + ")."})
+		_ = resp.Update(chat.Message{Content: "Kept (" + mention(ev.User) + ")."})
 	default:
 		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
+	}
+}
+
+// removeMerged removes a thread's worktree and branch after /merge, only
+// while that loses nothing: no uncommitted change, and the branch wholly
+// contained in the branch the checkout is on.
+func (r *Router) removeMerged(key string, lt landTarget, u chat.User, resp chat.Responder) {
+	if r.busy(key) {
+		_ = resp.Respond(chat.Reply{Content: busyText, Ephemeral: true})
+		return
+	}
+	if err := resp.DeferUpdate(); err != nil {
+		return
+	}
+	if !lt.tree {
+		_ = resp.Edit(chat.Reply{Content: "This thread has no worktree any more."})
+		return
+	}
+	base := r.opt.Land.CurrentBranch(r.ctx, lt.repo)
+	d, err := r.opt.Land.Diff(r.ctx, lt.dir, "HEAD")
+	switch {
+	case err != nil:
+		_ = resp.Edit(chat.Reply{Content: "⚠️ " + err.Error()})
+		return
+	case !d.Empty():
+		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("⚠️ Kept the worktree: it has %d uncommitted file(s) now.", d.Files)})
+		return
+	case base == "" || !r.opt.Land.Contains(r.ctx, lt.repo, base, lt.branch):
+		_ = resp.Edit(chat.Reply{Content: "⚠️ Kept the worktree: its branch has commits that are not on the checkout's branch any more."})
+		return
+	}
+	// Claude must not be left running in a removed directory: its
+	// session ends first (a new message starts a fresh worktree).
+	if err := r.opt.Sessions.Stop(r.ctx, key); err != nil {
+		_ = resp.Edit(chat.Reply{Content: "⚠️ Could not stop the thread's session: " + err.Error()})
+		return
+	}
+	// Checked above that nothing is lost; the safe rule of
+	// ReleaseWorktree counts commits beyond the thread's base, which a
+	// merged branch has.
+	rel, err := r.opt.Sessions.ReleaseWorktree(r.ctx, key, true)
+	switch {
+	case err != nil:
+		_ = resp.Edit(chat.Reply{Content: "⚠️ Could not remove the worktree: " + err.Error()})
+	case rel.Removed:
+		r.audit(key, "remove", "remove merged worktree "+rel.Path, "removed", u)
+		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("🗑️ Removed the merged worktree `%s` and its branch `%s` (by %s).", rel.Path, rel.Branch, mention(u))})
+	default:
+		_ = resp.Edit(chat.Reply{Content: "This thread has no worktree any more."})
 	}
 }
 
