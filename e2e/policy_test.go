@@ -205,3 +205,34 @@ func TestPolicyHoldsForAHandStartedSession(t *testing.T) {
 		t.Fatalf("the denied command ran: %v", err)
 	}
 }
+
+// A file from outputs that holds a secret is held back with a notice; a
+// clean one next to it is attached.
+func TestRedactionHoldsBackAFileWithASecret(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	outputs, err := b.store.Dir.Outputs(p.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := "AKIA" + "Q3EXAMPLEKEY7XYZ"
+	os.WriteFile(filepath.Join(outputs, "deploy.env"), []byte("AWS_ACCESS_KEY_ID="+key+"\n"), 0o600)
+	os.WriteFile(filepath.Join(outputs, "notes.txt"), []byte("nothing secret"), 0o600)
+	b.model.Script("SCN_SECRET_FILE", fakemodel.Text("Files: [DISCORD_ATTACH: deploy.env] [DISCORD_ATTACH: notes.txt]"))
+	b.say(p, "SCN_SECRET_FILE")
+	reply := b.waitReply(p, "Files:")
+	if len(reply.Files) != 1 || reply.Files[0].Name != "notes.txt" {
+		t.Fatalf("files = %+v", reply.Files)
+	}
+	if !strings.Contains(reply.Content, "`deploy.env` was held back: it contains a secret (AWS access key)") {
+		t.Fatalf("no notice: %q", reply.Content)
+	}
+	for _, m := range b.botMessages(p.channel) {
+		for _, f := range m.Files {
+			if strings.Contains(string(f.Data), key) {
+				t.Fatalf("the key reached Discord in %s", f.Name)
+			}
+		}
+	}
+}
