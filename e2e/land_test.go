@@ -186,3 +186,32 @@ func landAction(t *testing.T, m *fakediscord.Message, name string) string {
 	t.Fatalf("no %q button: %q", name, m.CustomIDs())
 	return ""
 }
+
+// /commit in a channel whose session works in the project checkout (not a
+// ccbridge worktree) commits only after the person confirms, in a form
+// that keeps the message given.
+func TestLandCommitInTheCheckoutAsksFirst(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	gitRepo(t, p.dir)
+	before := gitIn(t, p.dir, "rev-parse", "HEAD")
+	os.WriteFile(filepath.Join(p.dir, "direct.txt"), []byte("direct\n"), 0o644)
+	ask := b.command(p, "commit", map[string]any{"message": "Direct change"}, "not in a ccbridge worktree")
+	if gitIn(t, p.dir, "rev-parse", "HEAD") != before {
+		t.Fatal("committed before the confirmation")
+	}
+	it := b.srv.Click(ask.ID, landAction(t, ask, "commitask"), b.owner)
+	r := b.srv.WaitResponse(it, 5*time.Second)
+	if r.Modal == nil || !strings.Contains(string(r.Response), "Direct change") {
+		t.Fatalf("the confirmation did not open the form with the message: %s", r.Response)
+	}
+	sub := b.srv.SubmitModal(it, b.owner, map[string]string{"message": "Direct change"})
+	sr := b.srv.WaitResponse(sub, 5*time.Second)
+	b.srv.WaitMessage(long, "the commit answer", func(m *fakediscord.Message) bool {
+		return m.ID == sr.OriginalID && strings.Contains(m.Content, "Committed")
+	})
+	if gitIn(t, p.dir, "show", "HEAD:direct.txt") != "direct" || !strings.HasPrefix(gitIn(t, p.dir, "log", "-1", "--format=%s"), "Direct change") {
+		t.Fatal("the change is not committed")
+	}
+}
