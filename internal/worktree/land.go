@@ -35,7 +35,7 @@ func (g *Git) Diff(ctx context.Context, dir, base string) (Diff, error) {
 	if _, err := ig.git(ctx, dir, "read-tree", "HEAD"); err != nil {
 		return d, err
 	}
-	if _, err := ig.git(ctx, dir, "add", "-A"); err != nil {
+	if _, err := ig.git(ctx, dir, append([]string{"add", "-A", "--"}, notTrees...)...); err != nil {
 		return d, err
 	}
 	if d.Stat, err = ig.git(ctx, dir, "diff", "--cached", "--stat=100", base); err != nil {
@@ -63,20 +63,25 @@ func (g *Git) identity(ctx context.Context, dir string) []string {
 	return []string{"-c", "user.name=ccbridge", "-c", "user.email=ccbridge@localhost"}
 }
 
+// notTrees is the pathspec of a checkout's files without ccbridge's
+// worktrees (under .claude/worktrees), which git would otherwise add as
+// embedded repositories when they are not ignored.
+var notTrees = []string{".", ":(exclude).claude/worktrees"}
+
 // ErrNothingToCommit is returned by CommitAll for a clean working tree.
 var ErrNothingToCommit = errors.New("nothing to commit: the working tree is clean")
 
 // CommitAll commits every change in the working tree at dir (untracked
 // files too; ignored ones not) and returns the new commit.
 func (g *Git) CommitAll(ctx context.Context, dir, message string) (string, error) {
-	status, err := g.git(ctx, dir, "status", "--porcelain")
+	status, err := g.git(ctx, dir, append([]string{"status", "--porcelain", "--"}, notTrees...)...)
 	if err != nil {
 		return "", err
 	}
 	if strings.TrimSpace(status) == "" {
 		return "", ErrNothingToCommit
 	}
-	if _, err := g.git(ctx, dir, "add", "-A"); err != nil {
+	if _, err := g.git(ctx, dir, append([]string{"add", "-A", "--"}, notTrees...)...); err != nil {
 		return "", err
 	}
 	args := append(g.identity(ctx, dir), "commit", "-q", "--no-verify", "-m", message)
@@ -158,7 +163,7 @@ func (g *Git) Discard(ctx context.Context, dir string) error {
 	if _, err := g.git(ctx, dir, "reset", "-q", "--hard", "HEAD"); err != nil {
 		return err
 	}
-	_, err := g.git(ctx, dir, "clean", "-q", "-fd")
+	_, err := g.git(ctx, dir, append([]string{"clean", "-q", "-fd", "--"}, notTrees...)...)
 	return err
 }
 

@@ -128,6 +128,21 @@ func TestDiffCommitMergeDiscard(t *testing.T) {
 		t.Fatal("a conflicted merge left changes")
 	}
 
+	// The checkout's own changes never include the thread worktrees
+	// (not ignored here), and discarding there leaves them alone.
+	if d, err := g.Diff(ctx, root, "HEAD"); err != nil || !d.Empty() {
+		t.Fatalf("the checkout's diff shows the worktrees: %+v %v", d, err)
+	}
+	if _, err := g.CommitAll(ctx, root, "x"); !errors.Is(err, ErrNothingToCommit) {
+		t.Fatalf("commit in the checkout: %v", err)
+	}
+	if err := g.Discard(ctx, root); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(p3, "README")); err != nil {
+		t.Fatalf("discarding in the checkout removed a worktree: %v", err)
+	}
+
 	// Discard.
 	write(t, filepath.Join(p3, "README"), "scratch\n")
 	write(t, filepath.Join(p3, "junk.txt"), "junk\n")
