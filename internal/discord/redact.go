@@ -39,8 +39,9 @@ func (t redacting) RoundTrip(r *http.Request) (*http.Response, error) {
 	case "application/json":
 		out = redactJSON(body, nil)
 	case "multipart/form-data":
-		if m, err := redactMultipart(body, params["boundary"]); err == nil {
-			out = m
+		// Fail closed: a body that cannot be checked is not sent.
+		if out, err = redactMultipart(body, params["boundary"]); err != nil {
+			return nil, fmt.Errorf("redact upload: %w", err)
 		}
 	}
 	r = r.Clone(r.Context()) // a RoundTripper must not modify its request
