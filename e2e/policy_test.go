@@ -55,6 +55,9 @@ func TestPolicyAskAndDenyInAcceptEdits(t *testing.T) {
 	b.model.Script("SCN_POL_ASK", fakemodel.Tool("", "Write", map[string]any{"file_path": env, "content": "API_URL=http://localhost\n"}))
 	b.say(p, "SCN_POL_ASK")
 	card := b.waitCard(p, "the card the ask rule raises", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, ".env.local") })
+	if !strings.Contains(card.Content, "policy rule `Write(.env*)`") {
+		t.Errorf("the card does not name the rule: %q", card.Content)
+	}
 	waitMode(t, b, p, "acceptEdits")
 	if _, err := os.Stat(env); err == nil {
 		t.Fatal("the file was written before anyone answered")

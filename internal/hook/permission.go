@@ -50,6 +50,7 @@ func (h *handler) permission(ctx context.Context, in *claudehook.Input, sess sta
 	if len(in.PermissionSuggestions) > 0 {
 		req.Suggestions, _ = json.Marshal(in.PermissionSuggestions)
 	}
+	req.PolicyRule = h.askRule(in, sess) // policy.go
 	if _, err := h.store.Requests.Create(ctx, id, req); err != nil {
 		return fmt.Errorf("record request: %w", err)
 	}

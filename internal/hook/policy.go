@@ -91,3 +91,22 @@ func (h *handler) enforce(in *claudehook.Input) error {
 	return json.NewEncoder(h.out).Encode(claudehook.PreToolUseOutput{HookSpecificOutput: claudehook.PreToolUseDecision{
 		HookEventName: claudehook.EventPreToolUse, PermissionDecision: v.Decision, PermissionDecisionReason: reason}})
 }
+
+// askRule names the ask rule that made Claude Code open this prompt, for
+// the card; "" when none covers the call.
+func (h *handler) askRule(in *claudehook.Input, sess state.Session) string {
+	rules := h.policies.Rules(sess.Server, sess.Project, sess.ThreadID)
+	if len(rules.Ask) == 0 {
+		return ""
+	}
+	set, _ := policy.New(rules.Ask, rules.Deny)
+	root := sess.Cwd
+	if root == "" {
+		root = in.Cwd
+	}
+	home, _ := os.UserHomeDir()
+	if v := set.Check(policy.Call{Tool: in.ToolName, Input: in.ToolInput, Cwd: root, Home: home}); v.Decision == "ask" {
+		return v.Rule
+	}
+	return ""
+}
