@@ -34,6 +34,8 @@ const landKind = "land"
 const (
 	maxPatchBytes = 8 << 20 // Discord's upload limit for bots is 10 MiB
 	maxStatChars  = 1500
+	maxMessage    = 2000 // the commit message form's input
+	maxListed     = 900  // characters of conflicted file names shown
 	defaultAudit  = 10
 	maxAudit      = 50
 )
@@ -121,8 +123,12 @@ func (r *Router) landID(key, action string) string {
 }
 
 func (r *Router) commitModal(key, action, prefill string) chat.Modal {
+	// Discord refuses a pre-filled value longer than the input's max.
+	if rs := []rune(prefill); len(rs) > maxMessage {
+		prefill = string(rs[:maxMessage])
+	}
 	return chat.Modal{CustomID: r.landID(key, action), Title: "Commit message",
-		Inputs: []chat.TextInput{{CustomID: "message", Label: "Message", Paragraph: true, Value: prefill, Required: true, MaxLength: 2000}}}
+		Inputs: []chat.TextInput{{CustomID: "message", Label: "Message", Paragraph: true, Value: prefill, Required: true, MaxLength: maxMessage}}}
 }
 
 // summary is a commit message drafted from a diff stat: its files.
@@ -255,7 +261,7 @@ func (r *Router) commit(key string, lt landTarget, msg string, u chat.User) chat
 	}
 	r.audit(key, "commit", "commit in "+lt.dir, "committed "+short(commit), u)
 	first, _, _ := strings.Cut(msg, "\n")
-	return chat.Reply{Content: fmt.Sprintf("✅ Committed `%s` on %s by %s: %s", short(commit), lt.label, mention(u), first)}
+	return chat.Reply{Content: fmt.Sprintf("✅ Committed `%s` on %s by %s: %s", short(commit), lt.label, mention(u), clip(first, 300))}
 }
 
 func (r *Router) merge(key string, lt landTarget, u chat.User) chat.Reply {
@@ -277,13 +283,13 @@ func (r *Router) merge(key string, lt landTarget, u chat.User) chat.Reply {
 	var nr *worktree.NotReadyError
 	switch {
 	case errors.As(err, &nr):
-		return chat.Reply{Content: "⚠️ Nothing was merged: " + nr.Reason + "."}
+		return chat.Reply{Content: "⚠️ Nothing was merged: " + clip(nr.Reason, 1500) + "."}
 	case err != nil:
 		return chat.Reply{Content: "⚠️ Could not merge: " + err.Error()}
 	case len(res.Conflicts) > 0:
 		r.audit(key, "merge", "merge "+lt.branch+" into "+base, "conflict, aborted", u)
 		return chat.Reply{Content: fmt.Sprintf("⚠️ Merging `%s` into `%s` conflicts in: %s. The merge was aborted: both branches and the checkout are as they were (asked by %s).",
-			lt.branch, base, "`"+strings.Join(res.Conflicts, "`, `")+"`", mention(u))}
+			lt.branch, base, listFiles(res.Conflicts, maxListed), mention(u))}
 	}
 	how := "with a merge commit"
 	if res.FastForward {
@@ -481,6 +487,24 @@ func (r *Router) auditReply(count string) chat.Reply {
 	}
 	head := fmt.Sprintf("🧾 The last %d decision(s), newest last:\n", len(lines))
 	return chat.Reply{Content: head + strings.Join(lines, "\n")}
+}
+
+// listFiles lists file names in code spans within about n characters,
+// saying how many it left out.
+func listFiles(files []string, n int) string {
+	var b strings.Builder
+	for i, f := range files {
+		item := "`" + strings.ReplaceAll(f, "`", "ʼ") + "`"
+		if b.Len() > 0 && b.Len()+len(item) > n {
+			fmt.Fprintf(&b, " and %d more", len(files)-i)
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(item)
+	}
+	return b.String()
 }
 
 func short(commit string) string {

@@ -2,15 +2,20 @@ package router
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/worktree"
 )
 
-type fakeLander struct{ calls []string }
+type fakeLander struct {
+	calls     []string
+	conflicts []string
+}
 
 func (f *fakeLander) Diff(_ context.Context, dir, base string) (worktree.Diff, error) {
 	f.calls = append(f.calls, "diff "+base)
@@ -22,6 +27,9 @@ func (f *fakeLander) CommitAll(_ context.Context, dir, msg string) (string, erro
 }
 func (f *fakeLander) Merge(_ context.Context, repo, branch, base, msg string) (worktree.MergeResult, error) {
 	f.calls = append(f.calls, "merge")
+	if f.conflicts != nil {
+		return worktree.MergeResult{Conflicts: f.conflicts}, nil
+	}
 	return worktree.MergeResult{FastForward: true, Commit: "abc"}, nil
 }
 func (f *fakeLander) Discard(context.Context, string) error {
@@ -69,5 +77,23 @@ func TestLandingWaitsForTheTurn(t *testing.T) {
 	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: threadID, ParentID: channel, User: chat.User{ID: owner, Name: "o"}, Name: "merge"}, fakeResponder{l})
 	if !strings.Contains(strings.Join(l.all(), "\n"), "Merged `ccbridge/x` into `main` (fast-forward, now at `abc`) by <@"+owner+">") {
 		t.Fatalf("merge answer: %q", l.all())
+	}
+}
+
+// A merge with hundreds of conflicted files still answers within
+// Discord's 2,000 characters, and says how many it did not list.
+func TestMergeConflictAnswerFits(t *testing.T) {
+	r, _, _, _, _ := newRouter(t)
+	fl := &fakeLander{}
+	for i := range 400 {
+		fl.conflicts = append(fl.conflicts, fmt.Sprintf("src/some/deep/package/file_%03d.go", i))
+	}
+	r.opt.Land = fl
+	reply := r.merge("k", landTarget{tree: true, dir: "/w", repo: "/r", branch: "ccbridge/x", base: "b0"}, chat.User{ID: owner, Name: "o"})
+	if n := utf8.RuneCountInString(reply.Content); n > chat.Limit {
+		t.Fatalf("%d characters", n)
+	}
+	if !strings.Contains(reply.Content, "file_000.go") || !strings.Contains(reply.Content, "more") || !strings.Contains(reply.Content, "aborted") {
+		t.Fatalf("reply = %q", reply.Content)
 	}
 }
