@@ -65,19 +65,24 @@ var rules = []rule{
 		pat: (`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`)},
 	// key = "literal" and key: 'literal' in any language or config file.
 	{name: "secret", keyed: true, group: 2,
-		pat: (`^(?i)(` + assignKeys + `[A-Za-z0-9_-]*["']?[ \t]*(?::=|=>|[:=])[ \t]*)["']([^"'\s$<>{}]{4,})["']`)},
+		pat: (`^(` + assignKeys + keySuffix + `["']?[ \t]*(?::=|=>|[:=])[ \t]*)["']([^"'\s$<>{}]{4,})["']`)},
 	// KEY=value (no spaces: env files, shell, URLs' query strings, flags).
 	{name: "secret", keyed: true, group: 2,
-		pat: (`^(?i)(` + assignKeys + `[A-Za-z0-9_-]*=)([^\s"'$<>{}()&;,~]{4,})`)},
+		pat: (`^(` + assignKeys + keySuffix + `=)([^\s"'$<>{}()&;,~]{4,})`)},
 	// key: value, alone on a line (YAML).
 	{name: "secret", keyed: true, lineKey: true, group: 2,
-		pat: (`^(?i)(` + assignKeys + `[A-Za-z0-9_-]*:[ \t]+)([^\s"'$<>{}()\[\]#;,]{8,})[ \t]*\n?$`)},
+		pat: (`^(` + assignKeys + keySuffix + `:[ \t]+)([^\s"'$<>{}()\[\]#;,]{8,})[ \t]*\n?$`)},
 	// URL credentials: scheme://user:password@host.
 	{name: "password", hint: []string{"://"}, group: 1,
 		pat: (`\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s:/@]{3,})@`)},
 }
 
-const assignKeys = `(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|auth)`
+// keySuffix is the rest of a key name after its keyword: more words
+// after _ or -, or camelCase ones (secretKey), but not letters that make
+// another word (tokenizer).
+const keySuffix = `(?:[_.-][A-Za-z0-9]+|[A-Z][A-Za-z0-9]*)*`
+
+const assignKeys = `(?i:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|auth)`
 
 // keyStarts are the first letters of every assignKeys word, lower case.
 var keyStarts = []string{"pass", "secret", "token", "api", "access", "private", "client", "auth"}

@@ -35,6 +35,8 @@ var secrets = []struct{ rule, text, secret string }{
 	{"secret", `{"api_key": "%s"}`, "d41d8cd98f00b204e9800998ecf8427e"},
 	{"secret", "client_secret: %s\n", "Zx9-Qw8_Er7Ty6"},
 	{"secret", "curl -d secret=%s https://x", "abc123def456"},
+	{"secret", `secretKey: "%s"`, "c2VjcmV0LWtleS12YWx1ZQ"},
+	{"secret", `AUTH_TOKEN="%s"`, "tok_live_1234567890"},
 	{"password", "DATABASE_URL=postgres://app:%s@db:5432/app", "Tr0ub4dor3"},
 }
 
@@ -97,6 +99,10 @@ var ordinary = []string{
 	"passwordHash := bcrypt.GenerateFromPassword([]byte(pw), cost)",
 	"export TOKEN_FILE=~/.config/ccbridge/token",
 	"--token-env=CCBRIDGE_TOKEN",
+	"tokenizer := \"bert-base-uncased\"",
+	"authors = \"Jane Doe\"",
+	"secretary: 'Mrs Hudson'",
+	"passthrough=enabled-for-all",
 }
 
 func TestOrdinaryCodeIsNotMasked(t *testing.T) {
