@@ -65,7 +65,7 @@ func TestImportRules(t *testing.T) {
 		"github.com/gofrs/flock":        {"internal/state"},
 		"github.com/BurntSushi/toml":    {"internal/config"},
 	}
-	leaves := []string{"internal/config", "internal/state", "internal/execx", "internal/claudehook"}
+	leaves := []string{"internal/config", "internal/state", "internal/execx", "internal/claudehook", "internal/redact", "internal/policy", "internal/audit"}
 	for _, p := range list(t, "./...") {
 		rel := strings.TrimPrefix(p.ImportPath, mod)
 		if strings.HasPrefix(rel, "internal/testutil") || strings.HasPrefix(rel, "bench/") || rel == "e2e" {

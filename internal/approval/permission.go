@@ -128,6 +128,9 @@ func alwaysChoices(req state.Request) []alwaysChoice {
 
 func renderPermission(id string, req state.Request, room int) chat.Message {
 	header, lang, text, file := permissionInput(req)
+	if req.PolicyRule != "" {
+		header = "🛡️ Asked because of the policy rule `" + strings.ReplaceAll(req.PolicyRule, "`", "ʼ") + "`.\n" + header
+	}
 	// Whether the input is cut is decided on the pending card, which is
 	// posted with its files; a closed card is an edit of it.
 	banner := fmt.Sprintf("⚠️ **Cut: the input is too long to show whole. The middle is left out here; all of it is in the attached `%s`. Read it before you allow.**\n", file)

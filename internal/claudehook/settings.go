@@ -46,11 +46,24 @@ func BridgeSettings(stopBin, pretoolBin string, promptTimeout time.Duration) Set
 		EventNotification:       cmd(stopBin, false, 10),
 		EventSessionStart:       cmd(stopBin, false, 10),
 		EventSessionEnd:         cmd(stopBin, false, 10),
-		EventPreToolUse:         cmd(pretoolBin, true, 0),
+		EventPreToolUse:         append(cmd(pretoolBin, true, 0), policyHook(pretoolBin)),
 		EventPermissionRequest:  cmd(pretoolBin, false, permTimeout),
 		EventPostToolUse:        cmd(pretoolBin, false, 10),
 		EventPostToolUseFailure: cmd(pretoolBin, false, 10),
 	}}
+}
+
+// PolicyFlag selects the PreToolUse run that enforces the [policy]: it is
+// registered synchronously, apart from the async one that posts progress,
+// because only a synchronous hook's answer (deny or ask) counts.
+const PolicyFlag = "--policy"
+
+// policyTimeout bounds the policy hook, which reads one record and
+// answers.
+const policyTimeout = 10
+
+func policyHook(pretoolBin string) HookMatcher {
+	return HookMatcher{Hooks: []HookCommand{{Type: "command", Command: shellQuote(pretoolBin) + " " + PolicyFlag, Timeout: policyTimeout}}}
 }
 
 // JSON encodes the settings.

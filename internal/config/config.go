@@ -22,6 +22,7 @@ type Config struct {
 	Tmux    Tmux     `toml:"tmux"`
 	Claude  Claude   `toml:"claude"`
 	Servers []Server `toml:"servers"`
+	Policy  Policy   `toml:"policy"` // see policy.go
 
 	// Path is the file the config was loaded from (not a TOML key).
 	Path string `toml:"-"`
@@ -86,6 +87,7 @@ type Project struct {
 	Progress       string         `toml:"progress"`
 	Thread         ThreadDefaults `toml:"thread"`
 	Threads        []Thread       `toml:"threads"`
+	Policy         Policy         `toml:"policy"`
 }
 
 // ThreadDefaults apply to sessions in threads under a project channel.
@@ -93,6 +95,7 @@ type ThreadDefaults struct {
 	Model          string `toml:"model"`
 	PermissionMode string `toml:"permission_mode"`
 	Isolation      string `toml:"isolation"`
+	Policy         Policy `toml:"policy"`
 }
 
 // Thread fixes the settings of one thread.
@@ -104,6 +107,7 @@ type Thread struct {
 	PermissionMode string `toml:"permission_mode"`
 	Isolation      string `toml:"isolation"`
 	Startup        bool   `toml:"startup"`
+	Policy         Policy `toml:"policy"`
 }
 
 // Duration is a time.Duration written as "30m" in TOML.

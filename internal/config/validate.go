@@ -204,6 +204,7 @@ func (c *Config) check(v *checker) {
 			}
 		}
 	}
+	c.checkPolicies(v)
 }
 
 func (c *Config) checkToken(v *checker, sk string, s Server) {

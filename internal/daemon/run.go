@@ -97,6 +97,9 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	if err := writeRoutes(ctx, store, cfg); err != nil {
 		return err
 	}
+	if err := writePolicies(ctx, store, cfg, durable); err != nil {
+		return err
+	}
 	hookStop, hookPretool, err := session.HookBinaries()
 	if err != nil {
 		return err
@@ -119,7 +122,8 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	trees := worktree.New(execx.Exec{})
 	fleet := panel.NewFleet(cfg.General.Machine, cfg.General.UnreachableAfter.Duration)
 	pnl := &panel.Panel{Config: cfg, Store: store, Registry: registry, Sessions: sessions, Trees: trees, Instance: instance, Fleet: fleet}
-	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: sessions, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance, Fleet: fleet})
+	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: sessions, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance, Fleet: fleet,
+		Land: worktree.New(execx.Exec{})})
 	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, log: log, unknownLogged: map[string]bool{}}
 	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations, relay.watchWorktrees,
 		func(ctx context.Context) { relay.keepPanels(ctx, pnl) }}

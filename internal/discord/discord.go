@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/ccbridge/ccbridge/internal/redact"
 )
 
 // DefaultAPIBase is Discord's own origin.
@@ -26,6 +28,7 @@ const restTimeout = 20 * time.Second
 // init, so the base is applied by rewriting each request's origin in the
 // session's HTTP client rather than by changing globals.
 func NewSession(apiBase, token string) (*discordgo.Session, error) {
+	redact.AddSecret(NormalizeToken(token)) // never posted, whatever the text
 	dg, err := discordgo.New("Bot " + NormalizeToken(token))
 	if err != nil {
 		return nil, fmt.Errorf("discord session: %w", err)
@@ -54,13 +57,13 @@ func NormalizeToken(token string) string {
 func HTTPClient(apiBase string) (*http.Client, error) {
 	apiBase = strings.TrimRight(apiBase, "/")
 	if apiBase == "" || apiBase == DefaultAPIBase {
-		return &http.Client{Timeout: restTimeout, Transport: edgeGuard{next: http.DefaultTransport}}, nil
+		return &http.Client{Timeout: restTimeout, Transport: redacting{next: edgeGuard{next: http.DefaultTransport}}}, nil
 	}
 	to, err := url.Parse(apiBase)
 	if err != nil || (to.Scheme != "http" && to.Scheme != "https") || to.Host == "" {
 		return nil, fmt.Errorf("discord api_base %q is not an http(s) URL", apiBase)
 	}
-	return &http.Client{Timeout: restTimeout, Transport: edgeGuard{next: rewrite{to: to, next: http.DefaultTransport}}}, nil
+	return &http.Client{Timeout: restTimeout, Transport: redacting{next: edgeGuard{next: rewrite{to: to, next: http.DefaultTransport}}}}, nil
 }
 
 // BlockedError is a 429 that did not come from Discord's API (no JSON, no

@@ -90,7 +90,13 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 		defer cancel()
 	}
 	h := &handler{store: store, out: stdout, log: log.With("event", in.HookEventName, "claude_session", in.SessionID), session: getenv(state.EnvSession)}
-	if err := h.handle(ctx, prog, in); err != nil {
+	h.loadPolicies()
+	if prog == PreTool && slices.Contains(args, claudehook.PolicyFlag) {
+		err = h.enforce(in) // policy.go
+	} else {
+		err = h.handle(ctx, prog, in)
+	}
+	if err != nil {
 		h.log.Error("hook failed", "err", err)
 	}
 	return 0
@@ -102,6 +108,8 @@ type handler struct {
 	log     *slog.Logger
 	session string       // CCBRIDGE_SESSION, or the key of a hand-started session
 	route   *state.Route // for a hand-started session: its project, by cwd
+	// policies is the daemon's copy of the config's [policy] (policy.go).
+	policies state.Policies
 }
 
 // handSessionKey names the session record of a Claude session started by

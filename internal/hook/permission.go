@@ -67,6 +67,7 @@ func (h *handler) permission(ctx context.Context, in *claudehook.Input, sess sta
 	if len(in.PermissionSuggestions) > 0 {
 		req.Suggestions, _ = json.Marshal(in.PermissionSuggestions)
 	}
+	req.PolicyRule = h.askRule(in, sess) // policy.go
 	if _, err := h.store.Requests.Create(ctx, id, req); err != nil {
 		return fmt.Errorf("record request: %w", err)
 	}
@@ -107,6 +108,7 @@ func (h *handler) permission(ctx context.Context, in *claudehook.Input, sess sta
 		return err
 	}
 	log.Info("decision", "behavior", d.Behavior, "via", decided.Via)
+	h.auditRequest(*decided)
 	if err := json.NewEncoder(h.out).Encode(claudehook.NewPermissionRequestOutput(d)); err != nil {
 		return err
 	}
@@ -184,6 +186,7 @@ func (h *handler) close(id, status string, poster *discord.Poster) {
 		return
 	}
 	h.log.Info("request closed", "request", id, "status", status)
+	h.auditRequest(r)
 	h.editCard(ctx, id, r, poster)
 }
 
@@ -246,6 +249,7 @@ func (h *handler) retire(ctx context.Context, in *claudehook.Input) error {
 		return err
 	}
 	h.log.Info("prompt answered in the terminal", "request", best)
+	h.auditRequest(r)
 	h.editCard(ctx, best, r, nil)
 	return nil
 }

@@ -84,6 +84,10 @@ func (r *Router) HandleModal(ev chat.ModalEvent, resp chat.Responder) {
 	if !ok {
 		return
 	}
+	if id.Kind == landKind && len(id.Args) == 2 {
+		r.landModal(ev, id.Args[0], id.Args[1], resp) // land.go
+		return
+	}
 	if id.Kind != approval.IDKind || len(id.Args) < 2 {
 		_ = resp.Respond(chat.Reply{Content: "This form is no longer valid.", Ephemeral: true})
 		return

@@ -29,7 +29,7 @@ func Commands() []chat.CommandSpec {
 		{Name: "thread", Description: "Start a thread with its own Claude session", Options: []chat.OptionSpec{
 			{Name: "name", Description: "thread name", Required: true, MaxLength: maxThreadName},
 			{Name: "prompt", Description: "first message for Claude in the thread"}}},
-	}, SessionCommands()...) // sessions.go
+	}, append(SessionCommands(), landCommands()...)...) // sessions.go, land.go
 }
 
 // screenTTL is how long /screen buttons may press keys: what was on screen
@@ -91,6 +91,9 @@ func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
 	if !r.allowed(ev.Server, ev.User) {
 		log.Info("refused a command from someone who is not an owner")
 		_ = resp.Respond(chat.Reply{Content: refusalForOthers, Ephemeral: true})
+		return
+	}
+	if r.landInteractive(ev, tg, resp) { // land.go: /commit's form
 		return
 	}
 	if err := resp.Defer(false); err != nil {
@@ -189,6 +192,9 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	case "thread":
 		return r.newThread(ev, tg)
 	}
+	if reply, ok := r.runLand(ev, tg); ok { // land.go
+		return reply
+	}
 	return chat.Reply{Content: "Unknown command /" + ev.Name}
 }
 
@@ -233,6 +239,8 @@ func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
 		r.screenButton(ev, id.Args, resp)
 	case id.Kind == panel.IDKind && len(id.Args) >= 1:
 		r.panelAction(ev, id.Args, resp)
+	case id.Kind == landKind && len(id.Args) == 2:
+		r.landAction(ev, id.Args[0], id.Args[1], resp) // land.go
 	case id.Kind == "wt" && len(id.Args) >= 2:
 		r.worktreeAction(ev, id.Args, resp)
 	case id.Kind == approval.IDKind && len(id.Args) >= 2:

@@ -74,6 +74,7 @@ type Options struct {
 	Panel    Panel
 	Log      *slog.Logger
 	Instance string
+	Land     Lander // git for /diff, /commit, /merge, /discard (land.go)
 	// Fleet says which of the machines sharing a bot answers for channels
 	// none of them maps (nil: this daemon alone).
 	Fleet Fleet

@@ -286,6 +286,7 @@ type Request struct {
 	ToolInput       json.RawMessage `json:"tool_input"`
 	Suggestions     json.RawMessage `json:"suggestions,omitempty"`
 	AgentType       string          `json:"agent_type,omitempty"`
+	PolicyRule      string          `json:"policy_rule,omitempty"` // the [policy] ask rule that forced this prompt
 	MessageID       string          `json:"message_id,omitempty"`
 	HookPID         int             `json:"hook_pid"`
 	Created         time.Time       `json:"created"`

@@ -1,0 +1,217 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
+	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
+)
+
+// gitIn runs git in dir as a person at a terminal would.
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// threadWrites starts a thread whose Claude writes text to file in its
+// worktree (allowed from its card) and returns the thread.
+func threadWrites(t *testing.T, b *bridge, p *project, name, scn, file, text string) *project {
+	t.Helper()
+	th := threadOf(p, b.srv.StartThread(p.channel, name, b.owner))
+	b.model.Script(scn, fakemodel.Tool("", "Bash", map[string]any{"command": "printf '" + text + "\\n' > " + file + " && echo wrote-" + file, "description": "Write"}))
+	b.say(th, scn)
+	card := b.waitCard(th, "the card of "+scn, func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "> "+file) })
+	b.srv.Click(card.ID, action(t, card, "allow"), b.owner)
+	b.waitReply(th, "Done. Last tool result: wrote-"+file)
+	return th
+}
+
+// A thread's change shows in /diff with its patch attached; /commit and
+// /merge land it on main by fast-forward; a second thread, committed
+// through the form, lands with a merge commit after main moved on.
+func TestLandDiffCommitMerge(t *testing.T) {
+	t.Parallel()
+	b, p := isolatedBridge(t)
+	th := threadWrites(t, b, p, "Feature one", "SCN_LAND1", "feature.txt", "thread line")
+
+	d := b.command(th, "diff", nil, "Changes in")
+	if !strings.Contains(d.Content, "feature.txt") || !strings.Contains(d.Content, "<@"+b.owner.ID+">") {
+		t.Fatalf("/diff = %q", d.Content)
+	}
+	patch := b.srv.WaitMessage(long, "the patch file", func(m *fakediscord.Message) bool {
+		return m.ChannelID == th.channel && len(m.Files) == 1 && strings.HasSuffix(m.Files[0].Name, ".diff")
+	})
+	if !strings.Contains(string(patch.Files[0].Data), "+thread line") || !strings.Contains(string(patch.Files[0].Data), "feature.txt") {
+		t.Fatalf("patch file = %q", patch.Files[0].Data)
+	}
+
+	b.command(th, "commit", map[string]any{"message": "Add the feature"}, "Committed")
+	m := b.command(th, "merge", nil, "Merged")
+	if !strings.Contains(m.Content, "fast-forward") || !strings.Contains(m.Content, "<@"+b.owner.ID+">") {
+		t.Fatalf("/merge = %q", m.Content)
+	}
+	if got := gitIn(t, p.dir, "show", "main:feature.txt"); got != "thread line" {
+		t.Fatalf("main:feature.txt = %q", got)
+	}
+	if !strings.Contains(gitIn(t, p.dir, "log", "-1", "--format=%B", "main"), "Committed from Discord by owner") {
+		t.Error("the commit does not say who made it")
+	}
+	// The merged worktree can go, with its branch.
+	s, _ := b.store.Sessions.Get(th.key)
+	b.srv.Click(m.ID, landAction(t, m, "remove"), b.owner)
+	b.waitCardText(m, "Removed the merged worktree")
+	waitGone(t, "the merged worktree", s.Cwd)
+	if br := gitIn(t, p.dir, "for-each-ref", "refs/heads/ccbridge/"); br != "" {
+		t.Fatalf("branches left: %q", br)
+	}
+
+	// Main moves on; a second thread's work needs a merge commit.
+	th2 := threadWrites(t, b, p, "Feature two", "SCN_LAND2", "second.txt", "second line")
+	os.WriteFile(filepath.Join(p.dir, "main.txt"), []byte("on main\n"), 0o644)
+	gitIn(t, p.dir, "add", "main.txt")
+	gitIn(t, p.dir, "commit", "-qm", "main moves on")
+	it := b.srv.Command(th2.channel, "commit", b.owner, nil)
+	r := b.srv.WaitResponse(it, 5*time.Second)
+	if r.Modal == nil || !strings.Contains(string(r.Response), "second.txt") {
+		t.Fatalf("/commit without a message did not open a form pre-filled with the stat: %s", r.Response)
+	}
+	sub := b.srv.SubmitModal(it, b.owner, map[string]string{"message": "Add the second feature"})
+	sr := b.srv.WaitResponse(sub, 5*time.Second)
+	b.srv.WaitMessage(long, "the commit answer", func(m *fakediscord.Message) bool {
+		return m.ID == sr.OriginalID && strings.Contains(m.Content, "Committed")
+	})
+	m = b.command(th2, "merge", nil, "Merged")
+	if !strings.Contains(m.Content, "merge commit") {
+		t.Fatalf("/merge = %q", m.Content)
+	}
+	if parents := strings.Fields(gitIn(t, p.dir, "log", "-1", "--format=%P", "main")); len(parents) != 2 {
+		t.Fatalf("main's head is not a merge commit: %v", parents)
+	}
+	if gitIn(t, p.dir, "show", "main:second.txt") != "second line" || gitIn(t, p.dir, "show", "main:main.txt") != "on main" {
+		t.Fatal("the merge lost a side")
+	}
+}
+
+// A conflict aborts the merge, names the files and leaves both branches
+// and the checkout as they were; with a dirty checkout /merge changes
+// nothing and says why.
+func TestLandMergeConflictAndDirtyCheckout(t *testing.T) {
+	t.Parallel()
+	b, p := isolatedBridge(t)
+	os.WriteFile(filepath.Join(p.dir, "shared.txt"), []byte("base\n"), 0o644)
+	gitIn(t, p.dir, "add", "shared.txt")
+	gitIn(t, p.dir, "commit", "-qm", "shared file")
+	th := threadWrites(t, b, p, "Clash", "SCN_CLASH", "shared.txt", "thread version")
+	b.command(th, "commit", map[string]any{"message": "Thread edits shared"}, "Committed")
+	os.WriteFile(filepath.Join(p.dir, "shared.txt"), []byte("main version\n"), 0o644)
+	gitIn(t, p.dir, "commit", "-qam", "main edits shared")
+
+	branch := gitIn(t, p.dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/ccbridge/")
+	if branch == "" || strings.Contains(branch, "\n") {
+		t.Fatalf("thread branches: %q", branch)
+	}
+	mainBefore, threadBefore := gitIn(t, p.dir, "rev-parse", "main"), gitIn(t, p.dir, "rev-parse", branch)
+	m := b.command(th, "merge", nil, "conflicts")
+	if !strings.Contains(m.Content, "`shared.txt`") || !strings.Contains(m.Content, "aborted") {
+		t.Fatalf("/merge = %q", m.Content)
+	}
+	if gitIn(t, p.dir, "rev-parse", "main") != mainBefore || gitIn(t, p.dir, "rev-parse", branch) != threadBefore ||
+		gitIn(t, p.dir, "status", "--porcelain", "--untracked-files=no") != "" {
+		t.Fatal("the conflicted merge left something changed")
+	}
+	if got, _ := os.ReadFile(filepath.Join(p.dir, "shared.txt")); string(got) != "main version\n" {
+		t.Fatalf("checkout's shared.txt = %q", got)
+	}
+
+	os.WriteFile(filepath.Join(p.dir, "shared.txt"), []byte("local edit\n"), 0o644)
+	m = b.command(th, "merge", nil, "Nothing was merged")
+	if !strings.Contains(m.Content, "uncommitted changes") || !strings.Contains(m.Content, "shared.txt") {
+		t.Fatalf("/merge on a dirty checkout = %q", m.Content)
+	}
+	if gitIn(t, p.dir, "rev-parse", "main") != mainBefore || gitIn(t, p.dir, "rev-parse", branch) != threadBefore {
+		t.Fatal("a refused merge moved a branch")
+	}
+	if got, _ := os.ReadFile(filepath.Join(p.dir, "shared.txt")); string(got) != "local edit\n" {
+		t.Fatalf("the local edit was touched: %q", got)
+	}
+}
+
+// /discard asks first, showing the stat, then throws the uncommitted
+// change away; /audit lists it with the Allow that made the change.
+func TestLandDiscardAndAudit(t *testing.T) {
+	t.Parallel()
+	b, p := isolatedBridge(t)
+	th := threadWrites(t, b, p, "Scratch", "SCN_SCRATCH", "scratch.txt", "throwaway")
+	ask := b.command(th, "discard", nil, "Discard these uncommitted changes")
+	if !strings.Contains(ask.Content, "scratch.txt") {
+		t.Fatalf("/discard = %q", ask.Content)
+	}
+	s, _ := b.store.Sessions.Get(th.key)
+	file := filepath.Join(s.Cwd, "scratch.txt")
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("the change went before the confirmation: %v", err)
+	}
+	b.srv.Click(ask.ID, landAction(t, ask, "discard"), b.owner)
+	b.waitCardText(ask, "Discarded the uncommitted changes")
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Fatalf("scratch.txt is still there: %v", err)
+	}
+	a := b.command(th, "audit", map[string]any{"count": "5"}, "decision(s)")
+	if !strings.Contains(a.Content, "**discarded** discord") || !strings.Contains(a.Content, "**allow** discord") || !strings.Contains(a.Content, "scratch.txt") {
+		t.Fatalf("/audit = %q", a.Content)
+	}
+}
+
+// landAction returns the custom_id of a landing button.
+func landAction(t *testing.T, m *fakediscord.Message, name string) string {
+	t.Helper()
+	for _, id := range m.CustomIDs() {
+		if parts := strings.Split(id, "|"); len(parts) >= 5 && parts[2] == "land" && parts[len(parts)-1] == name {
+			return id
+		}
+	}
+	t.Fatalf("no %q button: %q", name, m.CustomIDs())
+	return ""
+}
+
+// /commit in a channel whose session works in the project checkout (not a
+// ccbridge worktree) commits only after the person confirms, in a form
+// that keeps the message given.
+func TestLandCommitInTheCheckoutAsksFirst(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	gitRepo(t, p.dir)
+	before := gitIn(t, p.dir, "rev-parse", "HEAD")
+	os.WriteFile(filepath.Join(p.dir, "direct.txt"), []byte("direct\n"), 0o644)
+	ask := b.command(p, "commit", map[string]any{"message": "Direct change"}, "not in a ccbridge worktree")
+	if gitIn(t, p.dir, "rev-parse", "HEAD") != before {
+		t.Fatal("committed before the confirmation")
+	}
+	it := b.srv.Click(ask.ID, landAction(t, ask, "commitask"), b.owner)
+	r := b.srv.WaitResponse(it, 5*time.Second)
+	if r.Modal == nil || !strings.Contains(string(r.Response), "Direct change") {
+		t.Fatalf("the confirmation did not open the form with the message: %s", r.Response)
+	}
+	sub := b.srv.SubmitModal(it, b.owner, map[string]string{"message": "Direct change"})
+	sr := b.srv.WaitResponse(sub, 5*time.Second)
+	b.srv.WaitMessage(long, "the commit answer", func(m *fakediscord.Message) bool {
+		return m.ID == sr.OriginalID && strings.Contains(m.Content, "Committed")
+	})
+	if gitIn(t, p.dir, "show", "HEAD:direct.txt") != "direct" || !strings.HasPrefix(gitIn(t, p.dir, "log", "-1", "--format=%s"), "Direct change") {
+		t.Fatal("the change is not committed")
+	}
+}

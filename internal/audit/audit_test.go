@@ -1,0 +1,57 @@
+package audit
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+func TestAppendAndLast(t *testing.T) {
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := Append(dir, Entry{Kind: "permission", Asked: fmt.Sprintf("q%d", i), Answer: "allow", From: FromDiscord}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	es, err := Last(dir, 5)
+	if err != nil || len(es) != 5 {
+		t.Fatalf("Last = %d entries, %v", len(es), err)
+	}
+	all, _ := Last(dir, 100)
+	if len(all) != 20 {
+		t.Fatalf("%d entries kept of 20", len(all))
+	}
+	if st, _ := os.Stat(filepath.Join(dir, File)); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", st.Mode())
+	}
+}
+
+func TestRotation(t *testing.T) {
+	dir := t.TempDir()
+	old := MaxBytes
+	MaxBytes = 300
+	t.Cleanup(func() { MaxBytes = old })
+	for i := range 30 {
+		if err := Append(dir, Entry{Kind: "policy", Asked: fmt.Sprintf("call %d", i), Answer: "deny", From: FromPolicy}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, File+".1")); err != nil {
+		t.Fatalf("not rotated: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("%s.%d", File, Keep+1))); err == nil {
+		t.Fatal("kept more than Keep rotated files")
+	}
+	es, _ := Last(dir, 3)
+	if len(es) != 3 || es[2].Asked != "call 29" {
+		t.Fatalf("last entries %+v", es)
+	}
+}

@@ -1,0 +1,95 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Policy is a [policy] table: at the top level (every project), in a
+// project ([servers.projects.policy]), in its thread defaults
+// ([servers.projects.thread.policy]) and in one thread. Rules add up from
+// the top down: a project cannot lift a top-level deny.
+type Policy struct {
+	// Ask lists tool calls that always get a card, whatever the
+	// permission mode (acceptEdits, auto, bypassPermissions).
+	Ask []string `toml:"ask"`
+	// Deny lists tool calls refused outright, naming the rule; the turn
+	// goes on.
+	Deny []string `toml:"deny"`
+	// Redact masks secrets in everything posted to Discord; on unless set
+	// to false (top level only).
+	Redact *bool `toml:"redact"`
+}
+
+// RedactOn reports whether redaction is on (the default).
+func (c *Config) RedactOn() bool { return c.Policy.Redact == nil || *c.Policy.Redact }
+
+func (p Policy) plus(o Policy) Policy {
+	out := Policy{Ask: slices.Clone(p.Ask), Deny: slices.Clone(p.Deny)}
+	for _, r := range o.Ask {
+		if !slices.Contains(out.Ask, r) {
+			out.Ask = append(out.Ask, r)
+		}
+	}
+	for _, r := range o.Deny {
+		if !slices.Contains(out.Deny, r) {
+			out.Deny = append(out.Deny, r)
+		}
+	}
+	return out
+}
+
+// ChannelPolicy is the policy of a project's channel session.
+func (c *Config) ChannelPolicy(p Project) Policy { return c.Policy.plus(p.Policy) }
+
+// ThreadPolicy is the policy of a thread's session: the project's, its
+// thread defaults', and the thread's own when it is configured.
+func (c *Config) ThreadPolicy(p Project, threadID string) Policy {
+	out := c.ChannelPolicy(p).plus(p.Thread.Policy)
+	for _, t := range p.Threads {
+		if t.ThreadID == threadID && threadID != "" {
+			out = out.plus(t.Policy)
+		}
+	}
+	return out
+}
+
+// ruleSyntax is Claude Code's permission-rule shape: Tool or
+// Tool(specifier); MCP rules may end in *.
+var ruleSyntax = regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9_-]*(?:\(.+\))?|mcp__[A-Za-z0-9_-]+(?:__[A-Za-z0-9_*-]*)?)$`)
+
+func (v *checker) policy(key string, p Policy, top bool) {
+	for _, list := range []struct {
+		name  string
+		rules []string
+	}{{"ask", p.Ask}, {"deny", p.Deny}} {
+		for i, r := range list.rules {
+			if !ruleSyntax.MatchString(strings.TrimSpace(r)) {
+				v.errf(fmt.Sprintf("%s.%s[%d]", key, list.name, i), "%q is not a permission rule; write Tool or Tool(specifier), e.g. \"Bash(git push *)\" or \"Write(.env*)\"", r)
+			}
+		}
+	}
+	if p.Redact != nil && !top {
+		v.errf(key+".redact", "redaction is set for all projects at once, in the top-level [policy]")
+	}
+	if p.Redact != nil && !*p.Redact {
+		v.warnf(key+".redact", "redaction is off: secrets in replies, cards and files reach Discord")
+	}
+}
+
+// checkPolicies checks every [policy] table.
+func (c *Config) checkPolicies(v *checker) {
+	v.policy("policy", c.Policy, true)
+	for i, s := range c.Servers {
+		for j, p := range s.Projects {
+			pk := fmt.Sprintf("servers[%d].projects[%d]", i, j)
+			v.policy(pk+".policy", p.Policy, false)
+			v.policy(pk+".thread.policy", p.Thread.Policy, false)
+			for k, t := range p.Threads {
+				v.policy(fmt.Sprintf("%s.threads[%d].policy", pk, k), t.Policy, false)
+			}
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package discord
+
+import (
+	"context"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+)
+
+// capture is a Discord stand-in that records each request body.
+func capture(t *testing.T) (*httptest.Server, func() []string) {
+	var mu sync.Mutex
+	var bodies []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		text := string(b)
+		if mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+			text = ""
+			rd := multipart.NewReader(strings.NewReader(string(b)), params["boundary"])
+			for {
+				p, err := rd.NextPart()
+				if err != nil {
+					break
+				}
+				d, _ := io.ReadAll(p)
+				text += "[" + p.FormName() + ":" + p.FileName() + "]" + string(d)
+			}
+		}
+		mu.Lock()
+		bodies = append(bodies, text)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"1","channel_id":"2"}`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), bodies...) }
+}
+
+func TestEveryPostIsRedacted(t *testing.T) {
+	srv, bodies := capture(t)
+	token := "MTAxNzY1NDMyMTAxNzY1NDMy.GaBc12.config-bot-token-xyz_0123456789abcdef"
+	p, err := NewPoster(srv.URL, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh := "ghp_" + strings.Repeat("A1b2C3d4E5", 4)[:36]
+	ctx := context.Background()
+	if _, err := p.Send(ctx, "2", "the key is "+gh+" and the bot's is "+token, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Edit(ctx, "2", "1", chat.Message{Content: "edited " + gh}); err != nil {
+		t.Fatal(err)
+	}
+	files := []chat.File{{Name: "clean.txt", Data: []byte("nothing here")}, {Name: "env.txt", Data: []byte("GITHUB_TOKEN=" + gh)}}
+	if _, err := p.Send(ctx, "2", "files "+gh, files); err != nil {
+		t.Fatal(err)
+	}
+	got := bodies()
+	if len(got) != 3 {
+		t.Fatalf("%d requests", len(got))
+	}
+	for _, b := range got {
+		if strings.Contains(b, gh) || strings.Contains(b, token) {
+			t.Errorf("a secret reached Discord: %s", b)
+		}
+		if !strings.Contains(b, "[redacted GitHub token]") {
+			t.Errorf("no mask in %s", b)
+		}
+	}
+	if !strings.Contains(got[0], "[redacted bot token]") {
+		t.Errorf("the bot token is not masked: %s", got[0])
+	}
+	if !strings.Contains(got[2], "[files[0]:clean.txt]nothing here") || strings.Contains(got[2], ":env.txt]") {
+		t.Errorf("the clean file must go and the secret one stay back: %s", got[2])
+	}
+	if !strings.Contains(got[2], "`env.txt` was held back") {
+		t.Errorf("no notice for the held-back file: %s", got[2])
+	}
+}

@@ -1,0 +1,82 @@
+package hook
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+
+	"github.com/ccbridge/ccbridge/internal/audit"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// auditRequest logs how a card's request ended: decided from Discord (by
+// the person the card names), answered or dismissed in the terminal, or
+// expired.
+func (h *handler) auditRequest(r state.Request) {
+	e := audit.Entry{Kind: "permission", Server: r.Server, Session: r.Session, Channel: r.ChannelID, Tool: r.ToolName,
+		Asked: asked(r.ToolName, r.ToolInput)}
+	if r.ToolName == "AskUserQuestion" {
+		e.Kind = "question"
+	} else if r.ToolName == "ExitPlanMode" {
+		e.Kind = "plan"
+	}
+	local := "local user"
+	if u := os.Getenv("USER"); u != "" {
+		local = u
+	}
+	switch r.Status {
+	case state.RequestDecided:
+		var d struct{ Behavior string }
+		_ = json.Unmarshal(r.Decision, &d)
+		e.Answer, e.From, e.Detail = d.Behavior, audit.FromDiscord, r.Outcome
+		e.Who = mentioned(r.Outcome)
+		if r.Via != "" { // decided by another front end (MCP), not a card click
+			e.From, e.Who = r.Via, r.Via+" client"
+		}
+	case state.RequestTerminal:
+		e.Answer, e.From, e.Who = "allow", audit.FromTerminal, local
+	case state.RequestInterrupted:
+		e.Answer, e.From, e.Who = "deny", audit.FromTerminal, local
+		e.Detail = "dismissed in the terminal (No or Esc), or the turn stopped"
+	case state.RequestExpired:
+		e.Answer, e.From = "none", audit.FromTimeout
+	default:
+		return
+	}
+	if err := audit.Append(h.auditDir(), e); err != nil {
+		h.log.Error("audit", "err", err)
+	}
+}
+
+// asked is a short description of a tool call.
+func asked(tool string, input json.RawMessage) string {
+	var fields map[string]any
+	_ = json.Unmarshal(input, &fields)
+	for _, k := range []string{"command", "file_path", "notebook_path", "url", "pattern", "plan"} {
+		if v, ok := fields[k].(string); ok && v != "" {
+			return tool + ": " + v
+		}
+	}
+	if q, ok := fields["questions"].([]any); ok && len(q) > 0 {
+		if m, ok := q[0].(map[string]any); ok {
+			if s, ok := m["question"].(string); ok {
+				return tool + ": " + s
+			}
+		}
+	}
+	return tool + " " + strings.TrimSpace(string(input))
+}
+
+// mentioned returns the user id of the first <@id> in s.
+func mentioned(s string) string {
+	_, rest, ok := strings.Cut(s, "<@")
+	if !ok {
+		return ""
+	}
+	rest = strings.TrimPrefix(rest, "!")
+	id, _, ok := strings.Cut(rest, ">")
+	if !ok || id == "" || strings.Trim(id, "0123456789") != "" {
+		return ""
+	}
+	return id
+}

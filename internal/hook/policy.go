@@ -1,0 +1,112 @@
+package hook
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/ccbridge/ccbridge/internal/audit"
+	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/policy"
+	"github.com/ccbridge/ccbridge/internal/redact"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// loadPolicies reads what the daemon wrote of the config's [policy] (a
+// missing record means no rules, redaction on, the default audit dir) and
+// registers every bot token with the redactor. It runs for every hook.
+func (h *handler) loadPolicies() {
+	if c, err := state.OpenPolicies(h.store.Dir); err == nil {
+		if p, err := c.Get(state.PoliciesKey); err == nil {
+			h.policies = p
+		}
+	}
+	redact.SetEnabled(!h.policies.RedactOff)
+	if bots, err := h.store.Bots.List(); err == nil {
+		for _, b := range bots {
+			redact.AddSecret(b.Token)
+		}
+	}
+}
+
+// auditDir is where decisions are logged.
+func (h *handler) auditDir() string {
+	if h.policies.AuditDir != "" {
+		return h.policies.AuditDir
+	}
+	d, _ := state.DurableDir()
+	return d
+}
+
+// policyReason prefixes what Claude and the terminal show.
+const policyReason = "ccbridge policy"
+
+// enforce answers PreToolUse from the synchronous policy hook: deny with
+// the rule named (the model gets it as the tool's error and the turn goes
+// on), or ask, which makes Claude Code open its permission dialog in every
+// mode, and so raise PermissionRequest and a card. No rule, no output: the
+// normal flow runs. It runs for hand-started sessions too (by cwd).
+func (h *handler) enforce(in *claudehook.Input) error {
+	if in.HookEventName != claudehook.EventPreToolUse {
+		return nil
+	}
+	var server, project, thread, root string
+	if h.session == "" {
+		if !h.routeByCwd(in.Cwd) {
+			return nil
+		}
+		server, project, root = h.route.Server, h.route.Project, h.route.Path
+	} else {
+		sess, err := h.store.Sessions.Get(h.session)
+		if err != nil {
+			return fmt.Errorf("session %s: %w", h.session, err)
+		}
+		server, project, thread, root = sess.Server, sess.Project, sess.ThreadID, sess.Cwd
+	}
+	if root == "" {
+		root = in.Cwd
+	}
+	rules := h.policies.Rules(server, project, thread)
+	if len(rules.Ask) == 0 && len(rules.Deny) == 0 {
+		return nil
+	}
+	set, err := policy.New(rules.Ask, rules.Deny)
+	if err != nil {
+		h.log.Warn("policy rules left out", "err", err)
+	}
+	home, _ := os.UserHomeDir()
+	v := set.Check(policy.Call{Tool: in.ToolName, Input: in.ToolInput, Cwd: root, Home: home})
+	if v.Decision == "" {
+		return nil
+	}
+	reason := fmt.Sprintf("%s: denied by rule %s", policyReason, v.Rule)
+	if v.Decision == "ask" {
+		reason = fmt.Sprintf("%s: rule %s asks for confirmation", policyReason, v.Rule)
+	}
+	h.log.Info("policy", "decision", v.Decision, "rule", v.Rule, "tool", in.ToolName)
+	if err := audit.Append(h.auditDir(), audit.Entry{Kind: "policy", Server: server, Project: project, Session: h.session,
+		Tool: in.ToolName, Asked: asked(in.ToolName, in.ToolInput), Answer: v.Decision, Rule: v.Rule, Who: "ccbridge", From: audit.FromPolicy}); err != nil {
+		h.log.Error("audit", "err", err)
+	}
+	return json.NewEncoder(h.out).Encode(claudehook.PreToolUseOutput{HookSpecificOutput: claudehook.PreToolUseDecision{
+		HookEventName: claudehook.EventPreToolUse, PermissionDecision: v.Decision, PermissionDecisionReason: reason}})
+}
+
+// askRule names the ask rule that made Claude Code open this prompt, for
+// the card; "" when none covers the call.
+func (h *handler) askRule(in *claudehook.Input, sess state.Session) string {
+	rules := h.policies.Rules(sess.Server, sess.Project, sess.ThreadID)
+	if len(rules.Ask) == 0 {
+		return ""
+	}
+	set, _ := policy.New(rules.Ask, rules.Deny)
+	root := sess.Cwd
+	if root == "" {
+		root = in.Cwd
+	}
+	home, _ := os.UserHomeDir()
+	if v := set.Check(policy.Call{Tool: in.ToolName, Input: in.ToolInput, Cwd: root, Home: home}); v.Decision == "ask" {
+		return v.Rule
+	}
+	return ""
+}

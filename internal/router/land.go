@@ -1,0 +1,515 @@
+package router
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/ccbridge/ccbridge/internal/audit"
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/worktree"
+)
+
+// Lander runs the git operations behind /diff, /commit, /merge and
+// /discard (worktree.Git in production).
+type Lander interface {
+	Diff(ctx context.Context, dir, base string) (worktree.Diff, error)
+	CommitAll(ctx context.Context, dir, message string) (string, error)
+	Merge(ctx context.Context, repo, branch, base, message string) (worktree.MergeResult, error)
+	Discard(ctx context.Context, dir string) error
+	CurrentBranch(ctx context.Context, dir string) string
+	Contains(ctx context.Context, repo, ref, commit string) bool
+	IsWorktreeOf(ctx context.Context, dir string) bool
+}
+
+// landKind is the custom_id kind of the landing commands' buttons and
+// modals.
+const landKind = "land"
+
+// Limits of what a /diff answer shows and attaches.
+const (
+	maxPatchBytes = 8 << 20 // Discord's upload limit for bots is 10 MiB
+	maxStatChars  = 1500
+	maxMessage    = 2000 // the commit message form's input
+	maxListed     = 900  // characters of conflicted file names shown
+	defaultAudit  = 10
+	maxAudit      = 50
+)
+
+// landCommands are the slash commands of this file.
+func landCommands() []chat.CommandSpec {
+	return []chat.CommandSpec{
+		{Name: "diff", Description: "Show this session's changes (against the thread's base), with the patch attached"},
+		{Name: "commit", Description: "Commit every change in this thread's worktree", Options: []chat.OptionSpec{
+			{Name: "message", Description: "commit message (without one, a form asks for it)"}}},
+		{Name: "merge", Description: "Merge this thread's branch into the branch it started from, in the project checkout"},
+		{Name: "discard", Description: "Throw away this session's uncommitted changes (asks first)"},
+		{Name: "audit", Description: "Show the last decisions: prompts answered, policy refusals, commits and merges", Options: []chat.OptionSpec{
+			{Name: "count", Description: "how many (default 10, at most 50)"}}},
+	}
+}
+
+// landTarget is where a landing command works.
+type landTarget struct {
+	dir    string // the working tree
+	base   string // the commit the diff is against ("HEAD": uncommitted only)
+	repo   string // the project checkout (threads with a worktree)
+	branch string // the thread's branch
+	tree   bool   // a ccbridge worktree of a thread
+	label  string
+}
+
+func (r *Router) landTarget(tg target) (landTarget, error) {
+	if r.opt.Land == nil {
+		return landTarget{}, errors.New("git commands are not available")
+	}
+	if tg.threadID != "" && r.opt.Registry != nil {
+		if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && reg.Worktree != "" {
+			return landTarget{dir: reg.Worktree, base: reg.BaseCommit, repo: reg.Repo, branch: reg.Branch, tree: true, label: "branch `" + reg.Branch + "`"}, nil
+		}
+	}
+	dir := ""
+	if s, err := r.opt.Store.Sessions.Get(tg.key); err == nil && s.Cwd != "" {
+		dir = s.Cwd
+	}
+	if dir == "" {
+		d, err := tg.rt.project.ProjectPath()
+		if err != nil {
+			return landTarget{}, err
+		}
+		dir = d
+	}
+	return landTarget{dir: dir, base: "HEAD", repo: dir, label: "`" + dir + "` (uncommitted changes)"}, nil
+}
+
+// busy reports whether Claude is mid-turn in the session: git must not
+// run under it.
+func (r *Router) busy(key string) bool {
+	s, err := r.opt.Store.Sessions.Get(key)
+	return err == nil && s.Busy
+}
+
+const busyText = "⏳ Claude is mid-turn in this session; this waits for nobody's half-written files. Try again when the turn ends (or /stop it)."
+
+// landInteractive answers the commands that open a form or ask before
+// acting, which must be the interaction's first answer (no deferral). It
+// reports whether it answered.
+func (r *Router) landInteractive(ev chat.CommandEvent, tg target, resp chat.Responder) bool {
+	if ev.Name != "commit" || strings.TrimSpace(ev.Options["message"]) != "" {
+		return false
+	}
+	lt, err := r.landTarget(tg)
+	if err != nil || !lt.tree || r.busy(tg.key) {
+		return false // answered by runLand after the deferral
+	}
+	d, err := r.opt.Land.Diff(r.ctx, lt.dir, "HEAD")
+	if err != nil {
+		return false
+	}
+	if d.Empty() {
+		return false
+	}
+	_ = resp.OpenModal(r.commitModal(tg.key, "commit", summary(d)))
+	return true
+}
+
+func (r *Router) landID(key, action string) string {
+	id, _ := chat.ID{Instance: r.opt.Instance, Kind: landKind, Args: []string{key, action}}.Encode()
+	return id
+}
+
+func (r *Router) commitModal(key, action, prefill string) chat.Modal {
+	// Discord refuses a pre-filled value longer than the input's max.
+	if rs := []rune(prefill); len(rs) > maxMessage {
+		prefill = string(rs[:maxMessage])
+	}
+	return chat.Modal{CustomID: r.landID(key, action), Title: "Commit message",
+		Inputs: []chat.TextInput{{CustomID: "message", Label: "Message", Paragraph: true, Value: prefill, Required: true, MaxLength: maxMessage}}}
+}
+
+// summary is a commit message drafted from a diff stat: its files.
+func summary(d worktree.Diff) string {
+	lines := strings.Split(strings.TrimSpace(d.Stat), "\n")
+	var files []string
+	for _, l := range lines[:max(len(lines)-1, 0)] {
+		if f, _, ok := strings.Cut(l, "|"); ok {
+			files = append(files, strings.TrimSpace(f))
+		}
+	}
+	if len(files) == 0 {
+		return "Update"
+	}
+	if len(files) > 3 {
+		return fmt.Sprintf("Update %s and %d more\n\n%s", strings.Join(files[:3], ", "), len(files)-3, strings.TrimSpace(d.Stat))
+	}
+	return "Update " + strings.Join(files, ", ") + "\n\n" + strings.TrimSpace(d.Stat)
+}
+
+// runLand runs a landing command after the deferral; ok is false for a
+// command that is not one of them.
+func (r *Router) runLand(ev chat.CommandEvent, tg target) (chat.Reply, bool) {
+	switch ev.Name {
+	case "audit":
+		return r.auditReply(ev.Options["count"]), true
+	case "diff", "commit", "merge", "discard":
+	default:
+		return chat.Reply{}, false
+	}
+	lt, err := r.landTarget(tg)
+	if err != nil {
+		return chat.Reply{Content: "⚠️ " + err.Error()}, true
+	}
+	if r.busy(tg.key) {
+		return chat.Reply{Content: busyText}, true
+	}
+	who := mention(ev.User)
+	switch ev.Name {
+	case "diff":
+		return r.diffReply(ev, tg, lt), true
+	case "commit":
+		msg := strings.TrimSpace(ev.Options["message"])
+		if !lt.tree {
+			if msg != "" {
+				pending.Store(tg.key, msg)
+			}
+			return chat.Reply{Content: fmt.Sprintf("⚠️ This session works in the project checkout itself (%s), not in a ccbridge worktree: a commit lands directly on its current branch.", lt.dir),
+				Rows: []chat.Row{{Buttons: []chat.Button{{Label: "Commit in the checkout anyway…", CustomID: r.landID(tg.key, "commitask"), Style: chat.Danger}}}}}, true
+		}
+		if msg == "" {
+			return chat.Reply{Content: "Nothing to commit: the worktree is clean."}, true
+		}
+		return r.commit(tg.key, lt, msg, ev.User), true
+	case "merge":
+		return r.merge(tg.key, lt, ev.User), true
+	case "discard":
+		d, err := r.opt.Land.Diff(r.ctx, lt.dir, "HEAD")
+		if err != nil {
+			return chat.Reply{Content: "⚠️ " + err.Error()}, true
+		}
+		if d.Empty() {
+			return chat.Reply{Content: "Nothing to discard: there are no uncommitted changes."}, true
+		}
+		return chat.Reply{Content: fmt.Sprintf("**Discard these uncommitted changes in %s?** This cannot be undone (asked by %s).\n```\n%s\n```", lt.label, who, fitStat(d.Stat, maxStatChars)),
+			Rows: []chat.Row{{Buttons: []chat.Button{
+				{Label: "Discard them", CustomID: r.landID(tg.key, "discard"), Style: chat.Danger},
+				{Label: "Keep them", CustomID: r.landID(tg.key, "keep"), Style: chat.Secondary},
+			}}}}, true
+	}
+	return chat.Reply{}, false
+}
+
+// pending holds a /commit message given in a channel while the person
+// confirms committing in the project checkout.
+var pending sync.Map
+
+func (r *Router) diffReply(ev chat.CommandEvent, tg target, lt landTarget) chat.Reply {
+	d, err := r.opt.Land.Diff(r.ctx, lt.dir, lt.base)
+	if err != nil {
+		return chat.Reply{Content: "⚠️ " + err.Error()}
+	}
+	if d.Empty() {
+		return chat.Reply{Content: "No changes in " + lt.label + "."}
+	}
+	head := fmt.Sprintf("📝 Changes in %s: %d file(s), shown to %s.", lt.label, d.Files, mention(ev.User))
+	body := fmt.Sprintf("%s\n```\n%s\n```", head, fitStat(d.Stat, maxStatChars))
+	name := "changes.diff"
+	if lt.branch != "" {
+		name = strings.NewReplacer("/", "-", " ", "-").Replace(lt.branch) + ".diff"
+	}
+	if len(d.Patch) > maxPatchBytes {
+		return chat.Reply{Content: body + fmt.Sprintf("\nThe patch is %.1f MB, too large to attach; run `git diff %s` in %s.", float64(len(d.Patch))/(1<<20), lt.base, lt.dir)}
+	}
+	if _, err := r.opt.Replier.Post(r.ctx, tg.rt.server.Name, ev.ChannelID, chat.Message{Content: "📎 The whole patch (" + strconv.Itoa(d.Files) + " file(s)):", Files: []chat.File{{Name: name, Data: []byte(d.Patch + "\n")}}}); err != nil {
+		return chat.Reply{Content: body + "\n⚠️ Could not attach the patch: " + err.Error()}
+	}
+	return chat.Reply{Content: body + "\nThe whole patch is attached below."}
+}
+
+// fitStat keeps a diff stat within n characters, saying what it left out.
+func fitStat(stat string, n int) string {
+	stat = strings.ReplaceAll(strings.TrimSpace(stat), "```", "ʼʼʼ")
+	if utf8.RuneCountInString(stat) <= n {
+		return stat
+	}
+	lines := strings.Split(stat, "\n")
+	total := lines[len(lines)-1]
+	var b strings.Builder
+	shown := 0
+	for _, l := range lines[:len(lines)-1] {
+		if utf8.RuneCountInString(b.String())+utf8.RuneCountInString(l)+len(total)+60 > n {
+			break
+		}
+		b.WriteString(l + "\n")
+		shown++
+	}
+	fmt.Fprintf(&b, "… %d more file(s) not listed here; all are in the patch\n%s", len(lines)-1-shown, total)
+	return b.String()
+}
+
+func (r *Router) commit(key string, lt landTarget, msg string, u chat.User) chat.Reply {
+	msg = strings.TrimSpace(msg) + "\n\nCommitted from Discord by " + u.Name + " (" + u.ID + ") through ccbridge."
+	commit, err := r.opt.Land.CommitAll(r.ctx, lt.dir, msg)
+	if errors.Is(err, worktree.ErrNothingToCommit) {
+		return chat.Reply{Content: "Nothing to commit: the working tree is clean."}
+	}
+	if err != nil {
+		return chat.Reply{Content: "⚠️ Could not commit: " + err.Error()}
+	}
+	r.audit(key, "commit", "commit in "+lt.dir, "committed "+short(commit), u)
+	first, _, _ := strings.Cut(msg, "\n")
+	return chat.Reply{Content: fmt.Sprintf("✅ Committed `%s` on %s by %s: %s", short(commit), lt.label, mention(u), clip(first, 300))}
+}
+
+func (r *Router) merge(key string, lt landTarget, u chat.User) chat.Reply {
+	if !lt.tree {
+		return chat.Reply{Content: "/merge works in a thread with its own worktree: it merges the thread's branch into the branch it started from."}
+	}
+	base := r.opt.Land.CurrentBranch(r.ctx, lt.repo)
+	switch {
+	case base == "":
+		return chat.Reply{Content: "⚠️ Nothing was merged: the project checkout is not on a branch (detached HEAD)."}
+	case !r.opt.Land.Contains(r.ctx, lt.repo, base, lt.base):
+		return chat.Reply{Content: fmt.Sprintf("⚠️ Nothing was merged: the project checkout is on `%s`, which is not the branch this thread started from (it lacks the thread's base commit `%s`). Check out that branch first.", base, short(lt.base))}
+	}
+	note := ""
+	if d, err := r.opt.Land.Diff(r.ctx, lt.dir, "HEAD"); err == nil && !d.Empty() {
+		note = fmt.Sprintf("\nℹ️ %d uncommitted file(s) in the thread's worktree were not part of the merge; /commit them first to land them.", d.Files)
+	}
+	res, err := r.opt.Land.Merge(r.ctx, lt.repo, lt.branch, base, fmt.Sprintf("Merge %s into %s\n\nMerged from Discord by %s (%s) through ccbridge.", lt.branch, base, u.Name, u.ID))
+	var nr *worktree.NotReadyError
+	switch {
+	case errors.As(err, &nr):
+		return chat.Reply{Content: "⚠️ Nothing was merged: " + clip(nr.Reason, 1500) + "."}
+	case err != nil:
+		return chat.Reply{Content: "⚠️ Could not merge: " + err.Error()}
+	case len(res.Conflicts) > 0:
+		r.audit(key, "merge", "merge "+lt.branch+" into "+base, "conflict, aborted", u)
+		return chat.Reply{Content: fmt.Sprintf("⚠️ Merging `%s` into `%s` conflicts in: %s. The merge was aborted: both branches and the checkout are as they were (asked by %s).",
+			lt.branch, base, listFiles(res.Conflicts, maxListed), mention(u))}
+	}
+	how := "with a merge commit"
+	if res.FastForward {
+		how = "fast-forward"
+	}
+	r.audit(key, "merge", "merge "+lt.branch+" into "+base, how+" "+short(res.Commit), u)
+	reply := chat.Reply{Content: fmt.Sprintf("🔀 Merged `%s` into `%s` (%s, now at `%s`) by %s.%s", lt.branch, base, how, short(res.Commit), mention(u), note)}
+	if note == "" {
+		reply.Content += "\nThe thread's work is on `" + base + "` now: remove its worktree and branch?"
+		reply.Rows = []chat.Row{{Buttons: []chat.Button{
+			{Label: "Remove the worktree", CustomID: r.landID(key, "remove"), Style: chat.Primary},
+			{Label: "Keep it", CustomID: r.landID(key, "keep"), Style: chat.Secondary},
+		}}}
+	}
+	return reply
+}
+
+// landAction answers the landing buttons.
+func (r *Router) landAction(ev chat.ComponentEvent, key, action string, resp chat.Responder) {
+	tg, ok := r.targetByKey(ev.Server, ev.ChannelID, key)
+	if !ok {
+		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
+		return
+	}
+	lt, err := r.landTarget(tg)
+	if err != nil {
+		_ = resp.Respond(chat.Reply{Content: "⚠️ " + err.Error(), Ephemeral: true})
+		return
+	}
+	switch action {
+	case "commitask":
+		msg, _ := pending.LoadAndDelete(key)
+		prefill, _ := msg.(string)
+		if prefill == "" {
+			if d, err := r.opt.Land.Diff(r.ctx, lt.dir, "HEAD"); err == nil {
+				prefill = summary(d)
+			}
+		}
+		_ = resp.OpenModal(r.commitModal(key, "commitforce", prefill))
+	case "discard":
+		if r.busy(key) {
+			_ = resp.Respond(chat.Reply{Content: busyText, Ephemeral: true})
+			return
+		}
+		if err := resp.DeferUpdate(); err != nil {
+			return
+		}
+		if err := r.opt.Land.Discard(r.ctx, lt.dir); err != nil {
+			_ = resp.Edit(chat.Reply{Content: "⚠️ Could not discard: " + err.Error()})
+			return
+		}
+		r.audit(key, "discard", "discard uncommitted changes in "+lt.dir, "discarded", ev.User)
+		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("🗑️ Discarded the uncommitted changes in %s (by %s).", lt.label, mention(ev.User))})
+	case "remove":
+		r.removeMerged(key, lt, ev.User, resp)
+	case "keep":
+		_ = resp.Update(chat.Message{Content: "Kept (" + mention(ev.User) + ")."})
+	default:
+		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
+	}
+}
+
+// removeMerged removes a thread's worktree and branch after /merge, only
+// while that loses nothing: no uncommitted change, and the branch wholly
+// contained in the branch the checkout is on.
+func (r *Router) removeMerged(key string, lt landTarget, u chat.User, resp chat.Responder) {
+	if r.busy(key) {
+		_ = resp.Respond(chat.Reply{Content: busyText, Ephemeral: true})
+		return
+	}
+	if err := resp.DeferUpdate(); err != nil {
+		return
+	}
+	if !lt.tree {
+		_ = resp.Edit(chat.Reply{Content: "This thread has no worktree any more."})
+		return
+	}
+	base := r.opt.Land.CurrentBranch(r.ctx, lt.repo)
+	d, err := r.opt.Land.Diff(r.ctx, lt.dir, "HEAD")
+	switch {
+	case err != nil:
+		_ = resp.Edit(chat.Reply{Content: "⚠️ " + err.Error()})
+		return
+	case !d.Empty():
+		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("⚠️ Kept the worktree: it has %d uncommitted file(s) now.", d.Files)})
+		return
+	case base == "" || !r.opt.Land.Contains(r.ctx, lt.repo, base, lt.branch):
+		_ = resp.Edit(chat.Reply{Content: "⚠️ Kept the worktree: its branch has commits that are not on the checkout's branch any more."})
+		return
+	}
+	// Claude must not be left running in a removed directory: its
+	// session ends first (a new message starts a fresh worktree).
+	if err := r.opt.Sessions.Stop(r.ctx, key); err != nil {
+		_ = resp.Edit(chat.Reply{Content: "⚠️ Could not stop the thread's session: " + err.Error()})
+		return
+	}
+	// Checked above that nothing is lost; the safe rule of
+	// ReleaseWorktree counts commits beyond the thread's base, which a
+	// merged branch has.
+	rel, err := r.opt.Sessions.ReleaseWorktree(r.ctx, key, true)
+	switch {
+	case err != nil:
+		_ = resp.Edit(chat.Reply{Content: "⚠️ Could not remove the worktree: " + err.Error()})
+	case rel.Removed:
+		r.audit(key, "remove", "remove merged worktree "+rel.Path, "removed", u)
+		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("🗑️ Removed the merged worktree `%s` and its branch `%s` (by %s).", rel.Path, rel.Branch, mention(u))})
+	default:
+		_ = resp.Edit(chat.Reply{Content: "This thread has no worktree any more."})
+	}
+}
+
+// landModal commits with the message from the form.
+func (r *Router) landModal(ev chat.ModalEvent, key, action string, resp chat.Responder) {
+	tg, ok := r.targetByKey(ev.Server, ev.ChannelID, key)
+	if !ok || (action != "commit" && action != "commitforce") {
+		_ = resp.Respond(chat.Reply{Content: "This form is no longer valid.", Ephemeral: true})
+		return
+	}
+	if err := resp.Defer(false); err != nil {
+		return
+	}
+	lt, err := r.landTarget(tg)
+	switch {
+	case err != nil:
+		_ = resp.Edit(chat.Reply{Content: "⚠️ " + err.Error()})
+	case r.busy(key):
+		_ = resp.Edit(chat.Reply{Content: busyText})
+	case strings.TrimSpace(ev.Values["message"]) == "":
+		_ = resp.Edit(chat.Reply{Content: "⚠️ A commit needs a message."})
+	default:
+		_ = resp.Edit(r.commit(key, lt, ev.Values["message"], ev.User))
+	}
+}
+
+// targetByKey finds the target of a channel or thread whose session key is
+// known (component and modal events do not carry a thread's parent).
+func (r *Router) targetByKey(server, channelID, key string) (target, bool) {
+	for _, s := range r.opt.Config.Servers {
+		if s.Name != server {
+			continue
+		}
+		for _, p := range s.Projects {
+			if tg, ok := r.resolve(server, channelID, p.ChannelID); ok && tg.key == key {
+				return tg, true
+			}
+		}
+	}
+	return target{}, false
+}
+
+func (r *Router) audit(key, kind, asked, answer string, u chat.User) {
+	if r.opt.Registry == nil {
+		return
+	}
+	s, _ := r.opt.Store.Sessions.Get(key)
+	if err := audit.Append(r.opt.Registry.Dir.Root(), audit.Entry{Kind: kind, Server: s.Server, Project: s.Project, Session: key,
+		Asked: asked, Answer: answer, Who: u.ID, From: audit.FromDiscord, Detail: u.Name}); err != nil {
+		r.opt.Log.Error("audit", "err", err)
+	}
+}
+
+func (r *Router) auditReply(count string) chat.Reply {
+	n := defaultAudit
+	if v, err := strconv.Atoi(strings.TrimSpace(count)); err == nil && v > 0 {
+		n = min(v, maxAudit)
+	}
+	if r.opt.Registry == nil {
+		return chat.Reply{Content: "No audit log."}
+	}
+	es, err := audit.Last(r.opt.Registry.Dir.Root(), n)
+	if err != nil {
+		return chat.Reply{Content: "⚠️ " + err.Error()}
+	}
+	if len(es) == 0 {
+		return chat.Reply{Content: "The audit log is empty."}
+	}
+	lines := make([]string, 0, len(es))
+	for _, e := range es {
+		who := e.Who
+		if e.From == audit.FromDiscord && who != "" {
+			who = "<@" + who + ">"
+		}
+		line := fmt.Sprintf("`%s` **%s** %s · %s", e.At.Format("01-02 15:04:05"), e.Answer, e.From, clip(e.Asked, 120))
+		if who != "" {
+			line += " · " + who
+		}
+		if e.Rule != "" {
+			line += " · rule `" + e.Rule + "`"
+		}
+		lines = append(lines, line)
+	}
+	// Newest last; drop the oldest until it fits.
+	for len(lines) > 1 && utf8.RuneCountInString(strings.Join(lines, "\n"))+80 > chat.Limit {
+		lines = lines[1:]
+	}
+	head := fmt.Sprintf("🧾 The last %d decision(s), newest last:\n", len(lines))
+	return chat.Reply{Content: head + strings.Join(lines, "\n")}
+}
+
+// listFiles lists file names in code spans within about n characters,
+// saying how many it left out.
+func listFiles(files []string, n int) string {
+	var b strings.Builder
+	for i, f := range files {
+		item := "`" + strings.ReplaceAll(f, "`", "ʼ") + "`"
+		if b.Len() > 0 && b.Len()+len(item) > n {
+			fmt.Fprintf(&b, " and %d more", len(files)-i)
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(item)
+	}
+	return b.String()
+}
+
+func short(commit string) string {
+	if len(commit) > 10 {
+		return commit[:10]
+	}
+	return commit
+}

@@ -1,0 +1,99 @@
+package router
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/worktree"
+)
+
+type fakeLander struct {
+	calls     []string
+	conflicts []string
+}
+
+func (f *fakeLander) Diff(_ context.Context, dir, base string) (worktree.Diff, error) {
+	f.calls = append(f.calls, "diff "+base)
+	return worktree.Diff{Stat: " a.go | 1 +\n 1 file changed", Patch: "+x", Files: 1}, nil
+}
+func (f *fakeLander) CommitAll(_ context.Context, dir, msg string) (string, error) {
+	f.calls = append(f.calls, "commit")
+	return "abcdef0123456", nil
+}
+func (f *fakeLander) Merge(_ context.Context, repo, branch, base, msg string) (worktree.MergeResult, error) {
+	f.calls = append(f.calls, "merge")
+	if f.conflicts != nil {
+		return worktree.MergeResult{Conflicts: f.conflicts}, nil
+	}
+	return worktree.MergeResult{FastForward: true, Commit: "abc"}, nil
+}
+func (f *fakeLander) Discard(context.Context, string) error {
+	f.calls = append(f.calls, "discard")
+	return nil
+}
+func (f *fakeLander) CurrentBranch(context.Context, string) string          { return "main" }
+func (f *fakeLander) Contains(context.Context, string, string, string) bool { return true }
+func (f *fakeLander) IsWorktreeOf(context.Context, string) bool             { return false }
+
+// Mid-turn, no landing command touches git: each says Claude is busy.
+func TestLandingWaitsForTheTurn(t *testing.T) {
+	r, _, _, l, store := newRouter(t)
+	fl := &fakeLander{}
+	r.opt.Land = fl
+	threadID := "100000000000000055"
+	key := "home-api-t" + threadID
+	tg, ok := r.resolve("home", threadID, channel)
+	if !ok || tg.key != key {
+		t.Fatalf("thread key %q, want %q", tg.key, key)
+	}
+	if _, err := r.opt.Registry.Sessions.Update(context.Background(), key, func(g *state.Registered) error {
+		g.Worktree, g.Repo, g.Branch, g.BaseCommit = t.TempDir(), t.TempDir(), "ccbridge/x", "base0"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Sessions.Update(context.Background(), key, func(s *state.Session) error { s.Busy = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"diff", "commit", "merge", "discard"} {
+		r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: threadID, ParentID: channel, User: chat.User{ID: owner}, Name: name}, fakeResponder{l})
+	}
+	id := r.landID(key, "discard")
+	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: threadID, User: chat.User{ID: owner}, CustomID: id}, fakeResponder{l})
+	if len(fl.calls) != 0 {
+		t.Fatalf("git ran mid-turn: %v", fl.calls)
+	}
+	if n := strings.Count(strings.Join(l.all(), "\n"), "mid-turn"); n != 5 {
+		t.Fatalf("%d busy answers of 5: %q", n, l.all())
+	}
+
+	// Once the turn ends, they run, and say who.
+	store.Sessions.Update(context.Background(), key, func(s *state.Session) error { s.Busy = false; return nil })
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: threadID, ParentID: channel, User: chat.User{ID: owner, Name: "o"}, Name: "merge"}, fakeResponder{l})
+	if !strings.Contains(strings.Join(l.all(), "\n"), "Merged `ccbridge/x` into `main` (fast-forward, now at `abc`) by <@"+owner+">") {
+		t.Fatalf("merge answer: %q", l.all())
+	}
+}
+
+// A merge with hundreds of conflicted files still answers within
+// Discord's 2,000 characters, and says how many it did not list.
+func TestMergeConflictAnswerFits(t *testing.T) {
+	r, _, _, _, _ := newRouter(t)
+	fl := &fakeLander{}
+	for i := range 400 {
+		fl.conflicts = append(fl.conflicts, fmt.Sprintf("src/some/deep/package/file_%03d.go", i))
+	}
+	r.opt.Land = fl
+	reply := r.merge("k", landTarget{tree: true, dir: "/w", repo: "/r", branch: "ccbridge/x", base: "b0"}, chat.User{ID: owner, Name: "o"})
+	if n := utf8.RuneCountInString(reply.Content); n > chat.Limit {
+		t.Fatalf("%d characters", n)
+	}
+	if !strings.Contains(reply.Content, "file_000.go") || !strings.Contains(reply.Content, "more") || !strings.Contains(reply.Content, "aborted") {
+		t.Fatalf("reply = %q", reply.Content)
+	}
+}
