@@ -28,7 +28,15 @@ var alphabets = []string{
 
 var sizes = []int{0, 1, 2, 44, 45, 46, 79, 80, 81, 99, 100, 101, 149, 151, 300, 550, 700, 900, 1400, 1401, 1999, 2000, 2001, 4000, 4001, 9000}
 
-func (g gen) str() string {
+func (g gen) str() string { return g.strOf(sizes) }
+
+// smallSizes are for the fields of a question, which multiply: every limit
+// a question field meets is below 150, and its text is clipped at 2,000.
+var smallSizes = []int{0, 1, 2, 44, 45, 46, 79, 80, 81, 99, 100, 101, 149, 151, 300, 2001}
+
+func (g gen) small() string { return g.strOf(smallSizes) }
+
+func (g gen) strOf(sizes []int) string {
 	n := sizes[g.r.IntN(len(sizes))]
 	a := []rune(alphabets[g.r.IntN(len(alphabets))])
 	b := []rune(alphabets[g.r.IntN(len(alphabets))])
@@ -86,9 +94,9 @@ func (g gen) request() state.Request {
 		req.ToolName = toolAsk
 		var ask claudehook.AskInput
 		for qi := range 1 + g.r.IntN(6) {
-			q := claudehook.Question{Question: fmt.Sprintf("%d %s", qi, g.nonEmpty()), Header: g.str(), MultiSelect: g.r.IntN(2) == 0}
+			q := claudehook.Question{Question: fmt.Sprintf("%d %s", qi, g.small()), Header: g.small(), MultiSelect: g.r.IntN(2) == 0}
 			for oi := range 1 + g.r.IntN(6) {
-				q.Options = append(q.Options, claudehook.QuestionOption{Label: fmt.Sprintf("%d %s", oi, g.str()), Description: g.str()})
+				q.Options = append(q.Options, claudehook.QuestionOption{Label: fmt.Sprintf("%d %s", oi, g.small()), Description: g.small()})
 			}
 			ask.Questions = append(ask.Questions, q)
 		}
@@ -166,7 +174,7 @@ func checkAll(t *testing.T, g gen, req state.Request, depth int) int {
 func TestEveryCardFitsDiscordLimits(t *testing.T) {
 	g := gen{rand.New(rand.NewPCG(8, 5))}
 	checked := 0
-	for range 200 {
+	for range 150 {
 		req := g.request()
 		checked += checkAll(t, g, req, 2)
 		for _, st := range []string{state.RequestTerminal, state.RequestExpired, state.RequestInterrupted, state.RequestFailed} {
