@@ -23,7 +23,7 @@ const (
 // state.ErrUnsafeDir: going on would hand the next session an impostor's
 // hook settings. Every record access checks the same on its own; this
 // makes the daemon notice even when idle.
-func guardRuntime(ctx context.Context, d *state.Dir, log *slog.Logger, stop context.CancelCauseFunc, every time.Duration) {
+func guardRuntime(ctx context.Context, d *state.Dir, log *slog.Logger, stop context.CancelCauseFunc, every, touch time.Duration) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	lastTouch := time.Now()
@@ -33,7 +33,7 @@ func guardRuntime(ctx context.Context, d *state.Dir, log *slog.Logger, stop cont
 			stop(fmt.Errorf("runtime directory %s: %w", d.Root(), err))
 			return
 		}
-		if time.Since(lastTouch) >= touchEvery {
+		if time.Since(lastTouch) >= touch {
 			if err := d.Touch(); err != nil {
 				log.Warn("could not refresh the runtime directory's files", "err", err)
 			}

@@ -45,7 +45,7 @@ func TestGuardStopsWhenTheRuntimeDirIsReplaced(t *testing.T) {
 	defer stop(nil)
 	done := make(chan struct{})
 	go func() {
-		guardRuntime(ctx, store.Dir, slog.New(slog.NewTextHandler(&logs, nil)), stop, 10*time.Millisecond)
+		guardRuntime(ctx, store.Dir, slog.New(slog.NewTextHandler(&logs, nil)), stop, 10*time.Millisecond, time.Hour)
 		close(done)
 	}()
 	select {
@@ -67,5 +67,31 @@ func TestGuardStopsWhenTheRuntimeDirIsReplaced(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "no longer ours") {
 		t.Fatalf("no log line:\n%s", logs.String())
+	}
+}
+
+// The guard refreshes what must live, so an age-based tmp cleaner keeps it.
+func TestGuardTouchesTheRuntimeDir(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "rt")
+	store, err := state.OpenStore(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancelCause(context.Background())
+	defer stop(nil)
+	store.Bots.Update(ctx, "home", func(b *state.Bot) error { b.Token = "t"; return nil })
+	bot := filepath.Join(root, "bots", "home.json")
+	old := time.Now().Add(-20 * 24 * time.Hour)
+	os.Chtimes(bot, old, old)
+	go guardRuntime(ctx, store.Dir, slog.New(slog.DiscardHandler), stop, 10*time.Millisecond, 20*time.Millisecond)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if fi, err := os.Stat(bot); err == nil && time.Since(fi.ModTime()) < time.Hour {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the guard never refreshed bots/home.json")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

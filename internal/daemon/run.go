@@ -53,7 +53,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	// Stopped with a cause when the runtime dir is no longer ours.
 	ctx, stopUnsafe := context.WithCancelCause(ctx)
 	defer stopUnsafe(nil)
-	go guardRuntime(ctx, store.Dir, log, stopUnsafe, verifyEvery)
+	go guardRuntime(ctx, store.Dir, log, stopUnsafe, verifyEvery, touchEvery)
 	durable, err := state.DurableDir()
 	if err != nil {
 		return err

@@ -125,22 +125,24 @@ func Open(root string) (*Dir, error) {
 // then another user) is never read from or written to. The daemon also runs
 // it on a timer and stops when it fails.
 func (d *Dir) Verify() error {
-	if err := checkPrivate(d.root); err != nil {
-		return err
-	}
 	fi, err := os.Lstat(d.root)
 	if err != nil {
-		return fmt.Errorf("check runtime directory: %w", err)
+		return fmt.Errorf("%w: %s: %w", ErrUnsafeDir, d.root, err)
 	}
+	if dev, ino := fileID(fi); dev != d.dev || ino != d.ino {
+		return fmt.Errorf("%w: %s was removed and created again since ccbridge opened it", ErrUnsafeDir, d.root)
+	}
+	// The path names the inode held open, so the inode number cannot have
+	// been reused; it may still have been removed and be kept alive only
+	// by this handle.
 	held, err := d.f.Stat()
 	if err != nil {
 		return fmt.Errorf("check runtime directory: %w", err)
 	}
-	st, ok := held.Sys().(*syscall.Stat_t)
-	if dev, ino := fileID(fi); dev != d.dev || ino != d.ino || (ok && st.Nlink == 0) {
-		return fmt.Errorf("%w: %s was removed and created again since ccbridge opened it", ErrUnsafeDir, d.root)
+	if st, ok := held.Sys().(*syscall.Stat_t); ok && st.Nlink == 0 {
+		return fmt.Errorf("%w: %s was removed since ccbridge opened it", ErrUnsafeDir, d.root)
 	}
-	return nil
+	return checkInfo(d.root, fi)
 }
 
 func fileID(fi fs.FileInfo) (dev, ino uint64) {
@@ -155,6 +157,12 @@ func checkPrivate(path string) error {
 	if err != nil {
 		return fmt.Errorf("check runtime directory: %w", err)
 	}
+	return checkInfo(path, fi)
+}
+
+// checkInfo refuses a symlink, a non-directory, another owner, or any
+// access for group or others.
+func checkInfo(path string, fi fs.FileInfo) error {
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return fmt.Errorf("%w: %s is a symlink; remove it and start again", ErrUnsafeDir, path)

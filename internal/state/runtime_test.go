@@ -204,3 +204,26 @@ func TestFilesAreApartFromTokensAndDecisions(t *testing.T) {
 		t.Fatalf("Outputs through a symlink = %s, %v; want ErrUnsafeDir", p, err)
 	}
 }
+
+// Opened to others, or removed and re-created in place (the inode held
+// open cannot be reused): both fail Verify.
+func TestVerifyNoticesChmodAndRecreation(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "rt")
+	d, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(root, 0o755)
+	if err := d.Verify(); !errors.Is(err, ErrUnsafeDir) {
+		t.Fatalf("Verify of a 0755 dir = %v, want ErrUnsafeDir", err)
+	}
+	os.Chmod(root, 0o700)
+	if err := d.Verify(); err != nil {
+		t.Fatalf("Verify after chmod back = %v", err)
+	}
+	os.Remove(root)
+	os.Mkdir(root, 0o700)
+	if err := d.Verify(); !errors.Is(err, ErrUnsafeDir) {
+		t.Fatalf("Verify of a re-created dir = %v, want ErrUnsafeDir", err)
+	}
+}
