@@ -69,6 +69,7 @@ type Project struct {
 	PermissionMode string         `toml:"permission_mode"`
 	Startup        bool           `toml:"startup"`
 	Progress       string         `toml:"progress"`
+	Attention
 	Thread         ThreadDefaults `toml:"thread"`
 	Threads        []Thread       `toml:"threads"`
 }
@@ -78,6 +79,7 @@ type ThreadDefaults struct {
 	Model          string `toml:"model"`
 	PermissionMode string `toml:"permission_mode"`
 	Isolation      string `toml:"isolation"`
+	Attention
 }
 
 // Thread fixes the settings of one thread.
@@ -89,6 +91,7 @@ type Thread struct {
 	PermissionMode string `toml:"permission_mode"`
 	Isolation      string `toml:"isolation"`
 	Startup        bool   `toml:"startup"`
+	Attention
 }
 
 // Duration is a time.Duration written as "30m" in TOML.
@@ -111,7 +114,7 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil
 var (
 	PermissionModes = []string{"default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"}
 	Isolations      = []string{"none", "worktree"}
-	ProgressLevels  = []string{"off", "text", "tools"}
+	ProgressLevels  = []string{"off", "text", "tools", "live"}
 )
 
 // Defaults.
