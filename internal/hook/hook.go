@@ -47,6 +47,9 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 		fmt.Fprintf(stdout, "%s is run by Claude Code as a hook (JSON on stdin); ccbridge registers it for you.\n", prog)
 		return 0
 	}
+	if prog == Stop && len(args) > 0 && args[0] == StatusLineArg {
+		return StatusLine(ctx, stdin, stdout, stderr, getenv)
+	}
 	if slices.Contains(args, claudehook.GlobalFlag) && getenv(state.EnvSession) != "" {
 		// Registered in the user's settings, running in a pane ccbridge
 		// started: that pane's own --settings hooks handle this event.
