@@ -371,6 +371,10 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request, bot *Bot,
 		apiError(w, 400, 50006, "Cannot send an empty message")
 		return
 	}
+	if e := validateAllowedMentions(o.AllowedMentions); e != nil { // mentions.go
+		writeFormError(w, e)
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.guildChannel(w, bot, chID)
