@@ -62,16 +62,16 @@ type Server struct {
 
 // Project maps a Discord channel to a directory.
 type Project struct {
-	Name           string         `toml:"name"`
-	ChannelID      string         `toml:"channel_id"`
-	Path           string         `toml:"path"`
-	Model          string         `toml:"model"`
-	PermissionMode string         `toml:"permission_mode"`
-	Startup        bool           `toml:"startup"`
-	Progress       string         `toml:"progress"`
+	Name           string `toml:"name"`
+	ChannelID      string `toml:"channel_id"`
+	Path           string `toml:"path"`
+	Model          string `toml:"model"`
+	PermissionMode string `toml:"permission_mode"`
+	Startup        bool   `toml:"startup"`
+	Progress       string `toml:"progress"`
 	Attention
-	Thread         ThreadDefaults `toml:"thread"`
-	Threads        []Thread       `toml:"threads"`
+	Thread  ThreadDefaults `toml:"thread"`
+	Threads []Thread       `toml:"threads"`
 }
 
 // ThreadDefaults apply to sessions in threads under a project channel.
