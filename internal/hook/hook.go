@@ -103,8 +103,9 @@ type handler struct {
 	store   *state.Store
 	out     io.Writer // Claude Code reads the hook's answer here
 	log     *slog.Logger
-	session string       // CCBRIDGE_SESSION, or the key of a hand-started session
-	route   *state.Route // for a hand-started session: its project, by cwd
+	session string        // CCBRIDGE_SESSION, or the key of a hand-started session
+	route   *state.Route  // for a hand-started session: its project, by cwd
+	ext     *state.Extras // opened on first use (see extras)
 }
 
 // handSessionKey names the session record of a Claude session started by
@@ -137,9 +138,23 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 		h.log.Info("turn already recorded", "prompt", in.PromptID)
 		return nil
 	}
+	var before state.Session
+	if in.HookEventName == claudehook.EventSessionStart {
+		before, _ = h.store.Sessions.Get(h.session)
+	}
 	sess, err := h.touchSession(ctx, in)
 	if err != nil {
 		return err
+	}
+	if prog == Stop {
+		switch in.HookEventName {
+		case claudehook.EventUserPromptSubmit:
+			return h.promptSubmitted(ctx, in, sess)
+		case claudehook.EventSessionStart:
+			return h.sessionStarted(ctx, in, before, sess)
+		case claudehook.EventNotification:
+			return h.notified(ctx, in, sess)
+		}
 	}
 	if prog == PreTool {
 		switch in.HookEventName {
@@ -161,7 +176,8 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	if sess.ChannelID == "" {
 		return fmt.Errorf("session %s has no channel", h.session)
 	}
-	return h.postTurn(ctx, sess, turn)
+	err = h.postTurn(ctx, sess, turn)
+	return errors.Join(err, h.turnEnded(ctx, sess, turn))
 }
 
 func (h *handler) turnRecorded(in *claudehook.Input) bool {
@@ -226,6 +242,9 @@ func unchangedToolEvent(s state.Session, in *claudehook.Input) bool {
 	case claudehook.EventPreToolUse, claudehook.EventPostToolUse, claudehook.EventPostToolUseFailure:
 	default:
 		return false
+	}
+	if s.LastEvent == claudehook.EventNotification {
+		return false // a tool event after a notification says the wait is over
 	}
 	return s.ClaudeSessionID == in.SessionID && s.TranscriptPath == in.TranscriptPath &&
 		(in.PromptID == "" || s.LastPromptID == in.PromptID) && (in.PermissionMode == "" || s.ModeSeen == in.PermissionMode) &&

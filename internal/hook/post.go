@@ -63,7 +63,11 @@ func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.T
 	if len(notes) > 0 {
 		text = strings.TrimSpace(text + "\n\n" + strings.Join(notes, "\n"))
 	}
-	msgs := compose(chat.Chunk(chat.Markdown(text), chat.Limit), files)
+	chunks := chat.Chunk(chat.Markdown(text), chat.Limit)
+	if prefs, _ := h.prefs(sess); prefs.Footer && len(chunks) > 0 {
+		chunks = withFooter(chunks, h.footer(ctx, turn.ClaudeSessionID, turn.PromptID))
+	}
+	msgs := compose(chunks, files)
 	if len(msgs) == 0 {
 		h.log.Info("empty reply; nothing to post")
 		return nil

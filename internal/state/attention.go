@@ -111,6 +111,16 @@ type Resume struct {
 	ArmedBy         string    `json:"armed_by,omitempty"`
 }
 
+// Waiting is the last Notification a session's Claude sent that says it
+// waits on a person (permission_prompt, idle_prompt), keyed by session key.
+type Waiting struct {
+	Kind            string    `json:"kind"`
+	Message         string    `json:"message,omitempty"`
+	ClaudeSessionID string    `json:"claude_session_id,omitempty"`
+	PromptID        string    `json:"prompt_id,omitempty"`
+	At              time.Time `json:"at"`
+}
+
 // Extras are the collections of the attention features, opened apart from
 // the Store so a hook that does not need them does not pay for them.
 type Extras struct {
@@ -118,6 +128,7 @@ type Extras struct {
 	Prefs     *Collection[Prefs]
 	Delivered *Collection[Delivered]
 	Resumes   *Collection[Resume]
+	Waiting   *Collection[Waiting]
 }
 
 // Record format versions of the extras.
@@ -126,6 +137,7 @@ const (
 	prefsVersion     = 1
 	deliveredVersion = 1
 	resumeVersion    = 1
+	waitingVersion   = 1
 )
 
 // OpenStatuses opens only the statusLine cache (the statusLine command runs
@@ -148,6 +160,9 @@ func OpenExtras(d *Dir) (*Extras, error) {
 		return nil, err
 	}
 	if e.Resumes, err = newCollection[Resume](d, "resumes", resumeVersion); err != nil {
+		return nil, err
+	}
+	if e.Waiting, err = newCollection[Waiting](d, "waiting", waitingVersion); err != nil {
 		return nil, err
 	}
 	return &e, nil
