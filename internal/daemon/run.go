@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/discord"
@@ -90,6 +91,13 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	if err := writeRoutes(ctx, store, cfg); err != nil {
 		return err
 	}
+	ext, err := state.OpenExtras(store.Dir) // attention.go
+	if err != nil {
+		return err
+	}
+	if err := writePrefs(ctx, ext, cfg); err != nil {
+		return err
+	}
 	hookStop, hookPretool, err := session.HookBinaries()
 	if err != nil {
 		return err
@@ -111,10 +119,11 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	rep := &replier{posters: posters}
 	trees := worktree.New(execx.Exec{})
 	pnl := &panel.Panel{Config: cfg, Store: store, Registry: registry, Sessions: sessions, Trees: trees, Instance: instance}
-	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: sessions, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance})
+	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: recordingSessions{sessions, ext, log}, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance})
 	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, log: log, unknownLogged: map[string]bool{}}
 	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations, relay.watchWorktrees,
-		func(ctx context.Context) { relay.keepPanels(ctx, pnl) }}
+		func(ctx context.Context) { relay.keepPanels(ctx, pnl) },
+		(&attention{store: store, ext: ext, cfg: cfg, posters: posters, log: log, now: time.Now}).loop}
 	done := make(chan struct{}, len(loops))
 	for _, loop := range loops {
 		go func() { loop(runCtx); done <- struct{}{} }()
