@@ -48,7 +48,9 @@ func (h *handler) footer(ctx context.Context, claudeSessionID, promptID string) 
 		return ""
 	}
 	st, err := ext.Statuses.Get(claudeSessionID)
-	if err != nil || st.PromptID != promptID {
+	// Sessions ccbridge started run its statusLine; one started by hand
+	// (h.route set) has it only if the user set it up: no wait for it.
+	if (err != nil || st.PromptID != promptID) && h.route == nil {
 		ctx, cancel := context.WithTimeout(ctx, statusWait)
 		defer cancel()
 		if changes, werr := ext.Statuses.Watch(ctx); werr == nil {

@@ -91,8 +91,13 @@ func (d *Delivered) Add(text string, at time.Time) {
 func (d *Delivered) Take(prompt string, now time.Time, window time.Duration) bool {
 	want := strings.Join(strings.Fields(prompt), " ")
 	for i, p := range d.Prompts {
+		// As the daemon's receipt check: the first 200 characters, which
+		// the prompt holds even when Claude wraps a long paste.
 		got := strings.Join(strings.Fields(p.Text), " ")
-		if now.Sub(p.At) <= window && got != "" && (got == want || strings.Contains(want, got)) {
+		if len(got) > 200 {
+			got = got[:200]
+		}
+		if now.Sub(p.At) <= window && got != "" && strings.Contains(want, got) {
 			d.Prompts = append(d.Prompts[:i:i], d.Prompts[i+1:]...)
 			return true
 		}
