@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/claudehook"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/testutil/claudetest"
+	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
 	"github.com/ccbridge/ccbridge/internal/testutil/tmuxtest"
 	"github.com/ccbridge/ccbridge/internal/tmux"
@@ -101,4 +103,129 @@ func TestRealClaudeRunsOurStatusLineAndTheUsersOwn(t *testing.T) {
 		screen, _ := srv.Capture(ctx, c.Pane, 0)
 		return strings.Contains(screen, "USER-STATUSLINE-OK")
 	})
+}
+
+// turnOn rewrites the bridge's project settings before its first session.
+func (b *bridge) turnOn(settings string) {
+	b.t.Helper()
+	b.reconfigure(func(cfg string) string { return strings.ReplaceAll(cfg, "  footer = \"off\"\n", settings) })
+}
+
+// pane is the tmux pane of a project's session.
+func (b *bridge) pane(p *project) string {
+	b.t.Helper()
+	s, err := b.store.Sessions.Get(p.key)
+	if err != nil || s.PaneID == "" {
+		b.t.Fatalf("no pane for %s: %+v %v", p.key, s, err)
+	}
+	return s.PaneID
+}
+
+// typeInPane types text at the terminal, as a person at the keyboard.
+func (b *bridge) typeInPane(p *project, text string) {
+	b.t.Helper()
+	ctx := context.Background()
+	if err := b.tmux.PasteText(ctx, b.pane(p), text); err != nil {
+		b.t.Fatal(err)
+	}
+	if err := b.tmux.SendKeys(ctx, b.pane(p), tmux.KeyEnter); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+func (b *bridge) index(p *project, want string) int {
+	for i, c := range b.contents(p.channel) {
+		if strings.Contains(c, want) {
+			return i
+		}
+	}
+	return -1
+}
+
+var footerRE = regexp.MustCompile(`\n-# Opus 5\.5 · ctx 42% · \$\d+\.\d\d$`)
+
+// The footer shows the model and the context the fake API's usage implies
+// (420,000 of Opus 5.5's 1,000,000 tokens: 42%); a prompt typed in the
+// pane is posted, marked, before its reply; /clear typed in the pane is
+// announced with the new Claude session id; short turns ping nobody.
+func TestFooterTerminalPromptsAndClear(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	b.turnOn("  footer = \"on\"\n")
+	b.model.SetUsage(&fakemodel.Usage{InputTokens: 20000, CacheCreationInputTokens: 100000, CacheReadInputTokens: 300000, OutputTokens: 40})
+	b.say(p, "hello footer")
+	reply := b.waitReply(p, "ok: hello footer")
+	if !footerRE.MatchString(reply.Content) || !strings.HasPrefix(reply.Content, "ok: hello footer\n-# ") {
+		t.Errorf("reply %q has no footer matching %s", reply.Content, footerRE)
+	}
+
+	b.typeInPane(p, "typed in the pane")
+	b.waitReply(p, "ok: typed in the pane")
+	mirror, answer := b.index(p, "⌨️ **Typed at the terminal:**\n> typed in the pane"), b.index(p, "ok: typed in the pane")
+	if mirror < 0 || mirror > answer {
+		t.Errorf("terminal prompt at %d, its reply at %d; channel %q", mirror, answer, b.contents(p.channel))
+	}
+
+	before, _ := b.store.Sessions.Get(p.key)
+	b.typeInPane(p, "/clear")
+	var after state.Session
+	waitUntil(t, long, "a new Claude session after /clear", func() bool {
+		after, _ = b.store.Sessions.Get(p.key)
+		return after.ClaudeSessionID != "" && after.ClaudeSessionID != before.ClaudeSessionID
+	})
+	b.waitReply(p, "🆕 Context cleared: new Claude session `"+after.ClaudeSessionID+"`.")
+
+	// Nothing was mirrored twice, nothing from Discord was mirrored, and
+	// no message mentioned anyone.
+	for _, m := range b.botMessages(p.channel) {
+		if got := b.srv.Mentioned(m.ID); len(got) > 0 {
+			t.Errorf("%q mentions %v", m.Content, got)
+		}
+		if strings.Contains(m.Content, "Typed at the terminal") && strings.Contains(m.Content, "hello footer") {
+			t.Errorf("a prompt from Discord was mirrored: %q", m.Content)
+		}
+	}
+	if n := strings.Count(strings.Join(b.contents(p.channel), "\n"), "Typed at the terminal"); n != 1 {
+		t.Errorf("%d terminal prompts mirrored, want 1: %q", n, b.contents(p.channel))
+	}
+}
+
+// A card left unanswered past attention_after mentions the owner, exactly
+// once and only the owner; the turn it belongs to, answered, pings no more.
+func TestUnansweredCardMentionsTheOwnerOnce(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	b.turnOn("  footer = \"off\"\n  attention_after = \"3s\"\n")
+	b.model.Script("SCN_WAIT", fakemodel.Tool("", "Bash", map[string]any{"command": "touch waited.txt", "description": "Create waited.txt"}))
+	b.say(p, "SCN_WAIT")
+	card := b.waitCard(p, "the card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "touch waited.txt") })
+	ping := b.waitReply(p, "for your answer on the card above")
+	if got := b.srv.Mentioned(ping.ID); len(got) != 1 || got[0] != b.owner.ID {
+		t.Errorf("ping %q notifies %v, want only the owner %s", ping.Content, got, b.owner.ID)
+	}
+	if !strings.HasPrefix(ping.Content, "<@"+b.owner.ID+"> ") {
+		t.Errorf("ping %q", ping.Content)
+	}
+	// Claude's own permission_prompt Notification (about 6 s after the
+	// dialog) comes and goes without a message or a second ping.
+	waitUntil(t, long, "Claude's permission_prompt Notification", func() bool {
+		w, err := b.store.Sessions.Get(p.key)
+		return err == nil && w.LastEvent == "Notification"
+	})
+	b.srv.Click(card.ID, action(t, card, "allow"), b.owner)
+	b.waitReply(p, "Done. Last tool result")
+	pings := 0
+	for _, m := range b.botMessages(p.channel) {
+		if len(b.srv.Mentioned(m.ID)) > 0 {
+			pings++
+		}
+		if strings.Contains(m.Content, "needs your permission") {
+			t.Errorf("the Notification was posted: %q", m.Content)
+		}
+	}
+	if pings != 1 {
+		t.Errorf("%d pings, want 1; channel %q", pings, b.contents(p.channel))
+	}
 }
