@@ -182,8 +182,11 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	for k, v := range headers {
+		w.Header().Set(k, v)
+	}
 	if step.Status != 0 {
-		writeJSON(w, step.Status, apiError(step.ErrMsg))
+		writeJSON(w, step.Status, apiErrorFor(step.Status, step.ErrMsg))
 		return
 	}
 	content := buildContent(step, toolIDs)
@@ -195,9 +198,6 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]any{"id": msgID, "type": "message", "role": "assistant", "model": req.Model,
 			"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": map[string]any{"input_tokens": 5, "output_tokens": 10}})
 		return
-	}
-	for k, v := range headers {
-		w.Header().Set(k, v)
 	}
 	streamUsage(w, msgID, req.Model, content, stop, cached, usage)
 }

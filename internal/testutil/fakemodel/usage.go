@@ -35,3 +35,12 @@ func streamUsage(w http.ResponseWriter, msgID, model string, content []map[strin
 	streamWith(w, msgID, model, content, stop, map[string]any{"input_tokens": u.InputTokens, "output_tokens": 1,
 		"cache_creation_input_tokens": u.CacheCreationInputTokens, "cache_read_input_tokens": u.CacheReadInputTokens}, u.OutputTokens)
 }
+
+// apiErrorFor is the error body the real API sends for an HTTP status.
+func apiErrorFor(status int, msg string) map[string]any {
+	e := apiError(msg)
+	if status == http.StatusTooManyRequests {
+		e["error"].(map[string]any)["type"] = "rate_limit_error"
+	}
+	return e
+}
