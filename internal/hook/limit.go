@@ -14,10 +14,6 @@ import (
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
-// ResumeKind is the custom_id kind of the Continue at reset button; its
-// argument is the session key.
-const ResumeKind = "resume"
-
 // limitError is StopFailure's error for a usage or rate limit (2.1.328's
 // enum: rate_limit, overloaded, billing_error, …).
 const limitError = "rate_limit"
@@ -104,7 +100,7 @@ func (h *handler) offerContinue(ctx context.Context, sess state.Session, claudeS
 	if err != nil {
 		return fmt.Errorf("continue button: %w", err)
 	}
-	id, err := chat.ID{Instance: bot.Instance, Kind: ResumeKind, Args: []string{h.session}}.Encode()
+	id, err := chat.ID{Instance: bot.Instance, Kind: state.ResumeKind, Args: []string{h.session}}.Encode()
 	if err != nil {
 		return err
 	}

@@ -16,9 +16,9 @@ func TestParseReset(t *testing.T) {
 	paris, _ := time.LoadLocation("Europe/Paris")
 	for msg, want := range map[string]time.Time{
 		"API Error: Request rejected (429) · You've hit your 5-hour limit · resets 1:33pm (UTC)": time.Date(2026, 11, 23, 13, 33, 0, 0, time.UTC),
-		"You've hit your session limit · resets 3pm (Europe/Paris)":                             time.Date(2026, 11, 23, 15, 0, 0, 0, paris),
-		"You've hit your 5-hour limit · resets 1am (UTC)":                                       time.Date(2026, 11, 24, 1, 0, 0, 0, time.UTC),
-		"You've hit your weekly limit · resets Nov 26, 9am (UTC)":                               time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC),
+		"You've hit your session limit · resets 3pm (Europe/Paris)":                              time.Date(2026, 11, 23, 15, 0, 0, 0, paris),
+		"You've hit your 5-hour limit · resets 1am (UTC)":                                        time.Date(2026, 11, 24, 1, 0, 0, 0, time.UTC),
+		"You've hit your weekly limit · resets Nov 26, 9am (UTC)":                                time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC),
 	} {
 		got, ok := parseReset(msg, utc)
 		if !ok || !got.Equal(want) {
@@ -55,7 +55,7 @@ func TestUsageLimitOffersContinueAtReset(t *testing.T) {
 		t.Fatalf("button message %q has ids %q", msgs[1].Content, ids)
 	}
 	id, err := chat.DecodeID(ids[0])
-	if err != nil || id.Instance != "inst1" || id.Kind != ResumeKind || len(id.Args) != 1 || !chat.ArgIs(id.Args[0], "home-api") {
+	if err != nil || id.Instance != "inst1" || id.Kind != state.ResumeKind || len(id.Args) != 1 || !chat.ArgIs(id.Args[0], "home-api") {
 		t.Errorf("button id %+v, %v", id, err)
 	}
 	res, err := r.extras(t).Resumes.Get("home-api")

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -255,48 +254,7 @@ func runUserStatusLine(ctx context.Context, cmd string, input []byte, dir string
 
 // StatusText is the one-line summary of a status: the footer of replies
 // (without Discord's subtext marker) and ccbridge's status line.
-// Figures that are absent are left out.
-func StatusText(s state.Status, now time.Time) string {
-	var parts []string
-	if s.Model != "" {
-		parts = append(parts, s.Model)
-	}
-	if s.HasContext {
-		parts = append(parts, "ctx "+percent(s.ContextPct))
-	}
-	if s.CostUSD > 0 {
-		parts = append(parts, fmt.Sprintf("$%.2f", s.CostUSD))
-	}
-	if l := s.FiveHour; l != nil {
-		t := "5h " + percent(l.UsedPct)
-		if !l.ResetsAt.IsZero() && l.ResetsAt.After(now) {
-			t += " (resets " + untilText(l.ResetsAt.Sub(now)) + ")"
-		}
-		parts = append(parts, t)
-	}
-	if l := s.SevenDay; l != nil {
-		parts = append(parts, "7d "+percent(l.UsedPct))
-	}
-	return strings.Join(parts, " · ")
-}
-
-func percent(p float64) string {
-	if p > 0 && p < 1 {
-		return "<1%"
-	}
-	return fmt.Sprintf("%d%%", int(math.Round(p)))
-}
+func StatusText(s state.Status, now time.Time) string { return s.Summary(now) }
 
 // untilText writes a wait like 2h30m, 45m or 3d4h.
-func untilText(d time.Duration) string {
-	m := int(math.Ceil(d.Minutes()))
-	switch {
-	case m >= 24*60:
-		return fmt.Sprintf("%dd%dh", m/(24*60), m%(24*60)/60)
-	case m >= 60 && m%60 == 0:
-		return fmt.Sprintf("%dh", m/60)
-	case m >= 60:
-		return fmt.Sprintf("%dh%dm", m/60, m%60)
-	}
-	return fmt.Sprintf("%dm", m)
-}
+func untilText(d time.Duration) string { return state.Until(d) }

@@ -105,6 +105,10 @@ func (d *Delivered) Take(prompt string, now time.Time, window time.Duration) boo
 	return false
 }
 
+// ResumeKind is the custom_id kind of the Continue at reset button; its
+// argument is the session key.
+const ResumeKind = "resume"
+
 // Resume is a session to send "continue" to once a usage limit resets,
 // keyed by session key. The daemon acts on it, and says so in the channel.
 type Resume struct {
