@@ -76,6 +76,8 @@ type attention struct {
 	posters map[string]*discord.Poster
 	log     *slog.Logger
 	now     func() time.Time
+	// sessions types "continue" into a session whose limit has reset.
+	sessions router.Sessions
 }
 
 func (a *attention) loop(ctx context.Context) {
@@ -108,6 +110,7 @@ func (a *attention) settings(sess state.Session) (state.SessionPrefs, []string, 
 
 func (a *attention) once(ctx context.Context) {
 	now := a.now()
+	a.continueAtReset(ctx, now)
 	reqs, err := a.store.Requests.List()
 	if err != nil {
 		a.log.Warn("attention: read requests", "err", err)
@@ -173,4 +176,44 @@ func (a *attention) ping(ctx context.Context, key, server, channel string, owner
 		return
 	}
 	a.log.Info("attention ping posted", "channel", channel, "what", key)
+}
+
+// continueDeliver bounds typing "continue" into a pane.
+const continueDeliver = 30 * time.Second
+
+// continueAtReset sends "continue" to each session whose Continue at reset
+// was clicked, once its limit's reset time has passed, and says so. The
+// offer is kept in the runtime dir, so a daemon restarted meanwhile still
+// sends it; it is removed before typing, so it is sent at most once.
+func (a *attention) continueAtReset(ctx context.Context, now time.Time) {
+	resumes, err := a.ext.Resumes.List()
+	if err != nil {
+		a.log.Warn("attention: read continue offers", "err", err)
+	}
+	for key, res := range resumes {
+		if !res.Armed || now.Before(res.At) || a.sessions == nil {
+			continue
+		}
+		if err := a.ext.Resumes.Delete(ctx, key); err != nil {
+			a.log.Warn("continue offer not removed; not sending", "session", key, "err", err)
+			continue
+		}
+		dctx, cancel := context.WithTimeout(ctx, continueDeliver)
+		_, err := a.sessions.Deliver(dctx, key, "continue")
+		cancel()
+		text := "▶️ The usage limit has reset: sent \"continue\" to Claude."
+		if err != nil {
+			a.log.Warn("continue at reset not delivered", "session", key, "err", err)
+			text = "⚠️ The usage limit has reset, but ccbridge could not send \"continue\": " + err.Error()
+		} else {
+			a.log.Info("continue sent at reset", "session", key)
+		}
+		if p, ok := a.posters[res.Server]; ok {
+			sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+			if _, err := p.Send(sctx, res.ChannelID, text, nil); err != nil {
+				a.log.Warn("continue notice not posted", "err", err)
+			}
+			cancel()
+		}
+	}
 }

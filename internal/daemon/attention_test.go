@@ -174,3 +174,38 @@ func TestPrefsWrittenPerProjectAndThread(t *testing.T) {
 
 // routerSessions is router.Sessions, for stubs that implement a part of it.
 type routerSessions = router.Sessions
+
+func TestContinueIsSentOnceAfterTheResetWhenArmed(t *testing.T) {
+	f := newDrainFixture(t)
+	owner := f.srv.NewUser("owner").ID
+	now := time.Now()
+	a := newAttention(t, f, owner, time.Minute, &now)
+	stub := &deliverStub{}
+	a.sessions = stub
+	ctx := context.Background()
+	reset := now.Add(time.Hour)
+	a.ext.Resumes.Update(ctx, "home-api", func(x *state.Resume) error {
+		*x = state.Resume{Server: "home", ChannelID: f.bot.ChannelID, At: reset}
+		return nil
+	})
+	now = reset.Add(time.Minute)
+	a.once(ctx) // not armed: nothing
+	if len(stub.got) != 0 {
+		t.Fatalf("sent %v without a click", stub.got)
+	}
+	a.ext.Resumes.Update(ctx, "home-api", func(x *state.Resume) error { x.Armed, x.At = true, reset; return nil })
+	now = reset.Add(-time.Second)
+	a.once(ctx) // armed, not yet
+	if len(stub.got) != 0 {
+		t.Fatalf("sent %v before the reset", stub.got)
+	}
+	now = reset
+	a.once(ctx)
+	a.once(ctx)
+	if len(stub.got) != 1 || stub.got[0] != "home-api:continue" {
+		t.Fatalf("sent %v, want continue once", stub.got)
+	}
+	if got := f.contents(); len(got) != 1 || !strings.Contains(got[0], "sent \"continue\"") {
+		t.Errorf("channel %q", got)
+	}
+}

@@ -119,11 +119,12 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	rep := &replier{posters: posters}
 	trees := worktree.New(execx.Exec{})
 	pnl := &panel.Panel{Config: cfg, Store: store, Registry: registry, Sessions: sessions, Trees: trees, Instance: instance}
-	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: recordingSessions{sessions, ext, log}, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance})
+	recording := recordingSessions{sessions, ext, log} // attention.go
+	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: recording, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance})
 	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, log: log, unknownLogged: map[string]bool{}}
 	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations, relay.watchWorktrees,
 		func(ctx context.Context) { relay.keepPanels(ctx, pnl) },
-		(&attention{store: store, ext: ext, cfg: cfg, posters: posters, log: log, now: time.Now}).loop}
+		(&attention{store: store, ext: ext, cfg: cfg, posters: posters, log: log, now: time.Now, sessions: recording}).loop}
 	done := make(chan struct{}, len(loops))
 	for _, loop := range loops {
 		go func() { loop(runCtx); done <- struct{}{} }()
