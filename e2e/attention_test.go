@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -227,5 +229,78 @@ func TestUnansweredCardMentionsTheOwnerOnce(t *testing.T) {
 	}
 	if pings != 1 {
 		t.Errorf("%d pings, want 1; channel %q", pings, b.contents(p.channel))
+	}
+}
+
+// A turn that fails on a usage limit says when it resets and offers
+// Continue at reset; clicked, and with the daemon restarted meanwhile,
+// "continue" reaches Claude once the (shortened) reset time has passed.
+func TestUsageLimitContinueAtReset(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	// Claude's messages give the reset to the minute: the next minute at
+	// least 25 s away, for the click and a restart to happen before it.
+	reset := time.Now().Add(25 * time.Second).Truncate(time.Minute).Add(time.Minute).UTC()
+	// The headers of a plan's exhausted 5-hour limit, with a long
+	// retry-after (hours, as for a real plan limit): Claude Code fails the
+	// turn at once, with no retries, and StopFailure error rate_limit.
+	at := strconv.FormatInt(reset.Unix(), 10)
+	b.model.SetHeaders(map[string]string{"anthropic-ratelimit-unified-status": "rejected", "anthropic-ratelimit-unified-reset": at,
+		"anthropic-ratelimit-unified-5h-status": "rejected", "anthropic-ratelimit-unified-5h-reset": at, "anthropic-ratelimit-unified-5h-utilization": "1.0",
+		"anthropic-ratelimit-unified-representative-claim": "five_hour", "retry-after": "3600"})
+	// Claude keeps the failed prompt and sends it again with "continue"
+	// after it: only the first request fails.
+	var calls atomic.Int32
+	b.model.Script("SCN_LIMIT", fakemodel.Step{Dynamic: func(r fakemodel.Request) fakemodel.Step {
+		if calls.Add(1) == 1 {
+			return fakemodel.Step{Status: 429, ErrMsg: "You've hit your 5-hour limit · resets " + strings.ToLower(reset.Format("3:04PM")) + " (UTC)"}
+		}
+		return fakemodel.Text("continued after the reset")
+	}})
+	b.say(p, "SCN_LIMIT please")
+	failure := b.waitReply(p, "The usage limit resets at "+reset.Format("15:04")+" UTC")
+	if !strings.Contains(failure.Content, "rate_limit") {
+		t.Errorf("failure %q", failure.Content)
+	}
+	offer := b.waitReply(p, "Send \"continue\" to Claude when the limit resets")
+	b.model.SetHeaders(nil)
+	var button string
+	for _, id := range offer.CustomIDs() {
+		button = id
+	}
+	it := b.srv.Click(offer.ID, button, b.owner)
+	b.srv.WaitResponse(it, 5*time.Second)
+	b.srv.WaitMessage(10*time.Second, "the armed offer", func(m *fakediscord.Message) bool {
+		return m.ID == offer.ID && strings.Contains(m.Content, "will send \"continue\"")
+	})
+	b.reconfigure(func(cfg string) string { return cfg }) // a daemon restart before the reset
+
+	// Until the reset, nothing is sent (checked just before it).
+	time.Sleep(time.Until(reset.Add(-2 * time.Second)))
+	for _, r := range b.model.Requests() {
+		if strings.HasSuffix(r.LastUserText, "continue") {
+			t.Fatalf("\"continue\" sent before the reset at %s", reset)
+		}
+	}
+	b.model.WaitRequest(t, long, "continue after the reset", func(r fakemodel.Request) bool { return strings.HasSuffix(r.LastUserText, "continue") })
+	if time.Now().Before(reset) {
+		t.Errorf("\"continue\" reached Claude at %s, before the reset at %s", time.Now(), reset)
+	}
+	b.waitReply(p, "The usage limit has reset: sent \"continue\" to Claude.")
+	b.waitReply(p, "continued after the reset")
+	n := 0
+	for _, r := range b.model.Requests() {
+		if strings.HasSuffix(r.LastUserText, "continue") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("\"continue\" sent %d times", n)
+	}
+	for _, c := range b.contents(p.channel) {
+		if strings.Contains(c, "Typed at the terminal") {
+			t.Errorf("ccbridge's own \"continue\" was mirrored: %q", c)
+		}
 	}
 }
