@@ -304,3 +304,85 @@ func TestUsageLimitContinueAtReset(t *testing.T) {
 		}
 	}
 }
+
+// progress = "live": a turn with three tool calls leaves one activity
+// message, edited in place (never re-posted) at most once per 1.5 s, that
+// ends as a one-line summary, and the reply after it.
+func TestLiveProgressIsOneEditedMessage(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	b.turnOn("  footer = \"off\"\n  progress = \"live\"\n")
+	for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
+		os.WriteFile(filepath.Join(p.dir, f), []byte("content of "+f+"\n"), 0o644)
+	}
+	b.model.Script("SCN_LIVE",
+		fakemodel.Tool("Let me read a.", "Read", map[string]any{"file_path": filepath.Join(p.dir, "a.txt")}),
+		fakemodel.Tool("Now b.", "Read", map[string]any{"file_path": filepath.Join(p.dir, "b.txt")}),
+		fakemodel.Tool("And c.", "Read", map[string]any{"file_path": filepath.Join(p.dir, "c.txt")}))
+	b.say(p, "SCN_LIVE go")
+	b.waitReply(p, "Done. Last tool result")
+	act := b.waitReply(p, "3 tool(s) run")
+	msgs := b.botMessages(p.channel)
+	if len(msgs) != 2 || msgs[0].ID != act.ID || !strings.HasPrefix(msgs[1].Content, "Done. Last tool result") {
+		t.Fatalf("channel %q; want the activity message then the reply", b.contents(p.channel))
+	}
+	if !regexp.MustCompile(`^-# ⚙️ 3 tool\(s\) run · \d+s$`).MatchString(act.Content) {
+		t.Errorf("summary %q", act.Content)
+	}
+	m, _ := b.srv.Message(act.ID)
+	if m.Edits < 1 {
+		t.Errorf("the activity message was never edited")
+	}
+	times := append([]time.Time{m.Created()}, m.EditedAt...)
+	for i := 1; i < len(times); i++ {
+		if gap := times[i].Sub(times[i-1]); gap < 1500*time.Millisecond {
+			t.Errorf("edit %d came %s after the previous one; the debounce is 1.5 s", i, gap)
+		}
+	}
+	// What it showed while the turn ran: Claude's text and the tools.
+	drawn := strings.Join(m.History, "\n")
+	for _, want := range []string{"⚙️ **Working**", "💬 Let me read a.", "🔧 Read `" + filepath.Join(p.dir, "a.txt") + "`"} {
+		if !strings.Contains(drawn, want) {
+			t.Errorf("the activity message never showed %q; it showed %q", want, m.History)
+		}
+	}
+	if !regexp.MustCompile(`(✅ done|⏳ running) · \d+s`).MatchString(drawn) {
+		t.Errorf("no tool state with its time in %q", m.History)
+	}
+	for _, c := range b.contents(p.channel) {
+		if strings.Contains(c, "Let me read a.") {
+			t.Errorf("a separate progress message: %q", c)
+		}
+	}
+}
+
+// A daemon restarted mid-turn keeps editing the same activity message.
+func TestLiveProgressSurvivesADaemonRestart(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	b.turnOn("  footer = \"off\"\n  progress = \"live\"\n")
+	os.WriteFile(filepath.Join(p.dir, "a.txt"), []byte("a\n"), 0o644)
+	os.WriteFile(filepath.Join(p.dir, "b.txt"), []byte("b\n"), 0o644)
+	second := fakemodel.Tool("Then b.", "Read", map[string]any{"file_path": filepath.Join(p.dir, "b.txt")})
+	second.Delay = 8 * time.Second // the model thinks while the daemon restarts
+	b.model.Script("SCN_SLOWLIVE", fakemodel.Tool("First a.", "Read", map[string]any{"file_path": filepath.Join(p.dir, "a.txt")}), second)
+	b.say(p, "SCN_SLOWLIVE go")
+	act := b.waitReply(p, "⚙️ **Working**")
+	b.model.WaitRequest(t, long, "the request after the first tool", func(r fakemodel.Request) bool {
+		return len(r.ToolResults) == 1 && strings.Contains(r.LastUserText, "SCN_SLOWLIVE")
+	})
+	b.reconfigure(func(cfg string) string { return cfg })
+	b.waitReply(p, "Done. Last tool result")
+	b.srv.WaitMessage(long, "the summary", func(m *fakediscord.Message) bool {
+		return m.ID == act.ID && strings.Contains(m.Content, "2 tool(s) run")
+	})
+	if msgs := b.botMessages(p.channel); len(msgs) != 2 || msgs[0].ID != act.ID {
+		t.Fatalf("channel %q; want one activity message and the reply", b.contents(p.channel))
+	}
+	m, _ := b.srv.Message(act.ID)
+	if !strings.Contains(strings.Join(m.History, "\n"), "Then b.") {
+		t.Errorf("the restarted daemon did not draw the rest of the turn: %q", m.History)
+	}
+}

@@ -120,11 +120,15 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	trees := worktree.New(execx.Exec{})
 	pnl := &panel.Panel{Config: cfg, Store: store, Registry: registry, Sessions: sessions, Trees: trees, Instance: instance}
 	recording := recordingSessions{sessions, ext, log} // attention.go
+	live, err := newLiveDrawer(store.Dir, posters, log) // live.go
+	if err != nil {
+		return err
+	}
 	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: recording, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance})
 	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, log: log, unknownLogged: map[string]bool{}}
 	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations, relay.watchWorktrees,
 		func(ctx context.Context) { relay.keepPanels(ctx, pnl) },
-		(&attention{store: store, ext: ext, cfg: cfg, posters: posters, log: log, now: time.Now, sessions: recording}).loop}
+		(&attention{store: store, ext: ext, cfg: cfg, posters: posters, log: log, now: time.Now, sessions: recording}).loop, live.loop}
 	done := make(chan struct{}, len(loops))
 	for _, loop := range loops {
 		go func() { loop(runCtx); done <- struct{}{} }()

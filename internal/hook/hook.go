@@ -159,9 +159,12 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	if prog == PreTool {
 		switch in.HookEventName {
 		case claudehook.EventPermissionRequest:
+			if err := h.liveWaiting(ctx, in, sess); err != nil {
+				h.log.Warn("live activity not updated", "err", err)
+			}
 			return h.permission(ctx, in, sess)
 		case claudehook.EventPostToolUse, claudehook.EventPostToolUseFailure:
-			return h.retire(ctx, in)
+			return errors.Join(h.retire(ctx, in), h.liveToolEnded(ctx, in, sess))
 		case claudehook.EventPreToolUse:
 			return h.progress(ctx, in, sess)
 		}
@@ -177,7 +180,7 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 		return fmt.Errorf("session %s has no channel", h.session)
 	}
 	err = h.postTurn(ctx, sess, turn)
-	return errors.Join(err, h.turnEnded(ctx, sess, turn))
+	return errors.Join(err, h.liveTurnEnded(ctx, in, sess), h.turnEnded(ctx, sess, turn))
 }
 
 func (h *handler) turnRecorded(in *claudehook.Input) bool {

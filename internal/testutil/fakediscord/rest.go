@@ -468,6 +468,7 @@ func (s *Server) editMessage(w http.ResponseWriter, r *http.Request, bot *Bot, c
 
 // applyEdit changes a message; caller holds s.mu.
 func (s *Server) applyEdit(m *Message, o *outgoing) {
+	m.History = append(m.History, m.Content)
 	if o.Content != nil {
 		m.Content = *o.Content
 	}
@@ -482,6 +483,7 @@ func (s *Server) applyEdit(m *Message, o *outgoing) {
 		s.storeFiles(m)
 	}
 	m.Edits++
+	m.EditedAt = append(m.EditedAt, time.Now())
 	if !m.Ephemeral {
 		s.dispatchGuild(m.GuildID, "MESSAGE_UPDATE", s.messageJSON(m))
 	}
