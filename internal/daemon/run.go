@@ -119,7 +119,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	rep := &replier{posters: posters}
 	trees := worktree.New(execx.Exec{})
 	pnl := &panel.Panel{Config: cfg, Store: store, Registry: registry, Sessions: sessions, Trees: trees, Instance: instance}
-	recording := recordingSessions{sessions, ext, log} // attention.go
+	recording := recordingSessions{sessions, ext, log}  // attention.go
 	live, err := newLiveDrawer(store.Dir, posters, log) // live.go
 	if err != nil {
 		return err
