@@ -148,8 +148,7 @@ func cacheStatus(ctx context.Context, getenv Env, sid string, st state.Status) e
 			return nil
 		}
 	}
-	_, err = statuses.Update(ctx, sid, func(s *state.Status) error { *s = st; return nil })
-	return err
+	return statuses.Cache(ctx, sid, st)
 }
 
 func sameStatus(a, b state.Status) bool {

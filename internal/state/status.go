@@ -1,8 +1,12 @@
 package state
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -53,4 +57,46 @@ func Until(d time.Duration) string {
 		return fmt.Sprintf("%dh%dm", m/60, m%60)
 	}
 	return fmt.Sprintf("%dm", m)
+}
+
+// Cache writes a record that is only a cache (what a hook last saw, cheap
+// to lose in a power cut): atomically, like Update, but without fsync, so
+// the statusLine command, which runs after every assistant message, stays
+// within its budget.
+func (c *Collection[T]) Cache(ctx context.Context, key string, v T) error {
+	p, err := c.path(key)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", key, err)
+	}
+	b, err := json.Marshal(envelope{Version: c.version, UpdatedAt: time.Now().UTC(), Data: data})
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", key, err)
+	}
+	unlock, err := c.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", key, err)
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", key, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", key, err)
+	}
+	if err := os.Rename(f.Name(), p); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", key, err)
+	}
+	return nil
 }
