@@ -386,3 +386,85 @@ func TestLiveProgressSurvivesADaemonRestart(t *testing.T) {
 		t.Errorf("the restarted daemon did not draw the rest of the turn: %q", m.History)
 	}
 }
+
+// Claude Code 2.1.328 fires PreModelSwitch and PostModelSwitch on /model.
+// On a cached conversation /model first asks "Switch model?": Pre fires
+// before the dialog, Post only once the switch is confirmed. (Evidence for confirming /model by
+// this hook instead of reading the screen.)
+func TestPostModelSwitchFires(t *testing.T) {
+	t.Parallel()
+	model := fakemodel.New(t)
+	srv := tmuxtest.New(t)
+	logf := filepath.Join(t.TempDir(), "hooks.jsonl")
+	hook := filepath.Join(t.TempDir(), "log-hook.sh")
+	os.WriteFile(hook, []byte("#!/bin/sh\n{ cat; echo; } >> '"+logf+"'\n"), 0o755)
+	s := claudehook.Settings{Hooks: map[string][]claudehook.HookMatcher{}}
+	for _, ev := range []string{"PreModelSwitch", "PostModelSwitch"} {
+		s.Hooks[ev] = []claudehook.HookMatcher{{Hooks: []claudehook.HookCommand{{Type: "command", Command: hook}}}}
+	}
+	c := claudetest.Start(t, claudetest.Options{Tmux: srv, Session: "pms", Dir: t.TempDir(), ModelURL: model.URL, Settings: s.JSON()})
+	ctx := context.Background()
+	send := func(text string) {
+		t.Helper()
+		if err := srv.PasteText(ctx, c.Pane, text); err != nil {
+			t.Fatal(err)
+		}
+		srv.SendKeys(ctx, c.Pane, tmux.KeyEnter)
+	}
+	type switchEvent struct {
+		Event string `json:"hook_event_name"`
+		From  string `json:"from_model"`
+		To    string `json:"to_model"`
+		Asked string `json:"requested_model"`
+		Src   string `json:"source"`
+	}
+	events := func() []switchEvent {
+		b, _ := os.ReadFile(logf)
+		var out []switchEvent
+		for _, l := range strings.Split(string(b), "\n") {
+			var e switchEvent
+			if json.Unmarshal([]byte(l), &e) == nil && e.Event != "" {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	send("/model sonnet")
+	waitUntil(t, 30*time.Second, "PostModelSwitch after /model sonnet", func() bool { return len(events()) == 2 })
+	if e := events(); e[0].Event != "PreModelSwitch" || e[1] != (switchEvent{"PostModelSwitch", "claude-opus-5-5", "claude-sonnet-5-5", "sonnet", "command"}) {
+		t.Errorf("events %+v", e)
+	}
+
+	// A cached conversation: the switch waits for "Switch model?".
+	model.ReportCache(true)
+	c.WaitReady(t, 30*time.Second)
+	send("hello cache")
+	t.Cleanup(func() {
+		if t.Failed() {
+			screen, _ := srv.Capture(ctx, c.Pane, 0)
+			t.Logf("screen:\n%s", screen)
+		}
+	})
+	model.WaitRequest(t, 30*time.Second, "the cached turn", func(r fakemodel.Request) bool { return strings.HasSuffix(r.LastUserText, "hello cache") })
+	c.WaitReady(t, 30*time.Second)
+	send("/model opus")
+	waitUntil(t, 30*time.Second, "the Switch model? dialog", func() bool {
+		screen, _ := srv.Capture(ctx, c.Pane, 0)
+		return strings.Contains(screen, "Switch model?")
+	})
+	// PreModelSwitch fires before the dialog, PostModelSwitch only after it.
+	waitUntil(t, 10*time.Second, "PreModelSwitch with the dialog open", func() bool { return len(events()) == 3 })
+	if e := events(); e[2].Event != "PreModelSwitch" || e[2].To != "claude-opus-5-5" {
+		t.Fatalf("events with the dialog open: %+v", e)
+	}
+	srv.SendKeys(ctx, c.Pane, tmux.KeyEnter) // "1. Yes, switch" is selected
+	waitUntil(t, 30*time.Second, "PostModelSwitch after confirming", func() bool {
+		e := events()
+		return len(e) > 2 && e[len(e)-1].Event == "PostModelSwitch"
+	})
+	e := events()
+	if last := e[len(e)-1]; last.To != "claude-opus-5-5" || last.From != "claude-sonnet-5-5" {
+		t.Errorf("events %+v", e)
+	}
+	t.Logf("model switch events: %+v", e)
+}
