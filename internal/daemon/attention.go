@@ -80,9 +80,14 @@ type attention struct {
 	sessions router.Sessions
 }
 
+// keepStatuses is how long the statusLine figures of a Claude session are
+// kept after its last message (/usage and the panel show the newest).
+const keepStatuses = 7 * 24 * time.Hour
+
 func (a *attention) loop(ctx context.Context) {
 	tick := time.NewTicker(attentionEvery)
 	defer tick.Stop()
+	var pruned time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -90,6 +95,12 @@ func (a *attention) loop(ctx context.Context) {
 		case <-tick.C:
 		}
 		a.once(ctx)
+		if now := a.now(); now.Sub(pruned) >= pruneEvery {
+			if n, err := a.ext.Statuses.Prune(ctx, now.Add(-keepStatuses), maxTurns); err != nil || n > 0 {
+				a.log.Info("pruned old statusLine figures", "removed", n, "err", err)
+			}
+			pruned = now
+		}
 	}
 }
 
