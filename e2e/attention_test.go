@@ -468,3 +468,35 @@ func TestPostModelSwitchFires(t *testing.T) {
 	}
 	t.Logf("model switch events: %+v", e)
 }
+
+// With attention_turn = "3s": a fast turn's reply pings nobody; a turn that
+// ran longer mentions the owner once, after its reply.
+func TestLongTurnPingsFastTurnDoesNot(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	b.turnOn("  footer = \"off\"\n  attention_turn = \"3s\"\n")
+	slow := fakemodel.Text("slow answer")
+	slow.Delay = 4 * time.Second
+	b.model.Script("SCN_SLOW_TURN", slow)
+	b.say(p, "fast one")
+	b.waitReply(p, "ok: fast one")
+	b.say(p, "SCN_SLOW_TURN")
+	b.waitReply(p, "slow answer")
+	ping := b.waitReply(p, "Claude is done (the turn ran")
+	if got := b.srv.Mentioned(ping.ID); len(got) != 1 || got[0] != b.owner.ID {
+		t.Errorf("ping %q notifies %v", ping.Content, got)
+	}
+	var pings []string
+	for _, m := range b.botMessages(p.channel) {
+		if len(b.srv.Mentioned(m.ID)) > 0 {
+			pings = append(pings, m.Content)
+		}
+	}
+	if len(pings) != 1 {
+		t.Errorf("pings %q, want only the slow turn's", pings)
+	}
+	if b.index(p, "slow answer") > b.index(p, "Claude is done") {
+		t.Errorf("the ping came before the reply: %q", b.contents(p.channel))
+	}
+}
