@@ -209,6 +209,14 @@ func (a *attention) continueAtReset(ctx context.Context, now time.Time) {
 			a.log.Warn("continue offer not removed; not sending", "session", key, "err", err)
 			continue
 		}
+		// On a claude.ai plan Claude Code may continue by itself at the
+		// reset ("continuing automatically at …"); a prompt submitted since
+		// the failed turn means it did, or someone did.
+		if sess, err := a.store.Sessions.Get(key); err == nil && res.PromptID != "" && sess.LastPromptID != "" && sess.LastPromptID != res.PromptID {
+			a.log.Info("continue at reset not needed: the session went on", "session", key)
+			a.notify(ctx, res, "▶️ The usage limit has reset; Claude has gone on already, so ccbridge sent nothing.")
+			continue
+		}
 		dctx, cancel := context.WithTimeout(ctx, continueDeliver)
 		_, err := a.sessions.Deliver(dctx, key, "continue")
 		cancel()
@@ -219,12 +227,19 @@ func (a *attention) continueAtReset(ctx context.Context, now time.Time) {
 		} else {
 			a.log.Info("continue sent at reset", "session", key)
 		}
-		if p, ok := a.posters[res.Server]; ok {
-			sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
-			if _, err := p.Send(sctx, res.ChannelID, text, nil); err != nil {
-				a.log.Warn("continue notice not posted", "err", err)
-			}
-			cancel()
-		}
+		a.notify(ctx, res, text)
+	}
+}
+
+// notify says in the offer's channel what became of it.
+func (a *attention) notify(ctx context.Context, res state.Resume, text string) {
+	p, ok := a.posters[res.Server]
+	if !ok {
+		return
+	}
+	sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+	defer cancel()
+	if _, err := p.Send(sctx, res.ChannelID, text, nil); err != nil {
+		a.log.Warn("continue notice not posted", "err", err)
 	}
 }

@@ -209,3 +209,25 @@ func TestContinueIsSentOnceAfterTheResetWhenArmed(t *testing.T) {
 		t.Errorf("channel %q", got)
 	}
 }
+
+func TestContinueIsNotSentWhenTheSessionWentOn(t *testing.T) {
+	f := newDrainFixture(t)
+	now := time.Now()
+	a := newAttention(t, f, f.srv.NewUser("owner").ID, time.Minute, &now)
+	stub := &deliverStub{}
+	a.sessions = stub
+	ctx := context.Background()
+	a.ext.Resumes.Update(ctx, "home-api", func(x *state.Resume) error {
+		*x = state.Resume{Server: "home", ChannelID: f.bot.ChannelID, PromptID: "p-failed", At: now, Armed: true}
+		return nil
+	})
+	// Claude Code continued by itself at the reset (a plan's auto-continue).
+	f.store.Sessions.Update(ctx, "home-api", func(s *state.Session) error { s.LastPromptID = "p-auto"; return nil })
+	a.once(ctx)
+	if len(stub.got) != 0 {
+		t.Fatalf("sent %v although the session went on", stub.got)
+	}
+	if got := f.contents(); len(got) != 1 || !strings.Contains(got[0], "gone on already") {
+		t.Errorf("channel %q", got)
+	}
+}

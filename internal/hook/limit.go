@@ -91,7 +91,7 @@ func limitNotice(at time.Time, known bool, now time.Time) string {
 // offerContinue records when the session's limit resets and posts the
 // Continue at reset button under the failure message. The daemon sends
 // "continue" once an owner has clicked it and the time has come.
-func (h *handler) offerContinue(ctx context.Context, sess state.Session, claudeSessionID string, at time.Time) error {
+func (h *handler) offerContinue(ctx context.Context, sess state.Session, claudeSessionID, promptID string, at time.Time) error {
 	ext, err := h.extras()
 	if err != nil {
 		return err
@@ -105,7 +105,7 @@ func (h *handler) offerContinue(ctx context.Context, sess state.Session, claudeS
 		return err
 	}
 	if _, err := ext.Resumes.Update(ctx, h.session, func(r *state.Resume) error {
-		*r = state.Resume{Server: sess.Server, ChannelID: sess.Channel(), ClaudeSessionID: claudeSessionID, At: at.UTC()}
+		*r = state.Resume{Server: sess.Server, ChannelID: sess.Channel(), ClaudeSessionID: claudeSessionID, PromptID: promptID, At: at.UTC()}
 		return nil
 	}); err != nil {
 		return err

@@ -59,7 +59,7 @@ func TestUsageLimitOffersContinueAtReset(t *testing.T) {
 		t.Errorf("button id %+v, %v", id, err)
 	}
 	res, err := r.extras(t).Resumes.Get("home-api")
-	if err != nil || !res.At.Equal(reset.UTC()) || res.Armed || res.ChannelID != r.bot.ChannelID || res.ClaudeSessionID != "sid" {
+	if err != nil || !res.At.Equal(reset.UTC()) || res.Armed || res.ChannelID != r.bot.ChannelID || res.ClaudeSessionID != "sid" || res.PromptID != "p1" {
 		t.Errorf("resume = %+v, %v", res, err)
 	}
 	// An unknown reset: said so, and no button.

@@ -80,7 +80,7 @@ func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.T
 	}
 	err = h.deliver(ctx, sess, msgs)
 	if known {
-		err = errors.Join(err, h.offerContinue(ctx, sess, turn.ClaudeSessionID, resetAt))
+		err = errors.Join(err, h.offerContinue(ctx, sess, turn.ClaudeSessionID, turn.PromptID, resetAt))
 	}
 	return err
 }

@@ -115,8 +115,9 @@ type Resume struct {
 	Server          string    `json:"server"`
 	ChannelID       string    `json:"channel_id"`
 	ClaudeSessionID string    `json:"claude_session_id"`
-	At              time.Time `json:"at"`    // when the limit resets
-	Armed           bool      `json:"armed"` // an owner clicked Continue at reset
+	PromptID        string    `json:"prompt_id,omitempty"` // the turn that hit the limit
+	At              time.Time `json:"at"`                  // when the limit resets
+	Armed           bool      `json:"armed"`               // an owner clicked Continue at reset
 	ArmedBy         string    `json:"armed_by,omitempty"`
 }
 
