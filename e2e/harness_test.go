@@ -89,7 +89,9 @@ func newBridge(t testing.TB, bots, projectsPerBot int, extra string) *bridge {
 			}
 			dirs = append(dirs, p.dir)
 			b.projects = append(b.projects, p)
-			fmt.Fprintf(&servers, "  [[servers.projects]]\n  name = %q\n  channel_id = %q\n  path = %q\n", p.name, p.channel, p.dir)
+			// Replies end with a footer by default; the tests that check a
+			// reply's exact text predate it (attention_test.go turns it on).
+			fmt.Fprintf(&servers, "  [[servers.projects]]\n  name = %q\n  channel_id = %q\n  path = %q\n  footer = \"off\"\n", p.name, p.channel, p.dir)
 		}
 	}
 	home := claudetest.NewHome(t, dirs...)

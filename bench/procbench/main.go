@@ -24,6 +24,11 @@ type benchCase struct {
 	bin     string
 	payload string
 	env     []string
+	args    []string
+	// vary, when set, gives run i its own payload (new figures each time).
+	vary func(i int) string
+	// prints: the case writes a line on stdout (the statusLine).
+	prints bool
 }
 
 func main() {
@@ -80,16 +85,22 @@ func run(n, warmup int, bin string) error {
 	pre := func(toolUseID string) string {
 		return fmt.Sprintf(`{"session_id":"sid-bench","prompt_id":"p","transcript_path":"%s","cwd":"/srv/bench/home/proj","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/srv/bench/home/proj/a.go"},"tool_use_id":"%s"}`, transcript, toolUseID)
 	}
+	// Claude runs the statusLine after every assistant message.
+	status := func(i int) string {
+		return fmt.Sprintf(`{"session_id":"sid-bench","prompt_id":"p","cwd":"%[1]s","model":{"id":"claude-opus-5-5","display_name":"Opus 5.5"},"workspace":{"current_dir":"%[1]s","project_dir":"%[1]s"},"cost":{"total_cost_usd":%[2]d.25,"total_lines_added":5,"total_lines_removed":0},"context_window":{"context_window_size":1000000,"current_usage":{"input_tokens":1200,"output_tokens":40,"cache_creation_input_tokens":0,"cache_read_input_tokens":3000},"used_percentage":0}}`, work, i)
+	}
 	base := []string{"PATH=" + os.Getenv("PATH"), state.EnvRuntimeDir + "=" + rt}
 	withSession := append(slices.Clone(base), state.EnvSession+"=bench")
 	stopBin, preBin := filepath.Join(bin, "ccbridge-hook-stop"), filepath.Join(bin, "ccbridge-hook-pretool")
 	cases := []benchCase{
-		{"floor: /bin/true", "/bin/true", "{}", base},
-		{"hook-stop: duplicate Stop (nothing to post)", stopBin, stop("pid-dup"), withSession},
-		{"hook-stop: Stop of a session ccbridge did not start", stopBin, stop("pid-other"), base},
-		{"hook-pretool: PreToolUse, 10 MiB transcript, text already posted", preBin, pre("toolu_seen"), withSession},
-		{"hook-pretool: PreToolUse, 10 MiB transcript, no text before the call", preBin, pre("toolu_bare"), withSession},
-		{"hook-pretool: PreToolUse, no ccbridge session", preBin, pre("toolu_seen"), base},
+		{"floor: /bin/true", "/bin/true", "{}", base, nil, nil, false},
+		{"hook-stop: duplicate Stop (nothing to post)", stopBin, stop("pid-dup"), withSession, nil, nil, false},
+		{"hook-stop: Stop of a session ccbridge did not start", stopBin, stop("pid-other"), base, nil, nil, false},
+		{"hook-pretool: PreToolUse, 10 MiB transcript, text already posted", preBin, pre("toolu_seen"), withSession, nil, nil, false},
+		{"hook-pretool: PreToolUse, 10 MiB transcript, no text before the call", preBin, pre("toolu_bare"), withSession, nil, nil, false},
+		{"hook-pretool: PreToolUse, no ccbridge session", preBin, pre("toolu_seen"), base, nil, nil, false},
+		{"hook-stop statusline: figures unchanged", stopBin, status(1), withSession, []string{"statusline"}, nil, true},
+		{"hook-stop statusline: new figures (record written)", stopBin, "", withSession, []string{"statusline"}, status, true},
 	}
 	fmt.Printf("%d runs per case after %d warm-ups; wall = fork to reap\n\n", n, warmup)
 	fmt.Printf("| case | wall median | wall p95 | peak RSS max |\n|---|---:|---:|---:|\n")
@@ -97,6 +108,9 @@ func run(n, warmup int, bin string) error {
 		var walls []time.Duration
 		var rss int64
 		for i := range warmup + n {
+			if c.vary != nil {
+				c.payload = c.vary(2 + i)
+			}
 			w, r, err := once(c)
 			if err != nil {
 				return fmt.Errorf("%s: %w", c.name, err)
@@ -118,7 +132,7 @@ func run(n, warmup int, bin string) error {
 // parent's high-water mark as the child's ru_maxrss; time(1) fork()s a copy
 // of its own small image, so its %M is the hook's own peak.
 func once(c benchCase) (time.Duration, int64, error) {
-	cmd := exec.Command(c.bin)
+	cmd := exec.Command(c.bin, c.args...)
 	cmd.Stdin = strings.NewReader(c.payload)
 	cmd.Env = c.env
 	var out bytes.Buffer
@@ -128,7 +142,7 @@ func once(c benchCase) (time.Duration, int64, error) {
 		return 0, 0, err
 	}
 	wall := time.Since(start)
-	if out.Len() > 0 {
+	if out.Len() > 0 && !c.prints {
 		return 0, 0, fmt.Errorf("unexpected stdout %q", out.String())
 	}
 	rssFile, err := os.CreateTemp("", "procbench-rss")
@@ -137,7 +151,7 @@ func once(c benchCase) (time.Duration, int64, error) {
 	}
 	defer os.Remove(rssFile.Name())
 	rssFile.Close()
-	timed := exec.Command("/usr/bin/time", "-f", "%M", "-o", rssFile.Name(), c.bin)
+	timed := exec.Command("/usr/bin/time", append([]string{"-f", "%M", "-o", rssFile.Name(), c.bin}, c.args...)...)
 	timed.Stdin = strings.NewReader(c.payload)
 	timed.Env = c.env
 	if err := timed.Run(); err != nil {

@@ -22,7 +22,14 @@ type HookMatcher struct {
 
 // Settings is the part of a Claude Code settings file ccbridge writes.
 type Settings struct {
-	Hooks map[string][]HookMatcher `json:"hooks"`
+	Hooks      map[string][]HookMatcher `json:"hooks"`
+	StatusLine *StatusLine              `json:"statusLine,omitempty"`
+}
+
+// StatusLine is Claude Code's statusLine setting.
+type StatusLine struct {
+	Type    string `json:"type"` // "command"
+	Command string `json:"command"`
 }
 
 // permissionMargin is how much longer Claude Code waits for the
@@ -50,7 +57,7 @@ func BridgeSettings(stopBin, pretoolBin string, promptTimeout time.Duration) Set
 		EventPermissionRequest:  cmd(pretoolBin, false, permTimeout),
 		EventPostToolUse:        cmd(pretoolBin, false, 10),
 		EventPostToolUseFailure: cmd(pretoolBin, false, 10),
-	}}
+	}, StatusLine: &StatusLine{Type: "command", Command: shellQuote(stopBin) + " statusline"}}
 }
 
 // PolicyFlag selects the PreToolUse run that enforces the [policy]: it is

@@ -78,16 +78,17 @@ type Server struct {
 
 // Project maps a Discord channel to a directory.
 type Project struct {
-	Name           string         `toml:"name"`
-	ChannelID      string         `toml:"channel_id"`
-	Path           string         `toml:"path"`
-	Model          string         `toml:"model"`
-	PermissionMode string         `toml:"permission_mode"`
-	Startup        bool           `toml:"startup"`
-	Progress       string         `toml:"progress"`
-	Thread         ThreadDefaults `toml:"thread"`
-	Threads        []Thread       `toml:"threads"`
-	Policy         Policy         `toml:"policy"`
+	Name           string `toml:"name"`
+	ChannelID      string `toml:"channel_id"`
+	Path           string `toml:"path"`
+	Model          string `toml:"model"`
+	PermissionMode string `toml:"permission_mode"`
+	Startup        bool   `toml:"startup"`
+	Progress       string `toml:"progress"`
+	Attention
+	Thread  ThreadDefaults `toml:"thread"`
+	Threads []Thread       `toml:"threads"`
+	Policy  Policy         `toml:"policy"`
 }
 
 // ThreadDefaults apply to sessions in threads under a project channel.
@@ -96,6 +97,7 @@ type ThreadDefaults struct {
 	PermissionMode string `toml:"permission_mode"`
 	Isolation      string `toml:"isolation"`
 	Policy         Policy `toml:"policy"`
+	Attention
 }
 
 // Thread fixes the settings of one thread.
@@ -108,6 +110,7 @@ type Thread struct {
 	Isolation      string `toml:"isolation"`
 	Startup        bool   `toml:"startup"`
 	Policy         Policy `toml:"policy"`
+	Attention
 }
 
 // Duration is a time.Duration written as "30m" in TOML.
@@ -130,7 +133,7 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil
 var (
 	PermissionModes = []string{"default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"}
 	Isolations      = []string{"none", "worktree"}
-	ProgressLevels  = []string{"off", "text", "tools"}
+	ProgressLevels  = []string{"off", "text", "tools", "live"}
 )
 
 // Defaults.

@@ -190,6 +190,8 @@ func (c *Config) check(v *checker) {
 			v.oneOf(pk+".progress", p.Progress, ProgressLevels, false)
 			v.oneOf(pk+".thread.permission_mode", p.Thread.PermissionMode, PermissionModes, true)
 			v.oneOf(pk+".thread.isolation", p.Thread.Isolation, Isolations, false)
+			p.Attention.check(v, pk)
+			p.Thread.Attention.check(v, pk+".thread")
 			threadIDs := map[string]bool{}
 			for k, t := range p.Threads {
 				tk := fmt.Sprintf("%s.threads[%d]", pk, k)
@@ -201,6 +203,7 @@ func (c *Config) check(v *checker) {
 				v.dir(tk+".path", t.Path, false)
 				v.oneOf(tk+".permission_mode", t.PermissionMode, PermissionModes, true)
 				v.oneOf(tk+".isolation", t.Isolation, Isolations, true)
+				t.Attention.check(v, tk)
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/discord"
@@ -97,6 +98,13 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	if err := writeRoutes(ctx, store, cfg); err != nil {
 		return err
 	}
+	ext, err := state.OpenExtras(store.Dir) // attention.go
+	if err != nil {
+		return err
+	}
+	if err := writePrefs(ctx, ext, cfg); err != nil {
+		return err
+	}
 	if err := writePolicies(ctx, store, cfg, durable); err != nil {
 		return err
 	}
@@ -122,11 +130,17 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	trees := worktree.New(execx.Exec{})
 	fleet := panel.NewFleet(cfg.General.Machine, cfg.General.UnreachableAfter.Duration)
 	pnl := &panel.Panel{Config: cfg, Store: store, Registry: registry, Sessions: sessions, Trees: trees, Instance: instance, Fleet: fleet}
-	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: sessions, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance, Fleet: fleet,
+	recording := recordingSessions{sessions, ext, log}  // attention.go
+	live, err := newLiveDrawer(store.Dir, posters, log) // live.go
+	if err != nil {
+		return err
+	}
+	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: recording, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance, Fleet: fleet,
 		Land: worktree.New(execx.Exec{})})
 	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, log: log, unknownLogged: map[string]bool{}}
 	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations, relay.watchWorktrees,
-		func(ctx context.Context) { relay.keepPanels(ctx, pnl) }}
+		func(ctx context.Context) { relay.keepPanels(ctx, pnl) },
+		(&attention{store: store, ext: ext, cfg: cfg, posters: posters, log: log, now: time.Now, sessions: recording}).loop, live.loop}
 	done := make(chan struct{}, len(loops))
 	for _, loop := range loops {
 		go func() { loop(runCtx); done <- struct{}{} }()

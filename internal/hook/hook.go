@@ -47,6 +47,9 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 		fmt.Fprintf(stdout, "%s is run by Claude Code as a hook (JSON on stdin); ccbridge registers it for you.\n", prog)
 		return 0
 	}
+	if prog == Stop && len(args) > 0 && args[0] == StatusLineArg {
+		return StatusLine(ctx, stdin, stdout, stderr, getenv)
+	}
 	if slices.Contains(args, claudehook.GlobalFlag) && getenv(state.EnvSession) != "" {
 		// Registered in the user's settings, running in a pane ccbridge
 		// started: that pane's own --settings hooks handle this event.
@@ -106,8 +109,9 @@ type handler struct {
 	store   *state.Store
 	out     io.Writer // Claude Code reads the hook's answer here
 	log     *slog.Logger
-	session string       // CCBRIDGE_SESSION, or the key of a hand-started session
-	route   *state.Route // for a hand-started session: its project, by cwd
+	session string        // CCBRIDGE_SESSION, or the key of a hand-started session
+	route   *state.Route  // for a hand-started session: its project, by cwd
+	ext     *state.Extras // opened on first use (see extras)
 	// policies is the daemon's copy of the config's [policy] (policy.go).
 	policies state.Policies
 }
@@ -143,16 +147,33 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 		h.log.Info("turn already recorded", "prompt", in.PromptID)
 		return nil
 	}
+	var before state.Session
+	if in.HookEventName == claudehook.EventSessionStart {
+		before, _ = h.store.Sessions.Get(h.session)
+	}
 	sess, err := h.touchSession(ctx, in)
 	if err != nil {
 		return err
 	}
+	if prog == Stop {
+		switch in.HookEventName {
+		case claudehook.EventUserPromptSubmit:
+			return h.promptSubmitted(ctx, in, sess)
+		case claudehook.EventSessionStart:
+			return h.sessionStarted(ctx, in, before, sess)
+		case claudehook.EventNotification:
+			return h.notified(ctx, in, sess)
+		}
+	}
 	if prog == PreTool {
 		switch in.HookEventName {
 		case claudehook.EventPermissionRequest:
+			if err := h.liveWaiting(ctx, in, sess); err != nil {
+				h.log.Warn("live activity not updated", "err", err)
+			}
 			return h.permission(ctx, in, sess)
 		case claudehook.EventPostToolUse, claudehook.EventPostToolUseFailure:
-			return h.retire(ctx, in)
+			return errors.Join(h.retire(ctx, in), h.liveToolEnded(ctx, in, sess))
 		case claudehook.EventPreToolUse:
 			return h.progress(ctx, in, sess)
 		}
@@ -170,7 +191,8 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	if sess.ChannelID == "" {
 		return fmt.Errorf("session %s has no channel", h.session)
 	}
-	return h.postTurn(ctx, sess, turn)
+	err = h.postTurn(ctx, sess, turn)
+	return errors.Join(err, h.liveTurnEnded(ctx, in, sess), h.turnEnded(ctx, sess, turn))
 }
 
 func (h *handler) turnRecorded(in *claudehook.Input) bool {
@@ -235,6 +257,9 @@ func unchangedToolEvent(s state.Session, in *claudehook.Input) bool {
 	case claudehook.EventPreToolUse, claudehook.EventPostToolUse, claudehook.EventPostToolUseFailure:
 	default:
 		return false
+	}
+	if s.LastEvent == claudehook.EventNotification {
+		return false // a tool event after a notification says the wait is over
 	}
 	return s.ClaudeSessionID == in.SessionID && s.TranscriptPath == in.TranscriptPath &&
 		(in.PromptID == "" || s.LastPromptID == in.PromptID) && (in.PermissionMode == "" || s.ModeSeen == in.PermissionMode) &&

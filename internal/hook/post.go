@@ -48,10 +48,16 @@ type outgoing struct {
 // postTurn posts a turn's reply (or failure) to the session's channel.
 func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.Turn) error {
 	text := turn.Reply
+	var resetAt time.Time
+	var known bool
 	if turn.Event == "StopFailure" {
 		text = "⚠️ Claude's turn failed: " + strings.TrimSpace(turn.Reply)
 		if turn.Error != "" && turn.Error != "unknown" {
 			text += " (" + turn.Error + ")"
+		}
+		if turn.Error == limitError {
+			resetAt, known = h.limitReset(turn)
+			text += "\n" + limitNotice(resetAt, known, time.Now())
 		}
 	}
 	text, names := chat.AttachMarkers(text)
@@ -63,12 +69,31 @@ func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.T
 	if len(notes) > 0 {
 		text = strings.TrimSpace(text + "\n\n" + strings.Join(notes, "\n"))
 	}
-	msgs := compose(chat.Chunk(chat.Markdown(text), chat.Limit), files)
+	chunks := chat.Chunk(chat.Markdown(text), chat.Limit)
+	if prefs, _ := h.prefs(sess); prefs.Footer && len(chunks) > 0 {
+		chunks = withFooter(chunks, h.footer(ctx, turn.ClaudeSessionID, turn.PromptID))
+	}
+	msgs := compose(chunks, files)
 	if len(msgs) == 0 {
 		h.log.Info("empty reply; nothing to post")
 		return nil
 	}
-	return h.deliver(ctx, sess, msgs)
+	err = h.deliver(ctx, sess, msgs)
+	if known {
+		err = errors.Join(err, h.offerContinue(ctx, sess, turn.ClaudeSessionID, turn.PromptID, resetAt))
+	}
+	return err
+}
+
+// limitReset is when the limit a turn hit resets, if known.
+func (h *handler) limitReset(turn state.Turn) (time.Time, bool) {
+	var st *state.Status
+	if ext, err := h.extras(); err == nil {
+		if s, err := ext.Statuses.Get(turn.ClaudeSessionID); err == nil {
+			st = &s
+		}
+	}
+	return limitReset(st, turn.Reply, time.Now())
 }
 
 // resolveAttachments maps marker names to files in the outputs directory,

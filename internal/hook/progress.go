@@ -25,6 +25,13 @@ func (h *handler) progress(ctx context.Context, in *claudehook.Input, sess state
 	if level == "off" || in.TranscriptPath == "" || in.ToolUseID == "" {
 		return nil
 	}
+	if level == progressLive {
+		// The call shows as running at once; its text follows when the
+		// transcript has it.
+		if err := h.liveTool(ctx, in, sess, nil); err != nil {
+			return err
+		}
+	}
 	var parts []string
 	var msgID string
 	var blocks []claudehook.IndexedText
@@ -48,6 +55,12 @@ func (h *handler) progress(ctx context.Context, in *claudehook.Input, sess state
 				parts = append(parts, strings.TrimSpace(b.Text))
 			}
 		}
+	}
+	if level == progressLive {
+		if len(parts) == 0 {
+			return nil
+		}
+		return h.liveTool(ctx, in, sess, parts) // live.go
 	}
 	if level == "tools" {
 		parts = append(parts, toolLine(in))

@@ -94,6 +94,7 @@ func (p *Panel) Render(ctx context.Context, server string) chat.Message {
 		st, _ := p.Sessions.Status(ctx, key)
 		dir, _ := proj.ProjectPath()
 		fmt.Fprintf(&b, "\n%s **%s** <#%s> `%s`", icon(st.State), proj.Name, proj.ChannelID, dir)
+		b.WriteString(p.figures(key)) // usage.go
 		if n := pending(reqs, key); n > 0 {
 			fmt.Fprintf(&b, " · %d prompt(s) waiting", n)
 		}

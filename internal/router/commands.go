@@ -29,6 +29,7 @@ func Commands() []chat.CommandSpec {
 		{Name: "thread", Description: "Start a thread with its own Claude session", Options: []chat.OptionSpec{
 			{Name: "name", Description: "thread name", Required: true, MaxLength: maxThreadName},
 			{Name: "prompt", Description: "first message for Claude in the thread"}}},
+		usageCommand, // attention.go
 	}, append(SessionCommands(), landCommands()...)...) // sessions.go, land.go
 }
 
@@ -191,6 +192,8 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 		return chat.Reply{Content: "Model: " + name}
 	case "thread":
 		return r.newThread(ev, tg)
+	case usageCommand.Name:
+		return chat.Reply{Content: r.usageText(tg)}
 	}
 	if reply, ok := r.runLand(ev, tg); ok { // land.go
 		return reply
@@ -243,6 +246,8 @@ func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
 		r.landAction(ev, id.Args[0], id.Args[1], resp) // land.go
 	case id.Kind == "wt" && len(id.Args) >= 2:
 		r.worktreeAction(ev, id.Args, resp)
+	case id.Kind == state.ResumeKind && len(id.Args) == 1:
+		r.continueAtResetButton(ev, id.Args, resp) // attention.go
 	case id.Kind == approval.IDKind && len(id.Args) >= 2:
 		r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Values: ev.Values, User: mention(ev.User)}, resp)
 	default:

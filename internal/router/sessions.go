@@ -42,9 +42,20 @@ func SessionCommands() []chat.CommandSpec {
 	}
 }
 
+// takeovers finds the Takeovers of the session manager, also behind a
+// wrapper that adds to Sessions (one with an Unwrap method).
 func (r *Router) takeovers() (Takeovers, bool) {
-	t, ok := r.opt.Sessions.(Takeovers)
-	return t, ok
+	s := r.opt.Sessions
+	for {
+		if t, ok := s.(Takeovers); ok {
+			return t, true
+		}
+		w, ok := s.(interface{ Unwrap() Sessions })
+		if !ok {
+			return nil, false
+		}
+		s = w.Unwrap()
+	}
 }
 
 // runSessions answers /sessions and /fork.

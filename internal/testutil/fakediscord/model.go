@@ -63,6 +63,8 @@ type Message struct {
 	AllowedMentions json.RawMessage
 	Reactions       []string // emoji the bot added
 	Edits           int
+	EditedAt        []time.Time // when each edit arrived (edits.go)
+	History         []string    // the content before each edit
 	Deleted         bool
 	// Ephemeral messages (interaction responses with flag 64) are seen only
 	// by the clicker and never echoed on the gateway.
@@ -116,6 +118,8 @@ func (m *Message) clone() *Message {
 	c := *m
 	c.Files = append([]File(nil), m.Files...)
 	c.Reactions = append([]string(nil), m.Reactions...)
+	c.EditedAt = append([]time.Time(nil), m.EditedAt...)
+	c.History = append([]string(nil), m.History...)
 	return &c
 }
 

@@ -373,6 +373,10 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request, bot *Bot,
 		apiError(w, 400, 50006, "Cannot send an empty message")
 		return
 	}
+	if e := validateAllowedMentions(o.AllowedMentions); e != nil { // mentions.go
+		writeFormError(w, e)
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.guildChannel(w, bot, chID)
@@ -466,6 +470,7 @@ func (s *Server) editMessage(w http.ResponseWriter, r *http.Request, bot *Bot, c
 
 // applyEdit changes a message; caller holds s.mu.
 func (s *Server) applyEdit(m *Message, o *outgoing) {
+	m.History = append(m.History, m.Content)
 	if o.Content != nil {
 		m.Content = *o.Content
 	}
@@ -480,6 +485,7 @@ func (s *Server) applyEdit(m *Message, o *outgoing) {
 		s.storeFiles(m)
 	}
 	m.Edits++
+	m.EditedAt = append(m.EditedAt, time.Now())
 	if !m.Ephemeral {
 		s.dispatchGuild(m.GuildID, "MESSAGE_UPDATE", s.messageJSON(m))
 	}

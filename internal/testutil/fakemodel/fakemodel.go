@@ -78,6 +78,8 @@ type Server struct {
 	toolSeq   int
 	msgSeq    int
 	cached    bool
+	usage     *Usage // usage.go
+	headers   map[string]string
 }
 
 type scenario struct {
@@ -163,6 +165,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, req)
 	step := s.next(body, req)
 	cached := s.cached
+	usage, headers := s.usage, s.headers
 	s.msgSeq++
 	msgID := fmt.Sprintf("msg_fake_%d", s.msgSeq)
 	var toolIDs []string
@@ -179,8 +182,11 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	for k, v := range headers {
+		w.Header().Set(k, v)
+	}
 	if step.Status != 0 {
-		writeJSON(w, step.Status, apiError(step.ErrMsg))
+		writeJSON(w, step.Status, apiErrorFor(step.Status, step.ErrMsg))
 		return
 	}
 	content := buildContent(step, toolIDs)
@@ -193,7 +199,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 			"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": map[string]any{"input_tokens": 5, "output_tokens": 10}})
 		return
 	}
-	stream(w, msgID, req.Model, content, stop, cached)
+	streamUsage(w, msgID, req.Model, content, stop, cached, usage)
 }
 
 // ReportCache makes answers report prompt-cache reads and writes in their
@@ -350,6 +356,10 @@ func stream(w http.ResponseWriter, msgID, model string, content []map[string]any
 	if cached {
 		usage["cache_creation_input_tokens"], usage["cache_read_input_tokens"] = 3000, 2000
 	}
+	streamWith(w, msgID, model, content, stop, usage, 40)
+}
+
+func streamWith(w http.ResponseWriter, msgID, model string, content []map[string]any, stop string, usage map[string]any, outputTokens int) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(200)
@@ -376,7 +386,7 @@ func stream(w http.ResponseWriter, msgID, model string, content []map[string]any
 		}
 		send("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
-	send("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 40}})
+	send("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": outputTokens}})
 	send("message_stop", map[string]any{"type": "message_stop"})
 }
 

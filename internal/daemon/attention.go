@@ -1,0 +1,248 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/discord"
+	"github.com/ccbridge/ccbridge/internal/router"
+	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/tmux"
+)
+
+// writePrefs gives the hooks each project's attention settings (footer,
+// mirrored prompts, pings) and owners, resolved from the config.
+func writePrefs(ctx context.Context, ext *state.Extras, cfg *config.Config) error {
+	for _, s := range cfg.Servers {
+		for _, p := range s.Projects {
+			prefs := state.Prefs{Owners: s.OwnerIDs, Project: sessionPrefs(p.ThreadAttention("")),
+				Thread: sessionPrefs(p.Thread.Attention.Over(p.Attention).Resolve())}
+			for _, t := range p.Threads {
+				if prefs.Threads == nil {
+					prefs.Threads = map[string]state.SessionPrefs{}
+				}
+				prefs.Threads[t.ThreadID] = sessionPrefs(p.ThreadAttention(t.ThreadID))
+			}
+			if _, err := ext.Prefs.Update(ctx, state.PrefsKey(s.Name, p.Name), func(x *state.Prefs) error { *x = prefs; return nil }); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func sessionPrefs(r config.Resolved) state.SessionPrefs {
+	return state.SessionPrefs{Footer: r.Footer, MirrorTerminal: r.MirrorTerminal, AttentionAfter: r.AttentionAfter, AttentionTurn: r.AttentionTurn}
+}
+
+// recordingSessions notes every prompt the router types into a pane, so
+// the UserPromptSubmit hook can tell it from one typed at the terminal.
+type recordingSessions struct {
+	router.Sessions
+	ext *state.Extras
+	log *slog.Logger
+}
+
+// Unwrap gives the router the manager's other abilities (/sessions).
+func (s recordingSessions) Unwrap() router.Sessions { return s.Sessions }
+
+func (s recordingSessions) Deliver(ctx context.Context, key, text string) (time.Time, error) {
+	if strings.TrimSpace(text) != "" && !strings.HasPrefix(text, "/") {
+		if _, err := s.ext.Delivered.Update(ctx, key, func(d *state.Delivered) error {
+			d.Add(tmux.Sanitize(text), time.Now())
+			return nil
+		}); err != nil {
+			s.log.Warn("delivered prompt not recorded; it may be mirrored as typed at the terminal", "session", key, "err", err)
+		}
+	}
+	return s.Sessions.Deliver(ctx, key, text)
+}
+
+// attentionEvery is how often the daemon looks for cards and dialogs that
+// have waited long enough to ping the owners.
+const attentionEvery = time.Second
+
+// notifyDelay is how long after a dialog opens Claude sends its
+// permission_prompt Notification (docs §4: about 6 s).
+const notifyDelay = 6 * time.Second
+
+// attention mentions the owners when a card (or a dialog with no card)
+// has waited attention_after unanswered: once per card, once per prompt.
+type attention struct {
+	store   *state.Store
+	ext     *state.Extras
+	cfg     *config.Config
+	posters map[string]*discord.Poster
+	log     *slog.Logger
+	now     func() time.Time
+	// sessions types "continue" into a session whose limit has reset.
+	sessions router.Sessions
+}
+
+// keepStatuses is how long the statusLine figures of a Claude session are
+// kept after its last message (/usage and the panel show the newest).
+const keepStatuses = 7 * 24 * time.Hour
+
+func (a *attention) loop(ctx context.Context) {
+	tick := time.NewTicker(attentionEvery)
+	defer tick.Stop()
+	var pruned time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		a.once(ctx)
+		if now := a.now(); now.Sub(pruned) >= pruneEvery {
+			if n, err := a.ext.Statuses.Prune(ctx, now.Add(-keepStatuses), maxTurns); err != nil || n > 0 {
+				a.log.Info("pruned old statusLine figures", "removed", n, "err", err)
+			}
+			pruned = now
+		}
+	}
+}
+
+// settings returns the session's attention settings and its server's owners.
+func (a *attention) settings(sess state.Session) (state.SessionPrefs, []string, bool) {
+	for _, s := range a.cfg.Servers {
+		if s.Name != sess.Server {
+			continue
+		}
+		for _, p := range s.Projects {
+			if p.Name == sess.Project {
+				return sessionPrefs(p.ThreadAttention(sess.ThreadID)), s.OwnerIDs, true
+			}
+		}
+	}
+	return state.SessionPrefs{}, nil, false
+}
+
+func (a *attention) once(ctx context.Context) {
+	now := a.now()
+	a.continueAtReset(ctx, now)
+	reqs, err := a.store.Requests.List()
+	if err != nil {
+		a.log.Warn("attention: read requests", "err", err)
+	}
+	carded := map[string]bool{} // sessions with a card waiting
+	for id, req := range reqs {
+		if req.Status != state.RequestPending {
+			continue
+		}
+		carded[req.Session] = true
+		sess, err := a.store.Sessions.Get(req.Session)
+		if err != nil {
+			continue
+		}
+		prefs, owners, ok := a.settings(sess)
+		if !ok || prefs.AttentionAfter <= 0 || len(owners) == 0 || now.Sub(req.Created) < prefs.AttentionAfter {
+			continue
+		}
+		a.ping(ctx, "card-"+id, req.Server, req.ChannelID, owners,
+			fmt.Sprintf("Claude has been waiting %s for your answer on the card above.", now.Sub(req.Created).Round(time.Second)))
+	}
+	waiting, err := a.ext.Waiting.List()
+	if err != nil {
+		a.log.Warn("attention: read waiting sessions", "err", err)
+	}
+	for key, w := range waiting {
+		if w.Kind != "permission_prompt" || carded[key] {
+			continue
+		}
+		sess, err := a.store.Sessions.Get(key)
+		// Any event after the notification means the dialog was answered.
+		if err != nil || sess.LastEvent != "Notification" || sess.LastEventAt.After(w.At.Add(time.Second)) {
+			continue
+		}
+		prefs, owners, ok := a.settings(sess)
+		since := w.At.Add(-notifyDelay)
+		if !ok || prefs.AttentionAfter <= 0 || len(owners) == 0 || now.Sub(since) < prefs.AttentionAfter {
+			continue
+		}
+		a.ping(ctx, "wait-"+state.TurnKey(w.ClaudeSessionID, w.PromptID), sess.Server, sess.Channel(), owners,
+			fmt.Sprintf("Claude is waiting for you in the terminal: %s.", strings.TrimSuffix(w.Message, ".")))
+	}
+}
+
+// ping posts one mention of the owners, claimed under key so it is sent once.
+func (a *attention) ping(ctx context.Context, key, server, channel string, owners []string, text string) {
+	created, err := a.store.Seen.Create(ctx, "ping-"+key, state.Seen{At: a.now().UTC()})
+	if err != nil || !created {
+		return
+	}
+	p, ok := a.posters[server]
+	if !ok {
+		return
+	}
+	mentions := make([]string, len(owners))
+	for i, o := range owners {
+		mentions[i] = "<@" + o + ">"
+	}
+	sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+	defer cancel()
+	if _, err := p.SendMentioning(sctx, channel, discord.Nonce("ping-"+key), strings.Join(mentions, " ")+" "+text, owners); err != nil {
+		a.log.Warn("attention ping not posted", "channel", channel, "err", err)
+		return
+	}
+	a.log.Info("attention ping posted", "channel", channel, "what", key)
+}
+
+// continueDeliver bounds typing "continue" into a pane.
+const continueDeliver = 30 * time.Second
+
+// continueAtReset sends "continue" to each session whose Continue at reset
+// was clicked, once its limit's reset time has passed, and says so. The
+// offer is kept in the runtime dir, so a daemon restarted meanwhile still
+// sends it; it is removed before typing, so it is sent at most once.
+func (a *attention) continueAtReset(ctx context.Context, now time.Time) {
+	resumes, err := a.ext.Resumes.List()
+	if err != nil {
+		a.log.Warn("attention: read continue offers", "err", err)
+	}
+	for key, res := range resumes {
+		if !res.Armed || now.Before(res.At) || a.sessions == nil {
+			continue
+		}
+		if err := a.ext.Resumes.Delete(ctx, key); err != nil {
+			a.log.Warn("continue offer not removed; not sending", "session", key, "err", err)
+			continue
+		}
+		// On a claude.ai plan Claude Code may continue by itself at the
+		// reset ("continuing automatically at …"); a prompt submitted since
+		// the failed turn means it did, or someone did.
+		if sess, err := a.store.Sessions.Get(key); err == nil && res.PromptID != "" && sess.LastPromptID != "" && sess.LastPromptID != res.PromptID {
+			a.log.Info("continue at reset not needed: the session went on", "session", key)
+			a.notify(ctx, res, "▶️ The usage limit has reset; Claude has gone on already, so ccbridge sent nothing.")
+			continue
+		}
+		dctx, cancel := context.WithTimeout(ctx, continueDeliver)
+		_, err := a.sessions.Deliver(dctx, key, "continue")
+		cancel()
+		text := "▶️ The usage limit has reset: sent \"continue\" to Claude."
+		if err != nil {
+			a.log.Warn("continue at reset not delivered", "session", key, "err", err)
+			text = "⚠️ The usage limit has reset, but ccbridge could not send \"continue\": " + err.Error()
+		} else {
+			a.log.Info("continue sent at reset", "session", key)
+		}
+		a.notify(ctx, res, text)
+	}
+}
+
+// notify says in the offer's channel what became of it.
+func (a *attention) notify(ctx context.Context, res state.Resume, text string) {
+	p, ok := a.posters[res.Server]
+	if !ok {
+		return
+	}
+	sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+	defer cancel()
+	if _, err := p.Send(sctx, res.ChannelID, text, nil); err != nil {
+		a.log.Warn("continue notice not posted", "err", err)
+	}
+}
