@@ -61,7 +61,6 @@ func isTable(t reflect.Type) bool {
 }
 
 func encodeTable(b *bytes.Buffer, v reflect.Value, path []string, array bool) {
-	t := v.Type()
 	indent := strings.Repeat("  ", max(len(path)-1, 0))
 	if len(path) > 0 {
 		open, end := "[", "]"
@@ -70,20 +69,18 @@ func encodeTable(b *bytes.Buffer, v reflect.Value, path []string, array bool) {
 		}
 		fmt.Fprintf(b, "\n%s%s%s%s\n", indent, open, strings.Join(path, "."), end)
 	}
+	fields := tomlFields(v)
 	// Plain keys first: TOML puts every key after a table header into it.
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name := tomlName(f)
-		if name == "" || isTable(f.Type) || v.Field(i).IsZero() {
+	for _, fd := range fields {
+		f, fv := fd.f, fd.v
+		if isTable(f.Type) || fv.IsZero() {
 			continue
 		}
-		fmt.Fprintf(b, "%s%s = %s\n", indent, key(name), value(v.Field(i)))
+		fmt.Fprintf(b, "%s%s = %s\n", indent, key(fd.name), value(fv))
 	}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name := tomlName(f)
-		fv := v.Field(i)
-		if name == "" || !isTable(f.Type) || fv.IsZero() {
+	for _, fd := range fields {
+		f, fv, name := fd.f, fd.v, fd.name
+		if !isTable(f.Type) || fv.IsZero() {
 			continue
 		}
 		sub := append(slices.Clip(path), name)
@@ -95,6 +92,30 @@ func encodeTable(b *bytes.Buffer, v reflect.Value, path []string, array bool) {
 			encodeTable(b, fv.Index(j), sub, true)
 		}
 	}
+}
+
+type field struct {
+	f    reflect.StructField
+	v    reflect.Value
+	name string
+}
+
+// tomlFields lists a struct's TOML keys in schema order; an embedded struct
+// without a tag is flattened into its parent, as the decoder reads it.
+func tomlFields(v reflect.Value) []field {
+	var out []field
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && f.Tag.Get("toml") == "" {
+			out = append(out, tomlFields(v.Field(i))...)
+			continue
+		}
+		if name := tomlName(f); name != "" {
+			out = append(out, field{f, v.Field(i), name})
+		}
+	}
+	return out
 }
 
 func tomlName(f reflect.StructField) string {
@@ -120,6 +141,8 @@ func value(v reflect.Value) string {
 		return quote(string(text))
 	}
 	switch v.Kind() {
+	case reflect.Pointer:
+		return value(v.Elem()) // a nil one is zero and never written
 	case reflect.String:
 		return quote(v.String())
 	case reflect.Bool:

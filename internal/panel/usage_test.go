@@ -20,10 +20,10 @@ func TestPanelShowsContextAndLimitsPerProject(t *testing.T) {
 		return nil
 	})
 	m := p.Render(ctx, "home")
-	if !strings.Contains(m.Content, "**p0** `/src/p0` · ctx 42% · 5h 45% (resets 1h31m) · 7d 12%") {
+	if !strings.Contains(m.Content, "`/src/p0` · ctx 42% · 5h 45% (resets 1h31m) · 7d 12%") {
 		t.Errorf("panel lacks p0's figures:\n%s", m.Content)
 	}
-	if strings.Contains(m.Content, "Opus") || strings.Contains(m.Content, "$3") || strings.Contains(m.Content, "**p1** `/src/p1` ·") {
+	if strings.Contains(m.Content, "Opus") || strings.Contains(m.Content, "$3") || strings.Contains(m.Content, "`/src/p1` ·") {
 		t.Errorf("panel shows what it should not:\n%s", m.Content)
 	}
 }
