@@ -13,6 +13,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/execx"
 	"github.com/ccbridge/ccbridge/internal/panel"
+	"github.com/ccbridge/ccbridge/internal/router"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/testutil/claudetest"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
@@ -122,8 +123,8 @@ func TestFleetOfTwoMachinesSharesOneBot(t *testing.T) {
 	alpha := newMachine(t, srv, model, owner, "alpha", bot.ChannelID, general)
 	beta := newMachine(t, srv, model, owner, "beta", chBeta, general)
 	pa, pb := alpha.projects[0], beta.projects[0]
-	if n := len(srv.Commands(bot.GuildID)); n != 7 {
-		t.Errorf("%d slash commands registered by two daemons, want 7", n)
+	if n, want := len(srv.Commands(bot.GuildID)), len(router.Commands()); n != want {
+		t.Errorf("%d slash commands registered by two daemons, want %d", n, want)
 	}
 
 	// One panel message per machine, each showing the other one up.
