@@ -130,7 +130,9 @@ func (a *attention) once(ctx context.Context) {
 		a.log.Warn("attention: read requests", "err", err)
 	}
 	carded := map[string]bool{} // sessions with a card waiting
+	cardMade := map[string][]time.Time{}
 	for id, req := range reqs {
+		cardMade[req.Session] = append(cardMade[req.Session], req.Created)
 		if req.Status != state.RequestPending {
 			continue
 		}
@@ -151,7 +153,7 @@ func (a *attention) once(ctx context.Context) {
 		a.log.Warn("attention: read waiting sessions", "err", err)
 	}
 	for key, w := range waiting {
-		if w.Kind != "permission_prompt" || carded[key] {
+		if w.Kind != "permission_prompt" || carded[key] || cardFor(cardMade[key], w.At) {
 			continue
 		}
 		sess, err := a.store.Sessions.Get(key)
@@ -245,4 +247,21 @@ func (a *attention) notify(ctx context.Context, res state.Resume, text string) {
 	if _, err := p.Send(sctx, res.ChannelID, text, nil); err != nil {
 		a.log.Warn("continue notice not posted", "err", err)
 	}
+}
+
+// cardSlack allows for hooks that run late under load around notifyDelay.
+const cardSlack = 10 * time.Second
+
+// cardFor reports whether one of a session's cards was made for the dialog
+// a permission_prompt Notification at `at` is about: Claude notifies about
+// notifyDelay after the dialog opens, and the card is made as it opens. Such
+// a card, answered since, must not turn into a "waiting in the terminal"
+// ping in the moment before the next hook event records the answer.
+func cardFor(created []time.Time, at time.Time) bool {
+	for _, c := range created {
+		if !c.After(at) && at.Sub(c) <= notifyDelay+cardSlack {
+			return true
+		}
+	}
+	return false
 }

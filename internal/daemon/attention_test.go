@@ -125,6 +125,31 @@ func TestAnsweredDialogDoesNotPing(t *testing.T) {
 	}
 }
 
+// A card answered from Discord, in the moment before the next hook event
+// records the answer, is not mistaken for a dialog without a card: the
+// session still says Notification, but the notification was about the
+// carded dialog.
+func TestAnsweredCardIsNotADialogWithoutCard(t *testing.T) {
+	f := newDrainFixture(t)
+	owner := f.srv.NewUser("owner").ID
+	now := time.Now()
+	a := newAttention(t, f, owner, time.Minute, &now)
+	ctx := context.Background()
+	opened := now
+	notified := opened.Add(notifyDelay)
+	f.store.Requests.Create(ctx, "req1", state.Request{Session: "home-api", Server: "home", ChannelID: f.bot.ChannelID, Status: state.RequestDecided, Created: opened})
+	f.store.Sessions.Update(ctx, "home-api", func(s *state.Session) error { s.LastEvent, s.LastEventAt = "Notification", notified; return nil })
+	a.ext.Waiting.Update(ctx, "home-api", func(w *state.Waiting) error {
+		*w = state.Waiting{Kind: "permission_prompt", Message: "Claude needs your permission", ClaudeSessionID: "sid", PromptID: "p1", At: notified}
+		return nil
+	})
+	now = notified.Add(2 * time.Minute)
+	a.once(ctx)
+	if got := f.pings(t, owner); len(got) != 0 {
+		t.Fatalf("pinged for a dialog whose card was answered: %q", got)
+	}
+}
+
 type deliverStub struct {
 	routerSessions
 	got []string

@@ -261,7 +261,9 @@ func unchangedToolEvent(s state.Session, in *claudehook.Input) bool {
 	if s.LastEvent == claudehook.EventNotification {
 		return false // a tool event after a notification says the wait is over
 	}
-	return s.ClaudeSessionID == in.SessionID && s.TranscriptPath == in.TranscriptPath &&
+	// After a Notification the next tool event is news: it says the dialog
+	// the notification was about was answered (the daemon's pings read it).
+	return s.LastEvent != claudehook.EventNotification && s.ClaudeSessionID == in.SessionID && s.TranscriptPath == in.TranscriptPath &&
 		(in.PromptID == "" || s.LastPromptID == in.PromptID) && (in.PermissionMode == "" || s.ModeSeen == in.PermissionMode) &&
 		time.Since(s.LastEventAt) < lastEventFresh
 }
