@@ -307,7 +307,6 @@ func (r *Router) pressKey(key, name string, resp chat.Responder) {
 			_ = resp.Edit(chat.Reply{Content: "⚠️ " + err.Error()})
 			return
 		}
-		time.Sleep(keyRedrawPause)
 	}
 	screen, err := r.opt.Sessions.Screen(ctx, key, screenLines)
 	if err != nil {
@@ -315,4 +314,45 @@ func (r *Router) pressKey(key, name string, resp chat.Responder) {
 		return
 	}
 	_ = resp.Edit(screenReply(r.opt.Instance, key, screen, r.now()))
+	if name != "" {
+		r.wg.Add(1)
+		go func() { defer r.wg.Done(); r.followScreen(key, screen, resp) }()
+	}
+}
+
+// After a key, the screen message keeps following the pane for a while:
+// Claude may redraw only after the first read (a busy machine, a slow
+// dialog), and the person should see what the key did without pressing
+// Refresh. Edits come only on a change, at most one per screenEditGap
+// (Discord's edit limits).
+const (
+	screenFollow  = 10 * time.Second
+	screenPoll    = 300 * time.Millisecond
+	screenEditGap = 1500 * time.Millisecond
+)
+
+func (r *Router) followScreen(key, shown string, resp chat.Responder) {
+	end := time.Now().Add(screenFollow)
+	lastEdit := time.Now()
+	latest := shown
+	for {
+		done := !time.Now().Before(end)
+		if latest != shown && (done || time.Since(lastEdit) >= screenEditGap) {
+			if err := resp.Edit(screenReply(r.opt.Instance, key, latest, r.now())); err != nil {
+				return
+			}
+			shown, lastEdit = latest, time.Now()
+		}
+		if done {
+			return
+		}
+		select {
+		case <-r.ctx.Done():
+			return
+		case <-time.After(screenPoll):
+		}
+		if screen, err := r.opt.Sessions.Screen(r.ctx, key, screenLines); err == nil {
+			latest = screen
+		}
+	}
 }

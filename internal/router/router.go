@@ -57,7 +57,6 @@ const (
 	dialogRetry      = 2 * time.Second
 	secondReceipt    = 8 * time.Second
 	screenLines      = 40
-	keyRedrawPause   = 400 * time.Millisecond // lets the TUI redraw after a key before /screen reads it
 	queuePerSession  = 64
 	queuePoll        = 100 * time.Millisecond // while Claude Code's queue drains
 	inputSettle      = 3 * time.Second        // at most, for text left in the input box

@@ -65,6 +65,7 @@ type fakeSessions struct {
 	calls     int
 	noPane    bool
 	delivered []string
+	screens   []string // what Screen shows, in turn; the last one stays
 }
 
 func (f *fakeSessions) Ensure(_ context.Context, t session.Target) (string, bool, error) {
@@ -106,6 +107,13 @@ func (f *fakeSessions) Screen(context.Context, string, int) (string, error) {
 		f.queued--
 		f.l.add("queued")
 		return "❯ earlier\n  ⎿  Queued · ctrl+x ctrl+s to send now\n❯ Press up to edit queued messages", nil
+	}
+	if len(f.screens) > 0 {
+		s := f.screens[0]
+		if len(f.screens) > 1 {
+			f.screens = f.screens[1:]
+		}
+		return s, nil
 	}
 	return "❯ screen text", nil
 }
@@ -354,6 +362,22 @@ func TestKeyButtons(t *testing.T) {
 	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: other}, fakeResponder{l})
 	if n := len(l.all()); n != 3 {
 		t.Fatalf("another instance's button had an effect: %q", l.all())
+	}
+}
+
+// Claude may redraw only after the screen was first read: the message
+// follows the pane and shows what the key did.
+func TestScreenFollowsTheRedrawAfterAKey(t *testing.T) {
+	r, ss, _, l, _ := newRouter(t)
+	ss.screens = []string{"⏸ manual mode on", "⏸ manual mode on", "⏵⏵ accept edits on"}
+	id := keyID(t, "home-api", "BTab", time.Now())
+	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: id}, fakeResponder{l})
+	deadline := time.Now().Add(5 * time.Second)
+	for !slices.ContainsFunc(l.all(), func(op string) bool { return strings.Contains(op, "accept edits on") }) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the screen message never showed the redraw: %q", l.all())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
