@@ -4,6 +4,9 @@ CLAUDE_VERSION := 2.1.328
 CLAUDE_DIR    := .cache/claude-code
 CLAUDE_BIN    := $(CLAUDE_DIR)/node_modules/@anthropic-ai/claude-code-linux-x64/claude
 CLAUDE_STAMP  := $(CLAUDE_DIR)/.installed-$(CLAUDE_VERSION)
+# The e2e scenarios mostly wait on Claude and the fake model: four at a time keeps both
+# cores busy without starving any of them (eight measured slower on 2 cores).
+E2E_PARALLEL  ?= 4
 BINS          := bin/ccbridge bin/ccbridge-hook-stop bin/ccbridge-hook-pretool
 
 .PHONY: all build test unit integration e2e e2e-latest bench vet tools claude clean install
@@ -19,7 +22,7 @@ build:
 # end-to-end tier (real binaries, real Claude Code CLI, fake model, fake Discord).
 test: tools claude vet
 	$(GO) test -race -count=1 -tags integration ./...
-	$(GO) test -count=1 -tags e2e -timeout 8m ./e2e/...
+	$(GO) test -count=1 -tags e2e -timeout 8m -parallel $(E2E_PARALLEL) ./e2e/...
 
 unit:
 	$(GO) test -race ./...
@@ -28,7 +31,7 @@ integration: tools
 	$(GO) test -race -count=1 -tags integration ./...
 
 e2e: tools claude
-	$(GO) test -count=1 -tags e2e -timeout 8m ./e2e/...
+	$(GO) test -count=1 -tags e2e -timeout 8m -parallel $(E2E_PARALLEL) ./e2e/...
 
 vet:
 	$(GO) vet ./...
@@ -67,7 +70,7 @@ e2e-latest: tools
 	cd $(CLAUDE_LATEST_DIR) && npm install --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@latest
 	@v=$$($(CLAUDE_LATEST_BIN) --version | cut -d' ' -f1) && echo "e2e tier against Claude Code $$v (pinned: $(CLAUDE_VERSION))" && \
 	  CCBRIDGE_TEST_CLAUDE=$(CURDIR)/$(CLAUDE_LATEST_BIN) CCBRIDGE_TEST_CLAUDE_VERSION=$$v \
-	  $(GO) test -count=1 -tags e2e -timeout 8m ./e2e/...
+	  $(GO) test -count=1 -tags e2e -timeout 8m -parallel $(E2E_PARALLEL) ./e2e/...
 
 bench: build claude
 	@$(MAKE) --no-print-directory tools TOOLS="/usr/bin/time:time"
