@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/BurntSushi/toml"
 )
 
 // Config is the whole configuration file.
@@ -207,20 +205,12 @@ func Load(path string) (*Config, error) {
 
 // Parse decodes TOML text strictly and applies defaults.
 func Parse(text string) (*Config, error) {
-	var c Config
-	md, err := toml.Decode(text, &c)
+	c, err := Decode(text)
 	if err != nil {
 		return nil, err
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
-		for i, k := range und {
-			keys[i] = k.String()
-		}
-		return nil, fmt.Errorf("unknown keys: %s", strings.Join(keys, ", "))
-	}
 	c.applyDefaults()
-	return &c, nil
+	return c, nil
 }
 
 func (c *Config) applyDefaults() {
