@@ -63,8 +63,9 @@ func newBridge(t testing.TB, bots, projectsPerBot int, extra string) *bridge {
 	b.owner = b.srv.NewUser("owner")
 	b.socket = fmt.Sprintf("ccbe2e-%d-%d", os.Getpid(), socketSeq.Add(1))
 	b.tmux = tmux.New(execx.Exec{}, tmux.Options{Socket: b.socket})
+	base := settledTempDir(t)
+	// Registered after base, so run before its removal: Claude is gone first.
 	t.Cleanup(func() { _ = b.tmux.KillServer(context.Background()) })
-	base := t.TempDir()
 	b.runtime = filepath.Join(base, "rt")
 	b.stateDir = filepath.Join(base, "state")
 	var dirs []string
@@ -94,7 +95,7 @@ func newBridge(t testing.TB, bots, projectsPerBot int, extra string) *bridge {
 			fmt.Fprintf(&servers, "  [[servers.projects]]\n  name = %q\n  channel_id = %q\n  path = %q\n  footer = \"off\"\n", p.name, p.channel, p.dir)
 		}
 	}
-	home := claudetest.NewHome(t, dirs...)
+	home := claudeHomeIn(t, base, dirs...)
 	var env []string
 	for k, v := range claudetest.Env(home, b.model.URL) {
 		env = append(env, fmt.Sprintf("%s = %q", k, v))
@@ -295,4 +296,41 @@ func (b *bridge) reconfigure(edit func(string) string) {
 	_ = b.cmd.Process.Signal(syscall.SIGTERM)
 	_ = b.cmd.Wait()
 	b.start()
+}
+
+// settledTempDir is a temporary directory for what Claude and the hooks write:
+// after the tmux server is killed, SessionEnd hooks and Claude's children
+// still write there for a moment, which t.TempDir's cleanup reports as a
+// failure. It is removed once nothing writes there any more.
+func settledTempDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "ccbe2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		deadline := time.Now().Add(10 * time.Second)
+		for os.RemoveAll(dir) != nil && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	return dir
+}
+
+// claudeHomeIn is claudetest.NewHome inside base (see settledTempDir).
+func claudeHomeIn(t testing.TB, base string, dirs ...string) string {
+	t.Helper()
+	src := claudetest.NewHome(t, dirs...)
+	home := filepath.Join(base, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(src, ".claude.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".claude.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
 }

@@ -45,12 +45,12 @@ func newMCP(t *testing.T, opt *sdk.ClientOptions) *mcpEnv {
 	e := &mcpEnv{t: t, model: fakemodel.New(t)}
 	e.socket = fmt.Sprintf("ccbmcp-%d-%d", os.Getpid(), socketSeq.Add(1))
 	e.tmux = tmux.New(execx.Exec{}, tmux.Options{Socket: e.socket})
-	base := mcpTempDir(t)
+	base := settledTempDir(t)
 	e.dir = filepath.Join(base, "proj")
 	if err := os.MkdirAll(e.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	e.home = mcpClaudeHome(t, base, e.dir)
+	e.home = claudeHomeIn(t, base, e.dir)
 	// Registered last, run first: Claude is gone before its dirs are removed.
 	t.Cleanup(func() { _ = e.tmux.KillServer(context.Background()) })
 	var env []string
@@ -66,43 +66,6 @@ func newMCP(t *testing.T, opt *sdk.ClientOptions) *mcpEnv {
 	e.env = []string{"XDG_STATE_HOME=" + filepath.Join(base, "state")}
 	e.connect(opt)
 	return e
-}
-
-// mcpTempDir is a temporary directory for what Claude and the hooks write:
-// after the tmux server is killed, SessionEnd hooks and Claude's children
-// still write there for a moment, which t.TempDir's cleanup reports as a
-// failure. It is removed once nothing writes there any more.
-func mcpTempDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "ccbmcp-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		deadline := time.Now().Add(10 * time.Second)
-		for os.RemoveAll(dir) != nil && time.Now().Before(deadline) {
-			time.Sleep(100 * time.Millisecond)
-		}
-	})
-	return dir
-}
-
-// mcpClaudeHome is claudetest.NewHome inside base (see mcpTempDir).
-func mcpClaudeHome(t *testing.T, base string, dirs ...string) string {
-	t.Helper()
-	src := claudetest.NewHome(t, dirs...)
-	home := filepath.Join(base, "home")
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(src, ".claude.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, ".claude.json"), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return home
 }
 
 // mcpWithBridge runs `ccbridge mcp` on the daemon's config and runtime dir.
@@ -602,7 +565,7 @@ func TestMCPWithDaemon(t *testing.T) {
 // are tool errors.
 func TestMCPNoConfig(t *testing.T) {
 	t.Parallel()
-	base := mcpTempDir(t)
+	base := settledTempDir(t)
 	home := filepath.Join(base, "home")
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		t.Fatal(err)
