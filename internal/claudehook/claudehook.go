@@ -24,6 +24,9 @@ const (
 	EventNotification       = "Notification"
 	EventSessionStart       = "SessionStart"
 	EventSessionEnd         = "SessionEnd"
+	// EventPostModelSwitch fires once Claude has switched model (with /model,
+	// after its "Switch model?" dialog when one is shown); verified on 2.1.328.
+	EventPostModelSwitch = "PostModelSwitch"
 )
 
 // Input is any hook payload. One flat struct serves every event because the
@@ -64,6 +67,12 @@ type Input struct {
 	Source string `json:"source,omitempty"`
 	Model  string `json:"model,omitempty"`
 	Reason string `json:"reason,omitempty"`
+
+	// PostModelSwitch: the model asked for (as typed) and the models before
+	// and after.
+	RequestedModel string `json:"requested_model,omitempty"`
+	FromModel      string `json:"from_model,omitempty"`
+	ToModel        string `json:"to_model,omitempty"`
 
 	// Notification.
 	Message          string `json:"message,omitempty"`

@@ -178,8 +178,8 @@ func TestBridgeSettings(t *testing.T) {
 	if perm.Command != `'/opt/it'\''s/ccbridge-hook-pretool'` || perm.Async || perm.Timeout != 31*60 {
 		t.Errorf("PermissionRequest hook = %+v", perm)
 	}
-	if len(back.Hooks) != 10 {
-		t.Errorf("%d events registered, want 10", len(back.Hooks))
+	if len(back.Hooks) != 11 {
+		t.Errorf("%d events registered, want 11", len(back.Hooks))
 	}
 }
 

@@ -26,7 +26,7 @@ func TestGlobalHooksInstallIdempotentAndUninstallCleanly(t *testing.T) {
 		t.Fatal(err)
 	}
 	hooks := doc["hooks"].(map[string]any)
-	if len(hooks) != 10 || doc["model"] != "opus" || !strings.Contains(string(out), "npm test") {
+	if len(hooks) != 11 || doc["model"] != "opus" || !strings.Contains(string(out), "npm test") {
 		t.Fatalf("installed document:\n%s", out)
 	}
 	if stop := hooks["Stop"].([]any); len(stop) != 2 || !strings.Contains(string(out), "'/opt/bin/ccbridge-hook-stop' --global") {

@@ -53,6 +53,7 @@ func BridgeSettings(stopBin, pretoolBin string, promptTimeout time.Duration) Set
 		EventNotification:       cmd(stopBin, false, 10),
 		EventSessionStart:       cmd(stopBin, false, 10),
 		EventSessionEnd:         cmd(stopBin, false, 10),
+		EventPostModelSwitch:    cmd(stopBin, false, 10),
 		EventPreToolUse:         append(cmd(pretoolBin, true, 0), policyHook(pretoolBin)),
 		EventPermissionRequest:  cmd(pretoolBin, false, permTimeout),
 		EventPostToolUse:        cmd(pretoolBin, false, 10),

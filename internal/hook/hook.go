@@ -232,6 +232,9 @@ func (h *handler) touchSession(ctx context.Context, in *claudehook.Input) (state
 			s.AddPrompt(state.Prompt{At: now, Text: in.Prompt})
 		case claudehook.EventStop, claudehook.EventStopFailure, claudehook.EventSessionEnd:
 			s.Busy = false
+		case claudehook.EventPostModelSwitch:
+			s.ModelSwitches++
+			s.SwitchRequested = in.RequestedModel
 		case claudehook.EventSessionStart:
 			s.StartSource = in.Source
 			if in.Model != "" {

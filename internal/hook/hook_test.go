@@ -122,3 +122,20 @@ func TestPreToolTouchesSession(t *testing.T) {
 		t.Fatalf("session = %+v, %v", sess, err)
 	}
 }
+
+// Claude's PostModelSwitch (seen on 2.1.328 after /model, once the switch
+// is made) is counted on the session: it is how /model learns the switch.
+func TestPostModelSwitchIsCounted(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "rt")
+	in, _ := os.ReadFile(filepath.Join("..", "claudehook", "testdata", "postmodelswitch.json"))
+	for range 2 {
+		if out, _, code := run(t, Stop, root, "home-api", string(in)); code != 0 || out != "" {
+			t.Fatalf("exit %d, stdout %q", code, out)
+		}
+	}
+	store, _ := state.OpenStore(root)
+	sess, err := store.Sessions.Get("home-api")
+	if err != nil || sess.ModelSwitches != 2 || sess.SwitchRequested != "sonnet" {
+		t.Fatalf("session = %+v, %v", sess, err)
+	}
+}

@@ -146,7 +146,7 @@ func TestStopDoesNotTypeExitIntoADialog(t *testing.T) {
 }
 
 // On a cached conversation /model asks "Switch model?": ccbridge answers 1
-// and reports the switch once Claude prints it.
+// and reports the switch once Claude's PostModelSwitch hook says so.
 func TestSetModelAnswersTheSwitchDialog(t *testing.T) {
 	m, panes, store, target := newManager(t)
 	ctx := context.Background()
@@ -158,6 +158,7 @@ func TestSetModelAnswersTheSwitchDialog(t *testing.T) {
 			f.screen = switchModel
 		case k == "1" && strings.Contains(f.screen, "Switch model?"):
 			f.screen = modelAnswer("/model sonnet", "Set model to Sonnet 5.5 and saved as your default for new sessions")
+			postModelSwitch(t, store, target.Key, "sonnet")
 		}
 	}
 	if err := m.SetModel(ctx, target.Key, "sonnet"); err != nil {

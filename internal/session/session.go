@@ -864,9 +864,14 @@ func (m *Manager) setModel(ctx context.Context, key, model string) error {
 	if err != nil {
 		return err
 	}
+	rec, err := m.opt.Store.Sessions.Get(key)
+	if err != nil {
+		return err
+	}
+	switches := rec.ModelSwitches
 	cmd := "/model " + model
-	// The answer is found under this command's echo in the transcript;
-	// counting earlier echoes tells ours apart from an identical older one.
+	// The echo is read only to say what Claude answered when no switch
+	// comes; counting earlier echoes tells ours from an identical older one.
 	seen := func() (int, string) {
 		all, err := m.opt.Panes.Capture(ctx, pane, modelHistory)
 		if err != nil {
@@ -881,10 +886,16 @@ func (m *Manager) setModel(ctx context.Context, key, model string) error {
 	deadline := time.Now().Add(modelConfirm)
 	var pressed time.Time
 	for {
-		if n, answer := seen(); n > echoes && answer != "" {
-			if strings.HasPrefix(answer, "Set model to ") {
-				return nil
+		// Claude's PostModelSwitch hook says the switch happened; the
+		// screen is read only for an answer that is not a switch ("Kept
+		// model as …", an unknown model), so that it is reported at once.
+		if rec, err := m.opt.Store.Sessions.Get(key); err == nil && rec.ModelSwitches > switches {
+			if rec.SwitchRequested != model {
+				return fmt.Errorf("claude switched to %q, not %s", rec.SwitchRequested, model)
 			}
+			return nil
+		}
+		if n, answer := seen(); n > echoes && answer != "" && !strings.HasPrefix(answer, "Set model to ") {
 			return fmt.Errorf("the model is not %s: Claude says %q", model, answer)
 		}
 		screen, err := m.opt.Panes.Capture(ctx, pane, 0)
@@ -899,7 +910,7 @@ func (m *Manager) setModel(ctx context.Context, key, model string) error {
 			pressed = time.Now()
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("no answer from Claude to /model %s within %s; check /screen", model, modelConfirm)
+			return fmt.Errorf("no switch by Claude to /model %s within %s (no PostModelSwitch hook); check /screen", model, modelConfirm)
 		}
 		select {
 		case <-ctx.Done():

@@ -411,6 +411,7 @@ func TestSetModelWaitsForClaudesConfirmation(t *testing.T) {
 		panes.mu.Lock()
 		panes.screen = modelAnswer("/model sonnet", "Set model to Sonnet 5.5 and saved as your default for new sessions")
 		panes.mu.Unlock()
+		postModelSwitch(t, store, target.Key, "sonnet")
 	}()
 	start := time.Now()
 	if err := m.SetModel(ctx, target.Key, "sonnet"); err != nil {
@@ -428,6 +429,38 @@ func TestSetModelWaitsForClaudesConfirmation(t *testing.T) {
 	defer cancel()
 	if err := m.SetModel(ctx2, target.Key, "sonnet"); err == nil {
 		t.Fatal("an earlier /model answer was taken for the new one")
+	}
+}
+
+// postModelSwitch records what ccbridge's hook records for Claude's
+// PostModelSwitch event.
+func postModelSwitch(t *testing.T, store *state.Store, key, requested string) {
+	t.Helper()
+	if _, err := store.Sessions.Update(context.Background(), key, func(s *state.Session) error {
+		s.ModelSwitches++
+		s.SwitchRequested = requested
+		return nil
+	}); err != nil {
+		t.Error(err)
+	}
+}
+
+// Claude printing "Set model to" is not enough: the switch is what its
+// PostModelSwitch hook reports.
+func TestSetModelWaitsForThePostModelSwitchHook(t *testing.T) {
+	m, panes, _, target := newManager(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	m.Ensure(context.Background(), target)
+	panes.mu.Lock()
+	panes.afterKey = func(f *fakePanes, k tmux.Key) {
+		if k == tmux.KeyEnter && strings.Contains(f.ops[len(f.ops)-2], "paste %1 /model sonnet") {
+			f.screen = modelAnswer("/model sonnet", "Set model to Sonnet 5.5 and saved as your default for new sessions")
+		}
+	}
+	panes.mu.Unlock()
+	if err := m.SetModel(ctx, target.Key, "sonnet"); err == nil {
+		t.Fatal("SetModel reported a switch no hook confirmed")
 	}
 }
 

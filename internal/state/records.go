@@ -52,6 +52,10 @@ type Session struct {
 	// StartSource is the source of the last SessionStart: startup, resume,
 	// clear or compact.
 	StartSource string `json:"start_source,omitempty"`
+	// ModelSwitches counts PostModelSwitch events, the last of which asked
+	// for SwitchRequested: how /model learns that Claude switched.
+	ModelSwitches   int    `json:"model_switches,omitempty"`
+	SwitchRequested string `json:"switch_requested,omitempty"`
 }
 
 // Prompt is one prompt Claude Code accepted.
