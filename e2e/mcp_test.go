@@ -162,8 +162,9 @@ type mcpStatus struct {
 		ToolName string `json:"toolName"`
 		Status   string `json:"status"`
 	} `json:"toolUseEvents"`
-	TurnCount int  `json:"turnCount"`
-	IsActive  bool `json:"isActive"`
+	TurnCount int      `json:"turnCount"`
+	IsActive  bool     `json:"isActive"`
+	CostUSD   *float64 `json:"costUsd"`
 }
 
 // start starts a session with prompt in the env's directory.
@@ -249,6 +250,8 @@ func TestMCPAllow(t *testing.T) {
 	if len(st.ToolUseEvents) != 1 || st.ToolUseEvents[0].ToolName != "Bash" || st.ToolUseEvents[0].Status != "done" || st.TurnCount != 1 || !st.IsActive {
 		t.Errorf("status = %+v", st)
 	}
+	// The cost Claude shows in its statusLine (the fake API's usage).
+	e.waitStatus(sid, "the session's cost", func(s mcpStatus) bool { return s.CostUSD != nil && *s.CostUSD > 0 })
 	if err := e.respond(sid, p.ID, "deny"); err == nil || !strings.Contains(err.Error(), "no longer pending") {
 		t.Fatalf("a second answer: %v", err)
 	}

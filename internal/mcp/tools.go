@@ -398,6 +398,13 @@ func (s *Server) stateLines(ctx context.Context, key, sid string, lines int) Sta
 			}
 		}
 	}
+	// The cost comes from the statusLine figures ccbridge's hook caches.
+	if statuses, err := state.OpenStatuses(s.opt.Store.Dir); err == nil {
+		if st, err := statuses.Get(sid); err == nil && st.CostUSD > 0 {
+			cost := st.CostUSD
+			out.CostUSD = &cost
+		}
+	}
 	if id, req, ok := s.pending(key, sid); ok {
 		p := prompt.Describe(id, req)
 		out.PendingQuestion, out.Status = &p, "awaiting_input"
