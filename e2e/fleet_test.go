@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -35,7 +36,7 @@ func newMachine(t *testing.T, srv *fakediscord.Server, model *fakemodel.Server, 
 	b := &bridge{t: t, srv: srv, model: model, owner: owner}
 	b.socket = fmt.Sprintf("ccbe2e-%d-%d", os.Getpid(), socketSeq.Add(1))
 	b.tmux = tmux.New(execx.Exec{}, tmux.Options{Socket: b.socket})
-	t.Cleanup(func() { _ = b.tmux.KillServer(t.Context()) })
+	t.Cleanup(func() { _ = b.tmux.KillServer(context.Background()) }) // t.Context() is done by now
 	base := t.TempDir()
 	b.runtime, b.stateDir = filepath.Join(base, "rt"), filepath.Join(base, "state")
 	p := &project{bot: bot, name: "p-" + machine, channel: channel, dir: filepath.Join(base, "proj")}
