@@ -74,6 +74,7 @@ func TestLandDiffCommitMerge(t *testing.T) {
 	b.srv.Click(m.ID, landAction(t, m, "remove"), b.owner)
 	b.waitCardText(m, "Removed the merged worktree")
 	waitGone(t, "the merged worktree", s.Cwd)
+	waitUntil(t, 10*time.Second, "the merged thread archived", func() bool { ch, _ := b.srv.Channel(th.channel); return ch.Archived })
 	if br := gitIn(t, p.dir, "for-each-ref", "refs/heads/ccbridge/"); br != "" {
 		t.Fatalf("branches left: %q", br)
 	}

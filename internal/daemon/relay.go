@@ -68,6 +68,16 @@ func (r *replier) Post(ctx context.Context, server, channelID string, m chat.Mes
 	return p.Post(sctx, channelID, m)
 }
 
+func (r *replier) ArchiveThread(ctx context.Context, server, threadID string) error {
+	p, err := r.poster(server)
+	if err != nil {
+		return err
+	}
+	sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+	defer cancel()
+	return p.ArchiveThread(sctx, threadID)
+}
+
 func (r *replier) React(ctx context.Context, server, channelID, messageID, emoji string) error {
 	p, err := r.poster(server)
 	if err != nil {

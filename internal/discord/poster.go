@@ -347,6 +347,20 @@ func (p *Poster) StartThread(ctx context.Context, channelID, name string) (strin
 	return id, nil
 }
 
+// ArchiveThread archives a thread (PATCH archived=true), as its owner would
+// in the client. Archiving twice is harmless, so every failure is retried.
+func (p *Poster) ArchiveThread(ctx context.Context, threadID string) error {
+	archived := true
+	err := p.retry(ctx, func() error {
+		_, err := p.dg.ChannelEditComplex(threadID, &discordgo.ChannelEdit{Archived: &archived}, discordgo.WithContext(ctx))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("archive thread %s: %w", threadID, err)
+	}
+	return nil
+}
+
 // React adds an emoji reaction to a message, retrying like Post (adding a
 // reaction twice is harmless).
 func (p *Poster) React(ctx context.Context, channelID, messageID, emoji string) error {

@@ -298,9 +298,9 @@ func (r *Router) merge(key string, lt landTarget, u chat.User) chat.Reply {
 	r.audit(key, "merge", "merge "+lt.branch+" into "+base, how+" "+short(res.Commit), u)
 	reply := chat.Reply{Content: fmt.Sprintf("🔀 Merged `%s` into `%s` (%s, now at `%s`) by %s.%s", lt.branch, base, how, short(res.Commit), mention(u), note)}
 	if note == "" {
-		reply.Content += "\nThe thread's work is on `" + base + "` now: remove its worktree and branch?"
+		reply.Content += "\nThe thread's work is on `" + base + "` now: remove its worktree and branch, and archive the thread?"
 		reply.Rows = []chat.Row{{Buttons: []chat.Button{
-			{Label: "Remove the worktree", CustomID: r.landID(key, "remove"), Style: chat.Primary},
+			{Label: "Remove the worktree and archive", CustomID: r.landID(key, "remove"), Style: chat.Primary},
 			{Label: "Keep it", CustomID: r.landID(key, "keep"), Style: chat.Secondary},
 		}}}
 	}
@@ -344,7 +344,7 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, resp cha
 		r.audit(key, "discard", "discard uncommitted changes in "+lt.dir, "discarded", ev.User)
 		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("🗑️ Discarded the uncommitted changes in %s (by %s).", lt.label, mention(ev.User))})
 	case "remove":
-		r.removeMerged(key, lt, ev.User, resp)
+		r.removeMerged(key, tg, lt, ev.User, resp)
 	case "keep":
 		_ = resp.Update(chat.Message{Content: "Kept (" + mention(ev.User) + ")."})
 	default:
@@ -352,10 +352,10 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, resp cha
 	}
 }
 
-// removeMerged removes a thread's worktree and branch after /merge, only
-// while that loses nothing: no uncommitted change, and the branch wholly
-// contained in the branch the checkout is on.
-func (r *Router) removeMerged(key string, lt landTarget, u chat.User, resp chat.Responder) {
+// removeMerged removes a thread's worktree and branch after /merge, and
+// archives the thread, only while that loses nothing: no uncommitted
+// change, and the branch wholly contained in the branch the checkout is on.
+func (r *Router) removeMerged(key string, tg target, lt landTarget, u chat.User, resp chat.Responder) {
 	if r.busy(key) {
 		_ = resp.Respond(chat.Reply{Content: busyText, Ephemeral: true})
 		return
@@ -395,7 +395,13 @@ func (r *Router) removeMerged(key string, lt landTarget, u chat.User, resp chat.
 		_ = resp.Edit(chat.Reply{Content: "⚠️ Could not remove the worktree: " + err.Error()})
 	case rel.Removed:
 		r.audit(key, "remove", "remove merged worktree "+rel.Path, "removed", u)
-		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("🗑️ Removed the merged worktree `%s` and its branch `%s` (by %s).", rel.Path, rel.Branch, mention(u))})
+		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("🗑️ Removed the merged worktree `%s` and its branch `%s`, and archived the thread (by %s).", rel.Path, rel.Branch, mention(u))})
+		// Last: nothing can be edited in an archived thread.
+		if tg.threadID != "" {
+			if err := r.opt.Replier.ArchiveThread(r.ctx, tg.rt.server.Name, tg.threadID); err != nil {
+				r.opt.Log.Warn("could not archive a merged thread", "session", key, "err", err)
+			}
+		}
 	default:
 		_ = resp.Edit(chat.Reply{Content: "This thread has no worktree any more."})
 	}

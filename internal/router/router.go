@@ -31,6 +31,7 @@ type Replier interface {
 	StartThread(ctx context.Context, server, channelID, name string) (string, error)
 	Post(ctx context.Context, server, channelID string, m chat.Message) (string, error)
 	React(ctx context.Context, server, channelID, messageID, emoji string) error
+	ArchiveThread(ctx context.Context, server, threadID string) error
 	Download(ctx context.Context, url string, limit int64) ([]byte, error)
 }
 

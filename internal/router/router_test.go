@@ -180,6 +180,10 @@ func (f *fakeReplier) React(_ context.Context, server, ch, msg, emoji string) er
 	f.l.add("react %s %s", msg, emoji)
 	return nil
 }
+func (f *fakeReplier) ArchiveThread(_ context.Context, server, thread string) error {
+	f.l.add("archive %s", thread)
+	return nil
+}
 func (f *fakeReplier) Download(_ context.Context, url string, limit int64) ([]byte, error) {
 	b, ok := f.files[url]
 	if !ok {
