@@ -36,8 +36,10 @@ func newMachine(t *testing.T, srv *fakediscord.Server, model *fakemodel.Server, 
 	b := &bridge{t: t, srv: srv, model: model, owner: owner}
 	b.socket = fmt.Sprintf("ccbe2e-%d-%d", os.Getpid(), socketSeq.Add(1))
 	b.tmux = tmux.New(execx.Exec{}, tmux.Options{Socket: b.socket})
-	t.Cleanup(func() { _ = b.tmux.KillServer(context.Background()) }) // t.Context() is done by now
-	base := t.TempDir()
+	base := settledTempDir(t)
+	// Registered after base, so run before its removal: Claude is gone first.
+	// (t.Context() is cancelled by the time cleanups run.)
+	t.Cleanup(func() { _ = b.tmux.KillServer(context.Background()) })
 	b.runtime, b.stateDir = filepath.Join(base, "rt"), filepath.Join(base, "state")
 	p := &project{bot: bot, name: "p-" + machine, channel: channel, dir: filepath.Join(base, "proj")}
 	p.key = "home-" + p.name
@@ -45,7 +47,7 @@ func newMachine(t *testing.T, srv *fakediscord.Server, model *fakemodel.Server, 
 		t.Fatal(err)
 	}
 	b.projects = []*project{p}
-	home := claudetest.NewHome(t, p.dir)
+	home := claudeHomeIn(t, base, p.dir)
 	var env []string
 	for k, v := range claudetest.Env(home, model.URL) {
 		env = append(env, fmt.Sprintf("%s = %q", k, v))

@@ -7,10 +7,12 @@ package claudetest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -112,8 +114,34 @@ func Start(t testing.TB, opt Options) *Claude {
 		t.Fatal(err)
 	}
 	c := &Claude{Pane: pane, Home: home, tmux: opt.Tmux}
+	// Registered after the HOME and the test's earlier temp dirs, so it
+	// runs before they are removed: Claude (and the hooks it waits for on
+	// its way out) must stop writing there first.
+	t.Cleanup(func() { c.stop() })
 	c.WaitReady(t, 60*time.Second)
 	return c
+}
+
+// exitWait bounds the wait for a killed Claude to exit.
+const exitWait = 10 * time.Second
+
+// stop kills Claude's pane and waits until its process is gone.
+func (c *Claude) stop() {
+	ctx := context.Background()
+	pid := 0
+	if panes, err := c.tmux.ListPanes(ctx); err == nil {
+		for _, p := range panes {
+			if p.ID == c.Pane {
+				pid = p.PID
+			}
+		}
+	}
+	_ = c.tmux.KillPane(ctx, c.Pane)
+	for deadline := time.Now().Add(exitWait); pid > 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			return
+		}
+	}
 }
 
 // WaitReady waits for the input box (❯ between two rules) with no turn running.
