@@ -59,6 +59,9 @@ type Request struct {
 	LastUserText string
 	// ToolResults are the tool_result blocks of the last user message.
 	ToolResults []ToolResult
+	// MidTurn is a message the user sent while a tool ran: Claude Code
+	// absorbs it into the running turn, beside the tool result.
+	MidTurn string
 }
 
 // ToolResult is a tool_result the CLI sent back.
@@ -238,10 +241,21 @@ func (s *Server) next(body map[string]any, req Request) Step {
 		if n := len(req.ToolResults); n > 0 {
 			last = req.ToolResults[n-1].Content
 		}
-		return Text("Done. Last tool result: " + last)
+		final := "Done. Last tool result: " + last
+		if req.MidTurn != "" {
+			// A real model answers the message as it goes on, as Claude
+			// Code asks it to; a fake that ignored it would make a message
+			// sent mid-turn look lost.
+			final += "\nok: " + req.MidTurn
+		}
+		return Text(final)
 	}
 	return Text("ok: " + req.LastUserText)
 }
+
+// midTurn is how Claude Code 2.1.328 hands the model a message typed while
+// a tool ran (claude-code-protocol.md §6.3).
+var midTurn = regexp.MustCompile(`(?s)^The user sent a new message while you were working:\n(.*?)\n\nThis is how Claude Code surfaces`)
 
 var reminder = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)
 
@@ -270,6 +284,12 @@ func parseRequest(path string, body map[string]any) Request {
 		blocks, _ := m["content"].([]any)
 		for _, b := range blocks {
 			bm, _ := b.(map[string]any)
+			if bm["type"] == "text" {
+				text, _ := bm["text"].(string)
+				if m := midTurn.FindStringSubmatch(text); m != nil {
+					req.MidTurn = m[1]
+				}
+			}
 			if bm["type"] != "tool_result" {
 				continue
 			}

@@ -47,6 +47,25 @@ func TestScenarioStepsAndFinalQuote(t *testing.T) {
 	}
 }
 
+// A message typed while a tool ran comes beside the tool result (as 2.1.328
+// sends it); the final answer addresses it, as a real model would.
+func TestMidTurnMessageIsAnswered(t *testing.T) {
+	s := New(t)
+	s.Script("SCN_MID", Tool("", "Bash", map[string]any{"command": "echo hi"}))
+	user := map[string]any{"role": "user", "content": "SCN_MID"}
+	out := post(t, s.URL, map[string]any{"model": "m", "tools": tools, "messages": []any{user,
+		map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "toolu_fake_001"}}},
+		map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "tool_result", "tool_use_id": "toolu_fake_001", "content": "hi"},
+			map[string]any{"type": "text", "text": "The user sent a new message while you were working:\nalso this\n\nThis is how Claude Code surfaces messages the user sends mid-turn."}}}}})
+	if !strings.Contains(out, `Done. Last tool result: hi\nok: also this`) {
+		t.Fatalf("final answer = %s", out)
+	}
+	if reqs := s.Requests(); len(reqs) != 1 || reqs[0].MidTurn != "also this" || reqs[0].LastUserText != "SCN_MID" {
+		t.Fatalf("requests = %+v", reqs)
+	}
+}
+
 func TestSideRequestsAndErrors(t *testing.T) {
 	s := New(t)
 	s.Script("SCN_ERR", Step{Status: 400, ErrMsg: "fake bad request"})
