@@ -662,8 +662,44 @@ func TestMCPInterruptRightAway(t *testing.T) {
 	e.waitIdle(sid, "ok: after the interrupt")
 }
 
+// claude_say while a tool runs goes in at once: Claude Code hands it to the
+// model beside the tool's result, within the running turn, and the turn's
+// reply answers it.
+func TestMCPSayWhileAToolRuns(t *testing.T) {
+	t.Parallel()
+	e := newMCP(t, nil)
+	e.model.Script("SCN_MCP_MIDTURN", fakemodel.Tool("", "Bash", map[string]any{"command": "touch started && sleep 3 && echo slept", "description": "Sleep"}))
+	sid := e.start("SCN_MCP_MIDTURN", map[string]any{"allowedTools": []string{"Bash"}})
+	deadline := time.Now().Add(long)
+	for {
+		if _, err := os.Stat(filepath.Join(e.dir, "started")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the Bash tool never started")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var out struct {
+		Queued bool `json:"queued"`
+	}
+	e.must("claude_say", map[string]any{"sessionId": sid, "message": "also MIDTURN_MSG"}, &out)
+	if out.Queued {
+		t.Fatalf("a message sent while a tool ran was held back: %+v", out)
+	}
+	e.model.WaitRequest(t, long, "the message beside the tool result", func(r fakemodel.Request) bool {
+		return r.MidTurn == "also MIDTURN_MSG" && len(r.ToolResults) == 1 && r.ToolResults[0].Content == "slept"
+	})
+	st := e.waitIdle(sid, "ok: also MIDTURN_MSG")
+	if !strings.Contains(st.Result, "Done. Last tool result: slept") {
+		t.Fatalf("the reply is not the running turn's: %+v", st)
+	}
+}
+
 // claude_say while a prompt is open waits, and goes in once it is answered,
-// as a Discord message does.
+// as a Discord message does. Claude then either absorbs it into the turn
+// (while the allowed command still runs) or runs it as the next turn: the
+// model sees it either way, and answers it.
 func TestMCPSayQueuedWhileDialogOpen(t *testing.T) {
 	t.Parallel()
 	e := newMCP(t, nil)

@@ -39,8 +39,9 @@ type Conversation struct {
 	Modified    time.Time
 }
 
-// ProjectsDir is where Claude Code keeps its transcripts under home.
-func ProjectsDir(home string) string { return filepath.Join(home, ".claude", "projects") }
+// ProjectsDir is where Claude Code keeps its transcripts under its config
+// dir (~/.claude, or $CLAUDE_CONFIG_DIR).
+func ProjectsDir(configDir string) string { return filepath.Join(configDir, "projects") }
 
 // Escape is how Claude Code names a directory's folder under projects/:
 // every character other than a letter or digit becomes "-".
@@ -60,9 +61,11 @@ type file struct {
 }
 
 // List returns up to limit conversations held in tree (the directory or
-// below it), newest first.
+// below it; "" for every directory), newest first.
 func List(projects, tree string, limit int) ([]Conversation, error) {
-	tree = filepath.Clean(tree)
+	if tree != "" {
+		tree = filepath.Clean(tree)
+	}
 	esc := Escape(tree)
 	dirs, err := os.ReadDir(projects)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -75,7 +78,7 @@ func List(projects, tree string, limit int) ([]Conversation, error) {
 	for _, d := range dirs {
 		// The escaping is lossy: a folder is a candidate here and its
 		// transcript's cwd decides.
-		if !d.IsDir() || (d.Name() != esc && !strings.HasPrefix(d.Name(), esc+"-")) {
+		if !d.IsDir() || (tree != "" && d.Name() != esc && !strings.HasPrefix(d.Name(), esc+"-")) {
 			continue
 		}
 		entries, err := os.ReadDir(filepath.Join(projects, d.Name()))
@@ -100,7 +103,7 @@ func List(projects, tree string, limit int) ([]Conversation, error) {
 			break
 		}
 		c, err := Read(f.path)
-		if err != nil || c.FirstPrompt == "" || (c.Cwd != tree && !strings.HasPrefix(c.Cwd, tree+"/")) {
+		if err != nil || c.FirstPrompt == "" || !within(c.Cwd, tree) {
 			continue
 		}
 		c.Modified = f.mod
@@ -109,12 +112,22 @@ func List(projects, tree string, limit int) ([]Conversation, error) {
 	return out, nil
 }
 
-// Find returns the conversation with a session id in tree, if Claude has it.
+// within reports whether dir is tree or below it; every dir is within "".
+func within(dir, tree string) bool {
+	return tree == "" || dir == tree || strings.HasPrefix(dir, tree+"/")
+}
+
+// Find returns the conversation with a session id in tree ("" for any
+// directory), if Claude has it.
 func Find(projects, tree, id string) (Conversation, bool) {
-	if id == "" || strings.ContainsAny(id, "/\\") || strings.HasPrefix(id, ".") {
+	if id == "" || strings.ContainsAny(id, "/\\*?[") || strings.HasPrefix(id, ".") {
 		return Conversation{}, false
 	}
-	matches, _ := filepath.Glob(filepath.Join(projects, Escape(filepath.Clean(tree))+"*", id+".jsonl"))
+	folders := "*"
+	if tree != "" {
+		folders = Escape(filepath.Clean(tree)) + "*"
+	}
+	matches, _ := filepath.Glob(filepath.Join(projects, folders, id+".jsonl"))
 	for _, m := range matches {
 		c, err := Read(m)
 		if err == nil && c.FirstPrompt != "" {
@@ -291,7 +304,9 @@ func typedPrompt(e entry) (string, bool) {
 		}
 	}
 	s = strings.TrimSpace(s)
-	if s == "" || strings.HasPrefix(s, "<") {
+	// Claude records an interrupt as a user line "[Request interrupted by
+	// user]" (or "… for tool use]"): nobody typed it.
+	if s == "" || strings.HasPrefix(s, "<") || strings.HasPrefix(s, "[Request interrupted") {
 		return "", false
 	}
 	return s, true

@@ -75,6 +75,40 @@ func TestListNewestFirstWithinTheTree(t *testing.T) {
 	}
 }
 
+// With no tree, every directory's conversations are listed and found.
+func TestListAndFindEverywhere(t *testing.T) {
+	projects := t.TempDir()
+	now := time.Now()
+	write(t, projects, "/home/u/app", "a", 1, 0, now.Add(-time.Hour))
+	write(t, projects, "/srv/other", "b", 1, 0, now)
+	list, err := List(projects, "", 10)
+	if err != nil || len(list) != 2 || list[0].ID != "b" || list[1].ID != "a" || list[0].Cwd != "/srv/other" {
+		t.Fatalf("list = %+v, %v", list, err)
+	}
+	if c, ok := Find(projects, "", "a"); !ok || c.Cwd != "/home/u/app" {
+		t.Fatalf("Find = %+v %v", c, ok)
+	}
+	if _, ok := Find(projects, "", "*"); ok {
+		t.Fatal("Find took a pattern")
+	}
+}
+
+// Claude records an interrupt as a user line; it is not the last prompt.
+func TestInterruptIsNotAPrompt(t *testing.T) {
+	projects := t.TempDir()
+	p := write(t, projects, "/home/u/app", "i", 1, 0, time.Now())
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"user","cwd":"/home/u/app","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}` + "\n")
+	f.Close()
+	c, err := Read(p)
+	if err != nil || c.LastPrompt != "prompt 1 of i" || c.Turns != 1 {
+		t.Fatalf("Read = %+v, %v", c, err)
+	}
+}
+
 // BenchmarkList lists the newest 10 of 500 conversations, each long
 // (about 200 kB, ten turns of thirty tool calls): only their tails and heads are read.
 func BenchmarkList(b *testing.B) {

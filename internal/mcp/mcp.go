@@ -13,8 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -44,6 +42,8 @@ type Sessions interface {
 	Ensure(ctx context.Context, t session.Target) (string, bool, error)
 	Deliver(ctx context.Context, key, text string) (time.Time, error)
 	WaitReceipt(ctx context.Context, key string, since time.Time, text string, timeout time.Duration) error
+	PressEnter(ctx context.Context, key string) error
+	Screen(ctx context.Context, key string, lines int) (string, error)
 	InterruptTurn(ctx context.Context, key string) error
 	SetMode(ctx context.Context, key, mode string) error
 	Status(ctx context.Context, key string) (session.Status, error)
@@ -83,7 +83,7 @@ func New(opt Options) *Server {
 		opt.SessionIDWait = 30 * time.Second
 	}
 	if opt.ClaudeHome == "" {
-		opt.ClaudeHome = ClaudeHome(opt.Config)
+		opt.ClaudeHome = session.ClaudeConfigDir(opt.Config)
 	}
 	s := &Server{opt: opt, started: map[string]bool{}, elicited: map[string]bool{}, interrupted: map[string]time.Time{}}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ccbridge", Version: "1"}, &sdk.ServerOptions{
@@ -100,24 +100,13 @@ func New(opt Options) *Server {
 	return s
 }
 
-// ClaudeHome is the ~/.claude the configured Claude uses: CLAUDE_CONFIG_DIR
-// or HOME from [claude].env, else this process's.
-func ClaudeHome(cfg *config.Config) string {
-	env := map[string]string{}
-	if cfg != nil {
-		env = cfg.Claude.Env
+// promptTimeout is how long a message waits for an open dialog to close:
+// the configured prompt_timeout, as for a Discord message.
+func (s *Server) promptTimeout() time.Duration {
+	if s.opt.Config != nil && s.opt.Config.Claude.PromptTimeout.Duration > 0 {
+		return s.opt.Config.Claude.PromptTimeout.Duration
 	}
-	if d := env["CLAUDE_CONFIG_DIR"]; d != "" {
-		return d
-	}
-	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" && env["HOME"] == "" {
-		return d
-	}
-	home := env["HOME"]
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	return filepath.Join(home, ".claude")
+	return config.DefaultPromptTimeout
 }
 
 // Run serves one client over the transport until it disconnects or ctx

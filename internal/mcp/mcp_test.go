@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,7 +19,13 @@ import (
 )
 
 // fakeSessions is a session manager whose panes are all alive.
-type fakeSessions struct{ store *state.Store }
+type fakeSessions struct {
+	store *state.Store
+
+	mu        sync.Mutex
+	dialogs   int // Deliver answers ErrDialogOpen this many times
+	delivered []string
+}
 
 func (f *fakeSessions) Ensure(ctx context.Context, t session.Target) (string, bool, error) {
 	_, err := f.store.Sessions.Update(ctx, t.Key, func(s *state.Session) error {
@@ -26,11 +34,28 @@ func (f *fakeSessions) Ensure(ctx context.Context, t session.Target) (string, bo
 	})
 	return "%1", true, err
 }
-func (f *fakeSessions) Deliver(context.Context, string, string) (time.Time, error) {
+func (f *fakeSessions) Deliver(_ context.Context, _, text string) (time.Time, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.dialogs > 0 {
+		f.dialogs--
+		return time.Time{}, session.ErrDialogOpen
+	}
+	f.delivered = append(f.delivered, text)
 	return time.Now(), nil
+}
+
+func (f *fakeSessions) deliveredTexts() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.delivered)
 }
 func (f *fakeSessions) WaitReceipt(context.Context, string, time.Time, string, time.Duration) error {
 	return nil
+}
+func (f *fakeSessions) PressEnter(context.Context, string) error { return nil }
+func (f *fakeSessions) Screen(context.Context, string, int) (string, error) {
+	return "", nil
 }
 func (f *fakeSessions) InterruptTurn(context.Context, string) error   { return nil }
 func (f *fakeSessions) SetMode(context.Context, string, string) error { return nil }
@@ -39,9 +64,10 @@ func (f *fakeSessions) Status(context.Context, string) (session.Status, error) {
 }
 
 type harness struct {
-	store *state.Store
-	srv   *Server
-	cs    *sdk.ClientSession
+	store    *state.Store
+	sessions *fakeSessions
+	srv      *Server
+	cs       *sdk.ClientSession
 }
 
 func newHarness(t *testing.T, opt *sdk.ClientOptions) *harness {
@@ -51,7 +77,8 @@ func newHarness(t *testing.T, opt *sdk.ClientOptions) *harness {
 		t.Fatal(err)
 	}
 	cfg, _ := config.Parse("")
-	srv := New(Options{Config: cfg, Store: store, Sessions: &fakeSessions{store: store}, ClaudeHome: t.TempDir()})
+	sessions := &fakeSessions{store: store}
+	srv := New(Options{Config: cfg, Store: store, Sessions: sessions, ClaudeHome: t.TempDir()})
 	ctx, cancel := context.WithCancel(context.Background())
 	st, ct := sdk.NewInMemoryTransports()
 	done := make(chan struct{})
@@ -61,7 +88,7 @@ func newHarness(t *testing.T, opt *sdk.ClientOptions) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cs.Close(); cancel(); <-done })
-	return &harness{store: store, srv: srv, cs: cs}
+	return &harness{store: store, sessions: sessions, srv: srv, cs: cs}
 }
 
 func (h *harness) call(t *testing.T, name string, args map[string]any, out any) (string, bool) {
@@ -102,6 +129,30 @@ func (h *harness) start(t *testing.T) (key, sid string) {
 		t.Fatal(text)
 	}
 	return KeyPrefix + strings.TrimPrefix(out.SessionID, "sid-"), out.SessionID
+}
+
+// claude_say into an open dialog says at once that the message is queued,
+// and delivers it when the dialog closes.
+func TestSayQueuedBehindADialog(t *testing.T) {
+	h := newHarness(t, nil)
+	_, sid := h.start(t)
+	h.sessions.mu.Lock()
+	h.sessions.dialogs = 2
+	h.sessions.mu.Unlock()
+	var out SayOutput
+	if text, isErr := h.call(t, "claude_say", map[string]any{"sessionId": sid, "message": "after the dialog"}, &out); isErr || !out.Queued {
+		t.Fatalf("claude_say = %q %+v", text, out)
+	}
+	if slices.Contains(h.sessions.deliveredTexts(), "after the dialog") {
+		t.Fatal("delivered while the dialog was open")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !slices.Contains(h.sessions.deliveredTexts(), "after the dialog") {
+		if time.Now().After(deadline) {
+			t.Fatalf("never delivered; delivered %q", h.sessions.deliveredTexts())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func TestToolsListed(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ccbridge/ccbridge/internal/claudehook"
 	"github.com/ccbridge/ccbridge/internal/prompt"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -100,7 +101,7 @@ type InterruptOutput struct {
 
 // ListInput is claude_list's input.
 type ListInput struct {
-	WorkingDirectory string `json:"workingDirectory,omitempty" jsonschema:"only sessions in this directory"`
+	WorkingDirectory string `json:"workingDirectory,omitempty" jsonschema:"only sessions in this directory or below it"`
 	Limit            int    `json:"limit,omitempty" jsonschema:"at most this many (default 20)"`
 }
 
@@ -211,49 +212,38 @@ func (s *Server) waitSessionID(ctx context.Context, key string) (string, error) 
 	}
 }
 
-// deliver pastes a message and waits for Claude's receipt. While a dialog
-// is open it is queued and delivered once the dialog closes.
+// deliver sends a message as a Discord message is sent (session.Send).
+// While a dialog is open it reports the message queued at once and
+// delivers it in the background once the dialog closes.
 func (s *Server) deliver(ctx context.Context, key, text string) (queued bool, err error) {
-	since, err := s.opt.Sessions.Deliver(ctx, key, text)
-	if errors.Is(err, session.ErrDialogOpen) {
-		go s.deliverLater(key, text)
-		return true, nil
-	}
-	if err != nil {
+	held := make(chan struct{})
+	done := make(chan error, 1)
+	// The send outlives the call once queued: the client has been told the
+	// message will go in.
+	sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.promptTimeout())
+	go func() {
+		defer cancel()
+		err := session.Send(sendCtx, s.opt.Sessions, key, text, session.SendOptions{
+			DialogWait: s.promptTimeout(),
+			OnDialog:   func() { close(held) },
+		})
+		if err == nil {
+			s.clearInterrupted(key)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
 		return false, err
-	}
-	s.clearInterrupted(key)
-	return false, s.opt.Sessions.WaitReceipt(ctx, key, since, text, 0)
-}
-
-// queueLimit bounds how long a queued message waits for a dialog to close.
-const queueLimit = 30 * time.Minute
-
-func (s *Server) deliverLater(key, text string) {
-	ctx, cancel := context.WithTimeout(context.Background(), queueLimit)
-	defer cancel()
-	for {
-		select {
-		case <-ctx.Done():
-			s.opt.Log.Warn("queued message dropped: the dialog stayed open", "session", key)
-			return
-		case <-time.After(time.Second):
-		}
-		since, err := s.opt.Sessions.Deliver(ctx, key, text)
-		if errors.Is(err, session.ErrDialogOpen) {
-			continue
-		}
-		if err != nil {
-			s.opt.Log.Error("queued message not delivered", "session", key, "err", err)
-			return
-		}
-		s.clearInterrupted(key)
-		if err := s.opt.Sessions.WaitReceipt(ctx, key, since, text, 0); err != nil {
-			s.opt.Log.Error("queued message: no receipt from Claude", "session", key, "err", err)
-			return
-		}
-		s.opt.Log.Info("queued message delivered", "session", key)
-		return
+	case <-held:
+		go func() {
+			if err := <-done; err != nil {
+				s.opt.Log.Error("queued message not delivered", "session", key, "err", err)
+				return
+			}
+			s.opt.Log.Info("queued message delivered", "session", key)
+		}()
+		return true, nil
 	}
 }
 
@@ -322,7 +312,7 @@ func (s *Server) live(ctx context.Context, sid string) (key string, resumed bool
 			return "", false, toolError("unknown session %s: not in Claude Code's history (see claude_list)", sid)
 		}
 		if found {
-			dir = h.WorkingDirectory
+			dir = h.Cwd
 		}
 		key = KeyPrefix + safeID(sid)
 	}
@@ -381,11 +371,11 @@ func (s *Server) stateLines(ctx context.Context, key, sid string, lines int) Sta
 	path := rec.TranscriptPath
 	if path == "" {
 		if h, ok := s.history(sid); ok {
-			path, out.WorkingDir = h.path, h.WorkingDirectory
+			path, out.WorkingDir = h.Path, h.Cwd
 		}
 	}
 	if path != "" {
-		if a, err := readActivity(path, lines); err == nil {
+		if a, err := claudehook.Recent(path, lines); err == nil {
 			out.RecentOutput, out.TurnCount = a.Output, a.Turns
 			for _, t := range a.Tools {
 				out.ToolUseEvents = append(out.ToolUseEvents, ToolUse{ToolName: t.Name, Status: t.Status})

@@ -55,12 +55,8 @@ type Sessions interface {
 const (
 	maxUploadBytes   = 25 << 20
 	downloadTimeout  = 60 * time.Second
-	dialogRetry      = 2 * time.Second
-	secondReceipt    = 8 * time.Second
 	screenLines      = 40
 	queuePerSession  = 64
-	queuePoll        = 100 * time.Millisecond // while Claude Code's queue drains
-	inputSettle      = 3 * time.Second        // at most, for text left in the input box
 	refusalForOthers = "Only the owners configured for this bot can drive ccbridge."
 )
 
@@ -295,112 +291,23 @@ func (r *Router) deliver(tg target, ev chat.MessageEvent) {
 	} else if started {
 		log.Info("session started for a message")
 	}
-	if err := r.waitQueueDrained(ctx, key); err != nil {
-		return
-	}
-	since, err := r.deliverWhenNoDialog(ctx, key, ev, prompt)
-	if err != nil {
+	err = session.Send(ctx, r.opt.Sessions, key, prompt, session.SendOptions{
+		DialogWait: r.opt.Config.Claude.PromptTimeout.Duration,
+		OnDialog: func() {
+			r.react(ev, "⏳")
+			r.send(ev.Server, ev.ChannelID, "⏳ Claude is waiting on a prompt in the terminal. Your message will be delivered when it closes (answer it there, or with /screen).")
+		},
+	})
+	switch {
+	case err == nil:
+		r.react(ev, "✅")
+	case errors.Is(err, session.ErrNoReceipt):
+		r.react(ev, "⚠️")
+		r.send(ev.Server, ev.ChannelID, "⚠️ Claude did not confirm this message. It may still be sitting in the input box: check with /screen.")
+	default:
 		log.Error("delivery failed", "err", err)
 		r.react(ev, "⚠️")
 		r.send(ev.Server, ev.ChannelID, "⚠️ Could not deliver your message to Claude: "+err.Error())
-		return
-	}
-	if strings.HasPrefix(strings.TrimSpace(prompt), "/") {
-		// Claude's built-in commands (/clear, /compact, /cost) fire no
-		// UserPromptSubmit, so there is no receipt to wait for.
-		r.react(ev, "✅")
-		return
-	}
-	if err := r.opt.Sessions.WaitReceipt(ctx, key, since, prompt, 0); err == nil {
-		r.react(ev, "✅")
-		return
-	}
-	log.Warn("no receipt; pressing Enter once more")
-	if err := r.opt.Sessions.PressEnter(ctx, key); err == nil {
-		if err := r.opt.Sessions.WaitReceipt(ctx, key, since, prompt, secondReceipt); err == nil {
-			r.react(ev, "✅")
-			return
-		}
-	}
-	r.react(ev, "⚠️")
-	r.send(ev.Server, ev.ChannelID, "⚠️ Claude did not confirm this message. It may still be sitting in the input box: check with /screen.")
-}
-
-// waitQueueDrained waits while earlier messages wait in Claude Code's own
-// queue: a message typed then, just as a turn ends, would reach Claude
-// before them (seen with 2.1.328: queued B, then C typed at the turn's end,
-// ran as C, B). It also waits, for a few seconds at most, while the input
-// box still holds text: the receipt of the previous message comes from its
-// UserPromptSubmit hook, and Claude Code queues or runs that message only
-// after the hook returns, with the text left in the box meanwhile. The
-// queue drains by itself when the turn ends; an error reading the screen
-// is left for the delivery to report.
-func (r *Router) waitQueueDrained(ctx context.Context, key string) error {
-	inputDeadline := time.Now().Add(inputSettle)
-	for {
-		screen, err := r.opt.Sessions.Screen(ctx, key, screenLines)
-		if err != nil {
-			return nil
-		}
-		queued := session.Queued(screen)
-		if !queued && (inputLine(screen) == "" || time.Now().After(inputDeadline)) {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(queuePoll):
-		}
-	}
-}
-
-// inputLine returns the text in Claude Code's input box: what stands
-// between the last two horizontal rules of the screen, after the ❯.
-func inputLine(screen string) string {
-	lines := strings.Split(screen, "\n")
-	var rules []int
-	for i, l := range lines {
-		if strings.Contains(l, "────") {
-			rules = append(rules, i)
-		}
-	}
-	if len(rules) < 2 {
-		return ""
-	}
-	var b strings.Builder
-	for _, l := range lines[rules[len(rules)-2]+1 : rules[len(rules)-1]] {
-		l = strings.TrimSpace(l)
-		l = strings.TrimSpace(strings.TrimPrefix(l, "❯"))
-		if l != "" && l != "Press up to edit queued messages" {
-			b.WriteString(l + " ")
-		}
-	}
-	return strings.TrimSpace(b.String())
-}
-
-// deliverWhenNoDialog delivers, waiting while a dialog is open (typing into
-// it would answer it) and telling the person once.
-func (r *Router) deliverWhenNoDialog(ctx context.Context, key string, ev chat.MessageEvent, prompt string) (time.Time, error) {
-	deadline := time.Now().Add(r.opt.Config.Claude.PromptTimeout.Duration)
-	told := false
-	for {
-		since, err := r.opt.Sessions.Deliver(ctx, key, prompt)
-		if !errors.Is(err, session.ErrDialogOpen) {
-			return since, err
-		}
-		if !told {
-			r.react(ev, "⏳")
-			r.send(ev.Server, ev.ChannelID, "⏳ Claude is waiting on a prompt in the terminal. Your message will be delivered when it closes (answer it there, or with /screen).")
-			told = true
-		}
-		if time.Now().After(deadline) {
-			return time.Time{}, fmt.Errorf("the dialog stayed open for %s", r.opt.Config.Claude.PromptTimeout.Duration)
-		}
-		select {
-		case <-ctx.Done():
-			return time.Time{}, ctx.Err()
-		case <-time.After(dialogRetry):
-		}
 	}
 }
 

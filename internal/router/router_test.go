@@ -548,17 +548,3 @@ func TestDeliveryWaitsForClaudesQueue(t *testing.T) {
 		t.Fatalf("ops = %q", got)
 	}
 }
-
-func TestInputLine(t *testing.T) {
-	rule := strings.Repeat("─", 40)
-	for screen, want := range map[string]string{
-		"● ok\n" + rule + "\n❯                 \n" + rule + "\n  ⏸ manual mode on":                           "",
-		"❯ old\n" + rule + "\n❯ message r03-m02   \n" + rule + "\n  ⏸ manual mode on":                        "message r03-m02",
-		"❯ a\n  ⎿  Queued · ctrl+x\n" + rule + "\n❯ Press up to edit queued messages\n" + rule + "\n footer": "",
-		"no box at all": "",
-	} {
-		if got := inputLine(screen); got != want {
-			t.Errorf("inputLine(%q) = %q, want %q", screen, got, want)
-		}
-	}
-}

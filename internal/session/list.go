@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -97,23 +98,35 @@ func (m *Manager) LiveSessions(ctx context.Context, server, project string) ([]L
 // last hook event (nothing else tells whether it still runs).
 const outsideTmuxFresh = time.Hour
 
-// ClaudeHome is the HOME Claude runs with: [claude].env's, else the daemon's.
-func ClaudeHome(cfg *config.Config) string {
-	if h := cfg.Claude.Env["HOME"]; h != "" {
-		return h
+// ClaudeConfigDir is the config dir (~/.claude) of the Claude that
+// ccbridge starts: CLAUDE_CONFIG_DIR or HOME from [claude].env, else this
+// process's. Its projects/ folder holds every session's transcript.
+func ClaudeConfigDir(cfg *config.Config) string {
+	var env map[string]string
+	if cfg != nil {
+		env = cfg.Claude.Env
 	}
-	h, _ := os.UserHomeDir()
-	return h
+	if d := env["CLAUDE_CONFIG_DIR"]; d != "" {
+		return d
+	}
+	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" && env["HOME"] == "" {
+		return d
+	}
+	home := env["HOME"]
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return filepath.Join(home, ".claude")
 }
 
 // History lists a project's recent conversations from Claude's own records.
 func (m *Manager) History(dir string, limit int) ([]history.Conversation, error) {
-	return history.List(history.ProjectsDir(ClaudeHome(m.opt.Config)), dir, limit)
+	return history.List(history.ProjectsDir(ClaudeConfigDir(m.opt.Config)), dir, limit)
 }
 
 // Conversation finds one past conversation of a project by its id.
 func (m *Manager) Conversation(dir, id string) (history.Conversation, bool) {
-	return history.Find(history.ProjectsDir(ClaudeHome(m.opt.Config)), dir, id)
+	return history.Find(history.ProjectsDir(ClaudeConfigDir(m.opt.Config)), dir, id)
 }
 
 // LiveRecord returns what the hooks recorded of a hand-started Claude.
