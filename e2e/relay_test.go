@@ -234,6 +234,31 @@ func TestRelayStopInterrupts(t *testing.T) {
 	}
 }
 
+// 7b. /stop as soon as Claude has the message (its UserPromptSubmit hook
+// ran, the screen may not show the turn yet) still interrupts the turn.
+func TestRelayStopRightAfterTheMessage(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	b.model.Script("SCN_SLOW_AT_ONCE", fakemodel.Step{Delay: 5 * time.Minute, Texts: []string{"too late"}})
+	b.say(p, "SCN_SLOW_AT_ONCE take your time")
+	deadline := time.Now().Add(long)
+	for s, _ := b.store.Sessions.Get(p.key); !s.Busy; s, _ = b.store.Sessions.Get(p.key) {
+		if time.Now().After(deadline) {
+			t.Fatal("the turn never started")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	it := b.srv.Command(p.channel, "stop", b.owner, nil)
+	r := b.srv.WaitResponse(it, 5*time.Second)
+	b.srv.WaitMessage(10*time.Second, "the /stop answer", func(m *fakediscord.Message) bool {
+		return m.ID == r.OriginalID && strings.Contains(m.Content, "Interrupted")
+	})
+	m := b.say(p, "hello after an early stop")
+	b.waitReply(p, "ok: hello after an early stop")
+	b.waitReaction(m, "✅")
+}
+
 // 8. Two bots with two projects each: every reply lands in its own channel.
 func TestRelayTwoBotsFourProjects(t *testing.T) {
 	t.Parallel()

@@ -152,7 +152,7 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 		}
 		return chat.Reply{Content: statusText(r.opt.Config.General.Machine, rt, st)}
 	case "stop":
-		if err := r.opt.Sessions.Interrupt(ctx, key); errors.Is(err, session.ErrNoPane) {
+		if err := r.opt.Sessions.InterruptTurn(ctx, key); errors.Is(err, session.ErrNoPane) {
 			return noSession
 		} else if err != nil {
 			return chat.Reply{Content: "⚠️ " + err.Error()}

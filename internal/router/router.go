@@ -41,7 +41,7 @@ type Sessions interface {
 	Deliver(ctx context.Context, key, text string) (time.Time, error)
 	WaitReceipt(ctx context.Context, key string, since time.Time, text string, timeout time.Duration) error
 	PressEnter(ctx context.Context, key string) error
-	Interrupt(ctx context.Context, key string) error
+	InterruptTurn(ctx context.Context, key string) error
 	Screen(ctx context.Context, key string, lines int) (string, error)
 	PressKeys(ctx context.Context, key string, names ...string) error
 	SetMode(ctx context.Context, key, mode string) error

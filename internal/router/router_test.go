@@ -93,7 +93,7 @@ func (f *fakeSessions) WaitReceipt(context.Context, string, time.Time, string, t
 	return session.ErrNoReceipt
 }
 func (f *fakeSessions) PressEnter(context.Context, string) error { f.l.add("enter"); return nil }
-func (f *fakeSessions) Interrupt(_ context.Context, key string) error {
+func (f *fakeSessions) InterruptTurn(_ context.Context, key string) error {
 	if f.noPane {
 		return session.ErrNoPane
 	}
