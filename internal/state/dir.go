@@ -259,7 +259,6 @@ func (d *Dir) Touch() error {
 	}
 	touch(d.root)
 	touch(filepath.Join(d.root, "daemon.lock"))
-	touch(d.ClaudeSettings())
 	ents, err := os.ReadDir(d.root)
 	if err != nil {
 		return fmt.Errorf("touch runtime directory: %w", err)
@@ -360,10 +359,6 @@ func mkdirPrivate(p string) error {
 	}
 	return nil
 }
-
-// ClaudeSettings is where the daemon writes the --settings file that
-// registers the hooks for the sessions it starts.
-func (d *Dir) ClaudeSettings() string { return filepath.Join(d.root, "claude-settings.json") }
 
 // WriteFile writes a file under the runtime directory atomically with mode 0600.
 func (d *Dir) WriteFile(path string, data []byte) error {

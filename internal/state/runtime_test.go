@@ -47,7 +47,7 @@ func TestReplacedDirIsRefused(t *testing.T) {
 	if _, err := s.Sessions.Update(ctx, "x", func(*Session) error { return nil }); !errors.Is(err, ErrUnsafeDir) {
 		t.Fatalf("Update in the replaced dir = %v, want ErrUnsafeDir", err)
 	}
-	if err := s.Dir.WriteFile(s.Dir.ClaudeSettings(), []byte("{}")); !errors.Is(err, ErrUnsafeDir) {
+	if err := s.Dir.WriteFile(filepath.Join(s.Dir.Root(), "some.json"), []byte("{}")); !errors.Is(err, ErrUnsafeDir) {
 		t.Fatalf("WriteFile in the replaced dir = %v, want ErrUnsafeDir", err)
 	}
 	if _, err := s.Dir.Uploads("x"); !errors.Is(err, ErrUnsafeDir) {
@@ -117,11 +117,10 @@ func TestTouchRefreshesWhatMustLive(t *testing.T) {
 	defer unlock()
 	s.Bots.Update(ctx, "home", func(b *Bot) error { b.Token = "t"; return nil })
 	s.Turns.Update(ctx, "t1", func(*Turn) error { return nil })
-	s.Dir.WriteFile(s.Dir.ClaudeSettings(), []byte("{}"))
 	lock, _ := s.Dir.LockChannel(ctx, "c1")
 	lock()
 	old := time.Now().Add(-20 * 24 * time.Hour)
-	live := []string{root, filepath.Join(root, "daemon.lock"), s.Dir.ClaudeSettings(), filepath.Join(root, "bots"),
+	live := []string{root, filepath.Join(root, "daemon.lock"), filepath.Join(root, "bots"),
 		filepath.Join(root, "bots", "home.json"), filepath.Join(root, "bots", ".lock"), filepath.Join(root, "locks", "channel-c1")}
 	turn := filepath.Join(root, "turns", "t1.json")
 	for _, p := range append(live, turn) {
