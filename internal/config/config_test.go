@@ -207,7 +207,9 @@ func TestSummaryRedactsToken(t *testing.T) {
 		t.Fatalf("summary leaks the token:\n%s", b.String())
 	}
 	if !strings.Contains(b.String(), "$CCBRIDGE_TEST_TOKEN (…6789)") || !strings.Contains(b.String(), "project api") ||
-		!strings.Contains(b.String(), "machine:     "+c.General.Machine+" (unreachable after 3m0s") {
+		!strings.Contains(b.String(), "machine:     "+c.General.Machine+" (unreachable after 3m0s") ||
+		!strings.Contains(b.String(), "policy:      redaction on, 0 ask rule(s), 0 deny rule(s)") ||
+		!strings.Contains(b.String(), "    progress text, footer on, terminal mirrored on, owners mentioned after a card waits 1m0s / a turn runs 5m0s") {
 		t.Errorf("summary:\n%s", b.String())
 	}
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"io"
+	"time"
 )
 
 // WriteSummary prints what the config resolves to, with tokens redacted, for
@@ -13,6 +14,11 @@ func (c *Config) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "discord:     %s\n", c.Discord.APIBase)
 	fmt.Fprintf(w, "tmux:        tmux -L %s\n", c.Tmux.Socket)
 	fmt.Fprintf(w, "claude:      %s %v (mode %s, prompt timeout %s)\n", c.Claude.Command, c.Claude.Args, c.Claude.PermissionMode, c.Claude.PromptTimeout)
+	redact := "on"
+	if !c.RedactOn() {
+		redact = "OFF"
+	}
+	fmt.Fprintf(w, "policy:      redaction %s, %s\n", redact, rules(c.Policy))
 	for _, s := range c.Servers {
 		fmt.Fprintf(w, "server %s:  guild %s, token %s, %d owner(s), tmux session %s", s.Name, s.GuildID, redactedToken(s), len(s.OwnerIDs), s.TmuxSession)
 		if s.GeneralChannelID != "" {
@@ -33,8 +39,31 @@ func (c *Config) WriteSummary(w io.Writer) {
 				fmt.Fprint(w, ", starts with the daemon")
 			}
 			fmt.Fprintln(w)
+			a := p.ThreadAttention("")
+			fmt.Fprintf(w, "    progress %s, footer %s, terminal mirrored %s, owners mentioned after a card waits %s / a turn runs %s\n",
+				p.Progress, onOff(a.Footer), onOff(a.MirrorTerminal), never(a.AttentionAfter), never(a.AttentionTurn))
+			fmt.Fprintf(w, "    policy: %s\n", rules(c.ChannelPolicy(p)))
 		}
 	}
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// never shows a duration whose zero turns a mention off.
+func never(d time.Duration) string {
+	if d == 0 {
+		return "never"
+	}
+	return d.String()
+}
+
+func rules(p Policy) string {
+	return fmt.Sprintf("%d ask rule(s), %d deny rule(s)", len(p.Ask), len(p.Deny))
 }
 
 // redactedToken says where the token comes from and shows only enough of it
