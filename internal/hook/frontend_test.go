@@ -21,6 +21,14 @@ func TestPermissionOfAnotherFrontEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// ccbridge mcp started it with a prompt_timeout of 7m: Claude kills the
+	// hook then, so the request's deadline is no later.
+	if _, err := store.Sessions.Update(context.Background(), "mcp@abc", func(s *state.Session) error {
+		s.Cwd, s.PromptTimeout = "/nowhere", 7*time.Minute
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 	payload := `{"session_id":"sid-m","prompt_id":"pid-m","cwd":"/nowhere","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"touch x"}}`
 	type result struct {
 		out  string
@@ -47,6 +55,8 @@ func TestPermissionOfAnotherFrontEnd(t *testing.T) {
 	}
 	if r, _ := store.Requests.Get(id); r.Server != "" || r.MessageID != "" {
 		t.Fatalf("a card for a session with no server: %+v", r)
+	} else if d := r.Deadline.Sub(r.Created); d != 7*time.Minute {
+		t.Fatalf("the request waits %s, not the session's prompt timeout", d)
 	}
 	if _, err := prompt.Answer(context.Background(), store.Requests, id, []string{"deny: use echo"}, "an MCP client", "mcp"); err != nil {
 		t.Fatal(err)

@@ -52,7 +52,12 @@ func (h *handler) permission(ctx context.Context, in *claudehook.Input, sess sta
 			server, channel = "", "" // no daemon: no card
 		}
 	}
-	limit := bot.PromptTimeout
+	// Claude gives up on the hook after the timeout its settings name: the
+	// session's when ccbridge started it, else the daemon's.
+	limit := sess.PromptTimeout
+	if limit <= 0 {
+		limit = bot.PromptTimeout
+	}
 	if limit <= 0 {
 		limit = defaultPromptLimit
 	}

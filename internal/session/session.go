@@ -335,6 +335,7 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 	if _, err := m.opt.Store.Sessions.Update(ctx, t.Key, func(s *state.Session) error {
 		s.Server, s.Project, s.ChannelID, s.ThreadID, s.Cwd = t.Server, t.Project, t.ChannelID, t.ThreadID, t.Dir
 		s.Model, s.PermissionMode, s.ModeSeen, s.Progress = t.Model, t.PermissionMode, t.PermissionMode, t.Progress
+		s.PromptTimeout = cfg.Claude.PromptTimeout.Duration
 		s.PaneID, s.Busy = "", false
 		return nil
 	}); err != nil {

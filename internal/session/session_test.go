@@ -244,7 +244,7 @@ func TestEnsureStartsClaudeOnceWithTheBridgeEnvironment(t *testing.T) {
 		t.Errorf("pane tag = %q", spec.Tag)
 	}
 	rec, _ := store.Sessions.Get("home-api")
-	if rec.PaneID != "%1" || rec.ChannelID != "100000000000000003" || rec.Server != "home" {
+	if rec.PaneID != "%1" || rec.ChannelID != "100000000000000003" || rec.Server != "home" || rec.PromptTimeout != cfgPromptTimeout(m) {
 		t.Errorf("record = %+v", rec)
 	}
 	if _, started, _ := m.Ensure(ctx, target); started {

@@ -33,6 +33,10 @@ type Session struct {
 	Model          string `json:"model,omitempty"`
 	PermissionMode string `json:"permission_mode,omitempty"`
 	Progress       string `json:"progress,omitempty"` // off, text or tools
+	// PromptTimeout is how long Claude waits for the permission hook (the
+	// timeout its settings give the hook): the hook waits no longer, also
+	// with no daemon to say so (a session of ccbridge mcp).
+	PromptTimeout time.Duration `json:"prompt_timeout,omitempty"`
 
 	// Set from hook calls.
 	ClaudeSessionID string    `json:"claude_session_id,omitempty"`
