@@ -155,6 +155,37 @@ func TestSayQueuedBehindADialog(t *testing.T) {
 	}
 }
 
+// A queued message that never goes in (the dialog stayed open past the
+// prompt timeout) is reported, once, by the next claude_status.
+func TestUndeliveredQueuedMessageIsReported(t *testing.T) {
+	h := newHarness(t, nil)
+	_, sid := h.start(t)
+	h.srv.opt.Config.Claude.PromptTimeout.Duration = 1500 * time.Millisecond
+	h.sessions.mu.Lock()
+	h.sessions.dialogs = 1000
+	h.sessions.mu.Unlock()
+	var out SayOutput
+	if text, isErr := h.call(t, "claude_say", map[string]any{"sessionId": sid, "message": "lost message"}, &out); isErr || !out.Queued {
+		t.Fatalf("claude_say = %q %+v", text, out)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	var st StatusOutput
+	for len(st.Undelivered) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the lost message was never reported")
+		}
+		time.Sleep(50 * time.Millisecond)
+		h.call(t, "claude_status", map[string]any{"sessionId": sid}, &st)
+	}
+	if len(st.Undelivered) != 1 || !strings.Contains(st.Undelivered[0], `"lost message"`) || !strings.Contains(st.Undelivered[0], "dialog stayed open") {
+		t.Fatalf("undelivered = %q", st.Undelivered)
+	}
+	st = StatusOutput{}
+	if h.call(t, "claude_status", map[string]any{"sessionId": sid}, &st); len(st.Undelivered) != 0 {
+		t.Fatalf("reported twice: %q", st.Undelivered)
+	}
+}
+
 func TestToolsListed(t *testing.T) {
 	h := newHarness(t, nil)
 	res, err := h.cs.ListTools(context.Background(), nil)

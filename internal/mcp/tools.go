@@ -48,6 +48,8 @@ type SayOutput struct {
 	Status    string `json:"status"`
 	Resumed   bool   `json:"resumed,omitempty" jsonschema:"the session's pane was gone and it was resumed"`
 	Queued    bool   `json:"queued,omitempty" jsonschema:"a dialog is open; the message is delivered when it closes"`
+	// Undelivered reports earlier queued messages that never went in.
+	Undelivered []string `json:"undelivered,omitempty" jsonschema:"earlier queued messages of this session that could not be delivered, with why (each reported once)"`
 }
 
 // StatusInput is claude_status's input.
@@ -74,6 +76,7 @@ type StatusOutput struct {
 	TurnCount       int             `json:"turnCount"`
 	IsActive        bool            `json:"isActive" jsonschema:"Claude runs in ccbridge's tmux"`
 	WorkingDir      string          `json:"workingDirectory,omitempty"`
+	Undelivered     []string        `json:"undelivered,omitempty" jsonschema:"queued messages that could not be delivered, with why (each reported once)"`
 }
 
 // RespondInput is claude_respond's input.
@@ -219,8 +222,9 @@ func (s *Server) deliver(ctx context.Context, key, text string) (queued bool, er
 	held := make(chan struct{})
 	done := make(chan error, 1)
 	// The send outlives the call once queued: the client has been told the
-	// message will go in.
-	sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.promptTimeout())
+	// message will go in. The dialog wait ends it first, with its reason;
+	// the margin is for the paste and the receipt after the dialog.
+	sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.promptTimeout()+time.Minute)
 	go func() {
 		defer cancel()
 		err := session.Send(sendCtx, s.opt.Sessions, key, text, session.SendOptions{
@@ -239,6 +243,9 @@ func (s *Server) deliver(ctx context.Context, key, text string) (queued bool, er
 		go func() {
 			if err := <-done; err != nil {
 				s.opt.Log.Error("queued message not delivered", "session", key, "err", err)
+				s.mu.Lock()
+				s.undelivered[key] = append(s.undelivered[key], fmt.Sprintf("%q: %v", shorten(text, 100), err))
+				s.mu.Unlock()
 				return
 			}
 			s.opt.Log.Info("queued message delivered", "session", key)
@@ -290,7 +297,8 @@ func (s *Server) say(ctx context.Context, _ *sdk.CallToolRequest, in SayInput) (
 	if err != nil {
 		return nil, SayOutput{}, toolError("message not delivered: %v", err)
 	}
-	out := SayOutput{SessionID: in.SessionID, Resumed: resumed, Queued: queued, Status: s.state(ctx, key, in.SessionID).Status}
+	out := SayOutput{SessionID: in.SessionID, Resumed: resumed, Queued: queued, Status: s.state(ctx, key, in.SessionID).Status,
+		Undelivered: s.takeUndelivered(key)}
 	return nil, out, nil
 }
 
@@ -346,7 +354,19 @@ func (s *Server) status(ctx context.Context, _ *sdk.CallToolRequest, in StatusIn
 		}
 	}
 	st := s.stateLines(ctx, key, in.SessionID, in.OutputLines)
+	st.Undelivered = s.takeUndelivered(key)
 	return nil, st, nil
+}
+
+// takeUndelivered returns, once, the queued messages of a session that
+// could not be delivered: the client was told they were queued, so it
+// must hear that they were lost.
+func (s *Server) takeUndelivered(key string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.undelivered[key]
+	delete(s.undelivered, key)
+	return out
 }
 
 func (s *Server) state(ctx context.Context, key, sid string) StatusOutput {
