@@ -15,7 +15,6 @@ import (
 const (
 	EventStop               = "Stop"
 	EventStopFailure        = "StopFailure"
-	EventSubagentStop       = "SubagentStop"
 	EventPreToolUse         = "PreToolUse"
 	EventPermissionRequest  = "PermissionRequest"
 	EventPostToolUse        = "PostToolUse"
@@ -39,14 +38,10 @@ type Input struct {
 	HookEventName  string `json:"hook_event_name"`
 	PromptID       string `json:"prompt_id,omitempty"`
 	PermissionMode string `json:"permission_mode,omitempty"`
-	AgentID        string `json:"agent_id,omitempty"`
 	AgentType      string `json:"agent_type,omitempty"`
 
-	// Stop, StopFailure, SubagentStop.
-	StopHookActive       bool              `json:"stop_hook_active,omitempty"`
-	LastAssistantMessage string            `json:"last_assistant_message,omitempty"`
-	BackgroundTasks      []json.RawMessage `json:"background_tasks,omitempty"`
-	AgentTranscriptPath  string            `json:"agent_transcript_path,omitempty"`
+	// Stop and StopFailure.
+	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
 
 	// StopFailure and PostToolUseFailure: the error text.
 	Error string `json:"error,omitempty"`
@@ -55,9 +50,7 @@ type Input struct {
 	ToolName              string             `json:"tool_name,omitempty"`
 	ToolInput             json.RawMessage    `json:"tool_input,omitempty"`
 	ToolUseID             string             `json:"tool_use_id,omitempty"`
-	ToolResponse          json.RawMessage    `json:"tool_response,omitempty"`
 	PermissionSuggestions []PermissionUpdate `json:"permission_suggestions,omitempty"`
-	IsInterrupt           bool               `json:"is_interrupt,omitempty"`
 	DurationMS            int64              `json:"duration_ms,omitempty"`
 
 	// UserPromptSubmit.
@@ -68,11 +61,8 @@ type Input struct {
 	Model  string `json:"model,omitempty"`
 	Reason string `json:"reason,omitempty"`
 
-	// PostModelSwitch: the model asked for (as typed) and the models before
-	// and after.
+	// PostModelSwitch: the model asked for (as typed).
 	RequestedModel string `json:"requested_model,omitempty"`
-	FromModel      string `json:"from_model,omitempty"`
-	ToModel        string `json:"to_model,omitempty"`
 
 	// Notification.
 	Message          string `json:"message,omitempty"`

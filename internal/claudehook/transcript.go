@@ -30,12 +30,11 @@ type Entry struct {
 
 // Block is one content block.
 type Block struct {
-	Type      string          `json:"type"` // text, tool_use, tool_result, thinking
-	Text      string          `json:"text,omitempty"`
-	ID        string          `json:"id,omitempty"`
-	Name      string          `json:"name,omitempty"`
-	Input     json.RawMessage `json:"input,omitempty"`
-	ToolUseID string          `json:"tool_use_id,omitempty"`
+	Type      string `json:"type"` // text, tool_use, tool_result, thinking
+	Text      string `json:"text,omitempty"`
+	ID        string `json:"id,omitempty"`
+	Name      string `json:"name,omitempty"`
+	ToolUseID string `json:"tool_use_id,omitempty"`
 }
 
 // Blocks decodes the entry's content as blocks; plain string content (a

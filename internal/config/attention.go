@@ -29,7 +29,6 @@ type Attention struct {
 var FooterModes = []string{"on", "off"}
 
 const (
-	DefaultFooter         = "on"
 	DefaultMirrorTerminal = true
 	DefaultAttentionAfter = 60 * time.Second
 	DefaultAttentionTurn  = 5 * time.Minute

@@ -130,9 +130,6 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	return err
 }
 
-// SDK returns the underlying SDK server (for in-process tests).
-func (s *Server) SDK() *sdk.Server { return s.srv }
-
 func newKey() string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)

@@ -86,13 +86,6 @@ func (s *Server) SetAppOwner(b *Bot, userID string) {
 	s.app(b).ownerID = userID
 }
 
-// AppOwner returns the id of the owner of the bot's application.
-func (s *Server) AppOwner(b *Bot) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.app(b).ownerID
-}
-
 // SetMessageContentIntent turns the bot's Message Content intent on or off
 // in its (fake) developer portal: the application's flags and the gateway's
 // 4014 for IDENTIFY with that intent follow.
@@ -131,13 +124,6 @@ func (s *Server) SetBotPermissions(b *Bot, perms int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.app(b).botPerms = perms
-}
-
-// SetEveryonePermissions sets the @everyone role's permissions in the bot's guild.
-func (s *Server) SetEveryonePermissions(b *Bot, perms int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.app(b).everyone = perms
 }
 
 // DenyBotInChannel adds a member overwrite for the bot in a channel that

@@ -275,17 +275,6 @@ func (s *Server) DropGateway(bot *Bot) {
 	}
 }
 
-// SendReconnect asks the bot to reconnect (op 7).
-func (s *Server) SendReconnect(bot *Bot) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, sess := range s.liveSessions(bot) {
-		if sess.conn != nil {
-			sess.conn.send(map[string]any{"op": 7, "d": nil})
-		}
-	}
-}
-
 // InvalidateSession sends op 9 (not resumable); the bot must IDENTIFY again.
 func (s *Server) InvalidateSession(bot *Bot) {
 	s.mu.Lock()

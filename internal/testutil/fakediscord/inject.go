@@ -261,13 +261,6 @@ func (s *Server) ArchiveThread(threadID string, locked bool) {
 	})
 }
 
-// Dispatch sends any event to the bot of a guild.
-func (s *Server) Dispatch(guildID, event string, data any) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.dispatchGuild(guildID, event, data)
-}
-
 // Channel returns a copy of a channel or thread.
 func (s *Server) Channel(id string) (Channel, bool) {
 	s.mu.Lock()
