@@ -36,13 +36,8 @@ func cmdHooks(install bool, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(flags.Output(), "Usage: ccbridge %s [--settings FILE]\n\n%s\n\n", name, summary)
 		flags.PrintDefaults()
 	}
-	if err := flags.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			flags.SetOutput(stdout)
-			flags.Usage()
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(flags, args, stdout, stderr, name); !ok {
+		return code
 	}
 	path := *settings
 	if path == "" {

@@ -99,17 +99,8 @@ func flags(name, summary string, args []string, stdout, stderr io.Writer) (cfgPa
 		fmt.Fprintf(fs.Output(), "Usage: ccbridge %s [--config FILE]\n\n%s\n\n", name, summary)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return "", exitOK, false
-		}
-		return "", exitUsage, false
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "ccbridge %s: unexpected argument %q\n", name, fs.Arg(0))
-		return "", exitUsage, false
+	if code, ok := parseFlags(fs, args, stdout, stderr, name); !ok {
+		return "", code, false
 	}
 	return cfgPath, exitOK, true
 }
@@ -168,4 +159,23 @@ func Version() string {
 		}
 	}
 	return v
+}
+
+// parseFlags parses a command's flags. Help goes to stdout and exits 0; a
+// bad flag (already reported by the flag set) or a stray argument is a
+// usage error. When ok is false the command returns code.
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer, name string) (code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return exitOK, false
+		}
+		return exitUsage, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "ccbridge %s: unexpected argument %q\n", name, fs.Arg(0))
+		return exitUsage, false
+	}
+	return exitOK, true
 }

@@ -32,6 +32,9 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"run", "--help"}, exitOK, "Usage: ccbridge run", ""},
 		{[]string{"run", "--bogus"}, exitUsage, "", "flag provided but not defined"},
 		{[]string{"run", "extra"}, exitUsage, "", `unexpected argument "extra"`},
+		{[]string{"install-hooks", "extra"}, exitUsage, "", `ccbridge install-hooks: unexpected argument "extra"`},
+		{[]string{"service", "status", "extra"}, exitUsage, "", `ccbridge service status: unexpected argument "extra"`},
+		{[]string{"setup", "--help"}, exitOK, "Usage: ccbridge setup", ""},
 		{[]string{"config", "check", "--config", "/nonexistent/c.toml"}, exitError, "", "read config"},
 	}
 	for _, c := range cases {

@@ -11,12 +11,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ccbridge/ccbridge/internal/config"
-	"github.com/ccbridge/ccbridge/internal/execx"
 	"github.com/ccbridge/ccbridge/internal/mcp"
-	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
-	"github.com/ccbridge/ccbridge/internal/tmux"
-	"github.com/ccbridge/ccbridge/internal/worktree"
 )
 
 // cmdMCP serves the MCP front end on stdin/stdout. It needs no config; with
@@ -72,12 +68,8 @@ func serveMCP(ctx context.Context, cfg *config.Config, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	hookStop, hookPretool, err := session.HookBinaries()
-	if err != nil {
-		return err
-	}
-	sessions, err := session.New(session.Options{Config: cfg, Store: store, Registry: registry, Trees: worktree.New(execx.Exec{}),
-		Panes: tmux.New(execx.Exec{}, tmux.Options{Socket: cfg.Tmux.Socket}), Log: log, HookStop: hookStop, HookPretool: hookPretool})
+	registry.Dir.SetLogger(log)
+	sessions, err := newSessions(cfg, store, registry, log)
 	if err != nil {
 		return err
 	}

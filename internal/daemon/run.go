@@ -108,13 +108,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	if err := writePolicies(ctx, store, cfg, durable); err != nil {
 		return err
 	}
-	hookStop, hookPretool, err := session.HookBinaries()
-	if err != nil {
-		return err
-	}
-	panes := tmux.New(execx.Exec{}, tmux.Options{Socket: cfg.Tmux.Socket})
-	sessions, err := session.New(session.Options{Config: cfg, Store: store, Registry: registry, Trees: worktree.New(execx.Exec{}),
-		Panes: panes, Log: log, HookStop: hookStop, HookPretool: hookPretool})
+	sessions, err := newSessions(cfg, store, registry, log)
 	if err != nil {
 		return err
 	}
@@ -206,4 +200,15 @@ func projectNames(cfg *config.Config) string {
 		}
 	}
 	return strings.Join(names, ",")
+}
+
+// newSessions builds the session manager both front ends drive: Claude in
+// the configured tmux server, with ccbridge's hook binaries.
+func newSessions(cfg *config.Config, store *state.Store, registry *state.Registry, log *slog.Logger) (*session.Manager, error) {
+	hookStop, hookPretool, err := session.HookBinaries()
+	if err != nil {
+		return nil, err
+	}
+	return session.New(session.Options{Config: cfg, Store: store, Registry: registry, Trees: worktree.New(execx.Exec{}),
+		Panes: tmux.New(execx.Exec{}, tmux.Options{Socket: cfg.Tmux.Socket}), Log: log, HookStop: hookStop, HookPretool: hookPretool})
 }

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -23,17 +22,8 @@ func runFlags(args []string, stdout, stderr io.Writer) (cfgPath, logFile string,
 		fmt.Fprintf(fs.Output(), "Usage: ccbridge run [--config FILE] [--log-file FILE] [--debug]\n\n%s\n\n", "Connect every configured bot and serve until interrupted.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return "", "", false, exitOK, false
-		}
-		return "", "", false, exitUsage, false
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "ccbridge run: unexpected argument %q\n", fs.Arg(0))
-		return "", "", false, exitUsage, false
+	if code, ok := parseFlags(fs, args, stdout, stderr, "run"); !ok {
+		return "", "", false, code, false
 	}
 	return cfgPath, logFile, debug, exitOK, true
 }

@@ -48,17 +48,8 @@ func cmdService(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.SetOutput(stderr)
 	cfgFlag := fs.String("config", "", "config file (default $CCBRIDGE_CONFIG or ~/.config/ccbridge/config.toml)")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), serviceUsage+"\n"); fs.PrintDefaults() }
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "ccbridge service %s: unexpected argument %q\n", verb, fs.Arg(0))
-		return exitUsage
+	if code, ok := parseFlags(fs, args[1:], stdout, stderr, "service "+verb); !ok {
+		return code
 	}
 	o, err := serviceOptions(*cfgFlag, verb == "install", stderr)
 	if err != nil {

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -32,17 +31,8 @@ func cmdSetup(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 				"(comments are not kept; the previous file is saved as <config>.bak).")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "ccbridge setup: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
+	if code, ok := parseFlags(fs, args, stdout, stderr, "setup"); !ok {
+		return code
 	}
 	path, err := config.DefaultPath(*cfgPath)
 	if err != nil {
