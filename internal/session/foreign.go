@@ -62,14 +62,6 @@ func (p *panes) NewPane(ctx context.Context, spec tmux.PaneSpec) (string, error)
 
 func (p *panes) ListPanes(ctx context.Context) ([]tmux.Pane, error) { return p.own.ListPanes(ctx) }
 
-func (p *panes) PasteText(ctx context.Context, name, text string) error {
-	s, pane, err := p.on(name)
-	if err != nil {
-		return err
-	}
-	return s.PasteText(ctx, pane, text)
-}
-
 func (p *panes) SendKeys(ctx context.Context, name string, keys ...tmux.Key) error {
 	s, pane, err := p.on(name)
 	if err != nil {

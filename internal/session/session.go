@@ -28,7 +28,6 @@ import (
 // Panes is the part of the tmux driver sessions use.
 type Panes interface {
 	NewPane(ctx context.Context, spec tmux.PaneSpec) (string, error)
-	PasteText(ctx context.Context, pane, text string) error
 	SendKeys(ctx context.Context, pane string, keys ...tmux.Key) error
 	PasteTextIf(ctx context.Context, pane string, g tmux.Guard, text string) error
 	SendKeysIf(ctx context.Context, pane string, g tmux.Guard, keys ...tmux.Key) error

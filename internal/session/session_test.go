@@ -46,13 +46,6 @@ func (f *fakePanes) NewPane(_ context.Context, spec tmux.PaneSpec) (string, erro
 	return id, nil
 }
 
-func (f *fakePanes) PasteText(_ context.Context, pane, text string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.paste(pane, text)
-	return nil
-}
-
 func (f *fakePanes) paste(pane, text string) {
 	f.ops = append(f.ops, "paste "+pane+" "+text)
 	f.screen = setBox(f.screen, text)

@@ -94,7 +94,7 @@ func TestPasteCorpusArrivesExactly(t *testing.T) {
 		{"other controls", "tab\tkept, ctrl-c\x03 ctrl-d\x04 del\x7f nul\x00 bs\x08", "tab\tkept, ctrl-c ctrl-d del nul bs"},
 	}
 	for i, c := range corpus {
-		if err := srv.PasteText(ctx, pane, c.in); err != nil {
+		if err := srv.PasteTextIf(ctx, pane, tmux.Guard{}, c.in); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		if err := srv.SendKeys(ctx, pane, tmux.KeyEnter); err != nil {

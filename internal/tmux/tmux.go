@@ -225,29 +225,6 @@ func checkSessionName(name string) error {
 
 var bufferSeq atomic.Uint64
 
-// PasteText delivers text into the pane as one bracketed paste: the body
-// goes through stdin (no argv limit, no quoting, never parsed as key names),
-// -p wraps it in paste markers so newlines are inserted rather than
-// submitted, -r keeps LF as LF, and -d deletes the buffer. The text is
-// sanitized first (see Sanitize). It does not press Enter. Once the paste
-// has run the outcome is indeterminate, so callers must not retry it.
-func (s *Server) PasteText(ctx context.Context, pane, text string) error {
-	text = Sanitize(text)
-	if text == "" {
-		return nil
-	}
-	// Buffers are per server, so names must be unique across processes.
-	buf := fmt.Sprintf("ccbridge-%d-%d", os.Getpid(), bufferSeq.Add(1))
-	if _, err := s.exec(ctx, text, "load-buffer", "-b", buf, "-"); err != nil {
-		return fmt.Errorf("paste to %s: %w", pane, err)
-	}
-	if _, err := s.exec(ctx, "", "paste-buffer", "-p", "-r", "-d", "-b", buf, "-t", pane); err != nil {
-		_, _ = s.exec(ctx, "", "delete-buffer", "-b", buf)
-		return fmt.Errorf("paste to %s: %w", pane, err)
-	}
-	return nil
-}
-
 // Key is a key that SendKeys may press. Only these names reach send-keys,
 // so no text from Discord can ever be read as a key name.
 type Key string
@@ -385,13 +362,20 @@ func (s *Server) SendKeysIf(ctx context.Context, pane string, g Guard, keys ...K
 	return nil
 }
 
-// PasteTextIf is PasteText, done only if the guard holds when tmux pastes
-// (see Guard); otherwise it returns ErrRefused and pastes nothing.
+// PasteTextIf delivers text into the pane as one bracketed paste, only if
+// the guard holds when tmux pastes (see Guard; the zero Guard always
+// holds); otherwise it returns ErrRefused and pastes nothing. The body goes
+// through stdin (no argv limit, no quoting, never parsed as key names), -p
+// wraps it in paste markers so newlines are inserted rather than
+// submitted, -r keeps LF as LF, and -d deletes the buffer. The text is
+// sanitized first (see Sanitize). It does not press Enter. Once the paste
+// has run the outcome is indeterminate, so callers must not retry it.
 func (s *Server) PasteTextIf(ctx context.Context, pane string, g Guard, text string) error {
 	text = Sanitize(text)
 	if text == "" {
 		return nil
 	}
+	// Buffers are per server, so names must be unique across processes.
 	buf := fmt.Sprintf("ccbridge-%d-%d", os.Getpid(), bufferSeq.Add(1))
 	if _, err := s.exec(ctx, text, "load-buffer", "-b", buf, "-"); err != nil {
 		return fmt.Errorf("paste to %s: %w", pane, err)

@@ -47,9 +47,9 @@ func TestNewPaneRejectsBadSessionName(t *testing.T) {
 }
 
 func TestPasteTextCommands(t *testing.T) {
-	rec := &recorder{}
+	rec := &recorder{out: "ccbridge:sent\n"}
 	s := New(rec, Options{SocketPath: "/tmp/s", Env: []string{}})
-	if err := s.PasteText(context.Background(), "%3", "a\r\nb\x1b[201~c"); err != nil {
+	if err := s.PasteTextIf(context.Background(), "%3", Guard{}, "a\r\nb\x1b[201~c"); err != nil {
 		t.Fatal(err)
 	}
 	if len(rec.cmds) != 2 {
@@ -58,14 +58,15 @@ func TestPasteTextCommands(t *testing.T) {
 	load, paste := rec.cmds[0], rec.cmds[1]
 	buf := load.Args[5]
 	wantLoad := []string{"tmux", "-S", "/tmp/s", "load-buffer", "-b", buf, "-"}
-	wantPaste := []string{"tmux", "-S", "/tmp/s", "paste-buffer", "-p", "-r", "-d", "-b", buf, "-t", "%3"}
+	wantPaste := []string{"tmux", "-S", "/tmp/s", "if-shell", "-F", "-t", "%3", "1",
+		"paste-buffer -p -r -d -b " + buf + " -t %3 ; display-message -p ccbridge:sent", "display-message -p ccbridge:refused"}
 	if !slices.Equal(load.Args, wantLoad) || !slices.Equal(paste.Args, wantPaste) {
 		t.Fatalf("commands:\n%q\n%q", load.Args, paste.Args)
 	}
 	if rec.stdin[0] != "a\nb[201~c" {
 		t.Errorf("stdin = %q", rec.stdin[0])
 	}
-	if err := s.PasteText(context.Background(), "%3", "a"); err != nil {
+	if err := s.PasteTextIf(context.Background(), "%3", Guard{}, "a"); err != nil {
 		t.Fatal(err)
 	}
 	if rec.cmds[2].Args[5] == buf {
@@ -141,6 +142,7 @@ func TestSanitize(t *testing.T) {
 type recorder struct {
 	cmds  []execx.Cmd
 	stdin []string
+	out   string // what every command prints
 }
 
 func (r *recorder) Run(_ context.Context, c execx.Cmd) ([]byte, error) {
@@ -151,7 +153,7 @@ func (r *recorder) Run(_ context.Context, c execx.Cmd) ([]byte, error) {
 		s = string(b)
 	}
 	r.stdin = append(r.stdin, s)
-	return nil, nil
+	return []byte(r.out), nil
 }
 
 func TestGuardFormat(t *testing.T) {
