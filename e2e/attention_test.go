@@ -60,7 +60,7 @@ func TestRealClaudeRunsOurStatusLineAndTheUsersOwn(t *testing.T) {
 	os.WriteFile(filepath.Join(c.Home, ".claude", "settings.json"), []byte(`{"statusLine":{"type":"command","command":"`+script+`"}}`), 0o600)
 
 	ctx := context.Background()
-	if err := srv.PasteText(ctx, c.Pane, "hello statusline"); err != nil {
+	if err := srv.PasteTextIf(ctx, c.Pane, tmux.Guard{}, "hello statusline"); err != nil {
 		t.Fatal(err)
 	}
 	if err := srv.SendKeys(ctx, c.Pane, tmux.KeyEnter); err != nil {
@@ -127,7 +127,7 @@ func (b *bridge) pane(p *project) string {
 func (b *bridge) typeInPane(p *project, text string) {
 	b.t.Helper()
 	ctx := context.Background()
-	if err := b.tmux.PasteText(ctx, b.pane(p), text); err != nil {
+	if err := b.tmux.PasteTextIf(ctx, b.pane(p), tmux.Guard{}, text); err != nil {
 		b.t.Fatal(err)
 	}
 	if err := b.tmux.SendKeys(ctx, b.pane(p), tmux.KeyEnter); err != nil {
@@ -406,7 +406,7 @@ func TestPostModelSwitchFires(t *testing.T) {
 	ctx := context.Background()
 	send := func(text string) {
 		t.Helper()
-		if err := srv.PasteText(ctx, c.Pane, text); err != nil {
+		if err := srv.PasteTextIf(ctx, c.Pane, tmux.Guard{}, text); err != nil {
 			t.Fatal(err)
 		}
 		srv.SendKeys(ctx, c.Pane, tmux.KeyEnter)

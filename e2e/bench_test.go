@@ -37,7 +37,7 @@ func TestBenchRealClaudeRunsOurStopHook(t *testing.T) {
 		Settings: settings.JSON(), Env: map[string]string{state.EnvRuntimeDir: runtime, state.EnvSession: "bench-1"}})
 
 	ctx := context.Background()
-	if err := srv.PasteText(ctx, c.Pane, "hello SCN_BASH please\nsecond line $(rm -rf ~)"); err != nil {
+	if err := srv.PasteTextIf(ctx, c.Pane, tmux.Guard{}, "hello SCN_BASH please\nsecond line $(rm -rf ~)"); err != nil {
 		t.Fatal(err)
 	}
 	if err := srv.SendKeys(ctx, c.Pane, tmux.KeyEnter); err != nil {

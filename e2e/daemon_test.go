@@ -3,37 +3,18 @@
 package e2e
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
+	"github.com/ccbridge/ccbridge/internal/testutil/testenv"
 )
-
-// syncBuffer collects a process's output safely while it runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // daemonConfig writes a config for the fake's bots, one project each.
 func daemonConfig(t *testing.T, srv *fakediscord.Server, owner fakediscord.User, bots ...*fakediscord.Bot) (path string, env []string) {
@@ -53,11 +34,11 @@ func daemonConfig(t *testing.T, srv *fakediscord.Server, owner fakediscord.User,
 	return path, env
 }
 
-func startDaemon(t *testing.T, cfg, runtime string, env []string) (*exec.Cmd, *syncBuffer) {
+func startDaemon(t *testing.T, cfg, runtime string, env []string) (*exec.Cmd, *testenv.SyncBuffer) {
 	t.Helper()
 	cmd := exec.Command(bins.bridge, "run", "--config", cfg)
 	cmd.Env = append(append(os.Environ(), "CCBRIDGE_RUNTIME_DIR="+runtime), env...)
-	out := &syncBuffer{}
+	out := &testenv.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -66,7 +47,7 @@ func startDaemon(t *testing.T, cfg, runtime string, env []string) (*exec.Cmd, *s
 	return cmd, out
 }
 
-func waitOutput(t testing.TB, out *syncBuffer, want string, timeout time.Duration) {
+func waitOutput(t testing.TB, out *testenv.SyncBuffer, want string, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {

@@ -19,6 +19,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/testutil/claudetest"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
+	"github.com/ccbridge/ccbridge/internal/testutil/testenv"
 	"github.com/ccbridge/ccbridge/internal/tmux"
 )
 
@@ -52,7 +53,7 @@ type bridge struct {
 	tmux     *tmux.Server
 	store    *state.Store
 	cmd      *exec.Cmd
-	out      *syncBuffer
+	out      *testenv.SyncBuffer
 }
 
 // newBridge configures bots × projectsPerBot projects and starts the daemon.
@@ -119,7 +120,7 @@ func (b *bridge) start() {
 	b.t.Helper()
 	b.cmd = exec.Command(bins.bridge, "run", "--config", b.cfg)
 	b.cmd.Env = append(append(os.Environ(), "CCBRIDGE_RUNTIME_DIR="+b.runtime, "XDG_STATE_HOME="+b.stateDir), b.env...)
-	b.out = &syncBuffer{}
+	b.out = &testenv.SyncBuffer{}
 	b.cmd.Stdout, b.cmd.Stderr = b.out, b.out
 	if err := b.cmd.Start(); err != nil {
 		b.t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/testutil/claudetest"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
+	"github.com/ccbridge/ccbridge/internal/testutil/testenv"
 	"github.com/ccbridge/ccbridge/internal/tmux"
 )
 
@@ -81,7 +82,7 @@ func (e *mcpEnv) connect(opt *sdk.ClientOptions) {
 	e.t.Helper()
 	cmd := exec.Command(bins.bridge, "mcp", "--config", e.cfg)
 	cmd.Env = append(append(os.Environ(), "CCBRIDGE_RUNTIME_DIR="+e.runtime), e.env...)
-	stderr := &syncBuffer{}
+	stderr := &testenv.SyncBuffer{}
 	cmd.Stderr = stderr
 	client := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, opt)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -408,7 +409,7 @@ func TestMCPList(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitScreen(t, e.tmux, pane, "❯")
-	if err := e.tmux.PasteText(context.Background(), pane, "typed by hand LIST_HAND"); err != nil {
+	if err := e.tmux.PasteTextIf(context.Background(), pane, tmux.Guard{}, "typed by hand LIST_HAND"); err != nil {
 		t.Fatal(err)
 	}
 	waitScreen(t, e.tmux, pane, "LIST_HAND")
@@ -581,7 +582,7 @@ func TestMCPNoConfig(t *testing.T) {
 	}
 	cmd := exec.Command(bins.bridge, "mcp")
 	cmd.Env = append(env, "HOME="+home, "CCBRIDGE_RUNTIME_DIR="+filepath.Join(base, "rt"), "XDG_STATE_HOME="+filepath.Join(base, "state"))
-	stderr := &syncBuffer{}
+	stderr := &testenv.SyncBuffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -199,7 +199,7 @@ func TestPolicyHoldsForAHandStartedSession(t *testing.T) {
 	os.MkdirAll(filepath.Join(p.dir, "node_modules"), 0o755)
 	hand := claudetest.Start(t, claudetest.Options{Tmux: b.tmux, Session: "by-hand", Dir: p.dir, ModelURL: b.model.URL,
 		Env: map[string]string{"HOME": home, state.EnvRuntimeDir: b.runtime}})
-	if err := b.tmux.PasteText(context.Background(), hand.Pane, "SCN_HAND_RM"); err != nil {
+	if err := b.tmux.PasteTextIf(context.Background(), hand.Pane, tmux.Guard{}, "SCN_HAND_RM"); err != nil {
 		t.Fatal(err)
 	}
 	b.tmux.SendKeys(context.Background(), hand.Pane, tmux.KeyEnter)

@@ -410,7 +410,7 @@ func TestRelayHandStartedSessionWithGlobalHooks(t *testing.T) {
 	os.MkdirAll(sub, 0o755)
 	hand := claudetest.Start(t, claudetest.Options{Tmux: b.tmux, Session: "by-hand", Dir: sub, ModelURL: b.model.URL,
 		Env: map[string]string{"HOME": home, state.EnvRuntimeDir: b.runtime}})
-	if err := b.tmux.PasteText(context.Background(), hand.Pane, "typed at the keyboard"); err != nil {
+	if err := b.tmux.PasteTextIf(context.Background(), hand.Pane, tmux.Guard{}, "typed at the keyboard"); err != nil {
 		t.Fatal(err)
 	}
 	b.tmux.SendKeys(context.Background(), hand.Pane, tmux.KeyEnter)

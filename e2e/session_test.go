@@ -46,12 +46,6 @@ func (d *dialogAfterPaste) opened() {
 	tmuxtest.WaitScreen(d.t, d.Server, d.pane, "Do you want to proceed?", long)
 }
 
-func (d *dialogAfterPaste) PasteText(ctx context.Context, pane, text string) error {
-	err := d.Server.PasteText(ctx, pane, text)
-	d.opened()
-	return err
-}
-
 func (d *dialogAfterPaste) PasteTextIf(ctx context.Context, pane string, g tmux.Guard, text string) error {
 	err := d.Server.PasteTextIf(ctx, pane, g, text)
 	d.opened()

@@ -17,6 +17,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/testutil/claudetest"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
+	"github.com/ccbridge/ccbridge/internal/testutil/testenv"
 )
 
 // setupHome is a throwaway user: HOME, config, runtime and state dirs, and a
@@ -59,14 +60,14 @@ type ttySession struct {
 	t    *testing.T
 	cmd  *exec.Cmd
 	in   io.WriteCloser
-	out  *syncBuffer
+	out  *testenv.SyncBuffer
 	seen int // output consumed by expect
 	done chan error
 }
 
 func (h *setupHome) start(args ...string) *ttySession {
 	h.t.Helper()
-	s := &ttySession{t: h.t, cmd: exec.Command(bins.bridge, args...), out: &syncBuffer{}, done: make(chan error, 1)}
+	s := &ttySession{t: h.t, cmd: exec.Command(bins.bridge, args...), out: &testenv.SyncBuffer{}, done: make(chan error, 1)}
 	s.cmd.Env = h.env
 	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
 	var err error

@@ -52,7 +52,7 @@ func startDesk(t *testing.T, b *bridge, home, dir string) *desk {
 // typeAtDesk types a prompt into the desk's Claude, as its user would.
 func (d *desk) typeAtDesk(t *testing.T, text string) {
 	t.Helper()
-	if err := d.tmux.PasteText(context.Background(), d.claude.Pane, text); err != nil {
+	if err := d.tmux.PasteTextIf(context.Background(), d.claude.Pane, tmux.Guard{}, text); err != nil {
 		t.Fatal(err)
 	}
 	// Enter once the input box shows the text, as a person would.

@@ -1,36 +1,18 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/testutil/testenv"
 )
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // The runtime dir is replaced under a running daemon: the guard stops it,
 // with an error naming the dir, and says so in the log.
@@ -40,7 +22,7 @@ func TestGuardStopsWhenTheRuntimeDirIsReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer
+	var logs testenv.SyncBuffer
 	ctx, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
 	done := make(chan struct{})

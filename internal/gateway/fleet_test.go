@@ -1,11 +1,9 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,24 +13,8 @@ import (
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/discord"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
+	"github.com/ccbridge/ccbridge/internal/testutil/testenv"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // Several daemons share one bot: registering slash commands keeps the
 // commands that are not ours, rewrites only ours that differ, and a second
@@ -57,7 +39,7 @@ func TestCommandRegistrationConverges(t *testing.T) {
 	t.Setenv("CCBRIDGE_GW_TEST_TOKEN", bot.Token)
 	open := func() {
 		t.Helper()
-		var logs lockedBuffer
+		var logs testenv.SyncBuffer
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		b, err := Open(ctx, slog.New(slog.NewTextHandler(&logs, nil)), srv.URL, config.Server{Name: "home", TokenEnv: "CCBRIDGE_GW_TEST_TOKEN", GuildID: bot.GuildID}, newRecorder(), specs)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
+	"github.com/ccbridge/ccbridge/internal/testutil/testenv"
 )
 
 // step is one answer; before runs first (what the person does in Discord
@@ -345,7 +346,7 @@ func TestSetupStopsAtAPromptWhenInterrupted(t *testing.T) {
 	pr, pw := io.Pipe() // a person who types nothing
 	defer pw.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	var out syncBuf
+	var out testenv.SyncBuffer
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, Options{ConfigPath: f.cfg, In: pr, Out: &out}) }()
 	deadline := time.Now().Add(5 * time.Second)
@@ -364,21 +365,4 @@ func TestSetupStopsAtAPromptWhenInterrupted(t *testing.T) {
 	if after, _ := os.ReadFile(f.cfg); !bytes.Equal(before, after) {
 		t.Error("config changed")
 	}
-}
-
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
