@@ -1,11 +1,13 @@
 package audit
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestAppendAndLast(t *testing.T) {
@@ -53,5 +55,27 @@ func TestRotation(t *testing.T) {
 	es, _ := Last(dir, 3)
 	if len(es) != 3 || es[2].Asked != "call 29" {
 		t.Fatalf("last entries %+v", es)
+	}
+}
+
+// A writer that holds the lock costs the others an entry, not their time.
+func TestAppendGivesUpOnAHeldLock(t *testing.T) {
+	dir := t.TempDir()
+	unlock, err := lock(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := AppendContext(ctx, dir, Entry{Kind: "policy", Asked: "x"}); err == nil {
+		t.Fatal("appended while another writer held the lock")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("gave up after %s", d)
+	}
+	unlock()
+	if err := Append(dir, Entry{Kind: "policy", Asked: "y"}); err != nil {
+		t.Fatalf("after the lock was released: %v", err)
 	}
 }
