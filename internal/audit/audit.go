@@ -3,7 +3,8 @@
 // every call the [policy] refused or sent for confirmation, and every
 // /commit, /merge and /discard. It is an append-only JSON-lines file in the
 // durable state directory, rotated by size. The hooks and the daemon both
-// write it, so it imports no other internal package.
+// write it, so it imports no other internal package: the redactor that
+// masks secrets in entries is handed in (SetRedactor).
 package audit
 
 import (
@@ -17,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -67,6 +69,14 @@ const LockWait = 5 * time.Second
 // lockPoll is how often a waiting writer tries the lock again.
 const lockPoll = 10 * time.Millisecond
 
+var redactor atomic.Pointer[func(string) string]
+
+// SetRedactor makes every entry's free text (what was asked, the detail,
+// the rule) pass mask before it is written: commands and prompts may
+// hold secrets, and the log must not keep them. The hooks and the daemon
+// set it to internal/redact's String, which this leaf cannot import.
+func SetRedactor(mask func(string) string) { redactor.Store(&mask) }
+
 // Append adds an entry to the log in dir (created 0700), waiting at most
 // LockWait for the lock.
 func Append(dir string, e Entry) error {
@@ -82,6 +92,11 @@ func Append(dir string, e Entry) error {
 func AppendContext(ctx context.Context, dir string, e Entry) error {
 	if e.At.IsZero() {
 		e.At = time.Now().UTC()
+	}
+	if mask := redactor.Load(); mask != nil && *mask != nil {
+		// Before the cut below, which could leave half a secret that no
+		// rule recognizes.
+		e.Asked, e.Detail, e.Rule = (*mask)(e.Asked), (*mask)(e.Detail), (*mask)(e.Rule)
 	}
 	if r := []rune(e.Asked); len(r) > maxAsked {
 		e.Asked = string(r[:maxAsked-1]) + "…"
