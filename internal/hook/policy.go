@@ -50,32 +50,11 @@ func (h *handler) enforce(in *claudehook.Input) error {
 	if in.HookEventName != claudehook.EventPreToolUse {
 		return nil
 	}
-	var server, project, thread, root string
-	if h.session == "" {
-		if !h.routeByCwd(in.Cwd) {
-			return nil
-		}
-		server, project, root = h.route.Server, h.route.Project, h.route.Path
-	} else {
-		sess, err := h.store.Sessions.Get(h.session)
-		if err != nil {
-			return fmt.Errorf("session %s: %w", h.session, err)
-		}
-		server, project, thread, root = sess.Server, sess.Project, sess.ThreadID, sess.Cwd
-	}
-	if root == "" {
-		root = in.Cwd
-	}
-	rules := h.policies.Rules(server, project, thread)
-	if len(rules.Ask) == 0 && len(rules.Deny) == 0 {
-		return nil
-	}
-	set, err := policy.New(rules.Ask, rules.Deny)
+	sc, err := h.policyScope(in)
 	if err != nil {
-		h.log.Warn("policy rules left out", "err", err)
+		return err
 	}
-	home, _ := os.UserHomeDir()
-	v := set.Check(policy.Call{Tool: in.ToolName, Input: in.ToolInput, Cwd: root, Home: home})
+	v := h.check(in, sc)
 	if v.Decision == "" {
 		return nil
 	}
@@ -84,7 +63,7 @@ func (h *handler) enforce(in *claudehook.Input) error {
 		reason = fmt.Sprintf("%s: rule %s asks for confirmation", policyReason, v.Rule)
 	}
 	h.log.Info("policy", "decision", v.Decision, "rule", v.Rule, "tool", in.ToolName)
-	if err := audit.Append(h.auditDir(), audit.Entry{Kind: "policy", Server: server, Project: project, Session: h.session,
+	if err := audit.Append(h.auditDir(), audit.Entry{Kind: "policy", Server: sc.server, Project: sc.project, Session: h.session,
 		Tool: in.ToolName, Asked: asked(in.ToolName, in.ToolInput), Answer: v.Decision, Rule: v.Rule, Who: "ccbridge", From: audit.FromPolicy}); err != nil {
 		h.log.Error("audit", "err", err)
 	}
@@ -92,20 +71,60 @@ func (h *handler) enforce(in *claudehook.Input) error {
 		HookEventName: claudehook.EventPreToolUse, PermissionDecision: v.Decision, PermissionDecisionReason: reason}})
 }
 
+// scope is where a session's [policy] rules come from, and the directory
+// their relative paths start from.
+type scope struct{ server, project, thread, root string }
+
+// policyScope finds the rules that hold where in runs.
+func (h *handler) policyScope(in *claudehook.Input) (scope, error) {
+	if h.session == "" {
+		if !h.routeByCwd(in.Cwd) {
+			return scope{}, nil // not ccbridge's: no rules
+		}
+		return scope{server: h.route.Server, project: h.route.Project, root: h.route.Path}, nil
+	}
+	sess, err := h.store.Sessions.Get(h.session)
+	if err != nil {
+		return scope{}, fmt.Errorf("session %s: %w", h.session, err)
+	}
+	return h.sessionScope(sess, in.Cwd), nil
+}
+
+// sessionScope is a session's scope. A session of another front end
+// (ccbridge mcp) has no project of its own: the project whose directory
+// holds its cwd decides, with its channel's rules (it is in no thread).
+func (h *handler) sessionScope(sess state.Session, cwd string) scope {
+	if sess.Server == "" {
+		if r, ok := h.routeFor(cwd); ok {
+			return scope{server: r.Server, project: r.Project, root: r.Path}
+		}
+		return scope{}
+	}
+	sc := scope{server: sess.Server, project: sess.Project, thread: sess.ThreadID, root: sess.Cwd}
+	if sc.root == "" {
+		sc.root = cwd
+	}
+	return sc
+}
+
+// check applies the scope's rules to the call.
+func (h *handler) check(in *claudehook.Input, sc scope) policy.Verdict {
+	rules := h.policies.Rules(sc.server, sc.project, sc.thread)
+	if len(rules.Ask) == 0 && len(rules.Deny) == 0 {
+		return policy.Verdict{}
+	}
+	set, err := policy.New(rules.Ask, rules.Deny)
+	if err != nil {
+		h.log.Warn("policy rules left out", "err", err)
+	}
+	home, _ := os.UserHomeDir()
+	return set.Check(policy.Call{Tool: in.ToolName, Input: in.ToolInput, Cwd: sc.root, Home: home})
+}
+
 // askRule names the ask rule that made Claude Code open this prompt, for
 // the card; "" when none covers the call.
 func (h *handler) askRule(in *claudehook.Input, sess state.Session) string {
-	rules := h.policies.Rules(sess.Server, sess.Project, sess.ThreadID)
-	if len(rules.Ask) == 0 {
-		return ""
-	}
-	set, _ := policy.New(rules.Ask, rules.Deny)
-	root := sess.Cwd
-	if root == "" {
-		root = in.Cwd
-	}
-	home, _ := os.UserHomeDir()
-	if v := set.Check(policy.Call{Tool: in.ToolName, Input: in.ToolInput, Cwd: root, Home: home}); v.Decision == "ask" {
+	if v := h.check(in, h.sessionScope(sess, in.Cwd)); v.Decision == "ask" {
 		return v.Rule
 	}
 	return ""
