@@ -1,9 +1,11 @@
 package hook
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/claudehook"
@@ -41,6 +43,12 @@ func (h *handler) auditDir() string {
 // policyReason prefixes what Claude and the terminal show.
 const policyReason = "ccbridge policy"
 
+// policyAuditWait bounds the audit write after a decision. Claude waits for
+// the synchronous policy hook to exit, for at most the 10 s its settings
+// give it, then kills it and runs the tool: the decision printed is only
+// as good as the exit that follows soon enough.
+const policyAuditWait = 500 * time.Millisecond
+
 // enforce answers PreToolUse from the synchronous policy hook: deny with
 // the rule named (the model gets it as the tool's error and the turn goes
 // on), or ask, which makes Claude Code open its permission dialog in every
@@ -50,44 +58,62 @@ func (h *handler) enforce(in *claudehook.Input) error {
 	if in.HookEventName != claudehook.EventPreToolUse {
 		return nil
 	}
-	sc, err := h.policyScope(in)
-	if err != nil {
-		return err
+	var v policy.Verdict
+	var reason string
+	sc, known := h.policyScope(in)
+	if known {
+		v = h.check(in, sc)
+		reason = fmt.Sprintf("%s: denied by rule %s", policyReason, v.Rule)
+		if v.Decision == "ask" {
+			reason = fmt.Sprintf("%s: rule %s asks for confirmation", policyReason, v.Rule)
+		}
+	} else if len(h.policies.Scopes) > 0 {
+		v.Decision = "ask"
+		reason = policyReason + ": the session's record cannot be read, so which rules hold is unknown; confirm this call"
 	}
-	v := h.check(in, sc)
 	if v.Decision == "" {
 		return nil
 	}
-	reason := fmt.Sprintf("%s: denied by rule %s", policyReason, v.Rule)
-	if v.Decision == "ask" {
-		reason = fmt.Sprintf("%s: rule %s asks for confirmation", policyReason, v.Rule)
-	}
 	h.log.Info("policy", "decision", v.Decision, "rule", v.Rule, "tool", in.ToolName)
-	if err := audit.Append(h.auditDir(), audit.Entry{Kind: "policy", Server: sc.server, Project: sc.project, Session: h.session,
-		Tool: in.ToolName, Asked: asked(in.ToolName, in.ToolInput), Answer: v.Decision, Rule: v.Rule, Who: "ccbridge", From: audit.FromPolicy}); err != nil {
-		h.log.Error("audit", "err", err)
-	}
-	return json.NewEncoder(h.out).Encode(claudehook.PreToolUseOutput{HookSpecificOutput: claudehook.PreToolUseDecision{
+	// The decision first: the audit record must never delay or lose it.
+	err := json.NewEncoder(h.out).Encode(claudehook.PreToolUseOutput{HookSpecificOutput: claudehook.PreToolUseDecision{
 		HookEventName: claudehook.EventPreToolUse, PermissionDecision: v.Decision, PermissionDecisionReason: reason}})
+	ctx, cancel := context.WithTimeout(context.Background(), policyAuditWait)
+	defer cancel()
+	if aerr := audit.AppendContext(ctx, h.auditDir(), audit.Entry{Kind: "policy", Server: sc.server, Project: sc.project, Session: h.session,
+		Tool: in.ToolName, Asked: asked(in.ToolName, in.ToolInput), Answer: v.Decision, Rule: v.Rule, Who: "ccbridge", From: audit.FromPolicy}); aerr != nil {
+		h.log.Error("audit", "err", aerr)
+	}
+	return err
 }
 
 // scope is where a session's [policy] rules come from, and the directory
 // their relative paths start from.
 type scope struct{ server, project, thread, root string }
 
-// policyScope finds the rules that hold where in runs.
-func (h *handler) policyScope(in *claudehook.Input) (scope, error) {
+// policyScope finds the rules that hold where in runs. known is false only
+// when the session's record cannot be read and no project holds the cwd.
+//
+// A record that cannot be read must not switch the rules off: the project
+// that holds the cwd still decides (with its channel's rules, which a
+// thread's only add to), and where none does, enforce asks a person rather
+// than let every call through.
+func (h *handler) policyScope(in *claudehook.Input) (sc scope, known bool) {
 	if h.session == "" {
 		if !h.routeByCwd(in.Cwd) {
-			return scope{}, nil // not ccbridge's: no rules
+			return scope{}, true // not ccbridge's: no rules
 		}
-		return scope{server: h.route.Server, project: h.route.Project, root: h.route.Path}, nil
+		return scope{server: h.route.Server, project: h.route.Project, root: h.route.Path}, true
 	}
 	sess, err := h.store.Sessions.Get(h.session)
 	if err != nil {
-		return scope{}, fmt.Errorf("session %s: %w", h.session, err)
+		h.log.Warn("session record unreadable; rules by cwd", "err", err)
+		if r, ok := h.routeFor(in.Cwd); ok {
+			return scope{server: r.Server, project: r.Project, root: r.Path}, true
+		}
+		return scope{}, false
 	}
-	return h.sessionScope(sess, in.Cwd), nil
+	return h.sessionScope(sess, in.Cwd), true
 }
 
 // sessionScope is a session's scope. A session of another front end

@@ -1,15 +1,20 @@
 package hook
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/claudehook"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -118,5 +123,69 @@ func TestAskRuleOfAnotherFrontEndsSession(t *testing.T) {
 	in := &claudehook.Input{Cwd: "/proj/sub", ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"git push origin main"}`)}
 	if got := h.askRule(in, state.Session{Cwd: "/proj/sub"}); got != "Bash(git push *)" {
 		t.Fatalf("askRule = %q", got)
+	}
+}
+
+// A session record that cannot be read does not turn the rules off: the
+// project that holds the cwd still decides, and where none does, a person
+// is asked.
+func TestPolicyHoldsWhenTheSessionRecordIsMissing(t *testing.T) {
+	r := newPolicyRig(t, state.PolicyRules{Deny: []string{"Bash(git push *)"}})
+	var out bytes.Buffer
+	r.enforce(t, "home-gone", bashCall("/proj", "git push origin main"), &out)
+	if d := decision(t, out.String()); d.PermissionDecision != "deny" {
+		t.Fatalf("decision = %+v; want deny", d)
+	}
+	out.Reset()
+	r.enforce(t, "home-gone", bashCall("/somewhere/else", "ls"), &out)
+	if d := decision(t, out.String()); d.PermissionDecision != "ask" {
+		t.Fatalf("decision = %+v; want ask", d)
+	}
+}
+
+// Claude lets a synchronous hook run for its timeout, then kills it and
+// runs the tool: the decision must not wait for the audit log's lock.
+func TestPolicyDecisionDoesNotWaitForTheAuditLock(t *testing.T) {
+	r := newPolicyRig(t, state.PolicyRules{Deny: []string{"Bash(rm -rf *)"}})
+	ctx := context.Background()
+	r.store.Sessions.Update(ctx, "home-api", func(s *state.Session) error { s.Server, s.Project, s.Cwd = "home", "api", "/proj"; return nil })
+	f, err := os.OpenFile(filepath.Join(r.auditDir, audit.File+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.enforce(t, "home-api", bashCall("/proj", "rm -rf build"), pw)
+		pw.Close()
+	}()
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(pr).ReadString('\n')
+		line <- s
+		io.Copy(io.Discard, pr)
+	}()
+	select {
+	case s := <-line:
+		if d := decision(t, s); d.PermissionDecision != "deny" {
+			t.Fatalf("decision = %+v; want deny", d)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("no decision within 1 s while the audit log is locked")
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the hook still runs 5 s later: it waits for the audit lock")
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	log, _ := os.ReadFile(filepath.Join(r.root, "logs", "hook.log"))
+	if !strings.Contains(string(log), `"msg":"audit"`) {
+		t.Errorf("the lost audit record is not logged:\n%s", log)
 	}
 }
