@@ -16,7 +16,8 @@ import (
 
 // loadPolicies reads what the daemon wrote of the config's [policy] (a
 // missing record means no rules, redaction on, the default audit dir) and
-// registers every bot token with the redactor. It runs for every hook.
+// registers every bot token with the redactor, which the audit log uses
+// too. It runs for every hook.
 func (h *handler) loadPolicies() {
 	if c, err := state.OpenPolicies(h.store.Dir); err == nil {
 		if p, err := c.Get(state.PoliciesKey); err == nil {
@@ -24,6 +25,7 @@ func (h *handler) loadPolicies() {
 		}
 	}
 	redact.SetEnabled(!h.policies.RedactOff)
+	audit.SetRedactor(redact.String)
 	if bots, err := h.store.Bots.List(); err == nil {
 		for _, b := range bots {
 			redact.AddSecret(b.Token)

@@ -189,3 +189,27 @@ func TestPolicyDecisionDoesNotWaitForTheAuditLock(t *testing.T) {
 		t.Errorf("the lost audit record is not logged:\n%s", log)
 	}
 }
+
+// The audit log keeps what was refused, with its secrets masked.
+func TestPolicyAuditIsRedacted(t *testing.T) {
+	r := newPolicyRig(t, state.PolicyRules{Deny: []string{"Bash(curl *)"}})
+	r.mcpSession(t, "mcp@x", "/proj")
+	token := "M" + strings.Repeat("T", 25) + ".Gh1abc." + strings.Repeat("x", 30)
+	var out bytes.Buffer
+	r.enforce(t, "mcp@x", bashCall("/proj", "curl -H 'Authorization: Bot "+token+"' 'https://x/?password=hunter2'"), &out)
+	if d := decision(t, out.String()); d.PermissionDecision != "deny" {
+		t.Fatalf("decision = %+v; want deny", d)
+	}
+	b, err := os.ReadFile(filepath.Join(r.auditDir, audit.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"hunter2", token} {
+		if strings.Contains(string(b), secret) {
+			t.Errorf("the audit log keeps %q:\n%s", secret, b)
+		}
+	}
+	if !strings.Contains(string(b), `"asked":"Bash: curl -H`) {
+		t.Errorf("the call is not logged:\n%s", b)
+	}
+}
