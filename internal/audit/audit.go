@@ -3,12 +3,14 @@
 // every call the [policy] refused or sent for confirmation, and every
 // /commit, /merge and /discard. It is an append-only JSON-lines file in the
 // durable state directory, rotated by size. The hooks and the daemon both
-// write it, so it imports no other internal package.
+// write it, so it imports no other internal package: the redactor that
+// masks secrets in entries is handed in (SetRedactor).
 package audit
 
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -58,12 +61,42 @@ var (
 // maxAsked bounds what an entry keeps of the question.
 const maxAsked = 2000
 
-// Append adds an entry to the log in dir (created 0700), rotating first
-// when the file is full. Writers in several processes take turns on a lock
-// file, so lines never interleave and rotation happens once.
+// LockWait bounds Append's wait for the log's lock: a writer that holds it
+// longer (stopped, or on a hung file system) costs an entry, not the
+// caller's time.
+const LockWait = 5 * time.Second
+
+// lockPoll is how often a waiting writer tries the lock again.
+const lockPoll = 10 * time.Millisecond
+
+var redactor atomic.Pointer[func(string) string]
+
+// SetRedactor makes every entry's free text (what was asked, the detail,
+// the rule) pass mask before it is written: commands and prompts may
+// hold secrets, and the log must not keep them. The hooks and the daemon
+// set it to internal/redact's String, which this leaf cannot import.
+func SetRedactor(mask func(string) string) { redactor.Store(&mask) }
+
+// Append adds an entry to the log in dir (created 0700), waiting at most
+// LockWait for the lock.
 func Append(dir string, e Entry) error {
+	ctx, cancel := context.WithTimeout(context.Background(), LockWait)
+	defer cancel()
+	return AppendContext(ctx, dir, e)
+}
+
+// AppendContext adds an entry to the log in dir (created 0700), rotating
+// first when the file is full. Writers in several processes take turns on
+// a lock file, so lines never interleave and rotation happens once; the
+// wait for it ends with ctx.
+func AppendContext(ctx context.Context, dir string, e Entry) error {
 	if e.At.IsZero() {
 		e.At = time.Now().UTC()
+	}
+	if mask := redactor.Load(); mask != nil && *mask != nil {
+		// Before the cut below, which could leave half a secret that no
+		// rule recognizes.
+		e.Asked, e.Detail, e.Rule = (*mask)(e.Asked), (*mask)(e.Detail), (*mask)(e.Rule)
 	}
 	if r := []rune(e.Asked); len(r) > maxAsked {
 		e.Asked = string(r[:maxAsked-1]) + "…"
@@ -75,7 +108,7 @@ func Append(dir string, e Entry) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
-	unlock, err := lock(dir)
+	unlock, err := lock(ctx, dir)
 	if err != nil {
 		return err
 	}
@@ -106,16 +139,29 @@ func rotate(p string) {
 	_ = os.Rename(p, p+".1")
 }
 
-func lock(dir string) (func(), error) {
+// lock takes the log's lock, trying without blocking until ctx ends: a
+// blocking flock cannot be given a deadline.
+func lock(ctx context.Context, dir string) (func(), error) {
 	f, err := os.OpenFile(filepath.Join(dir, File+".lock"), os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("audit: lock: %w", err)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("audit: lock: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("audit: lock held by another writer: %w", ctx.Err())
+		case <-time.After(lockPoll):
+		}
 	}
-	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }
 
 // Last returns the newest n entries, oldest first, reading the rotated

@@ -1,11 +1,16 @@
 package audit
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/redact"
 )
 
 func TestAppendAndLast(t *testing.T) {
@@ -53,5 +58,58 @@ func TestRotation(t *testing.T) {
 	es, _ := Last(dir, 3)
 	if len(es) != 3 || es[2].Asked != "call 29" {
 		t.Fatalf("last entries %+v", es)
+	}
+}
+
+// A writer that holds the lock costs the others an entry, not their time.
+func TestAppendGivesUpOnAHeldLock(t *testing.T) {
+	dir := t.TempDir()
+	unlock, err := lock(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := AppendContext(ctx, dir, Entry{Kind: "policy", Asked: "x"}); err == nil {
+		t.Fatal("appended while another writer held the lock")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("gave up after %s", d)
+	}
+	unlock()
+	if err := Append(dir, Entry{Kind: "policy", Asked: "y"}); err != nil {
+		t.Fatalf("after the lock was released: %v", err)
+	}
+}
+
+// Commands and prompts may hold secrets; the log keeps them masked.
+func TestAppendRedacts(t *testing.T) {
+	dir := t.TempDir()
+	SetRedactor(redact.String)
+	t.Cleanup(func() { SetRedactor(nil) })
+	token := "M" + strings.Repeat("T", 25) + ".Gh1abc." + strings.Repeat("x", 30)
+	// The entry keeps 1,999 characters of this: the cut falls inside the
+	// token, whose first 49 characters no rule recognizes on their own.
+	long := strings.Repeat("a", 1950-len(" ")) + " " + token + " and more"
+	for _, e := range []Entry{
+		{Kind: "policy", Asked: "Bash: mysql password=hunter2", Rule: "Bash(mysql *)", Detail: "token " + token},
+		{Kind: "permission", Asked: long},
+	} {
+		if err := Append(dir, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"hunter2", token, token[:26]} {
+		if strings.Contains(string(b), secret) {
+			t.Errorf("the log keeps %q:\n%s", secret, b)
+		}
+	}
+	if !strings.Contains(string(b), "[redacted") || !strings.Contains(string(b), "Bash(mysql *)") {
+		t.Errorf("not what was asked, masked:\n%s", b)
 	}
 }

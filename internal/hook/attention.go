@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/claudehook"
 	"github.com/ccbridge/ccbridge/internal/discord"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -56,7 +55,7 @@ func (h *handler) promptSubmitted(ctx context.Context, in *claudehook.Input, ses
 		return nil
 	}
 	var msgs []outgoing
-	for _, c := range chat.Chunk(terminalPromptText(in.Prompt), chat.Limit) {
+	for _, c := range maskedChunks(terminalPromptText(in.Prompt)) {
 		msgs = append(msgs, outgoing{content: c})
 	}
 	h.log.Info("mirroring a prompt typed at the terminal", "chars", len(in.Prompt))

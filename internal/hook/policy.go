@@ -1,9 +1,11 @@
 package hook
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/claudehook"
@@ -14,7 +16,8 @@ import (
 
 // loadPolicies reads what the daemon wrote of the config's [policy] (a
 // missing record means no rules, redaction on, the default audit dir) and
-// registers every bot token with the redactor. It runs for every hook.
+// registers every bot token with the redactor, which the audit log uses
+// too. It runs for every hook.
 func (h *handler) loadPolicies() {
 	if c, err := state.OpenPolicies(h.store.Dir); err == nil {
 		if p, err := c.Get(state.PoliciesKey); err == nil {
@@ -22,6 +25,7 @@ func (h *handler) loadPolicies() {
 		}
 	}
 	redact.SetEnabled(!h.policies.RedactOff)
+	audit.SetRedactor(redact.String)
 	if bots, err := h.store.Bots.List(); err == nil {
 		for _, b := range bots {
 			redact.AddSecret(b.Token)
@@ -41,6 +45,12 @@ func (h *handler) auditDir() string {
 // policyReason prefixes what Claude and the terminal show.
 const policyReason = "ccbridge policy"
 
+// policyAuditWait bounds the audit write after a decision. Claude waits for
+// the synchronous policy hook to exit, for at most the 10 s its settings
+// give it, then kills it and runs the tool: the decision printed is only
+// as good as the exit that follows soon enough.
+const policyAuditWait = 500 * time.Millisecond
+
 // enforce answers PreToolUse from the synchronous policy hook: deny with
 // the rule named (the model gets it as the tool's error and the turn goes
 // on), or ask, which makes Claude Code open its permission dialog in every
@@ -50,62 +60,99 @@ func (h *handler) enforce(in *claudehook.Input) error {
 	if in.HookEventName != claudehook.EventPreToolUse {
 		return nil
 	}
-	var server, project, thread, root string
+	var v policy.Verdict
+	var reason string
+	sc, known := h.policyScope(in)
+	if known {
+		v = h.check(in, sc)
+		reason = fmt.Sprintf("%s: denied by rule %s", policyReason, v.Rule)
+		if v.Decision == "ask" {
+			reason = fmt.Sprintf("%s: rule %s asks for confirmation", policyReason, v.Rule)
+		}
+	} else if len(h.policies.Scopes) > 0 {
+		v.Decision = "ask"
+		reason = policyReason + ": the session's record cannot be read, so which rules hold is unknown; confirm this call"
+	}
+	if v.Decision == "" {
+		return nil
+	}
+	h.log.Info("policy", "decision", v.Decision, "rule", v.Rule, "tool", in.ToolName)
+	// The decision first: the audit record must never delay or lose it.
+	err := json.NewEncoder(h.out).Encode(claudehook.PreToolUseOutput{HookSpecificOutput: claudehook.PreToolUseDecision{
+		HookEventName: claudehook.EventPreToolUse, PermissionDecision: v.Decision, PermissionDecisionReason: reason}})
+	ctx, cancel := context.WithTimeout(context.Background(), policyAuditWait)
+	defer cancel()
+	if aerr := audit.AppendContext(ctx, h.auditDir(), audit.Entry{Kind: "policy", Server: sc.server, Project: sc.project, Session: h.session,
+		Tool: in.ToolName, Asked: asked(in.ToolName, in.ToolInput), Answer: v.Decision, Rule: v.Rule, Who: "ccbridge", From: audit.FromPolicy}); aerr != nil {
+		h.log.Error("audit", "err", aerr)
+	}
+	return err
+}
+
+// scope is where a session's [policy] rules come from, and the directory
+// their relative paths start from.
+type scope struct{ server, project, thread, root string }
+
+// policyScope finds the rules that hold where in runs. known is false only
+// when the session's record cannot be read and no project holds the cwd.
+//
+// A record that cannot be read must not switch the rules off: the project
+// that holds the cwd still decides (with its channel's rules, which a
+// thread's only add to), and where none does, enforce asks a person rather
+// than let every call through.
+func (h *handler) policyScope(in *claudehook.Input) (sc scope, known bool) {
 	if h.session == "" {
 		if !h.routeByCwd(in.Cwd) {
-			return nil
+			return scope{}, true // not ccbridge's: no rules
 		}
-		server, project, root = h.route.Server, h.route.Project, h.route.Path
-	} else {
-		sess, err := h.store.Sessions.Get(h.session)
-		if err != nil {
-			return fmt.Errorf("session %s: %w", h.session, err)
+		return scope{server: h.route.Server, project: h.route.Project, root: h.route.Path}, true
+	}
+	sess, err := h.store.Sessions.Get(h.session)
+	if err != nil {
+		h.log.Warn("session record unreadable; rules by cwd", "err", err)
+		if r, ok := h.routeFor(in.Cwd); ok {
+			return scope{server: r.Server, project: r.Project, root: r.Path}, true
 		}
-		server, project, thread, root = sess.Server, sess.Project, sess.ThreadID, sess.Cwd
+		return scope{}, false
 	}
-	if root == "" {
-		root = in.Cwd
+	return h.sessionScope(sess, in.Cwd), true
+}
+
+// sessionScope is a session's scope. A session of another front end
+// (ccbridge mcp) has no project of its own: the project whose directory
+// holds its cwd decides, with its channel's rules (it is in no thread).
+func (h *handler) sessionScope(sess state.Session, cwd string) scope {
+	if sess.Server == "" {
+		if r, ok := h.routeFor(cwd); ok {
+			return scope{server: r.Server, project: r.Project, root: r.Path}
+		}
+		return scope{}
 	}
-	rules := h.policies.Rules(server, project, thread)
+	sc := scope{server: sess.Server, project: sess.Project, thread: sess.ThreadID, root: sess.Cwd}
+	if sc.root == "" {
+		sc.root = cwd
+	}
+	return sc
+}
+
+// check applies the scope's rules to the call.
+func (h *handler) check(in *claudehook.Input, sc scope) policy.Verdict {
+	rules := h.policies.Rules(sc.server, sc.project, sc.thread)
 	if len(rules.Ask) == 0 && len(rules.Deny) == 0 {
-		return nil
+		return policy.Verdict{}
 	}
 	set, err := policy.New(rules.Ask, rules.Deny)
 	if err != nil {
 		h.log.Warn("policy rules left out", "err", err)
 	}
 	home, _ := os.UserHomeDir()
-	v := set.Check(policy.Call{Tool: in.ToolName, Input: in.ToolInput, Cwd: root, Home: home})
-	if v.Decision == "" {
-		return nil
-	}
-	reason := fmt.Sprintf("%s: denied by rule %s", policyReason, v.Rule)
-	if v.Decision == "ask" {
-		reason = fmt.Sprintf("%s: rule %s asks for confirmation", policyReason, v.Rule)
-	}
-	h.log.Info("policy", "decision", v.Decision, "rule", v.Rule, "tool", in.ToolName)
-	if err := audit.Append(h.auditDir(), audit.Entry{Kind: "policy", Server: server, Project: project, Session: h.session,
-		Tool: in.ToolName, Asked: asked(in.ToolName, in.ToolInput), Answer: v.Decision, Rule: v.Rule, Who: "ccbridge", From: audit.FromPolicy}); err != nil {
-		h.log.Error("audit", "err", err)
-	}
-	return json.NewEncoder(h.out).Encode(claudehook.PreToolUseOutput{HookSpecificOutput: claudehook.PreToolUseDecision{
-		HookEventName: claudehook.EventPreToolUse, PermissionDecision: v.Decision, PermissionDecisionReason: reason}})
+	return set.Check(policy.Call{Tool: in.ToolName, Input: in.ToolInput, Cwd: sc.root, Home: home})
 }
 
 // askRule names the ask rule that made Claude Code open this prompt, for
 // the card; "" when none covers the call.
 func (h *handler) askRule(in *claudehook.Input, sess state.Session) string {
-	rules := h.policies.Rules(sess.Server, sess.Project, sess.ThreadID)
-	if len(rules.Ask) == 0 {
-		return ""
-	}
-	set, _ := policy.New(rules.Ask, rules.Deny)
-	root := sess.Cwd
-	if root == "" {
-		root = in.Cwd
-	}
-	home, _ := os.UserHomeDir()
-	if v := set.Check(policy.Call{Tool: in.ToolName, Input: in.ToolInput, Cwd: root, Home: home}); v.Decision == "ask" {
+	if v := h.check(in, h.sessionScope(sess, in.Cwd)); v.Decision == "ask" {
 		return v.Rule
 	}
 	return ""

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 )
@@ -231,5 +233,68 @@ func TestProgressWaitsForATranscriptNotCreatedYet(t *testing.T) {
 	run(t, PreTool, r.root, "home-api", fmt.Sprintf(`{"session_id":"sid","prompt_id":"p","transcript_path":%q,"cwd":"/p","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{},"tool_use_id":"toolu_1"}`, path))
 	if got := r.contents(); len(got) != 1 || got[0] != "Written late." {
 		t.Fatalf("progress = %q", got)
+	}
+}
+
+// A mask can be longer than the secret it hides: the reply is masked
+// before it is cut into messages, so every message still fits.
+func TestMaskedReplyStillFitsDiscordsLimit(t *testing.T) {
+	r := newRelay(t)
+	text := strings.TrimSpace(strings.Repeat("password=hunter2\n", 100))
+	if len(text) >= 2000 {
+		t.Fatalf("the reply must fit one message before masking (%d)", len(text))
+	}
+	r.stop(t, "p1", text)
+	got := r.contents()
+	masks := 0
+	for _, c := range got {
+		if n := len([]rune(c)); n > 2000 {
+			t.Errorf("a message of %d characters", n)
+		}
+		if strings.Contains(c, "could not post") || strings.Contains(c, "hunter2") {
+			t.Errorf("message %q", c)
+		}
+		masks += strings.Count(c, "password=[redacted secret]")
+	}
+	if masks != 100 {
+		t.Fatalf("%d masked lines arrived of 100, in %d messages", masks, len(got))
+	}
+}
+
+// What the HTTP client masks again at send time must neither change nor
+// grow a chunk, even where the cut itself makes a new match.
+func TestMaskedChunksAreStableAtSend(t *testing.T) {
+	for name, text := range map[string]string{
+		"masks longer than secrets": strings.Repeat("password=hunter2\n", 300),
+		// No space to cut at: the cut falls just before "token", which
+		// then starts a word and a key, and a short secret.
+		"cut makes a key": strings.Repeat("a", 1996) + "token=abcd;" + strings.Repeat("z", 1980),
+		"in a code block": "```sh\n" + strings.Repeat("export API_KEY=abcd1234 # x\n", 150) + "```",
+	} {
+		for i, c := range maskedChunks(text) {
+			if n := len([]rune(c)); n > chat.Limit {
+				t.Errorf("%s: chunk %d has %d characters", name, i, n)
+			}
+			if m := redact.String(c); m != c {
+				t.Errorf("%s: chunk %d changes at send (%d → %d characters)", name, i, len([]rune(c)), len([]rune(m)))
+			}
+		}
+	}
+}
+
+// A prompt typed at the terminal is mirrored through the outbox, which the
+// daemon sends through the same masking client: it is queued masked and cut.
+func TestMirroredPromptIsQueuedMasked(t *testing.T) {
+	r := newRelay(t)
+	r.setPrefs(t, nil, on)
+	r.event(t, promptPayload("p1", strings.Repeat("password=hunter2\n", 100)))
+	got := r.queued()
+	if len(got) < 2 {
+		t.Fatalf("queued %d messages", len(got))
+	}
+	for _, c := range got {
+		if len([]rune(c)) > chat.Limit || strings.Contains(c, "hunter2") || redact.String(c) != c {
+			t.Errorf("queued %d characters, not masked or growing at send: %.80q", len([]rune(c)), c)
+		}
 	}
 }

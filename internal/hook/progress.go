@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/claudehook"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -70,7 +69,7 @@ func (h *handler) progress(ctx context.Context, in *claudehook.Input, sess state
 		return nil
 	}
 	var msgs []outgoing
-	for _, c := range chat.Chunk(text, chat.Limit) {
+	for _, c := range maskedChunks(text) {
 		msgs = append(msgs, outgoing{content: c})
 	}
 	return h.deliver(ctx, sess, msgs)
