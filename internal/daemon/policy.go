@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 
+	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -14,6 +15,7 @@ import (
 // daemon's own posts.
 func writePolicies(ctx context.Context, store *state.Store, cfg *config.Config, durable string) error {
 	redact.SetEnabled(cfg.RedactOn())
+	audit.SetRedactor(redact.String) // the router's records (commits, merges) too
 	scopes := map[string]state.PolicyRules{}
 	rules := func(p config.Policy) state.PolicyRules { return state.PolicyRules{Ask: p.Ask, Deny: p.Deny} }
 	for _, s := range cfg.Servers {
