@@ -78,3 +78,42 @@ func TestSocketFromEnv(t *testing.T) {
 		}
 	}
 }
+
+// Tool events of a hand-started Claude, as of any session, only rewrite
+// its record when something in it changes (they come by the dozen).
+func TestHandStartedToolEventsSkipTheUnchangedWrite(t *testing.T) {
+	root := t.TempDir() + "/rt"
+	store, err := state.OpenStore(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	store.Routes.Update(ctx, state.RoutesKey, func(r *state.Routes) error {
+		r.Routes = []state.Route{{Path: "/w/app", Server: "home", Project: "api", ChannelID: "100", Progress: "off"}}
+		return nil
+	})
+	env := map[string]string{state.EnvRuntimeDir: root}
+	hook := func(payload string) state.Session {
+		t.Helper()
+		var out, errb bytes.Buffer
+		if code := Main(ctx, PreTool, []string{"--global"}, strings.NewReader(payload), &out, &errb, func(k string) string { return env[k] }); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		s, err := store.Sessions.Get("hand-home-api")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	tool := `{"session_id":"cs1","prompt_id":"p1","cwd":"/w/app","hook_event_name":"PostToolUse","tool_name":"Read","tool_use_id":"t1"}`
+	first := hook(tool)
+	if first.ChannelID != "100" || first.LastEvent != "PostToolUse" {
+		t.Fatalf("record = %+v", first)
+	}
+	if again := hook(tool); !again.LastEventAt.Equal(first.LastEventAt) {
+		t.Fatalf("an unchanged tool event rewrote the record: %v then %v", first.LastEventAt, again.LastEventAt)
+	}
+	if moved := hook(strings.Replace(tool, `"cwd":"/w/app"`, `"cwd":"/w/app/sub"`, 1)); moved.Cwd != "/w/app/sub" {
+		t.Fatalf("a tool event in another directory was not recorded: %+v", moved)
+	}
+}

@@ -93,7 +93,6 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 		defer cancel()
 	}
 	h := &handler{store: store, out: stdout, log: log.With("event", in.HookEventName, "claude_session", in.SessionID), session: getenv(state.EnvSession)}
-	h.loadPolicies()
 	if prog == PreTool && slices.Contains(args, claudehook.PolicyFlag) {
 		err = h.enforce(in) // policy.go
 	} else {
@@ -140,6 +139,9 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 		h.log.Debug("not a ccbridge session and no project holds its cwd; ignored", "cwd", in.Cwd)
 		return nil
 	}
+	// Only now: the hooks install-hooks registers run for every Claude on
+	// the machine, and those of other sessions must cost next to nothing.
+	h.loadPolicies()
 	h.trackLive(ctx, in) // handstarted.go: where a hand-started Claude runs; a taken-over one goes to its thread
 	isStop := prog == Stop && (in.HookEventName == claudehook.EventStop || in.HookEventName == claudehook.EventStopFailure)
 	if isStop && h.turnRecorded(in) {
@@ -204,7 +206,7 @@ func (h *handler) turnRecorded(in *claudehook.Input) bool {
 // state on the session record, so a restart can --resume and the daemon can
 // show typing and confirm deliveries.
 func (h *handler) touchSession(ctx context.Context, in *claudehook.Input) (state.Session, error) {
-	if cur, err := h.store.Sessions.Get(h.session); err == nil && h.route == nil && unchangedToolEvent(cur, in) {
+	if cur, err := h.store.Sessions.Get(h.session); err == nil && h.routeRecorded(cur, in) && unchangedToolEvent(cur, in) {
 		// Tool events come by the dozen: skip the locked, fsynced write
 		// when it would only move LastEventAt a little.
 		return cur, nil
@@ -251,6 +253,13 @@ func (h *handler) touchSession(ctx context.Context, in *claudehook.Input) (state
 	return sess, nil
 }
 
+// routeRecorded reports whether the record already holds what the route
+// of a hand-started session writes (always true for other sessions).
+func (h *handler) routeRecorded(s state.Session, in *claudehook.Input) bool {
+	r := h.route
+	return r == nil || (s.Server == r.Server && s.Project == r.Project && s.ChannelID == r.ChannelID && s.Cwd == in.Cwd && s.Progress == r.Progress)
+}
+
 // lastEventFresh is how stale LastEventAt may get on tool events before it
 // is written again; the daemon only uses it at a scale of minutes.
 const lastEventFresh = 30 * time.Second
@@ -260,9 +269,6 @@ func unchangedToolEvent(s state.Session, in *claudehook.Input) bool {
 	case claudehook.EventPreToolUse, claudehook.EventPostToolUse, claudehook.EventPostToolUseFailure:
 	default:
 		return false
-	}
-	if s.LastEvent == claudehook.EventNotification {
-		return false // a tool event after a notification says the wait is over
 	}
 	// After a Notification the next tool event is news: it says the dialog
 	// the notification was about was answered (the daemon's pings read it).

@@ -17,7 +17,7 @@ import (
 // loadPolicies reads what the daemon wrote of the config's [policy] (a
 // missing record means no rules, redaction on, the default audit dir) and
 // registers every bot token with the redactor, which the audit log uses
-// too. It runs for every hook.
+// too. It runs once a hook knows the session is ccbridge's.
 func (h *handler) loadPolicies() {
 	if c, err := state.OpenPolicies(h.store.Dir); err == nil {
 		if p, err := c.Get(state.PoliciesKey); err == nil {
@@ -63,6 +63,10 @@ func (h *handler) enforce(in *claudehook.Input) error {
 	var v policy.Verdict
 	var reason string
 	sc, known := h.policyScope(in)
+	if known && sc == (scope{}) {
+		return nil // no project's rules hold here
+	}
+	h.loadPolicies()
 	if known {
 		v = h.check(in, sc)
 		reason = fmt.Sprintf("%s: denied by rule %s", policyReason, v.Rule)
