@@ -493,10 +493,11 @@ func TestThreadNamesFitDiscord(t *testing.T) {
 	l.waitFor(t, "thread "+strings.Repeat("é", 100))
 }
 
-// keyID is the custom_id of a /screen button drawn at a time.
+// keyID is the custom_id of a /screen button drawn at a time over a
+// screen without a dialog.
 func keyID(t *testing.T, key, name string, drawn time.Time) string {
 	t.Helper()
-	id, err := chat.ID{Instance: "inst1", Kind: "key", Args: []string{key, name, strconv.FormatInt(drawn.Unix(), 36)}}.Encode()
+	id, err := chat.ID{Instance: "inst1", Kind: "key", Args: []string{key, name, strconv.FormatInt(drawn.Unix(), 36), dialogHash("")}}.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
