@@ -262,8 +262,8 @@ func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
 		r.screenButton(ev, id.Args, resp)
 	case id.Kind == panel.IDKind && len(id.Args) >= 1:
 		r.panelAction(ev, id.Args, resp)
-	case id.Kind == landKind && len(id.Args) == 2:
-		r.landAction(ev, id.Args[0], id.Args[1], resp) // land.go
+	case id.Kind == landKind && len(id.Args) >= 2:
+		r.landAction(ev, id.Args[0], id.Args[1], id.Args[2:], resp) // land.go
 	case id.Kind == "wt" && len(id.Args) >= 2:
 		r.worktreeAction(ev, id.Args, resp)
 	case id.Kind == state.ResumeKind && len(id.Args) == 1:

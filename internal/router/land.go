@@ -117,8 +117,8 @@ func (r *Router) landInteractive(ev chat.CommandEvent, tg target, resp chat.Resp
 	return true
 }
 
-func (r *Router) landID(key, action string) string {
-	id, _ := chat.ID{Instance: r.opt.Instance, Kind: landKind, Args: []string{key, action}}.Encode()
+func (r *Router) landID(key, action string, args ...string) string {
+	id, _ := chat.ID{Instance: r.opt.Instance, Kind: landKind, Args: append([]string{key, action}, args...)}.Encode()
 	return id
 }
 
@@ -193,13 +193,20 @@ func (r *Router) runLand(ev chat.CommandEvent, tg target) (chat.Reply, bool) {
 		if d.Empty() {
 			return chat.Reply{Content: "Nothing to discard: there are no uncommitted changes."}, true
 		}
-		return chat.Reply{Content: fmt.Sprintf("**Discard these uncommitted changes in %s?** This cannot be undone (asked by %s).\n```\n%s\n```", lt.label, who, fitStat(d.Stat, maxStatChars)),
-			Rows: []chat.Row{{Buttons: []chat.Button{
-				{Label: "Discard them", CustomID: r.landID(tg.key, "discard"), Style: chat.Danger},
-				{Label: "Keep them", CustomID: r.landID(tg.key, "keep"), Style: chat.Secondary},
-			}}}}, true
+		return r.discardQuestion(tg.key, lt, d, "", who), true
 	}
 	return chat.Reply{}, false
+}
+
+// discardQuestion asks to discard the changes d shows. The confirmation
+// may be clicked hours later: it carries a hash of the patch, and
+// discards only while the changes are still those (discardConfirmed).
+func (r *Router) discardQuestion(key string, lt landTarget, d worktree.Diff, note, who string) chat.Reply {
+	return chat.Reply{Content: fmt.Sprintf("%s**Discard these uncommitted changes in %s?** This cannot be undone (asked by %s).\n```\n%s\n```", note, lt.label, who, fitStat(d.Stat, maxStatChars)),
+		Rows: []chat.Row{{Buttons: []chat.Button{
+			{Label: "Discard them", CustomID: r.landID(key, "discard", shortHash(d.Patch)), Style: chat.Danger},
+			{Label: "Keep them", CustomID: r.landID(key, "keep"), Style: chat.Secondary},
+		}}}}
 }
 
 // pending holds a /commit message given in a channel while the person
@@ -307,8 +314,9 @@ func (r *Router) merge(key string, lt landTarget, u chat.User) chat.Reply {
 	return reply
 }
 
-// landAction answers the landing buttons.
-func (r *Router) landAction(ev chat.ComponentEvent, key, action string, resp chat.Responder) {
+// landAction answers the landing buttons; args are what follows the
+// action in the custom_id.
+func (r *Router) landAction(ev chat.ComponentEvent, key, action string, args []string, resp chat.Responder) {
 	tg, ok := r.targetByKey(ev.Server, ev.ChannelID, key)
 	if !ok {
 		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
@@ -330,6 +338,10 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, resp cha
 		}
 		_ = resp.OpenModal(r.commitModal(key, "commitforce", prefill))
 	case "discard":
+		if len(args) != 1 {
+			_ = resp.Respond(chat.Reply{Content: "This question is from an older ccbridge; nothing was discarded. Run /discard again.", Ephemeral: true})
+			return
+		}
 		if r.busy(key) {
 			_ = resp.Respond(chat.Reply{Content: busyText, Ephemeral: true})
 			return
@@ -337,12 +349,7 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, resp cha
 		if err := resp.DeferUpdate(); err != nil {
 			return
 		}
-		if err := r.opt.Land.Discard(r.ctx, lt.dir); err != nil {
-			_ = resp.Edit(chat.Reply{Content: "⚠️ Could not discard: " + err.Error()})
-			return
-		}
-		r.audit(key, "discard", "discard uncommitted changes in "+lt.dir, "discarded", ev.User)
-		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("🗑️ Discarded the uncommitted changes in %s (by %s).", lt.label, mention(ev.User))})
+		_ = resp.Edit(r.discardConfirmed(key, lt, args[0], ev.User))
 	case "remove":
 		r.removeMerged(key, tg, lt, ev.User, resp)
 	case "keep":
@@ -350,6 +357,27 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, resp cha
 	default:
 		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
 	}
+}
+
+// discardConfirmed discards the changes a person confirmed discarding,
+// only while they are the ones shown (shown is the hash of their patch):
+// edits made since, in the project checkout too for a channel's session,
+// are never thrown away unseen.
+func (r *Router) discardConfirmed(key string, lt landTarget, shown string, u chat.User) chat.Reply {
+	d, err := r.opt.Land.Diff(r.ctx, lt.dir, "HEAD")
+	switch {
+	case err != nil:
+		return chat.Reply{Content: "⚠️ Nothing was discarded: " + err.Error()}
+	case d.Empty():
+		return chat.Reply{Content: "Nothing to discard: there are no uncommitted changes any more."}
+	case shortHash(d.Patch) != shown:
+		return r.discardQuestion(key, lt, d, "⚠️ Nothing was discarded: the changes are not the ones shown, they changed since you were asked. Here they are now.\n", mention(u))
+	}
+	if err := r.opt.Land.Discard(r.ctx, lt.dir); err != nil {
+		return chat.Reply{Content: "⚠️ Could not discard: " + err.Error()}
+	}
+	r.audit(key, "discard", "discard uncommitted changes in "+lt.dir, "discarded", u)
+	return chat.Reply{Content: fmt.Sprintf("🗑️ Discarded the uncommitted changes in %s (by %s).", lt.label, mention(u))}
 }
 
 // removeMerged removes a thread's worktree and branch after /merge, and

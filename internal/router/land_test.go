@@ -3,6 +3,7 @@ package router
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -15,11 +16,16 @@ import (
 type fakeLander struct {
 	calls     []string
 	conflicts []string
+	patch     string // what Diff shows; "+x" when empty
 }
 
 func (f *fakeLander) Diff(_ context.Context, dir, base string) (worktree.Diff, error) {
 	f.calls = append(f.calls, "diff "+base)
-	return worktree.Diff{Stat: " a.go | 1 +\n 1 file changed", Patch: "+x", Files: 1}, nil
+	patch := f.patch
+	if patch == "" {
+		patch = "+x"
+	}
+	return worktree.Diff{Stat: " a.go | 1 +\n 1 file changed", Patch: patch, Files: 1}, nil
 }
 func (f *fakeLander) CommitAll(_ context.Context, dir, msg string) (string, error) {
 	f.calls = append(f.calls, "commit")
@@ -63,7 +69,7 @@ func TestLandingWaitsForTheTurn(t *testing.T) {
 	for _, name := range []string{"diff", "commit", "merge", "discard"} {
 		r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: threadID, ParentID: channel, User: chat.User{ID: owner}, Name: name}, fakeResponder{l})
 	}
-	id := r.landID(key, "discard")
+	id := r.landID(key, "discard", shortHash("+x"))
 	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: threadID, User: chat.User{ID: owner}, CustomID: id}, fakeResponder{l})
 	if len(fl.calls) != 0 {
 		t.Fatalf("git ran mid-turn: %v", fl.calls)
@@ -95,5 +101,41 @@ func TestMergeConflictAnswerFits(t *testing.T) {
 	}
 	if !strings.Contains(reply.Content, "file_000.go") || !strings.Contains(reply.Content, "more") || !strings.Contains(reply.Content, "aborted") {
 		t.Fatalf("reply = %q", reply.Content)
+	}
+}
+
+// The /discard confirmation may be clicked hours later: it discards
+// nothing once the changes differ from those shown (they are asked about
+// anew), and a question without the hash (an older ccbridge's) discards
+// nothing either.
+func TestDiscardIsBoundToTheChangesShown(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	fl := &fakeLander{patch: "+one line"}
+	r.opt.Land = fl
+	var asked chat.Reply
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "discard"}, drawn{fakeResponder{l}, &asked})
+	discard := buttonID(t, asked, "Discard them")
+
+	fl.patch = "+one line\n+and the work of the afternoon"
+	var again chat.Reply
+	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: discard}, drawn{fakeResponder{l}, &again})
+	if slices.Contains(fl.calls, "discard") {
+		t.Fatalf("changes made after the question were discarded: %q", fl.calls)
+	}
+	if !strings.Contains(again.Content, "changed since you were asked") {
+		t.Fatalf("answer = %q", again.Content)
+	}
+
+	old, _ := chat.ID{Instance: "inst1", Kind: landKind, Args: []string{"home-api", "discard"}}.Encode()
+	n := len(l.all())
+	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: old}, fakeResponder{l})
+	if got := l.all()[n:]; slices.Contains(fl.calls, "discard") || len(got) != 1 || !strings.Contains(got[0], "older ccbridge") {
+		t.Fatalf("an old question did %q, git %q", got, fl.calls)
+	}
+
+	// The new question discards what it shows.
+	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: buttonID(t, again, "Discard them")}, fakeResponder{l})
+	if !slices.Contains(fl.calls, "discard") {
+		t.Fatalf("the confirmed changes were not discarded: %q, %q", fl.calls, l.all())
 	}
 }
