@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,19 +50,21 @@ func landCommands() []chat.CommandSpec {
 			{Name: "message", Description: "commit message (without one, a form asks for it)"}}},
 		{Name: "merge", Description: "Merge this thread's branch into the branch it started from, in the project checkout"},
 		{Name: "discard", Description: "Throw away this session's uncommitted changes (asks first)"},
-		{Name: "audit", Description: "Show the last decisions: prompts answered, policy refusals, commits and merges", Options: []chat.OptionSpec{
+		{Name: "audit", Description: "Show this project's last decisions: prompts answered, policy refusals, commits and merges", Options: []chat.OptionSpec{
 			{Name: "count", Description: "how many (default 10, at most 50)"}}},
 	}
 }
 
 // landTarget is where a landing command works.
 type landTarget struct {
-	dir    string // the working tree
-	base   string // the commit the diff is against ("HEAD": uncommitted only)
-	repo   string // the project checkout (threads with a worktree)
-	branch string // the thread's branch
-	tree   bool   // a ccbridge worktree of a thread
-	label  string
+	server  string
+	project string
+	dir     string // the working tree
+	base    string // the commit the diff is against ("HEAD": uncommitted only)
+	repo    string // the project checkout (threads with a worktree)
+	branch  string // the thread's branch
+	tree    bool   // a ccbridge worktree of a thread
+	label   string
 }
 
 func (r *Router) landTarget(tg target) (landTarget, error) {
@@ -69,7 +73,7 @@ func (r *Router) landTarget(tg target) (landTarget, error) {
 	}
 	if tg.threadID != "" && r.opt.Registry != nil {
 		if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && reg.Worktree != "" {
-			return landTarget{dir: reg.Worktree, base: reg.BaseCommit, repo: reg.Repo, branch: reg.Branch, tree: true, label: "branch `" + reg.Branch + "`"}, nil
+			return landTarget{server: tg.rt.server.Name, project: tg.rt.project.Name, dir: reg.Worktree, base: reg.BaseCommit, repo: reg.Repo, branch: reg.Branch, tree: true, label: "branch `" + reg.Branch + "`"}, nil
 		}
 	}
 	dir := ""
@@ -83,7 +87,7 @@ func (r *Router) landTarget(tg target) (landTarget, error) {
 		}
 		dir = d
 	}
-	return landTarget{dir: dir, base: "HEAD", repo: dir, label: "`" + dir + "` (uncommitted changes)"}, nil
+	return landTarget{server: tg.rt.server.Name, project: tg.rt.project.Name, dir: dir, base: "HEAD", repo: dir, label: "`" + dir + "` (uncommitted changes)"}, nil
 }
 
 // busy reports whether Claude is mid-turn in the session: git must not
@@ -154,7 +158,7 @@ func summary(d worktree.Diff) string {
 func (r *Router) runLand(ev chat.CommandEvent, tg target) (chat.Reply, bool) {
 	switch ev.Name {
 	case "audit":
-		return r.auditReply(ev.Options["count"]), true
+		return r.auditReply(tg, ev.Options["count"]), true
 	case "diff", "commit", "merge", "discard":
 	default:
 		return chat.Reply{}, false
@@ -266,7 +270,7 @@ func (r *Router) commit(key string, lt landTarget, msg string, u chat.User) chat
 	if err != nil {
 		return chat.Reply{Content: "⚠️ Could not commit: " + err.Error()}
 	}
-	r.audit(key, "commit", "commit in "+lt.dir, "committed "+short(commit), u)
+	r.audit(key, lt, "commit", "commit in "+lt.dir, "committed "+short(commit), u)
 	first, _, _ := strings.Cut(msg, "\n")
 	return chat.Reply{Content: fmt.Sprintf("✅ Committed `%s` on %s by %s: %s", short(commit), lt.label, mention(u), clip(first, 300))}
 }
@@ -294,7 +298,7 @@ func (r *Router) merge(key string, lt landTarget, u chat.User) chat.Reply {
 	case err != nil:
 		return chat.Reply{Content: "⚠️ Could not merge: " + err.Error()}
 	case len(res.Conflicts) > 0:
-		r.audit(key, "merge", "merge "+lt.branch+" into "+base, "conflict, aborted", u)
+		r.audit(key, lt, "merge", "merge "+lt.branch+" into "+base, "conflict, aborted", u)
 		return chat.Reply{Content: fmt.Sprintf("⚠️ Merging `%s` into `%s` conflicts in: %s. The merge was aborted: both branches and the checkout are as they were (asked by %s).",
 			lt.branch, base, listFiles(res.Conflicts, maxListed), mention(u))}
 	}
@@ -302,7 +306,7 @@ func (r *Router) merge(key string, lt landTarget, u chat.User) chat.Reply {
 	if res.FastForward {
 		how = "fast-forward"
 	}
-	r.audit(key, "merge", "merge "+lt.branch+" into "+base, how+" "+short(res.Commit), u)
+	r.audit(key, lt, "merge", "merge "+lt.branch+" into "+base, how+" "+short(res.Commit), u)
 	reply := chat.Reply{Content: fmt.Sprintf("🔀 Merged `%s` into `%s` (%s, now at `%s`) by %s.%s", lt.branch, base, how, short(res.Commit), mention(u), note)}
 	if note == "" {
 		reply.Content += "\nThe thread's work is on `" + base + "` now: remove its worktree and branch, and archive the thread?"
@@ -376,7 +380,7 @@ func (r *Router) discardConfirmed(key string, lt landTarget, shown string, u cha
 	if err := r.opt.Land.Discard(r.ctx, lt.dir); err != nil {
 		return chat.Reply{Content: "⚠️ Could not discard: " + err.Error()}
 	}
-	r.audit(key, "discard", "discard uncommitted changes in "+lt.dir, "discarded", u)
+	r.audit(key, lt, "discard", "discard uncommitted changes in "+lt.dir, "discarded", u)
 	return chat.Reply{Content: fmt.Sprintf("🗑️ Discarded the uncommitted changes in %s (by %s).", lt.label, mention(u))}
 }
 
@@ -422,7 +426,7 @@ func (r *Router) removeMerged(key string, tg target, lt landTarget, u chat.User,
 	case err != nil:
 		_ = resp.Edit(chat.Reply{Content: "⚠️ Could not remove the worktree: " + err.Error()})
 	case rel.Removed:
-		r.audit(key, "remove", "remove merged worktree "+rel.Path, "removed", u)
+		r.audit(key, lt, "remove", "remove merged worktree "+rel.Path, "removed", u)
 		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("🗑️ Removed the merged worktree `%s` and its branch `%s`, and archived the thread (by %s).", rel.Path, rel.Branch, mention(u))})
 		// Last: nothing can be edited in an archived thread.
 		if tg.threadID != "" {
@@ -474,18 +478,24 @@ func (r *Router) targetByKey(server, channelID, key string) (target, bool) {
 	return target{}, false
 }
 
-func (r *Router) audit(key, kind, asked, answer string, u chat.User) {
+// audit records a decision made from Discord under the project it was made
+// in (the session's runtime record may not exist yet).
+func (r *Router) audit(key string, lt landTarget, kind, asked, answer string, u chat.User) {
 	if r.opt.Registry == nil {
 		return
 	}
-	s, _ := r.opt.Store.Sessions.Get(key)
-	if err := audit.Append(r.opt.Registry.Dir.Root(), audit.Entry{Kind: kind, Server: s.Server, Project: s.Project, Session: key,
+	if err := audit.Append(r.opt.Registry.Dir.Root(), audit.Entry{Kind: kind, Server: lt.server, Project: lt.project, Session: key,
 		Asked: asked, Answer: answer, Who: u.ID, From: audit.FromDiscord, Detail: u.Name}); err != nil {
 		r.opt.Log.Error("audit", "err", err)
 	}
 }
 
-func (r *Router) auditReply(count string) chat.Reply {
+// auditReply answers /audit with the last decisions of the project it was
+// run in (its channel's and its threads' sessions): the answer is public in
+// that channel, and the log, shared by every server and project of this
+// machine, holds commands and paths that the people of another server, or
+// of another channel, may not see.
+func (r *Router) auditReply(tg target, count string) chat.Reply {
 	n := defaultAudit
 	if v, err := strconv.Atoi(strings.TrimSpace(count)); err == nil && v > 0 {
 		n = min(v, maxAudit)
@@ -493,12 +503,19 @@ func (r *Router) auditReply(count string) chat.Reply {
 	if r.opt.Registry == nil {
 		return chat.Reply{Content: "No audit log."}
 	}
-	es, err := audit.Last(r.opt.Registry.Dir.Root(), n)
+	all, err := audit.Last(r.opt.Registry.Dir.Root(), math.MaxInt)
 	if err != nil {
 		return chat.Reply{Content: "⚠️ " + err.Error()}
 	}
+	var es []audit.Entry
+	for i := len(all) - 1; i >= 0 && len(es) < n; i-- {
+		if r.auditedIn(all[i], tg.rt) {
+			es = append(es, all[i])
+		}
+	}
+	slices.Reverse(es)
 	if len(es) == 0 {
-		return chat.Reply{Content: "The audit log is empty."}
+		return chat.Reply{Content: "The audit log holds no decisions of this project."}
 	}
 	lines := make([]string, 0, len(es))
 	for _, e := range es {
@@ -519,8 +536,27 @@ func (r *Router) auditReply(count string) chat.Reply {
 	for len(lines) > 1 && utf8.RuneCountInString(strings.Join(lines, "\n"))+80 > chat.Limit {
 		lines = lines[1:]
 	}
-	head := fmt.Sprintf("🧾 The last %d decision(s), newest last:\n", len(lines))
+	head := fmt.Sprintf("🧾 The last %d decision(s) in this project, newest last:\n", len(lines))
 	return chat.Reply{Content: head + strings.Join(lines, "\n")}
+}
+
+// auditedIn reports whether an entry belongs to a project: its server, and
+// its project as recorded or, for entries that name only their session
+// (permission prompts), as that session's records say. An entry that
+// cannot be placed is left out.
+func (r *Router) auditedIn(e audit.Entry, rt route) bool {
+	if e.Server != rt.server.Name {
+		return false
+	}
+	project := e.Project
+	if project == "" && e.Session != "" {
+		if g, err := r.opt.Registry.Sessions.Get(e.Session); err == nil && g.Server == e.Server {
+			project = g.Project
+		} else if s, err := r.opt.Store.Sessions.Get(e.Session); err == nil && s.Server == e.Server {
+			project = s.Project
+		}
+	}
+	return project != "" && project == rt.project.Name
 }
 
 // listFiles lists file names in code spans within about n characters,

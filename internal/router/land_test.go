@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/worktree"
@@ -137,5 +138,54 @@ func TestDiscardIsBoundToTheChangesShown(t *testing.T) {
 	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: buttonID(t, again, "Discard them")}, fakeResponder{l})
 	if !slices.Contains(fl.calls, "discard") {
 		t.Fatalf("the confirmed changes were not discarded: %q, %q", fl.calls, l.all())
+	}
+}
+
+// /audit answers in public, in one project's channel, from the log every
+// server and project of the machine shares: it lists only that project's
+// decisions, those of its threads included.
+func TestAuditShowsOnlyThisProject(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	root := r.opt.Registry.Dir.Root()
+	key := registerThread(t, r)
+	for _, e := range []audit.Entry{
+		{Kind: "permission", Server: "work", Project: "api", Session: "work-api", Asked: "Bash: cat other-server-secret", Answer: "allow", From: audit.FromDiscord},
+		{Kind: "permission", Server: "home", Project: "web", Session: "home-web", Asked: "Bash: cat other-channel-secret", Answer: "allow", From: audit.FromDiscord},
+		{Kind: "permission", Server: "work", Session: key, Asked: "Bash: cat mislabelled", Answer: "allow", From: audit.FromDiscord},
+		{Kind: "permission", Session: "home-api", Asked: "Bash: cat unplaced", Answer: "allow", From: audit.FromDiscord},
+		{Kind: "commit", Server: "home", Project: "api", Session: "home-api", Asked: "commit in /src/api", Answer: "committed", From: audit.FromDiscord},
+		{Kind: "permission", Server: "home", Session: key, Asked: "Bash: ls in a thread", Answer: "allow", From: audit.FromDiscord},
+	} {
+		if err := audit.Append(root, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var reply chat.Reply
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "audit"}, drawn{fakeResponder{l}, &reply})
+	if strings.Contains(reply.Content, "secret") || strings.Contains(reply.Content, "mislabelled") || strings.Contains(reply.Content, "unplaced") {
+		t.Fatalf("/audit shows another server's or project's decisions: %q", reply.Content)
+	}
+	if !strings.Contains(reply.Content, "commit in /src/api") || !strings.Contains(reply.Content, "ls in a thread") || !strings.Contains(reply.Content, "last 2 decision(s)") {
+		t.Fatalf("/audit = %q", reply.Content)
+	}
+
+	// The count is of this project's decisions, not of the whole log.
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "audit", Options: map[string]string{"count": "1"}}, drawn{fakeResponder{l}, &reply})
+	if !strings.Contains(reply.Content, "ls in a thread") || strings.Contains(reply.Content, "commit in") {
+		t.Fatalf("/audit count 1 = %q", reply.Content)
+	}
+}
+
+// What is done from Discord is recorded under its project even before
+// the session ever ran (no runtime record to read it from).
+func TestLandingDecisionsNameTheirProject(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	r.opt.Land = &fakeLander{}
+	var asked chat.Reply
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "discard"}, drawn{fakeResponder{l}, &asked})
+	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: buttonID(t, asked, "Discard them")}, fakeResponder{l})
+	es, err := audit.Last(r.opt.Registry.Dir.Root(), 10)
+	if err != nil || len(es) != 1 || es[0].Server != "home" || es[0].Project != "api" || es[0].Kind != "discard" {
+		t.Fatalf("entries %+v, %v", es, err)
 	}
 }
