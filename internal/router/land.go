@@ -26,6 +26,7 @@ type Lander interface {
 	CurrentBranch(ctx context.Context, dir string) string
 	Contains(ctx context.Context, repo, ref, commit string) bool
 	IsWorktreeOf(ctx context.Context, dir string) bool
+	Inspect(ctx context.Context, path, base string) (worktree.Changes, error)
 }
 
 // landKind is the custom_id kind of the landing commands' buttons and
@@ -310,12 +311,17 @@ func (r *Router) merge(key string, lt landTarget, u chat.User) chat.Reply {
 	reply := chat.Reply{Content: fmt.Sprintf("🔀 Merged `%s` into `%s` (%s, now at `%s`) by %s.%s", lt.branch, base, how, short(res.Commit), mention(u), note)}
 	if note == "" {
 		reply.Content += "\nThe thread's work is on `" + base + "` now: remove its worktree and branch, and archive the thread?"
-		reply.Rows = []chat.Row{{Buttons: []chat.Button{
-			{Label: "Remove the worktree and archive", CustomID: r.landID(key, "remove"), Style: chat.Primary},
-			{Label: "Keep it", CustomID: r.landID(key, "keep"), Style: chat.Secondary},
-		}}}
+		reply.Rows = r.removeRows(key)
 	}
 	return reply
+}
+
+// removeRows offer to remove a merged thread's worktree.
+func (r *Router) removeRows(key string) []chat.Row {
+	return []chat.Row{{Buttons: []chat.Button{
+		{Label: "Remove the worktree and archive", CustomID: r.landID(key, "remove"), Style: chat.Primary},
+		{Label: "Keep it", CustomID: r.landID(key, "keep"), Style: chat.Secondary},
+	}}}
 }
 
 // landAction answers the landing buttons; args are what follows the
@@ -386,7 +392,9 @@ func (r *Router) discardConfirmed(key string, lt landTarget, shown string, u cha
 
 // removeMerged removes a thread's worktree and branch after /merge, and
 // archives the thread, only while that loses nothing: no uncommitted
-// change, and the branch wholly contained in the branch the checkout is on.
+// change, no file git ignores (a .env, local data: the diff leaves them
+// out, and the forced removal deletes them), and the branch wholly
+// contained in the branch the checkout is on.
 func (r *Router) removeMerged(key string, tg target, lt landTarget, u chat.User, resp chat.Responder) {
 	if r.busy(key) {
 		_ = resp.Respond(chat.Reply{Content: busyText, Ephemeral: true})
@@ -410,6 +418,16 @@ func (r *Router) removeMerged(key string, tg target, lt landTarget, u chat.User,
 		return
 	case base == "" || !r.opt.Land.Contains(r.ctx, lt.repo, base, lt.branch):
 		_ = resp.Edit(chat.Reply{Content: "⚠️ Kept the worktree: its branch has commits that are not on the checkout's branch any more."})
+		return
+	}
+	c, err := r.opt.Land.Inspect(r.ctx, lt.dir, lt.base)
+	switch {
+	case err != nil:
+		_ = resp.Edit(chat.Reply{Content: "⚠️ Kept the worktree: " + err.Error()})
+		return
+	case len(c.Ignored) > 0:
+		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("⚠️ Kept the worktree `%s`: it holds %d file(s) git ignores, which removing it would delete: %s. Move them out, then press Remove again (or remove it yourself with `git worktree remove --force`).",
+			lt.dir, len(c.Ignored), listFiles(c.Ignored, maxListed)), Rows: r.removeRows(key)})
 		return
 	}
 	// Claude must not be left running in a removed directory: its

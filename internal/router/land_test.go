@@ -17,7 +17,8 @@ import (
 type fakeLander struct {
 	calls     []string
 	conflicts []string
-	patch     string // what Diff shows; "+x" when empty
+	patch     string   // what Diff shows; "+x" when empty
+	ignored   []string // what Inspect finds git ignoring
 }
 
 func (f *fakeLander) Diff(_ context.Context, dir, base string) (worktree.Diff, error) {
@@ -46,6 +47,10 @@ func (f *fakeLander) Discard(context.Context, string) error {
 func (f *fakeLander) CurrentBranch(context.Context, string) string          { return "main" }
 func (f *fakeLander) Contains(context.Context, string, string, string) bool { return true }
 func (f *fakeLander) IsWorktreeOf(context.Context, string) bool             { return false }
+func (f *fakeLander) Inspect(context.Context, string, string) (worktree.Changes, error) {
+	f.calls = append(f.calls, "inspect")
+	return worktree.Changes{Ignored: f.ignored, Ahead: 1}, nil
+}
 
 // Mid-turn, no landing command touches git: each says Claude is busy.
 func TestLandingWaitsForTheTurn(t *testing.T) {
@@ -188,4 +193,35 @@ func TestLandingDecisionsNameTheirProject(t *testing.T) {
 	if err != nil || len(es) != 1 || es[0].Server != "home" || es[0].Project != "api" || es[0].Kind != "discard" {
 		t.Fatalf("entries %+v, %v", es, err)
 	}
+}
+
+// "Remove the worktree" after /merge removes it by force (a merged branch
+// is ahead of its base): a file git ignores, which the diff does not show,
+// keeps the worktree, and the answer names it.
+func TestRemoveAfterMergeKeepsIgnoredFiles(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	fl := &fakeLander{patch: " "} // a clean worktree
+	r.opt.Land = fl
+	key := registerThread(t, r)
+	dir := t.TempDir()
+	if _, err := r.opt.Registry.Sessions.Update(context.Background(), key, func(g *state.Registered) error {
+		g.Worktree, g.Repo, g.Branch, g.BaseCommit = dir, t.TempDir(), "ccbridge/x", "base0"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	fl.ignored = []string{".env"}
+	n := len(l.all())
+	click(r, l, thread, r.landID(key, "remove"))
+	got := l.all()[n:]
+	if slices.ContainsFunc(got, func(op string) bool { return strings.HasPrefix(op, "stop") || strings.HasPrefix(op, "release") }) {
+		t.Fatalf("a worktree holding .env was removed: %q", got)
+	}
+	if last := got[len(got)-1]; !strings.Contains(last, "Kept the worktree `"+dir+"`") || !strings.Contains(last, "`.env`") || !strings.HasSuffix(last, "buttons=1") {
+		t.Fatalf("answer = %q", last)
+	}
+
+	fl.ignored = nil
+	click(r, l, thread, r.landID(key, "remove"))
+	l.waitFor(t, "release "+key+" force=true")
 }
