@@ -180,7 +180,7 @@ func TestLandDiscardAndAudit(t *testing.T) {
 func landAction(t *testing.T, m *fakediscord.Message, name string) string {
 	t.Helper()
 	for _, id := range m.CustomIDs() {
-		if parts := strings.Split(id, "|"); len(parts) >= 5 && parts[2] == "land" && parts[len(parts)-1] == name {
+		if parts := strings.Split(id, "|"); len(parts) >= 5 && parts[2] == "land" && parts[4] == name {
 			return id
 		}
 	}

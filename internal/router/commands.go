@@ -1,6 +1,8 @@
 package router
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -39,8 +41,9 @@ const screenTTL = time.Minute
 
 // screenRows are the /screen buttons: a label and the key name sent (an
 // empty name only refreshes the screen). Each carries its session's key
-// (hashed when long) and the time it was drawn.
-func screenRows(instance, key string, drawn time.Time) []chat.Row {
+// (hashed when long), the time it was drawn and the hash of the dialog it
+// was drawn over (dialogHash).
+func screenRows(instance, key, dialog string, drawn time.Time) []chat.Row {
 	layout := [][][2]string{
 		{{"1", "1"}, {"2", "2"}, {"3", "3"}, {"4", "4"}, {"Enter", "Enter"}},
 		{{"Esc", "Escape"}, {"↑", "Up"}, {"↓", "Down"}, {"Tab", "Tab"}, {"⇧Tab", "BTab"}},
@@ -51,7 +54,7 @@ func screenRows(instance, key string, drawn time.Time) []chat.Row {
 	for _, row := range layout {
 		var buttons []chat.Button
 		for _, b := range row {
-			id, err := chat.ID{Instance: instance, Kind: "key", Args: []string{key, b[1], at}}.Encode()
+			id, err := chat.ID{Instance: instance, Kind: "key", Args: []string{key, b[1], at, dialog}}.Encode()
 			if err != nil {
 				return nil // no buttons rather than a broken message
 			}
@@ -66,14 +69,31 @@ func screenRows(instance, key string, drawn time.Time) []chat.Row {
 	return rows
 }
 
-func screenReply(instance, key, screen string, drawn time.Time) chat.Reply {
-	screen = strings.ReplaceAll(screen, "```", "ʼʼʼ")
-	body := "```\n" + screen + "\n```"
-	if len([]rune(body)) > chat.Limit-40 {
-		r := []rune(screen)
-		body = "```\n…" + string(r[len(r)-(chat.Limit-60):]) + "\n```"
+// dialogHash stands for the dialog a screen shows (the same for every
+// screen without one): a key is pressed only while the dialog it was
+// drawn over is still the one open, never into another that replaced it.
+func dialogHash(screen string) string { return shortHash(session.DialogText(screen)) }
+
+// shortHash is 64 bits of SHA-256, for binding a button to what it was
+// drawn over.
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:8])
+}
+
+// screenReply draws a screen with its buttons, after an optional note.
+func screenReply(instance, key, note, screen string, drawn time.Time) chat.Reply {
+	dialog := dialogHash(screen)
+	if note != "" {
+		note += "\n"
 	}
-	return chat.Reply{Content: body, Rows: screenRows(instance, key, drawn)}
+	screen = strings.ReplaceAll(screen, "```", "ʼʼʼ")
+	body := note + "```\n" + screen + "\n```"
+	if n := len([]rune(note)); len([]rune(body)) > chat.Limit-40 {
+		r := []rune(screen)
+		body = note + "```\n…" + string(r[len(r)-(chat.Limit-60-n):]) + "\n```"
+	}
+	return chat.Reply{Content: body, Rows: screenRows(instance, key, dialog, drawn)}
 }
 
 // HandleCommand runs a slash command. Interactions must be answered within
@@ -172,7 +192,7 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 		} else if err != nil {
 			return chat.Reply{Content: "⚠️ " + err.Error()}
 		}
-		return screenReply(r.opt.Instance, key, screen, r.now())
+		return screenReply(r.opt.Instance, key, "", screen, r.now())
 	case "mode":
 		mode := ev.Options["mode"]
 		if err := r.opt.Sessions.SetMode(ctx, key, mode); err != nil && !errors.Is(err, session.ErrNoPane) {
@@ -242,8 +262,8 @@ func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
 		r.screenButton(ev, id.Args, resp)
 	case id.Kind == panel.IDKind && len(id.Args) >= 1:
 		r.panelAction(ev, id.Args, resp)
-	case id.Kind == landKind && len(id.Args) == 2:
-		r.landAction(ev, id.Args[0], id.Args[1], resp) // land.go
+	case id.Kind == landKind && len(id.Args) >= 2:
+		r.landAction(ev, id.Args[0], id.Args[1], id.Args[2:], resp) // land.go
 	case id.Kind == "wt" && len(id.Args) >= 2:
 		r.worktreeAction(ev, id.Args, resp)
 	case id.Kind == state.ResumeKind && len(id.Args) == 1:
@@ -275,10 +295,11 @@ func (r *Router) channelKey(server, channelID, arg string) (string, bool) {
 }
 
 // screenButton answers a /screen button: a key is pressed only into the
-// session of the channel the screen was shown in, and only within a
-// minute of drawing it; Refresh always just redraws.
+// session of the channel the screen was shown in, within a minute of
+// drawing it, and only while the dialog it was drawn over (or no dialog)
+// is what the pane shows; Refresh always just redraws.
 func (r *Router) screenButton(ev chat.ComponentEvent, args []string, resp chat.Responder) {
-	if len(args) != 3 {
+	if len(args) != 4 {
 		_ = resp.Respond(chat.Reply{Content: "These buttons are from an older ccbridge; nothing was pressed. Run /screen again.", Ephemeral: true})
 		return
 	}
@@ -294,15 +315,34 @@ func (r *Router) screenButton(ev chat.ComponentEvent, args []string, resp chat.R
 		_ = resp.Respond(chat.Reply{Content: "This screen is more than a minute old, so its keys may no longer mean what they show; nothing was pressed. Press Refresh or run /screen.", Ephemeral: true})
 		return
 	}
-	r.pressKey(key, name, resp)
+	r.pressKey(key, name, args[3], resp)
 }
 
-func (r *Router) pressKey(key, name string, resp chat.Responder) {
+// screenChanged heads a screen redrawn instead of pressing a key.
+const screenChanged = "⚠️ The screen changed since these keys were drawn, so nothing was pressed: here it is again."
+
+// pressKey presses a key (none for Refresh) if the pane still shows the
+// dialog the buttons were drawn over, and redraws the screen.
+func (r *Router) pressKey(key, name, dialog string, resp chat.Responder) {
 	if err := resp.DeferUpdate(); err != nil {
 		return
 	}
 	ctx := r.ctx
 	if name != "" {
+		// The key answers whatever is open when it arrives: a dialog
+		// answered elsewhere and replaced by another (a command that was
+		// never shown here) must not get it. The message is redrawn in
+		// place, so the stale buttons are gone for everyone.
+		screen, err := r.opt.Sessions.Screen(ctx, key, screenLines)
+		if err != nil {
+			_ = resp.Edit(chat.Reply{Content: "⚠️ " + err.Error()})
+			return
+		}
+		if dialogHash(screen) != dialog {
+			r.opt.Log.Info("a /screen key was not pressed: the dialog changed since it was drawn", "session", key, "key", name)
+			_ = resp.Edit(screenReply(r.opt.Instance, key, screenChanged, screen, r.now()))
+			return
+		}
 		if err := r.opt.Sessions.PressKeys(ctx, key, name); err != nil {
 			_ = resp.Edit(chat.Reply{Content: "⚠️ " + err.Error()})
 			return
@@ -313,7 +353,7 @@ func (r *Router) pressKey(key, name string, resp chat.Responder) {
 		_ = resp.Edit(chat.Reply{Content: "⚠️ " + err.Error()})
 		return
 	}
-	_ = resp.Edit(screenReply(r.opt.Instance, key, screen, r.now()))
+	_ = resp.Edit(screenReply(r.opt.Instance, key, "", screen, r.now()))
 	if name != "" {
 		r.wg.Add(1)
 		go func() { defer r.wg.Done(); r.followScreen(key, screen, resp) }()
@@ -338,7 +378,7 @@ func (r *Router) followScreen(key, shown string, resp chat.Responder) {
 	for {
 		done := !time.Now().Before(end)
 		if latest != shown && (done || time.Since(lastEdit) >= screenEditGap) {
-			if err := resp.Edit(screenReply(r.opt.Instance, key, latest, r.now())); err != nil {
+			if err := resp.Edit(screenReply(r.opt.Instance, key, "", latest, r.now())); err != nil {
 				return
 			}
 			shown, lastEdit = latest, time.Now()

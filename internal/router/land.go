@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +26,7 @@ type Lander interface {
 	CurrentBranch(ctx context.Context, dir string) string
 	Contains(ctx context.Context, repo, ref, commit string) bool
 	IsWorktreeOf(ctx context.Context, dir string) bool
+	Inspect(ctx context.Context, path, base string) (worktree.Changes, error)
 }
 
 // landKind is the custom_id kind of the landing commands' buttons and
@@ -48,19 +51,21 @@ func landCommands() []chat.CommandSpec {
 			{Name: "message", Description: "commit message (without one, a form asks for it)"}}},
 		{Name: "merge", Description: "Merge this thread's branch into the branch it started from, in the project checkout"},
 		{Name: "discard", Description: "Throw away this session's uncommitted changes (asks first)"},
-		{Name: "audit", Description: "Show the last decisions: prompts answered, policy refusals, commits and merges", Options: []chat.OptionSpec{
+		{Name: "audit", Description: "Show this project's last decisions: prompts answered, policy refusals, commits and merges", Options: []chat.OptionSpec{
 			{Name: "count", Description: "how many (default 10, at most 50)"}}},
 	}
 }
 
 // landTarget is where a landing command works.
 type landTarget struct {
-	dir    string // the working tree
-	base   string // the commit the diff is against ("HEAD": uncommitted only)
-	repo   string // the project checkout (threads with a worktree)
-	branch string // the thread's branch
-	tree   bool   // a ccbridge worktree of a thread
-	label  string
+	server  string
+	project string
+	dir     string // the working tree
+	base    string // the commit the diff is against ("HEAD": uncommitted only)
+	repo    string // the project checkout (threads with a worktree)
+	branch  string // the thread's branch
+	tree    bool   // a ccbridge worktree of a thread
+	label   string
 }
 
 func (r *Router) landTarget(tg target) (landTarget, error) {
@@ -69,7 +74,7 @@ func (r *Router) landTarget(tg target) (landTarget, error) {
 	}
 	if tg.threadID != "" && r.opt.Registry != nil {
 		if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && reg.Worktree != "" {
-			return landTarget{dir: reg.Worktree, base: reg.BaseCommit, repo: reg.Repo, branch: reg.Branch, tree: true, label: "branch `" + reg.Branch + "`"}, nil
+			return landTarget{server: tg.rt.server.Name, project: tg.rt.project.Name, dir: reg.Worktree, base: reg.BaseCommit, repo: reg.Repo, branch: reg.Branch, tree: true, label: "branch `" + reg.Branch + "`"}, nil
 		}
 	}
 	dir := ""
@@ -83,7 +88,7 @@ func (r *Router) landTarget(tg target) (landTarget, error) {
 		}
 		dir = d
 	}
-	return landTarget{dir: dir, base: "HEAD", repo: dir, label: "`" + dir + "` (uncommitted changes)"}, nil
+	return landTarget{server: tg.rt.server.Name, project: tg.rt.project.Name, dir: dir, base: "HEAD", repo: dir, label: "`" + dir + "` (uncommitted changes)"}, nil
 }
 
 // busy reports whether Claude is mid-turn in the session: git must not
@@ -117,8 +122,8 @@ func (r *Router) landInteractive(ev chat.CommandEvent, tg target, resp chat.Resp
 	return true
 }
 
-func (r *Router) landID(key, action string) string {
-	id, _ := chat.ID{Instance: r.opt.Instance, Kind: landKind, Args: []string{key, action}}.Encode()
+func (r *Router) landID(key, action string, args ...string) string {
+	id, _ := chat.ID{Instance: r.opt.Instance, Kind: landKind, Args: append([]string{key, action}, args...)}.Encode()
 	return id
 }
 
@@ -154,7 +159,7 @@ func summary(d worktree.Diff) string {
 func (r *Router) runLand(ev chat.CommandEvent, tg target) (chat.Reply, bool) {
 	switch ev.Name {
 	case "audit":
-		return r.auditReply(ev.Options["count"]), true
+		return r.auditReply(tg, ev.Options["count"]), true
 	case "diff", "commit", "merge", "discard":
 	default:
 		return chat.Reply{}, false
@@ -193,13 +198,20 @@ func (r *Router) runLand(ev chat.CommandEvent, tg target) (chat.Reply, bool) {
 		if d.Empty() {
 			return chat.Reply{Content: "Nothing to discard: there are no uncommitted changes."}, true
 		}
-		return chat.Reply{Content: fmt.Sprintf("**Discard these uncommitted changes in %s?** This cannot be undone (asked by %s).\n```\n%s\n```", lt.label, who, fitStat(d.Stat, maxStatChars)),
-			Rows: []chat.Row{{Buttons: []chat.Button{
-				{Label: "Discard them", CustomID: r.landID(tg.key, "discard"), Style: chat.Danger},
-				{Label: "Keep them", CustomID: r.landID(tg.key, "keep"), Style: chat.Secondary},
-			}}}}, true
+		return r.discardQuestion(tg.key, lt, d, "", who), true
 	}
 	return chat.Reply{}, false
+}
+
+// discardQuestion asks to discard the changes d shows. The confirmation
+// may be clicked hours later: it carries a hash of the patch, and
+// discards only while the changes are still those (discardConfirmed).
+func (r *Router) discardQuestion(key string, lt landTarget, d worktree.Diff, note, who string) chat.Reply {
+	return chat.Reply{Content: fmt.Sprintf("%s**Discard these uncommitted changes in %s?** This cannot be undone (asked by %s).\n```\n%s\n```", note, lt.label, who, fitStat(d.Stat, maxStatChars)),
+		Rows: []chat.Row{{Buttons: []chat.Button{
+			{Label: "Discard them", CustomID: r.landID(key, "discard", shortHash(d.Patch)), Style: chat.Danger},
+			{Label: "Keep them", CustomID: r.landID(key, "keep"), Style: chat.Secondary},
+		}}}}
 }
 
 // pending holds a /commit message given in a channel while the person
@@ -259,7 +271,7 @@ func (r *Router) commit(key string, lt landTarget, msg string, u chat.User) chat
 	if err != nil {
 		return chat.Reply{Content: "⚠️ Could not commit: " + err.Error()}
 	}
-	r.audit(key, "commit", "commit in "+lt.dir, "committed "+short(commit), u)
+	r.audit(key, lt, "commit", "commit in "+lt.dir, "committed "+short(commit), u)
 	first, _, _ := strings.Cut(msg, "\n")
 	return chat.Reply{Content: fmt.Sprintf("✅ Committed `%s` on %s by %s: %s", short(commit), lt.label, mention(u), clip(first, 300))}
 }
@@ -287,7 +299,7 @@ func (r *Router) merge(key string, lt landTarget, u chat.User) chat.Reply {
 	case err != nil:
 		return chat.Reply{Content: "⚠️ Could not merge: " + err.Error()}
 	case len(res.Conflicts) > 0:
-		r.audit(key, "merge", "merge "+lt.branch+" into "+base, "conflict, aborted", u)
+		r.audit(key, lt, "merge", "merge "+lt.branch+" into "+base, "conflict, aborted", u)
 		return chat.Reply{Content: fmt.Sprintf("⚠️ Merging `%s` into `%s` conflicts in: %s. The merge was aborted: both branches and the checkout are as they were (asked by %s).",
 			lt.branch, base, listFiles(res.Conflicts, maxListed), mention(u))}
 	}
@@ -295,20 +307,26 @@ func (r *Router) merge(key string, lt landTarget, u chat.User) chat.Reply {
 	if res.FastForward {
 		how = "fast-forward"
 	}
-	r.audit(key, "merge", "merge "+lt.branch+" into "+base, how+" "+short(res.Commit), u)
+	r.audit(key, lt, "merge", "merge "+lt.branch+" into "+base, how+" "+short(res.Commit), u)
 	reply := chat.Reply{Content: fmt.Sprintf("🔀 Merged `%s` into `%s` (%s, now at `%s`) by %s.%s", lt.branch, base, how, short(res.Commit), mention(u), note)}
 	if note == "" {
 		reply.Content += "\nThe thread's work is on `" + base + "` now: remove its worktree and branch, and archive the thread?"
-		reply.Rows = []chat.Row{{Buttons: []chat.Button{
-			{Label: "Remove the worktree and archive", CustomID: r.landID(key, "remove"), Style: chat.Primary},
-			{Label: "Keep it", CustomID: r.landID(key, "keep"), Style: chat.Secondary},
-		}}}
+		reply.Rows = r.removeRows(key)
 	}
 	return reply
 }
 
-// landAction answers the landing buttons.
-func (r *Router) landAction(ev chat.ComponentEvent, key, action string, resp chat.Responder) {
+// removeRows offer to remove a merged thread's worktree.
+func (r *Router) removeRows(key string) []chat.Row {
+	return []chat.Row{{Buttons: []chat.Button{
+		{Label: "Remove the worktree and archive", CustomID: r.landID(key, "remove"), Style: chat.Primary},
+		{Label: "Keep it", CustomID: r.landID(key, "keep"), Style: chat.Secondary},
+	}}}
+}
+
+// landAction answers the landing buttons; args are what follows the
+// action in the custom_id.
+func (r *Router) landAction(ev chat.ComponentEvent, key, action string, args []string, resp chat.Responder) {
 	tg, ok := r.targetByKey(ev.Server, ev.ChannelID, key)
 	if !ok {
 		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
@@ -330,6 +348,10 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, resp cha
 		}
 		_ = resp.OpenModal(r.commitModal(key, "commitforce", prefill))
 	case "discard":
+		if len(args) != 1 {
+			_ = resp.Respond(chat.Reply{Content: "This question is from an older ccbridge; nothing was discarded. Run /discard again.", Ephemeral: true})
+			return
+		}
 		if r.busy(key) {
 			_ = resp.Respond(chat.Reply{Content: busyText, Ephemeral: true})
 			return
@@ -337,12 +359,7 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, resp cha
 		if err := resp.DeferUpdate(); err != nil {
 			return
 		}
-		if err := r.opt.Land.Discard(r.ctx, lt.dir); err != nil {
-			_ = resp.Edit(chat.Reply{Content: "⚠️ Could not discard: " + err.Error()})
-			return
-		}
-		r.audit(key, "discard", "discard uncommitted changes in "+lt.dir, "discarded", ev.User)
-		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("🗑️ Discarded the uncommitted changes in %s (by %s).", lt.label, mention(ev.User))})
+		_ = resp.Edit(r.discardConfirmed(key, lt, args[0], ev.User))
 	case "remove":
 		r.removeMerged(key, tg, lt, ev.User, resp)
 	case "keep":
@@ -352,9 +369,32 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, resp cha
 	}
 }
 
+// discardConfirmed discards the changes a person confirmed discarding,
+// only while they are the ones shown (shown is the hash of their patch):
+// edits made since, in the project checkout too for a channel's session,
+// are never thrown away unseen.
+func (r *Router) discardConfirmed(key string, lt landTarget, shown string, u chat.User) chat.Reply {
+	d, err := r.opt.Land.Diff(r.ctx, lt.dir, "HEAD")
+	switch {
+	case err != nil:
+		return chat.Reply{Content: "⚠️ Nothing was discarded: " + err.Error()}
+	case d.Empty():
+		return chat.Reply{Content: "Nothing to discard: there are no uncommitted changes any more."}
+	case shortHash(d.Patch) != shown:
+		return r.discardQuestion(key, lt, d, "⚠️ Nothing was discarded: the changes are not the ones shown, they changed since you were asked. Here they are now.\n", mention(u))
+	}
+	if err := r.opt.Land.Discard(r.ctx, lt.dir); err != nil {
+		return chat.Reply{Content: "⚠️ Could not discard: " + err.Error()}
+	}
+	r.audit(key, lt, "discard", "discard uncommitted changes in "+lt.dir, "discarded", u)
+	return chat.Reply{Content: fmt.Sprintf("🗑️ Discarded the uncommitted changes in %s (by %s).", lt.label, mention(u))}
+}
+
 // removeMerged removes a thread's worktree and branch after /merge, and
 // archives the thread, only while that loses nothing: no uncommitted
-// change, and the branch wholly contained in the branch the checkout is on.
+// change, no file git ignores (a .env, local data: the diff leaves them
+// out, and the forced removal deletes them), and the branch wholly
+// contained in the branch the checkout is on.
 func (r *Router) removeMerged(key string, tg target, lt landTarget, u chat.User, resp chat.Responder) {
 	if r.busy(key) {
 		_ = resp.Respond(chat.Reply{Content: busyText, Ephemeral: true})
@@ -380,6 +420,16 @@ func (r *Router) removeMerged(key string, tg target, lt landTarget, u chat.User,
 		_ = resp.Edit(chat.Reply{Content: "⚠️ Kept the worktree: its branch has commits that are not on the checkout's branch any more."})
 		return
 	}
+	c, err := r.opt.Land.Inspect(r.ctx, lt.dir, lt.base)
+	switch {
+	case err != nil:
+		_ = resp.Edit(chat.Reply{Content: "⚠️ Kept the worktree: " + err.Error()})
+		return
+	case len(c.Ignored) > 0:
+		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("⚠️ Kept the worktree `%s`: it holds %d file(s) git ignores, which removing it would delete: %s. Move them out, then press Remove again (or remove it yourself with `git worktree remove --force`).",
+			lt.dir, len(c.Ignored), listFiles(c.Ignored, maxListed)), Rows: r.removeRows(key)})
+		return
+	}
 	// Claude must not be left running in a removed directory: its
 	// session ends first (a new message starts a fresh worktree).
 	if err := r.opt.Sessions.Stop(r.ctx, key); err != nil {
@@ -394,7 +444,7 @@ func (r *Router) removeMerged(key string, tg target, lt landTarget, u chat.User,
 	case err != nil:
 		_ = resp.Edit(chat.Reply{Content: "⚠️ Could not remove the worktree: " + err.Error()})
 	case rel.Removed:
-		r.audit(key, "remove", "remove merged worktree "+rel.Path, "removed", u)
+		r.audit(key, lt, "remove", "remove merged worktree "+rel.Path, "removed", u)
 		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("🗑️ Removed the merged worktree `%s` and its branch `%s`, and archived the thread (by %s).", rel.Path, rel.Branch, mention(u))})
 		// Last: nothing can be edited in an archived thread.
 		if tg.threadID != "" {
@@ -446,18 +496,24 @@ func (r *Router) targetByKey(server, channelID, key string) (target, bool) {
 	return target{}, false
 }
 
-func (r *Router) audit(key, kind, asked, answer string, u chat.User) {
+// audit records a decision made from Discord under the project it was made
+// in (the session's runtime record may not exist yet).
+func (r *Router) audit(key string, lt landTarget, kind, asked, answer string, u chat.User) {
 	if r.opt.Registry == nil {
 		return
 	}
-	s, _ := r.opt.Store.Sessions.Get(key)
-	if err := audit.Append(r.opt.Registry.Dir.Root(), audit.Entry{Kind: kind, Server: s.Server, Project: s.Project, Session: key,
+	if err := audit.Append(r.opt.Registry.Dir.Root(), audit.Entry{Kind: kind, Server: lt.server, Project: lt.project, Session: key,
 		Asked: asked, Answer: answer, Who: u.ID, From: audit.FromDiscord, Detail: u.Name}); err != nil {
 		r.opt.Log.Error("audit", "err", err)
 	}
 }
 
-func (r *Router) auditReply(count string) chat.Reply {
+// auditReply answers /audit with the last decisions of the project it was
+// run in (its channel's and its threads' sessions): the answer is public in
+// that channel, and the log, shared by every server and project of this
+// machine, holds commands and paths that the people of another server, or
+// of another channel, may not see.
+func (r *Router) auditReply(tg target, count string) chat.Reply {
 	n := defaultAudit
 	if v, err := strconv.Atoi(strings.TrimSpace(count)); err == nil && v > 0 {
 		n = min(v, maxAudit)
@@ -465,12 +521,19 @@ func (r *Router) auditReply(count string) chat.Reply {
 	if r.opt.Registry == nil {
 		return chat.Reply{Content: "No audit log."}
 	}
-	es, err := audit.Last(r.opt.Registry.Dir.Root(), n)
+	all, err := audit.Last(r.opt.Registry.Dir.Root(), math.MaxInt)
 	if err != nil {
 		return chat.Reply{Content: "⚠️ " + err.Error()}
 	}
+	var es []audit.Entry
+	for i := len(all) - 1; i >= 0 && len(es) < n; i-- {
+		if r.auditedIn(all[i], tg.rt) {
+			es = append(es, all[i])
+		}
+	}
+	slices.Reverse(es)
 	if len(es) == 0 {
-		return chat.Reply{Content: "The audit log is empty."}
+		return chat.Reply{Content: "The audit log holds no decisions of this project."}
 	}
 	lines := make([]string, 0, len(es))
 	for _, e := range es {
@@ -491,8 +554,27 @@ func (r *Router) auditReply(count string) chat.Reply {
 	for len(lines) > 1 && utf8.RuneCountInString(strings.Join(lines, "\n"))+80 > chat.Limit {
 		lines = lines[1:]
 	}
-	head := fmt.Sprintf("🧾 The last %d decision(s), newest last:\n", len(lines))
+	head := fmt.Sprintf("🧾 The last %d decision(s) in this project, newest last:\n", len(lines))
 	return chat.Reply{Content: head + strings.Join(lines, "\n")}
+}
+
+// auditedIn reports whether an entry belongs to a project: its server, and
+// its project as recorded or, for entries that name only their session
+// (permission prompts), as that session's records say. An entry that
+// cannot be placed is left out.
+func (r *Router) auditedIn(e audit.Entry, rt route) bool {
+	if e.Server != rt.server.Name {
+		return false
+	}
+	project := e.Project
+	if project == "" && e.Session != "" {
+		if g, err := r.opt.Registry.Sessions.Get(e.Session); err == nil && g.Server == e.Server {
+			project = g.Project
+		} else if s, err := r.opt.Store.Sessions.Get(e.Session); err == nil && s.Server == e.Server {
+			project = s.Project
+		}
+	}
+	return project != "" && project == rt.project.Name
 }
 
 // listFiles lists file names in code spans within about n characters,

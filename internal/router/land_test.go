@@ -3,10 +3,12 @@ package router
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/worktree"
@@ -15,11 +17,17 @@ import (
 type fakeLander struct {
 	calls     []string
 	conflicts []string
+	patch     string   // what Diff shows; "+x" when empty
+	ignored   []string // what Inspect finds git ignoring
 }
 
 func (f *fakeLander) Diff(_ context.Context, dir, base string) (worktree.Diff, error) {
 	f.calls = append(f.calls, "diff "+base)
-	return worktree.Diff{Stat: " a.go | 1 +\n 1 file changed", Patch: "+x", Files: 1}, nil
+	patch := f.patch
+	if patch == "" {
+		patch = "+x"
+	}
+	return worktree.Diff{Stat: " a.go | 1 +\n 1 file changed", Patch: patch, Files: 1}, nil
 }
 func (f *fakeLander) CommitAll(_ context.Context, dir, msg string) (string, error) {
 	f.calls = append(f.calls, "commit")
@@ -39,6 +47,10 @@ func (f *fakeLander) Discard(context.Context, string) error {
 func (f *fakeLander) CurrentBranch(context.Context, string) string          { return "main" }
 func (f *fakeLander) Contains(context.Context, string, string, string) bool { return true }
 func (f *fakeLander) IsWorktreeOf(context.Context, string) bool             { return false }
+func (f *fakeLander) Inspect(context.Context, string, string) (worktree.Changes, error) {
+	f.calls = append(f.calls, "inspect")
+	return worktree.Changes{Ignored: f.ignored, Ahead: 1}, nil
+}
 
 // Mid-turn, no landing command touches git: each says Claude is busy.
 func TestLandingWaitsForTheTurn(t *testing.T) {
@@ -63,7 +75,7 @@ func TestLandingWaitsForTheTurn(t *testing.T) {
 	for _, name := range []string{"diff", "commit", "merge", "discard"} {
 		r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: threadID, ParentID: channel, User: chat.User{ID: owner}, Name: name}, fakeResponder{l})
 	}
-	id := r.landID(key, "discard")
+	id := r.landID(key, "discard", shortHash("+x"))
 	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: threadID, User: chat.User{ID: owner}, CustomID: id}, fakeResponder{l})
 	if len(fl.calls) != 0 {
 		t.Fatalf("git ran mid-turn: %v", fl.calls)
@@ -96,4 +108,120 @@ func TestMergeConflictAnswerFits(t *testing.T) {
 	if !strings.Contains(reply.Content, "file_000.go") || !strings.Contains(reply.Content, "more") || !strings.Contains(reply.Content, "aborted") {
 		t.Fatalf("reply = %q", reply.Content)
 	}
+}
+
+// The /discard confirmation may be clicked hours later: it discards
+// nothing once the changes differ from those shown (they are asked about
+// anew), and a question without the hash (an older ccbridge's) discards
+// nothing either.
+func TestDiscardIsBoundToTheChangesShown(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	fl := &fakeLander{patch: "+one line"}
+	r.opt.Land = fl
+	var asked chat.Reply
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "discard"}, drawn{fakeResponder{l}, &asked})
+	discard := buttonID(t, asked, "Discard them")
+
+	fl.patch = "+one line\n+and the work of the afternoon"
+	var again chat.Reply
+	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: discard}, drawn{fakeResponder{l}, &again})
+	if slices.Contains(fl.calls, "discard") {
+		t.Fatalf("changes made after the question were discarded: %q", fl.calls)
+	}
+	if !strings.Contains(again.Content, "changed since you were asked") {
+		t.Fatalf("answer = %q", again.Content)
+	}
+
+	old, _ := chat.ID{Instance: "inst1", Kind: landKind, Args: []string{"home-api", "discard"}}.Encode()
+	n := len(l.all())
+	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: old}, fakeResponder{l})
+	if got := l.all()[n:]; slices.Contains(fl.calls, "discard") || len(got) != 1 || !strings.Contains(got[0], "older ccbridge") {
+		t.Fatalf("an old question did %q, git %q", got, fl.calls)
+	}
+
+	// The new question discards what it shows.
+	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: buttonID(t, again, "Discard them")}, fakeResponder{l})
+	if !slices.Contains(fl.calls, "discard") {
+		t.Fatalf("the confirmed changes were not discarded: %q, %q", fl.calls, l.all())
+	}
+}
+
+// /audit answers in public, in one project's channel, from the log every
+// server and project of the machine shares: it lists only that project's
+// decisions, those of its threads included.
+func TestAuditShowsOnlyThisProject(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	root := r.opt.Registry.Dir.Root()
+	key := registerThread(t, r)
+	for _, e := range []audit.Entry{
+		{Kind: "permission", Server: "work", Project: "api", Session: "work-api", Asked: "Bash: cat other-server-secret", Answer: "allow", From: audit.FromDiscord},
+		{Kind: "permission", Server: "home", Project: "web", Session: "home-web", Asked: "Bash: cat other-channel-secret", Answer: "allow", From: audit.FromDiscord},
+		{Kind: "permission", Server: "work", Session: key, Asked: "Bash: cat mislabelled", Answer: "allow", From: audit.FromDiscord},
+		{Kind: "permission", Session: "home-api", Asked: "Bash: cat unplaced", Answer: "allow", From: audit.FromDiscord},
+		{Kind: "commit", Server: "home", Project: "api", Session: "home-api", Asked: "commit in /src/api", Answer: "committed", From: audit.FromDiscord},
+		{Kind: "permission", Server: "home", Session: key, Asked: "Bash: ls in a thread", Answer: "allow", From: audit.FromDiscord},
+	} {
+		if err := audit.Append(root, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var reply chat.Reply
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "audit"}, drawn{fakeResponder{l}, &reply})
+	if strings.Contains(reply.Content, "secret") || strings.Contains(reply.Content, "mislabelled") || strings.Contains(reply.Content, "unplaced") {
+		t.Fatalf("/audit shows another server's or project's decisions: %q", reply.Content)
+	}
+	if !strings.Contains(reply.Content, "commit in /src/api") || !strings.Contains(reply.Content, "ls in a thread") || !strings.Contains(reply.Content, "last 2 decision(s)") {
+		t.Fatalf("/audit = %q", reply.Content)
+	}
+
+	// The count is of this project's decisions, not of the whole log.
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "audit", Options: map[string]string{"count": "1"}}, drawn{fakeResponder{l}, &reply})
+	if !strings.Contains(reply.Content, "ls in a thread") || strings.Contains(reply.Content, "commit in") {
+		t.Fatalf("/audit count 1 = %q", reply.Content)
+	}
+}
+
+// What is done from Discord is recorded under its project even before
+// the session ever ran (no runtime record to read it from).
+func TestLandingDecisionsNameTheirProject(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	r.opt.Land = &fakeLander{}
+	var asked chat.Reply
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "discard"}, drawn{fakeResponder{l}, &asked})
+	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: buttonID(t, asked, "Discard them")}, fakeResponder{l})
+	es, err := audit.Last(r.opt.Registry.Dir.Root(), 10)
+	if err != nil || len(es) != 1 || es[0].Server != "home" || es[0].Project != "api" || es[0].Kind != "discard" {
+		t.Fatalf("entries %+v, %v", es, err)
+	}
+}
+
+// "Remove the worktree" after /merge removes it by force (a merged branch
+// is ahead of its base): a file git ignores, which the diff does not show,
+// keeps the worktree, and the answer names it.
+func TestRemoveAfterMergeKeepsIgnoredFiles(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	fl := &fakeLander{patch: " "} // a clean worktree
+	r.opt.Land = fl
+	key := registerThread(t, r)
+	dir := t.TempDir()
+	if _, err := r.opt.Registry.Sessions.Update(context.Background(), key, func(g *state.Registered) error {
+		g.Worktree, g.Repo, g.Branch, g.BaseCommit = dir, t.TempDir(), "ccbridge/x", "base0"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	fl.ignored = []string{".env"}
+	n := len(l.all())
+	click(r, l, thread, r.landID(key, "remove"))
+	got := l.all()[n:]
+	if slices.ContainsFunc(got, func(op string) bool { return strings.HasPrefix(op, "stop") || strings.HasPrefix(op, "release") }) {
+		t.Fatalf("a worktree holding .env was removed: %q", got)
+	}
+	if last := got[len(got)-1]; !strings.Contains(last, "Kept the worktree `"+dir+"`") || !strings.Contains(last, "`.env`") || !strings.HasSuffix(last, "buttons=1") {
+		t.Fatalf("answer = %q", last)
+	}
+
+	fl.ignored = nil
+	click(r, l, thread, r.landID(key, "remove"))
+	l.waitFor(t, "release "+key+" force=true")
 }

@@ -106,9 +106,10 @@ type Router struct {
 	ctx context.Context
 	wg  sync.WaitGroup
 
-	mu      sync.Mutex // guards workers and closing
-	workers map[string]chan chat.MessageEvent
-	closing map[string]bool // thread sessions being stopped → deleted (stop at once)
+	mu       sync.Mutex // guards workers, stopping and closing
+	workers  map[string]chan chat.MessageEvent
+	stopping bool            // the context ended: no message is queued any more
+	closing  map[string]bool // thread sessions being stopped → deleted (stop at once)
 
 	now func() time.Time // the clock (tests move it)
 }
@@ -180,7 +181,8 @@ func New(ctx context.Context, opt Options) *Router {
 	return r
 }
 
-// Wait blocks until every worker has finished (after the context ends).
+// Wait blocks until every worker has finished (after the context ends),
+// having told each message it held that it was not delivered.
 func (r *Router) Wait() { r.wg.Wait() }
 
 // allowed reports whether user may act on server's sessions.
@@ -239,8 +241,14 @@ func (r *Router) rememberThreadName(tg target, name string) {
 }
 
 // enqueue hands a message to its session's worker, starting the worker.
+// Once the daemon is stopping, the message is told so at once.
 func (r *Router) enqueue(tg target, ev chat.MessageEvent) {
 	r.mu.Lock()
+	if r.stopping || r.ctx.Err() != nil {
+		r.mu.Unlock()
+		r.tellStopped(notReached, ev)
+		return
+	}
 	q, ok := r.workers[tg.key]
 	if !ok {
 		q = make(chan chat.MessageEvent, queuePerSession)
@@ -248,20 +256,35 @@ func (r *Router) enqueue(tg target, ev chat.MessageEvent) {
 		r.wg.Add(1)
 		go r.work(tg, q)
 	}
-	r.mu.Unlock()
+	full := false
 	select {
 	case q <- ev:
 	default:
+		full = true
+	}
+	r.mu.Unlock()
+	if full {
 		r.opt.Log.Warn("session queue full; message dropped", "session", tg.key)
 		r.send(ev.Server, ev.ChannelID, "⚠️ Too many messages are waiting for this session; this one was not delivered. Send it again shortly.")
 	}
 }
 
-func (r *Router) work(tg target, q <-chan chat.MessageEvent) {
+// work delivers a session's messages in order. When the daemon stops, the
+// messages still queued are told they were not delivered: nothing would
+// deliver them, and the people who sent them would never know.
+func (r *Router) work(tg target, q chan chat.MessageEvent) {
 	defer r.wg.Done()
 	for {
 		select {
 		case <-r.ctx.Done():
+			r.mu.Lock()
+			r.stopping = true // enqueue queues no more: the queue is final
+			var left []chat.MessageEvent
+			for len(q) > 0 {
+				left = append(left, <-q)
+			}
+			r.mu.Unlock()
+			r.tellStopped(notReached, left...)
 			return
 		case ev := <-q:
 			r.deliver(tg, ev)
@@ -269,21 +292,103 @@ func (r *Router) work(tg target, q <-chan chat.MessageEvent) {
 	}
 }
 
+// What a message (%s) is told when the daemon stops before it was
+// delivered.
+const (
+	notReached   = "⚠️ ccbridge stopped before %s reached Claude; send it again once it is back."
+	notConfirmed = "⚠️ ccbridge stopped before Claude confirmed %s: it may have reached Claude, or still sit in the input box. Check with /screen once ccbridge is back."
+)
+
+// Shutdown notices run on a context of their own, the router's having
+// ended: each call gets stopNotice, all of one worker's stopBudget.
+const (
+	stopNotice = 5 * time.Second
+	stopBudget = 20 * time.Second
+)
+
+// tellStopped marks messages ⚠️ and says, under each, that the daemon
+// stopped before delivering it.
+func (r *Router) tellStopped(text string, evs ...chat.MessageEvent) {
+	if len(evs) == 0 {
+		return
+	}
+	budget, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), stopBudget)
+	defer cancel()
+	for _, ev := range evs {
+		r.opt.Log.Warn("ccbridge stopped before a message was delivered", "channel", ev.ChannelID, "message", ev.MessageID)
+		if ev.MessageID != "" {
+			ctx, cancel := context.WithTimeout(budget, stopNotice)
+			if err := r.opt.Replier.React(ctx, ev.Server, ev.ChannelID, ev.MessageID, "⚠️"); err != nil {
+				r.opt.Log.Error("could not react", "message", ev.MessageID, "err", err)
+			}
+			cancel()
+		}
+		what := "this message"
+		if ev.MessageID == "" { // a prompt ccbridge typed itself (/thread's)
+			what = "this thread's first prompt"
+		}
+		ctx, cancel := context.WithTimeout(budget, stopNotice)
+		if err := r.opt.Replier.Send(ctx, ev.Server, ev.ChannelID, fmt.Sprintf(text, what)); err != nil {
+			r.opt.Log.Error("could not post a notice", "channel", ev.ChannelID, "err", err)
+		}
+		cancel()
+	}
+}
+
+// stoppedDuring tells a message that failed because the daemon is
+// stopping so (typed: it was typed into the pane, unconfirmed), and
+// reports whether that was the cause: the failure's own notice would
+// only say "context canceled", and could not be posted.
+func (r *Router) stoppedDuring(ev chat.MessageEvent, typed bool) bool {
+	if r.ctx.Err() == nil {
+		return false
+	}
+	text := notReached
+	if typed {
+		text = notConfirmed
+	}
+	r.tellStopped(text, ev)
+	return true
+}
+
+// typist notes whether Send typed the text into the pane.
+type typist struct {
+	session.Typist
+	typed bool
+}
+
+func (t *typist) Deliver(ctx context.Context, key, text string) (time.Time, error) {
+	at, err := t.Typist.Deliver(ctx, key, text)
+	t.typed = t.typed || err == nil
+	return at, err
+}
+
 // deliver runs one message through to a receipt.
 func (r *Router) deliver(tg target, ev chat.MessageEvent) {
 	ctx := r.ctx
 	key := tg.key
 	log := r.opt.Log.With("session", key, "message", ev.MessageID)
+	if r.stoppedDuring(ev, false) {
+		return
+	}
 	prompt := r.withAttachments(ctx, key, ev)
+	if r.stoppedDuring(ev, false) {
+		return
+	}
 	if strings.TrimSpace(prompt) == "" {
 		return // only attachments, and none could be had: start nothing
 	}
 	target, err := r.sessionTarget(tg)
 	if err != nil {
-		r.send(ev.Server, ev.ChannelID, "⚠️ "+err.Error())
+		if !r.stoppedDuring(ev, false) {
+			r.send(ev.Server, ev.ChannelID, "⚠️ "+err.Error())
+		}
 		return
 	}
 	if _, started, err := r.opt.Sessions.Ensure(ctx, target); err != nil {
+		if r.stoppedDuring(ev, false) {
+			return
+		}
 		log.Error("could not start Claude", "err", err)
 		r.react(ev, "⚠️")
 		r.send(ev.Server, ev.ChannelID, startFailure(target, err))
@@ -291,7 +396,8 @@ func (r *Router) deliver(tg target, ev chat.MessageEvent) {
 	} else if started {
 		log.Info("session started for a message")
 	}
-	err = session.Send(ctx, r.opt.Sessions, key, prompt, session.SendOptions{
+	ty := &typist{Typist: r.opt.Sessions}
+	err = session.Send(ctx, ty, key, prompt, session.SendOptions{
 		DialogWait: r.opt.Config.Claude.PromptTimeout.Duration,
 		OnDialog: func() {
 			r.react(ev, "⏳")
@@ -301,6 +407,7 @@ func (r *Router) deliver(tg target, ev chat.MessageEvent) {
 	switch {
 	case err == nil:
 		r.react(ev, "✅")
+	case r.stoppedDuring(ev, ty.typed):
 	case errors.Is(err, session.ErrNoReceipt):
 		r.react(ev, "⚠️")
 		r.send(ev.Server, ev.ChannelID, "⚠️ Claude did not confirm this message. It may still be sitting in the input box: check with /screen.")

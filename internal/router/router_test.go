@@ -60,8 +60,9 @@ type fakeSessions struct {
 	releases  []session.Release // what ReleaseWorktree returns, in turn (then empty)
 	queued    int               // Screen shows Claude Code's queue this many times
 	l         *log
-	dialogs   int // Deliver answers ErrDialogOpen this many times
-	receipts  int // WaitReceipt succeeds from this call on (1 = first)
+	dialogs   int  // Deliver answers ErrDialogOpen this many times
+	receipts  int  // WaitReceipt succeeds from this call on (1 = first)
+	hold      bool // WaitReceipt waits for its context to end (then fails)
 	calls     int
 	noPane    bool
 	delivered []string
@@ -85,7 +86,11 @@ func (f *fakeSessions) Deliver(_ context.Context, key, text string) (time.Time, 
 	f.delivered = append(f.delivered, text)
 	return time.Now(), nil
 }
-func (f *fakeSessions) WaitReceipt(context.Context, string, time.Time, string, time.Duration) error {
+func (f *fakeSessions) WaitReceipt(ctx context.Context, _ string, _ time.Time, _ string, _ time.Duration) error {
+	if f.hold {
+		<-ctx.Done()
+		return session.ErrNoReceipt
+	}
 	f.calls++
 	if f.receipts > 0 && f.calls >= f.receipts {
 		return nil
@@ -164,7 +169,11 @@ type fakeReplier struct {
 	files map[string][]byte
 }
 
-func (f *fakeReplier) Send(_ context.Context, server, ch, text string) error {
+// Send and React, like Discord's client, do nothing on an ended context.
+func (f *fakeReplier) Send(ctx context.Context, server, ch, text string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	f.l.add("send %s", text)
 	return nil
 }
@@ -176,7 +185,10 @@ func (f *fakeReplier) Post(_ context.Context, server, ch string, m chat.Message)
 	f.l.add("post %s %s", ch, m.Content)
 	return "1", nil
 }
-func (f *fakeReplier) React(_ context.Context, server, ch, msg, emoji string) error {
+func (f *fakeReplier) React(ctx context.Context, server, ch, msg, emoji string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	f.l.add("react %s %s", msg, emoji)
 	return nil
 }
@@ -493,10 +505,11 @@ func TestThreadNamesFitDiscord(t *testing.T) {
 	l.waitFor(t, "thread "+strings.Repeat("é", 100))
 }
 
-// keyID is the custom_id of a /screen button drawn at a time.
+// keyID is the custom_id of a /screen button drawn at a time over a
+// screen without a dialog.
 func keyID(t *testing.T, key, name string, drawn time.Time) string {
 	t.Helper()
-	id, err := chat.ID{Instance: "inst1", Kind: "key", Args: []string{key, name, strconv.FormatInt(drawn.Unix(), 36)}}.Encode()
+	id, err := chat.ID{Instance: "inst1", Kind: "key", Args: []string{key, name, strconv.FormatInt(drawn.Unix(), 36), dialogHash("")}}.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -545,6 +558,62 @@ func TestDeliveryWaitsForClaudesQueue(t *testing.T) {
 	r.HandleMessage(msg("after the queue"))
 	l.waitFor(t, "react m1 ✅")
 	if got := l.all(); !slices.Equal(got, []string{"ensure home-api", "queued", "queued", `deliver home-api "after the queue"`, "react m1 ✅"}) {
+		t.Fatalf("ops = %q", got)
+	}
+}
+
+// Messages held behind a dialog when the daemon stops are not lost
+// silently: the one in flight, those queued behind it and one arriving as
+// it stops are each marked ⚠️ and told to be sent again, and Wait returns
+// only once they are.
+func TestStopTellsUndeliveredMessages(t *testing.T) {
+	r, ss, _, l, _ := newRouter(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	r.ctx = ctx // before any worker starts
+	ss.dialogs = 1000
+	r.HandleMessage(msg("held by the dialog"))
+	second := msg("queued behind it")
+	second.MessageID = "m2"
+	r.HandleMessage(second)
+	deadline := time.Now().Add(5 * time.Second)
+	for !slices.ContainsFunc(l.all(), func(op string) bool { return strings.HasPrefix(op, "send ⏳") }) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first message never waited on the dialog: %q", l.all())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	late := msg("sent as it stops")
+	late.MessageID = "m3"
+	r.HandleMessage(late)
+	r.Wait()
+	got := l.all()
+	for _, id := range []string{"m1", "m2", "m3"} {
+		if !slices.Contains(got, "react "+id+" ⚠️") {
+			t.Errorf("%s was not marked: %q", id, got)
+		}
+	}
+	want := "send " + fmt.Sprintf(notReached, "this message")
+	if n := slices.IndexFunc(got, func(op string) bool { return op == want }); n < 0 || strings.Count(strings.Join(got, "\n"), want) != 3 {
+		t.Fatalf("not three notices %q: %q", want, got)
+	}
+	if slices.ContainsFunc(got, func(op string) bool { return strings.HasPrefix(op, "deliver") }) {
+		t.Fatalf("delivered: %q", got)
+	}
+}
+
+// A message typed but not yet confirmed when the daemon stops may have
+// reached Claude: it is told to check, not to send it again.
+func TestStopDuringTheReceiptSaysToCheck(t *testing.T) {
+	r, ss, _, l, _ := newRouter(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	r.ctx = ctx
+	ss.hold = true
+	r.HandleMessage(msg("typed"))
+	l.waitFor(t, `deliver home-api "typed"`)
+	cancel()
+	r.Wait()
+	if got := l.all(); !slices.Contains(got, "send "+fmt.Sprintf(notConfirmed, "this message")) || !slices.Contains(got, "react m1 ⚠️") {
 		t.Fatalf("ops = %q", got)
 	}
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -31,6 +32,33 @@ func DialogOpen(screen string) bool {
 		}
 	}
 	return false
+}
+
+// DialogText returns the dialog on the screen, from the rule above its
+// first marker line (the top of the screen when there is none) to the
+// bottom, lines right-trimmed; "" when no dialog is open. The same dialog,
+// with the same option highlighted, gives the same text however the
+// conversation above it moves (a background agent's progress, say).
+func DialogText(screen string) string {
+	if !DialogOpen(screen) {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	first := slices.IndexFunc(lines, func(l string) bool {
+		return slices.ContainsFunc(dialogMarkers, func(m string) bool { return strings.Contains(l, m) })
+	})
+	start := 0
+	for i := first - 1; i >= 0; i-- {
+		if isRule(lines[i]) {
+			start = i
+			break
+		}
+	}
+	out := make([]string, 0, len(lines)-start)
+	for _, l := range lines[start:] {
+		out = append(out, strings.TrimRight(l, " \t"))
+	}
+	return strings.Join(out, "\n")
 }
 
 // InputReady reports whether the screen shows Claude's idle input box: a

@@ -96,3 +96,31 @@ func TestInputBoxReading(t *testing.T) {
 		}
 	}
 }
+
+// The dialog's text is what a key would answer: another dialog differs,
+// the conversation above it does not count, and no dialog is "".
+func TestDialogText(t *testing.T) {
+	rule := strings.Repeat("─", 60)
+	dialog := func(above, command string) string {
+		return "● " + above + "\n\n" + rule + "\n Bash command\n\n   " + command + "\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. No   \n\n Esc to cancel · Tab to amend\n"
+	}
+	a := DialogText(dialog("working…", "ls"))
+	if !strings.HasPrefix(a, rule+"\n Bash command") || !strings.Contains(a, "ls") || strings.Contains(a, "working") || strings.Contains(a, "No   ") {
+		t.Fatalf("dialog text = %q", a)
+	}
+	if b := DialogText(dialog("still working…", "ls")); b != a {
+		t.Fatalf("the conversation above changed the dialog text: %q", b)
+	}
+	if b := DialogText(dialog("working…", "curl x | sh")); b == a {
+		t.Fatal("two dialogs give the same text")
+	}
+	if moved := DialogText(strings.Replace(strings.Replace(dialog("working…", "ls"), "❯ 1", "  1", 1), "  2. No", "❯ 2. No", 1)); moved == a {
+		t.Fatal("the highlighted option does not count")
+	}
+	if got := DialogText(bashDialog); got != strings.TrimRight(bashDialog, "\n") {
+		t.Fatalf("a dialog without a rule above: %q", got)
+	}
+	if got := DialogText(readyScreen); got != "" {
+		t.Fatalf("no dialog: %q", got)
+	}
+}
