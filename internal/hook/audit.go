@@ -15,6 +15,15 @@ import (
 func (h *handler) auditRequest(r state.Request) {
 	e := audit.Entry{Kind: "permission", Server: r.Server, Session: r.Session, Channel: r.ChannelID, Tool: r.ToolName,
 		Asked: asked(r.ToolName, r.ToolInput)}
+	// The project, so that /audit in its channel finds the entry; a
+	// session of another front end takes the project holding its cwd.
+	if sess, err := h.store.Sessions.Get(r.Session); err == nil {
+		sc := h.sessionScope(sess, sess.Cwd)
+		e.Project = sc.project
+		if e.Server == "" {
+			e.Server = sc.server
+		}
+	}
 	if r.ToolName == "AskUserQuestion" {
 		e.Kind = "question"
 	} else if r.ToolName == "ExitPlanMode" {
