@@ -89,8 +89,11 @@ func Render(id string, req state.Request) chat.Message {
 	if req.Status != state.RequestPending {
 		m.Rows = nil
 	}
-	// Every card fits Discord's limit, whatever the model wrote.
-	m.Content = fitContent(m.Content, tail)
+	// Every card fits Discord's limit, whatever the model wrote, also
+	// after the redaction on its way there: it is measured redacted
+	// (redacting again is a no-op), so a mask longer than what it hides
+	// cannot push it over.
+	m.Content = fitContent(redact.String(m.Content), redact.String(tail))
 	return m
 }
 

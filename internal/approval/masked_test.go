@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/claudehook"
@@ -122,6 +123,16 @@ func TestRedactionOffKeepsAllow(t *testing.T) {
 	card := Render(reqID, permReq("Bash", claudehook.BashInput{Command: hiddenCurl}))
 	if !has(actions(t, card), "allow") || strings.Contains(card.Content, maskedWarning) {
 		t.Fatalf("card = %v\n%s", actions(t, card), card.Content)
+	}
+}
+
+// A card is measured after redaction: masks that are longer than what
+// they hide never push it past Discord's limit when the poster redacts it.
+func TestCardFitsAfterRedaction(t *testing.T) {
+	cmd := strings.TrimSpace(strings.Repeat("export password=hunter2\n", 80))
+	card := Render(reqID, permReq("Bash", claudehook.BashInput{Command: cmd}))
+	if n := utf8.RuneCountInString(redact.String(card.Content)); n > chat.Limit {
+		t.Fatalf("redacted card has %d characters", n)
 	}
 }
 
