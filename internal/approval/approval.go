@@ -4,7 +4,7 @@
 // and plan approval. It renders a request as a chat message, applies a
 // click or a modal to it, and builds the decision Claude Code expects. It
 // is pure: the hook posts the card and waits, the router applies clicks,
-// both through here. It imports chat, claudehook and state only.
+// both through here. It imports chat, claudehook, redact and state only.
 package approval
 
 import (
@@ -18,6 +18,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -38,6 +39,10 @@ type Action struct {
 	Values []string
 	Fields map[string]string
 	User   string // who, for the card
+	// Unmasked says whoever acted saw the request as it is. A card is
+	// redacted on its way to Discord, so a click (false) cannot allow a
+	// request the redaction masked; the MCP front end shows it whole.
+	Unmasked bool
 }
 
 // Result says how to answer the interaction.
@@ -84,9 +89,23 @@ func Render(id string, req state.Request) chat.Message {
 	if req.Status != state.RequestPending {
 		m.Rows = nil
 	}
-	// Every card fits Discord's limit, whatever the model wrote.
-	m.Content = fitContent(m.Content, tail)
+	// Every card fits Discord's limit, whatever the model wrote, also
+	// after the redaction on its way there: it is measured redacted
+	// (redacting again is a no-op), so a mask longer than what it hides
+	// cannot push it over.
+	m.Content = fitContent(redact.String(m.Content), redact.String(tail))
 	return m
+}
+
+// anyMasked reports whether the redaction that everything posted to
+// Discord goes through (internal/discord) would mask any of texts.
+func anyMasked(texts ...string) bool {
+	for _, s := range texts {
+		if _, found := redact.Find(s); len(found) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // maxStatus bounds what a closed card says about how it closed, so the

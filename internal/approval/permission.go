@@ -126,8 +126,53 @@ func alwaysChoices(req state.Request) []alwaysChoice {
 	return out
 }
 
+// maskedWarning replaces Allow on a card whose request the redaction of
+// everything posted to Discord would mask: what the card shows is then not
+// what would run (a URL password can hide "curl …|sh").
+const maskedWarning = "⚠️ Part of this request was masked as a secret, so the card cannot show exactly what would run: approve it in the terminal, or deny it here."
+
+// maskedNotice answers a click on Allow or Always… (a crafted one: the
+// card does not offer them) on such a request.
+const maskedNotice = "Part of this request was masked as a secret, so it cannot be allowed from Discord: approve it in the terminal, or deny it here."
+
 func renderPermission(id string, req state.Request, room int) chat.Message {
+	if req.Status != state.RequestPending {
+		return permissionBody(req, room, "")
+	}
+	deny := []chat.Button{
+		{Label: "Deny", CustomID: cid(req.Instance, id, "deny"), Style: chat.Danger},
+		{Label: "Deny with instructions…", CustomID: cid(req.Instance, id, "denymsg"), Style: chat.Secondary},
+	}
+	if permissionMasked(req) {
+		m := permissionBody(req, room, maskedWarning+"\n")
+		m.Rows = []chat.Row{{Buttons: deny}}
+		return m
+	}
+	m := permissionBody(req, room, "")
+	sug := suggestions(req)
+	if req.Step == "always" && len(sug) > 0 {
+		sel := &chat.Select{CustomID: cid(req.Instance, id, "alwayssel"), Placeholder: "Always allow… choose what and where", MinValues: 1, MaxValues: 1}
+		for _, c := range alwaysChoices(req) {
+			label := " — " + scopes[c.scope].label
+			label = clip(suggestionLabel(c.update), chat.MaxOptionText-len([]rune(label))) + label
+			sel.Options = append(sel.Options, chat.Option{Label: label, Value: c.value, Description: scopes[c.scope].where})
+		}
+		m.Rows = []chat.Row{{Select: sel}, {Buttons: []chat.Button{{Label: "Back", CustomID: cid(req.Instance, id, "back"), Style: chat.Secondary}}}}
+		return m
+	}
+	buttons := []chat.Button{{Label: "Allow", CustomID: cid(req.Instance, id, "allow"), Style: chat.Success}}
+	if len(sug) > 0 {
+		buttons = append(buttons, chat.Button{Label: "Always…", CustomID: cid(req.Instance, id, "always"), Style: chat.Primary})
+	}
+	m.Rows = []chat.Row{{Buttons: append(buttons, deny...)}}
+	return m
+}
+
+// permissionBody is a permission card's text and files, with warn (if
+// any) at the top.
+func permissionBody(req state.Request, room int, warn string) chat.Message {
 	header, lang, text, file := permissionInput(req)
+	header = warn + header
 	if req.PolicyRule != "" {
 		header = "🛡️ Asked because of the policy rule `" + strings.ReplaceAll(req.PolicyRule, "`", "ʼ") + "`.\n" + header
 	}
@@ -150,30 +195,26 @@ func renderPermission(id string, req state.Request, room int) chat.Message {
 		}
 	}
 	m.Content = header + codeBlock(lang, text, min(maxInputShown, room-len([]rune(header))))
-
-	if req.Status != state.RequestPending {
-		return m
-	}
-	sug := suggestions(req)
-	if req.Step == "always" && len(sug) > 0 {
-		sel := &chat.Select{CustomID: cid(req.Instance, id, "alwayssel"), Placeholder: "Always allow… choose what and where", MinValues: 1, MaxValues: 1}
-		for _, c := range alwaysChoices(req) {
-			label := " — " + scopes[c.scope].label
-			label = clip(suggestionLabel(c.update), chat.MaxOptionText-len([]rune(label))) + label
-			sel.Options = append(sel.Options, chat.Option{Label: label, Value: c.value, Description: scopes[c.scope].where})
-		}
-		m.Rows = []chat.Row{{Select: sel}, {Buttons: []chat.Button{{Label: "Back", CustomID: cid(req.Instance, id, "back"), Style: chat.Secondary}}}}
-		return m
-	}
-	buttons := []chat.Button{{Label: "Allow", CustomID: cid(req.Instance, id, "allow"), Style: chat.Success}}
-	if len(sug) > 0 {
-		buttons = append(buttons, chat.Button{Label: "Always…", CustomID: cid(req.Instance, id, "always"), Style: chat.Primary})
-	}
-	buttons = append(buttons,
-		chat.Button{Label: "Deny", CustomID: cid(req.Instance, id, "deny"), Style: chat.Danger},
-		chat.Button{Label: "Deny with instructions…", CustomID: cid(req.Instance, id, "denymsg"), Style: chat.Secondary})
-	m.Rows = []chat.Row{{Buttons: buttons}}
 	return m
+}
+
+// permissionMasked reports whether the pending card of req would be
+// masked when posted: its text, a file it attaches (which the poster
+// holds back) or an "always" rule it offers. The redaction switch of the
+// config applies: with redaction off nothing is masked. The whole request
+// counts, the model's description of it too, since a private key block
+// that starts there masks everything after it.
+func permissionMasked(req state.Request) bool {
+	req.Status = state.RequestPending
+	m := permissionBody(req, chat.Limit, "")
+	texts := []string{m.Content}
+	for _, f := range m.Files {
+		texts = append(texts, string(f.Data))
+	}
+	for _, s := range suggestions(req) {
+		texts = append(texts, suggestionLabel(s))
+	}
+	return anyMasked(texts...)
 }
 
 // unifiedPreview shows an Edit as removed and added lines.
@@ -189,6 +230,13 @@ func unifiedPreview(in claudehook.EditInput) string {
 }
 
 func applyPermission(id string, req *state.Request, a Action) (Result, error) {
+	switch a.Name {
+	case "allow", "always", "alwayssel":
+		// Only whoever saw the request whole may allow it.
+		if !a.Unmasked && permissionMasked(*req) {
+			return Result{Notice: maskedNotice}, nil
+		}
+	}
 	switch a.Name {
 	case "allow":
 		return Result{}, decide(req, claudehook.Decision{Behavior: "allow"}, "✅ **Allowed** by "+a.User)

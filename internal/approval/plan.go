@@ -23,6 +23,18 @@ func planInput(req state.Request) claudehook.PlanInput {
 	return in
 }
 
+// maskedPlanWarning heads a plan card that redaction would mask. The plan
+// can still be approved here: approving runs nothing of its text (every
+// command it leads to asks again, on a card of its own), and a mode
+// granted does not depend on what the plan says.
+const maskedPlanWarning = "⚠️ Part of this plan was masked as a secret, so the card does not show all of it: read it in the terminal before you approve."
+
+// planMasked reports whether redaction would mask the plan, as shown or
+// as attached.
+func planMasked(in claudehook.PlanInput) bool {
+	return anyMasked(in.Plan, chat.Markdown(strings.TrimSpace(in.Plan)))
+}
+
 func renderPlan(id string, req state.Request, room int) chat.Message {
 	in := planInput(req)
 	m := chat.Message{}
@@ -33,6 +45,10 @@ func renderPlan(id string, req state.Request, room int) chat.Message {
 	if len([]rune(plan)) > planInline {
 		title = "📋 **Claude's plan** (the full plan is attached)\n\n"
 		m.Files = []chat.File{{Name: "plan.md", Data: []byte(in.Plan)}}
+	}
+	masked := req.Status == state.RequestPending && planMasked(in)
+	if masked {
+		title = maskedPlanWarning + "\n" + title
 	}
 	limit := room - len([]rune(title))
 	if m.Files != nil {
@@ -54,7 +70,9 @@ func renderPlan(id string, req state.Request, room int) chat.Message {
 		{Label: "Approve — ask before edits", CustomID: cid(req.Instance, id, "plandefault"), Style: chat.Primary},
 		{Label: "Keep planning…", CustomID: cid(req.Instance, id, "plankeep"), Style: chat.Secondary},
 	}
-	if len([]rune(in.Plan)) <= planEdit {
+	// The edit box would hold the masked text, and saving it would put the
+	// mask in the plan in place of the secret.
+	if len([]rune(in.Plan)) <= planEdit && !masked {
 		buttons = append(buttons, chat.Button{Label: "Edit & approve…", CustomID: cid(req.Instance, id, "planedit"), Style: chat.Secondary})
 	}
 	m.Rows = []chat.Row{{Buttons: buttons}}
@@ -87,6 +105,9 @@ func applyPlan(id string, req *state.Request, a Action) (Result, error) {
 		in := planInput(*req)
 		if len([]rune(in.Plan)) > planEdit {
 			return Result{Notice: "This plan is too long to edit in Discord; approve it, or keep planning."}, nil
+		}
+		if planMasked(in) {
+			return Result{Notice: "Part of this plan was masked as a secret, so it cannot be edited in Discord; approve it, or keep planning."}, nil
 		}
 		return Result{Modal: &chat.Modal{CustomID: cid(req.Instance, id, "planedited"), Title: "Edit the plan, then approve",
 			Inputs: []chat.TextInput{{CustomID: "plan", Label: "Plan", Paragraph: true, Required: true, MaxLength: planEdit, Value: in.Plan}}}}, nil

@@ -37,7 +37,7 @@ func (r *replier) Send(ctx context.Context, server, channelID, text string) erro
 	if err != nil {
 		return err
 	}
-	for _, c := range chat.Chunk(text, chat.Limit) {
+	for _, c := range discord.Chunks(text) {
 		sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
 		_, err := p.Send(sctx, channelID, c, nil)
 		cancel()
@@ -115,6 +115,9 @@ type relay struct {
 	inflight map[string]bool      // channels being drained
 	retryAt  map[string]time.Time // channels waiting before their next try
 	refused  map[string]string    // servers Discord refuses (401/403), as last logged
+	// failTold are channels whose owner was told that a queued message
+	// was refused for good, until one gets through again.
+	failTold map[string]bool
 	health   *state.Collection[state.BotHealth]
 }
 
@@ -316,15 +319,24 @@ func (r *relay) drainChannel(ctx context.Context, channel string) time.Duration 
 			r.drainMu.Unlock()
 			return 0
 		}
-		wait, keepCopies := r.postQueued(ctx, p, channel, k, o)
-		if wait > 0 {
-			return wait // keep the order: nothing later in this channel goes first
+		t := r.postQueued(ctx, p, channel, k, o)
+		if t.wait > 0 {
+			return t.wait // keep the order: nothing later in this channel goes first
 		}
+		if t.refused != nil {
+			if !r.keepRefused(ctx, p, channel, k, o, t.refused) {
+				return retryFirst
+			}
+			continue // its files stay: the kept record names them
+		}
+		r.drainMu.Lock()
+		delete(r.failTold, channel)
+		r.drainMu.Unlock()
 		if err := r.store.Outbox.Delete(ctx, k); err != nil {
 			r.log.Error("delete outbox entry", "err", err)
 			return retryFirst
 		}
-		if keepCopies {
+		if t.keepCopies {
 			continue
 		}
 		for _, path := range o.Files {
@@ -336,13 +348,17 @@ func (r *relay) drainChannel(ctx context.Context, channel string) time.Duration 
 	return 0
 }
 
-// postQueued tries one queued message once. It returns 0 when the entry is
-// done with (posted, or refused for good and said so in the channel), or
-// how long to wait before trying again; keepCopies says that its files
-// were not posted and stay on disk.
-func (r *relay) postQueued(ctx context.Context, p *discord.Poster, channel, key string, o state.Outbound) (wait time.Duration, keepCopies bool) {
+// tried is what one try of a queued message came to.
+type tried struct {
+	wait       time.Duration // > 0: try again after it; the entry stays
+	keepCopies bool          // its files were not posted and stay on disk
+	refused    error         // Discord refused it for good (keepRefused)
+}
+
+// postQueued tries one queued message once.
+func (r *relay) postQueued(ctx context.Context, p *discord.Poster, channel, key string, o state.Outbound) tried {
 	if len(o.Files) > 0 && o.Attempts >= maxFileAttempts {
-		return r.postWithoutFiles(ctx, p, channel, key, o), true
+		return r.postWithoutFiles(ctx, p, channel, key, o)
 	}
 	var files []chat.File
 	var size int64
@@ -356,38 +372,61 @@ func (r *relay) postQueued(ctx context.Context, p *discord.Poster, channel, key 
 		files = append(files, chat.File{Name: filepath.Base(path), Data: b})
 		size += int64(len(b))
 	}
-	sctx, cancel := context.WithTimeout(ctx, discord.SendTimeout(size))
-	_, err := p.SendAttempt(sctx, channel, discord.Nonce(key), o.Content, files)
-	cancel()
+	err := sendParts(ctx, p, channel, key, o.Content, files, size)
 	switch {
 	case err == nil:
 		r.log.Info("queued message delivered", "channel", channel, "attempts", o.Attempts+1)
 		r.botAccepted(ctx, o.Server)
-		return 0, false
+		return tried{}
 	case discord.IsAuth(err):
 		r.botRefused(ctx, o.Server, channel, err)
-		return refusedRetry, true
+		return tried{wait: refusedRetry, keepCopies: true}
 	case errors.Is(err, discord.ErrTransient):
 		q, uerr := r.store.Outbox.Update(ctx, key, func(q *state.Outbound) error { q.Attempts++; q.LastError = err.Error(); return nil })
 		if uerr != nil {
 			r.log.Error("update outbox entry", "err", uerr)
 		}
-		return max(discord.RetryAfter(err), backoff(q.Attempts)), true
+		return tried{wait: max(discord.RetryAfter(err), backoff(q.Attempts)), keepCopies: true}
 	default:
-		r.log.Error("Discord refused a queued message", "channel", channel, "err", err, "files", o.Files)
-		text := "⚠️ ccbridge could not post a queued message: " + err.Error()
-		if len(o.Files) > 0 {
-			text += "\nIts files are on the ccbridge host: " + strings.Join(o.Files, ", ")
-		}
-		r.notice(ctx, p, channel, text)
-		return 0, len(o.Files) > 0
+		return tried{refused: err, keepCopies: true}
 	}
+}
+
+// sendParts posts a queued message's text in chunks that fit once the
+// poster has redacted them (so a mask longer than its secret cannot make
+// Discord refuse the message), with its files on the last. A part's nonce
+// comes from the entry's key: a retry after some parts went out posts
+// none of them twice. A message that is one part keeps the nonce of the
+// entry, which the hook used when it tried first.
+func sendParts(ctx context.Context, p *discord.Poster, channel, key, content string, files []chat.File, size int64) error {
+	parts := discord.Chunks(content)
+	if len(parts) == 0 {
+		parts = []string{""} // files alone
+	}
+	for i, c := range parts {
+		nonce := discord.Nonce(key)
+		if i > 0 {
+			nonce = discord.Nonce(fmt.Sprintf("%s/part/%d", key, i))
+		}
+		var fs []chat.File
+		var sz int64
+		if i == len(parts)-1 {
+			fs, sz = files, size
+		}
+		sctx, cancel := context.WithTimeout(ctx, discord.SendTimeout(sz))
+		_, err := p.SendAttempt(sctx, channel, nonce, c, fs)
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // postWithoutFiles posts a queued message's text with a notice instead of
 // files that could not be uploaded in maxFileAttempts tries, so the
 // channel's later replies are not held behind them; the files stay on disk.
-func (r *relay) postWithoutFiles(ctx context.Context, p *discord.Poster, channel, key string, o state.Outbound) time.Duration {
+func (r *relay) postWithoutFiles(ctx context.Context, p *discord.Poster, channel, key string, o state.Outbound) tried {
 	var names []string
 	for _, path := range o.Files {
 		names = append(names, "`"+path+"`")
@@ -396,7 +435,7 @@ func (r *relay) postWithoutFiles(ctx context.Context, p *discord.Poster, channel
 		len(o.Files), o.Attempts, o.LastError, strings.Join(names, ", "))
 	r.log.Error("queued attachments could not be uploaded; posting the text alone", "channel", channel, "files", o.Files, "err", o.LastError)
 	text := strings.TrimSpace(o.Content + "\n\n" + notice)
-	for i, c := range chat.Chunk(text, chat.Limit) {
+	for i, c := range discord.Chunks(text) {
 		sctx, cancel := context.WithTimeout(ctx, discord.SendTimeout(0))
 		_, err := p.SendAttempt(sctx, channel, discord.Nonce(fmt.Sprintf("%s/text/%d", key, i)), c, nil)
 		cancel()
@@ -404,27 +443,94 @@ func (r *relay) postWithoutFiles(ctx context.Context, p *discord.Poster, channel
 		case err == nil:
 		case discord.IsAuth(err):
 			r.botRefused(ctx, o.Server, channel, err)
-			return refusedRetry
+			return tried{wait: refusedRetry, keepCopies: true}
 		case errors.Is(err, discord.ErrTransient):
-			return max(discord.RetryAfter(err), retryFirst)
+			return tried{wait: max(discord.RetryAfter(err), retryFirst), keepCopies: true}
 		default:
-			r.log.Error("Discord refused a queued message", "channel", channel, "err", err)
+			return tried{refused: err, keepCopies: true}
 		}
 	}
-	return 0 // the copies are the only trace of the files now: kept
+	return tried{keepCopies: true} // the copies are the only trace of the files now: kept
+}
+
+// keepRefused moves a queued message Discord refused for good (a thread
+// deleted since: 404; a message it will never take: 400) to the failed
+// folder instead of dropping it, and tells the owner where it is kept:
+// once for the channel until a message gets through there again, in the
+// channel or, when that fails too, in its parent. It reports false when
+// the message could not be moved, and stays queued.
+func (r *relay) keepRefused(ctx context.Context, p *discord.Poster, channel, key string, o state.Outbound, refused error) bool {
+	path, err := r.store.FailOutbound(ctx, key, o, refused.Error())
+	if err != nil {
+		r.log.Error("Discord refused a queued message, which could not be moved aside; it stays queued", "channel", channel, "refused", refused, "err", err)
+		return false
+	}
+	r.log.Error("Discord refused a queued message; it is kept on the host", "channel", channel, "kept", path, "files", o.Files, "err", refused)
+	r.drainMu.Lock()
+	told := r.failTold[channel]
+	if r.failTold == nil {
+		r.failTold = map[string]bool{}
+	}
+	r.failTold[channel] = true
+	r.drainMu.Unlock()
+	if told {
+		return true
+	}
+	text := fmt.Sprintf("⚠️ ccbridge could not post a queued message in <#%s>: %v\nIt is kept on the ccbridge host in `%s`; until a message gets through there, others refused go to the same folder.", channel, refused, path)
+	if len(o.Files) > 0 {
+		text += "\nIts files are on the ccbridge host: " + strings.Join(o.Files, ", ")
+	}
+	if err := r.notice(ctx, p, channel, text); err == nil {
+		return true
+	}
+	if parent := r.parentOf(channel); parent != "" {
+		if err := r.notice(ctx, p, parent, text); err != nil {
+			r.log.Warn("notice not posted in the parent channel either", "channel", parent, "err", err)
+		}
+	}
+	return true
+}
+
+// parentOf finds the channel of the session whose thread is channel ("" if
+// none): in the runtime records, else through the durable registry and
+// the route of its project.
+func (r *relay) parentOf(channel string) string {
+	all, _ := r.store.Sessions.List()
+	for _, s := range all {
+		if s.ThreadID == channel && s.ChannelID != "" {
+			return s.ChannelID
+		}
+	}
+	if r.registry == nil {
+		return ""
+	}
+	reg, _ := r.registry.Sessions.List()
+	routes, _ := r.store.Routes.Get(state.RoutesKey)
+	for _, g := range reg {
+		if g.ThreadID != channel {
+			continue
+		}
+		for _, rt := range routes.Routes {
+			if rt.Server == g.Server && rt.Project == g.Project {
+				return rt.ChannelID
+			}
+		}
+	}
+	return ""
 }
 
 // notice posts a message of ccbridge's own in chunks Discord accepts.
-func (r *relay) notice(ctx context.Context, p *discord.Poster, channel, text string) {
-	for _, c := range chat.Chunk(text, chat.Limit) {
+func (r *relay) notice(ctx context.Context, p *discord.Poster, channel, text string) error {
+	for _, c := range discord.Chunks(text) {
 		sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
 		_, err := p.Send(sctx, channel, c, nil)
 		cancel()
 		if err != nil {
 			r.log.Warn("notice not posted", "channel", channel, "err", err)
-			return
+			return err
 		}
 	}
+	return nil
 }
 
 // botRefused keeps the queue and tells the owner, in the log (once per

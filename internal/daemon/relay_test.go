@@ -299,3 +299,86 @@ func TestDrainErrorNoticeIsChunked(t *testing.T) {
 		t.Fatalf("notices posted: %q", posted)
 	}
 }
+
+// A reply that fits one message as written but not once its secrets are
+// masked (the poster redacts every message) arrives whole, in messages
+// Discord takes: the drain redacts before it chunks.
+func TestDrainChunksAfterRedaction(t *testing.T) {
+	f := newDrainFixture(t)
+	reply := strings.TrimSpace(strings.Repeat("password=hunter2\n", 100))
+	f.queue(t, reply, "after")
+	f.relay(t).drainOnce(context.Background())
+	got := f.contents()
+	if len(got) < 3 || got[len(got)-1] != "after" {
+		t.Fatalf("posted %d messages: %q", len(got), got)
+	}
+	for i, m := range got {
+		if n := len([]rune(m)); n > 2000 {
+			t.Errorf("message %d has %d characters", i, n)
+		}
+	}
+	joined := strings.Join(got[:len(got)-1], "\n")
+	if n := strings.Count(joined, "password=[redacted secret]"); n != 100 || strings.Contains(joined, "hunter2") {
+		t.Fatalf("%d of 100 lines arrived (masked): %q", n, joined)
+	}
+	if keys, _ := f.store.Outbox.Keys(); len(keys) != 0 {
+		t.Fatalf("outbox = %v", keys)
+	}
+	if keys, _ := f.store.OutboxFailed.Keys(); len(keys) != 0 {
+		t.Fatalf("failed = %v", keys)
+	}
+}
+
+// Router notices are chunked after redaction too.
+func TestReplierChunksAfterRedaction(t *testing.T) {
+	f := newDrainFixture(t)
+	p, err := discord.NewPoster(f.srv.URL, f.bot.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := &replier{posters: map[string]*discord.Poster{"home": p}}
+	if err := rp.Send(context.Background(), "home", f.bot.ChannelID, strings.Repeat("token=abcd1234\n", 150)); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(strings.Join(f.contents(), "\n"), "token=[redacted secret]"); n != 150 {
+		t.Fatalf("%d of 150 lines arrived", n)
+	}
+}
+
+// A queued reply to a thread deleted since (404) is not dropped: it is
+// kept in outbox-failed/, the owner is told once in the thread's parent
+// channel where, and the thread's later replies follow it there without
+// another notice.
+func TestRefusedEntryIsKeptInTheFailedFolder(t *testing.T) {
+	f := newDrainFixture(t)
+	ctx := context.Background()
+	thread := f.srv.StartThread(f.bot.ChannelID, "session", f.srv.NewUser("owner"))
+	if _, err := f.store.Sessions.Create(ctx, "s1", state.Session{Server: "home", ChannelID: f.bot.ChannelID, ThreadID: thread}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"the reply", "the next reply"} {
+		if _, err := f.store.Outbox.Create(ctx, state.OutboxKey(), state.Outbound{Server: "home", ChannelID: thread, Content: c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.srv.DeleteThread(thread)
+	before := len(f.contents())
+	f.relay(t).drainOnce(ctx)
+
+	if keys, _ := f.store.Outbox.Keys(); len(keys) != 0 {
+		t.Fatalf("outbox = %v", keys)
+	}
+	failed, err := f.store.OutboxFailed.List()
+	if err != nil || len(failed) != 2 {
+		t.Fatalf("failed folder = %+v, %v", failed, err)
+	}
+	for _, o := range failed {
+		if o.ChannelID != thread || !strings.Contains(o.LastError, "404") || (o.Content != "the reply" && o.Content != "the next reply") {
+			t.Errorf("kept %+v", o)
+		}
+	}
+	notices := f.contents()[before:]
+	if len(notices) != 1 || !strings.Contains(notices[0], "could not post a queued message") || !strings.Contains(notices[0], filepath.Join(f.store.Dir.Root(), "outbox-failed")) {
+		t.Fatalf("notices in the parent: %q", notices)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/redact"
 )
 
 // capture is a Discord stand-in that records each request body.
@@ -82,5 +83,34 @@ func TestEveryPostIsRedacted(t *testing.T) {
 	}
 	if !strings.Contains(got[2], "`env.txt` was held back") {
 		t.Errorf("no notice for the held-back file: %s", got[2])
+	}
+}
+
+// Chunks measures text after redaction: 100 lines of password=hunter2 fit
+// one message as written, but not once each is masked.
+func TestChunksFitAfterRedaction(t *testing.T) {
+	text := strings.TrimSpace(strings.Repeat("password=hunter2\n", 100))
+	if n := len(text); n > chat.Limit {
+		t.Fatalf("the test text has %d characters: it must fit before redaction", n)
+	}
+	chunks := Chunks(text)
+	joined := strings.Join(chunks, "\n")
+	if n := strings.Count(joined, "password=[redacted secret]"); n != 100 || strings.Contains(joined, "hunter2") {
+		t.Fatalf("%d masked lines of 100 in %q", n, joined)
+	}
+	for i, c := range chunks {
+		if n := len([]rune(redact.String(c))); n > chat.Limit {
+			t.Errorf("chunk %d has %d characters as posted", i, n)
+		}
+	}
+	// A line longer than a message is cut inside it, here just before
+	// "password=", which then starts a key (inside "apassword" it did
+	// not): a piece that its own redaction grows past the limit is split
+	// again.
+	long := strings.Repeat("a", 1996) + "password=abc1;" + strings.Repeat("b", 1982)
+	for i, c := range Chunks(long) {
+		if n := len([]rune(redact.String(c))); n > chat.Limit {
+			t.Errorf("long line: chunk %d has %d characters as posted", i, n)
+		}
 	}
 }

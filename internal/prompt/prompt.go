@@ -263,6 +263,9 @@ func Answer(ctx context.Context, reqs *state.Collection[state.Request], id strin
 		// These answers are the whole answer: drop any half-made on a card.
 		cur.Answers, cur.Step = nil, ""
 		for _, a := range actions {
+			// Describe shows the request unredacted, so the answer
+			// is to what would run, even where a card is masked.
+			a.Unmasked = true
 			res, err := approval.Apply(id, cur, a)
 			if err != nil {
 				return approval.Result{}, fmt.Errorf("apply %s: %w", a.Name, err)

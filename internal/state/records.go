@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -143,6 +144,25 @@ type Outbound struct {
 	Attempts  int       `json:"attempts"`
 	LastError string    `json:"last_error,omitempty"`
 	Created   time.Time `json:"created"`
+}
+
+// FailOutbound moves a queued message that Discord refused for good from
+// the outbox to outbox-failed/, with why, instead of dropping it: its text
+// and the files it names stay on the host for a person to read. It
+// returns the file that keeps it.
+func (s *Store) FailOutbound(ctx context.Context, key string, o Outbound, why string) (string, error) {
+	p, err := s.OutboxFailed.path(key)
+	if err != nil {
+		return "", err
+	}
+	o.LastError = why
+	if _, err := s.OutboxFailed.Update(ctx, key, func(f *Outbound) error { *f = o; return nil }); err != nil {
+		return "", fmt.Errorf("keep failed message: %w", err)
+	}
+	if err := s.Outbox.Delete(ctx, key); err != nil {
+		return "", fmt.Errorf("keep failed message: %w", err)
+	}
+	return p, nil
 }
 
 var outboxSeq atomic.Uint64
@@ -328,10 +348,12 @@ type Store struct {
 	Turns    *Collection[Turn]
 	Bots     *Collection[Bot]
 	Outbox   *Collection[Outbound]
-	Routes   *Collection[Routes]
-	Requests *Collection[Request]
-	Seen     *Collection[Seen]
-	Live     *Collection[Live] // hand-started Claudes, by Claude session id (live.go)
+	// OutboxFailed keeps what Discord refused for good (FailOutbound).
+	OutboxFailed *Collection[Outbound]
+	Routes       *Collection[Routes]
+	Requests     *Collection[Request]
+	Seen         *Collection[Seen]
+	Live         *Collection[Live] // hand-started Claudes, by Claude session id (live.go)
 }
 
 // Seen marks something posted once, such as a progress text block.
@@ -369,6 +391,9 @@ func OpenStore(root string) (*Store, error) {
 		return nil, err
 	}
 	if s.Outbox, err = newCollection[Outbound](d, "outbox", outboxVersion); err != nil {
+		return nil, err
+	}
+	if s.OutboxFailed, err = newCollection[Outbound](d, "outbox-failed", outboxVersion); err != nil {
 		return nil, err
 	}
 	if s.Routes, err = newCollection[Routes](d, "routes", routesVersion); err != nil {

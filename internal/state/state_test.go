@@ -332,3 +332,34 @@ func TestRoutesMatchOnPathBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// A message Discord refused for good leaves the outbox for outbox-failed/,
+// whole, with why.
+func TestFailOutboundKeepsTheMessage(t *testing.T) {
+	s, err := OpenStore(filepath.Join(t.TempDir(), "rt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	o := Outbound{Server: "home", ChannelID: "42", Content: "the reply", Files: []string{"/x/report.txt"}}
+	if _, err := s.Outbox.Create(ctx, "k1", o); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.FailOutbound(ctx, "k1", o, "404 Unknown Channel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keys, _ := s.Outbox.Keys(); len(keys) != 0 {
+		t.Fatalf("outbox = %v", keys)
+	}
+	kept, err := s.OutboxFailed.Get("k1")
+	if err != nil || kept.Content != "the reply" || kept.Files[0] != "/x/report.txt" || kept.LastError != "404 Unknown Channel" {
+		t.Fatalf("kept %+v, %v", kept, err)
+	}
+	if filepath.Dir(p) != filepath.Join(s.Dir.Root(), "outbox-failed") {
+		t.Fatalf("kept in %s", p)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatal(err)
+	}
+}
