@@ -12,7 +12,6 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/discord"
-	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -70,7 +69,7 @@ func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.T
 	if len(notes) > 0 {
 		text = strings.TrimSpace(text + "\n\n" + strings.Join(notes, "\n"))
 	}
-	chunks := maskedChunks(chat.Markdown(text))
+	chunks := discord.Chunks(chat.Markdown(text))
 	if prefs, _ := h.prefs(sess); prefs.Footer && len(chunks) > 0 {
 		chunks = withFooter(chunks, h.footer(ctx, turn.ClaudeSessionID, turn.PromptID))
 	}
@@ -144,25 +143,6 @@ func resolveAttachments(d *state.Dir, dir string, names []string) (files []strin
 		}
 	}
 	return files, notes
-}
-
-// maskedChunks masks secrets in text, then cuts it into messages Discord
-// accepts. The HTTP client masks every outgoing text again (internal/discord's
-// redacting transport), but a mask can be longer than its secret: masked
-// after the cut, a full chunk grows past Discord's 2,000 characters and is
-// refused whole. On masked text that second pass changes nothing (masks
-// are never masked again). A cut can still make a new match, the end of a
-// word taken for a key: such a chunk is masked here and cut again.
-func maskedChunks(text string) []string {
-	var out []string
-	for _, c := range chat.Chunk(redact.String(text), chat.Limit) {
-		if m := redact.String(c); m != c {
-			out = append(out, maskedChunks(m)...)
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
 }
 
 // compose puts files on the last text chunk, in batches Discord accepts
@@ -270,7 +250,7 @@ func (h *handler) deliver(ctx context.Context, sess state.Session, msgs []outgoi
 
 // notice posts a message of ccbridge's own, in chunks Discord accepts.
 func (h *handler) notice(ctx context.Context, poster *discord.Poster, channel, text string) {
-	for _, c := range maskedChunks(text) {
+	for _, c := range discord.Chunks(text) {
 		sctx, cancel := context.WithTimeout(ctx, sendTimeout)
 		_, err := poster.Send(sctx, channel, c, nil)
 		cancel()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/discord"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -69,7 +70,7 @@ func (h *handler) progress(ctx context.Context, in *claudehook.Input, sess state
 		return nil
 	}
 	var msgs []outgoing
-	for _, c := range maskedChunks(text) {
+	for _, c := range discord.Chunks(text) {
 		msgs = append(msgs, outgoing{content: c})
 	}
 	return h.deliver(ctx, sess, msgs)
