@@ -155,6 +155,17 @@ func TestLongErrorNoticeIsChunked(t *testing.T) {
 	if len(posted) < 2 || !strings.HasPrefix(posted[0], "⚠️ ccbridge could not post part of Claude's reply") {
 		t.Fatalf("notices posted: %q", posted)
 	}
+	// The refused part is not lost: it is kept on the host, and the notice
+	// says where.
+	failed, _ := r.store.OutboxFailed.List()
+	if len(failed) != 1 || !strings.Contains(strings.Join(posted, ""), "It is kept on the ccbridge host in ") {
+		t.Fatalf("kept = %+v; notices %q", failed, posted)
+	}
+	for _, o := range failed {
+		if o.Content != "the reply" || !strings.Contains(o.LastError, "50035") {
+			t.Fatalf("kept = %+v", o)
+		}
+	}
 }
 
 // A signal (the pane was killed) while the hook waits for the transcript

@@ -231,15 +231,20 @@ func (h *handler) deliver(ctx context.Context, sess state.Session, msgs []outgoi
 			h.log.Error("Discord refuses the bot; queueing the rest of the reply", "err", err, "left", len(msgs)-i)
 			return h.enqueue(ctx, sess, msgs[i:], err.Error())
 		case err != nil:
-			// Discord refused this message; say so where the reply was due.
+			// Discord refused this message for good: keep it on the host
+			// (text and files) and say so where the reply was due.
 			h.log.Error("Discord refused a reply message", "err", err, "files", m.files)
 			text := "⚠️ ccbridge could not post part of Claude's reply: " + err.Error()
-			if len(m.files) > 0 {
-				text += "\nIts files are on the ccbridge host: " + strings.Join(m.files, ", ")
-				h.notice(ctx, poster, channel, text)
-				continue // the copies are kept: the notice names them
+			o := state.Outbound{Server: sess.Server, ChannelID: channel, Content: m.content, Files: m.files, Created: time.Now().UTC()}
+			if path, ferr := h.store.FailOutbound(ctx, m.key, o, err.Error()); ferr == nil {
+				text += "\nIt is kept on the ccbridge host in " + path
+			} else {
+				h.log.Error("refused reply part not kept", "err", ferr)
 			}
 			h.notice(ctx, poster, channel, text)
+			if len(m.files) > 0 {
+				continue // the copies are kept: the kept message names them
+			}
 		default:
 			h.log.Info("reply posted", "message", id, "part", i+1, "of", len(msgs))
 		}
