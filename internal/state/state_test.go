@@ -281,7 +281,8 @@ func TestWatchSeesAtomicWritesAndDeletes(t *testing.T) {
 		"fsnotify": c.Watch,
 		"poll": func(ctx context.Context) (<-chan string, error) {
 			out := make(chan string, 64)
-			go c.poll(ctx, out)
+			prev := c.snapshot()
+			go c.poll(ctx, out, prev)
 			return out, nil
 		},
 	} {
@@ -299,6 +300,18 @@ func TestWatchSeesAtomicWritesAndDeletes(t *testing.T) {
 			waitKey(t, ch, key)
 		})
 	}
+}
+
+// After lost events (an fsnotify overflow) polling starts from nothing:
+// every record is reported once, so what the lost events said is not lost.
+func TestPollFromNothingReportsEveryRecord(t *testing.T) {
+	c := testCollection(t, filepath.Join(t.TempDir(), "rt"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c.Update(ctx, "before", func(v *counter) error { v.N = 1; return nil })
+	out := make(chan string, 64)
+	go c.poll(ctx, out, nil)
+	waitKey(t, out, "before")
 }
 
 func TestLockDaemonIsExclusive(t *testing.T) {

@@ -26,9 +26,12 @@ func (c *Collection[T]) Watch(ctx context.Context) (<-chan string, error) {
 	}
 	out := make(chan string, 64)
 	if err != nil {
+		// The first snapshot is taken before Watch returns: a change made
+		// right after it must be seen.
+		prev := c.snapshot()
 		go func() {
 			defer close(out)
-			c.poll(ctx, out)
+			c.poll(ctx, out, prev)
 		}()
 		return out, nil
 	}
@@ -59,7 +62,7 @@ func (c *Collection[T]) Watch(ctx context.Context) (<-chan string, error) {
 				// An overflow loses events: fall back to polling, which
 				// reports every record as changed once and then diffs.
 				_ = w.Close()
-				c.poll(ctx, out)
+				c.poll(ctx, out, nil)
 				return
 			}
 		}
@@ -90,9 +93,9 @@ func (c *Collection[T]) snapshot() map[string]fileStamp {
 	return m
 }
 
-// poll diffs directory snapshots and sends changed keys until ctx ends.
-func (c *Collection[T]) poll(ctx context.Context, out chan<- string) {
-	prev := c.snapshot()
+// poll diffs directory snapshots, the first against prev (nil: every
+// record is new), and sends changed keys until ctx ends.
+func (c *Collection[T]) poll(ctx context.Context, out chan<- string, prev map[string]fileStamp) {
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
 	for {
