@@ -378,6 +378,10 @@ func (r *relay) postQueued(ctx context.Context, p *discord.Poster, channel, key 
 		r.log.Info("queued message delivered", "channel", channel, "attempts", o.Attempts+1)
 		r.botAccepted(ctx, o.Server)
 		return tried{}
+	case discord.IsMissingPermission(err) && len(files) > 0:
+		// Most likely Attach Files: the text goes without the files.
+		o.LastError = err.Error()
+		return r.postWithoutFiles(ctx, p, channel, key, o)
 	case discord.IsAuth(err):
 		r.botRefused(ctx, o.Server, channel, err)
 		return tried{wait: refusedRetry, keepCopies: true}
@@ -431,8 +435,12 @@ func (r *relay) postWithoutFiles(ctx context.Context, p *discord.Poster, channel
 	for _, path := range o.Files {
 		names = append(names, "`"+path+"`")
 	}
-	notice := fmt.Sprintf("⚠️ ccbridge could not upload %d file(s) after %d attempts (%s). They are on the ccbridge host: %s",
-		len(o.Files), o.Attempts, o.LastError, strings.Join(names, ", "))
+	tries := ""
+	if o.Attempts > 0 {
+		tries = fmt.Sprintf(" after %d attempts", o.Attempts)
+	}
+	notice := fmt.Sprintf("⚠️ ccbridge could not upload %d file(s)%s (%s). They are on the ccbridge host: %s",
+		len(o.Files), tries, o.LastError, strings.Join(names, ", "))
 	r.log.Error("queued attachments could not be uploaded; posting the text alone", "channel", channel, "files", o.Files, "err", o.LastError)
 	text := strings.TrimSpace(o.Content + "\n\n" + notice)
 	for i, c := range discord.Chunks(text) {

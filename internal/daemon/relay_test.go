@@ -202,6 +202,33 @@ func TestUnuploadableFilesDoNotBlockTheChannel(t *testing.T) {
 	}
 }
 
+// Without Attach Files in the channel (403 50013), a queued message goes
+// as text with a notice naming its files; the bot is not marked refused
+// and the channel's later replies follow.
+func TestMissingAttachFilesPostsTheTextAlone(t *testing.T) {
+	f := newDrainFixture(t)
+	out := filepath.Join(t.TempDir(), "out")
+	os.Mkdir(out, 0o700)
+	os.WriteFile(filepath.Join(out, "r.txt"), []byte("payload"), 0o600)
+	cp, err := f.store.Dir.CopyAttachment(out, "r.txt", 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	f.store.Outbox.Create(ctx, state.OutboxKey(), state.Outbound{Server: "home", ChannelID: f.bot.ChannelID, Content: "the report", Files: []string{cp}})
+	f.queue(t, "a later reply")
+	f.srv.DenyBotInChannel(f.bot, f.bot.ChannelID, fakediscord.PermAttachFiles)
+	r := f.relay(t)
+	r.drainOnce(ctx)
+	got := f.contents()
+	if len(got) != 2 || !strings.HasPrefix(got[0], "the report") || !strings.Contains(got[0], "could not upload") || !strings.Contains(got[0], cp) || got[1] != "a later reply" {
+		t.Fatalf("posted %q", got)
+	}
+	if keys, _ := f.store.Outbox.Keys(); len(keys) != 0 {
+		t.Fatalf("outbox = %v", keys)
+	}
+}
+
 // The drain waits between attempts instead of hammering Discord, and
 // longer after each failure.
 func TestDrainBacksOff(t *testing.T) {

@@ -271,11 +271,21 @@ func RetryAfter(err error) time.Duration {
 }
 
 // IsAuth reports whether Discord refused the bot itself: its token (401)
-// or its access (403). Retrying does not help; a person must act.
+// or its access (403), not one permission of one channel (see
+// IsMissingPermission). Retrying does not help; a person must act.
 func IsAuth(err error) bool {
 	var rest *discordgo.RESTError
-	return errors.As(err, &rest) && rest.Response != nil &&
+	return errors.As(err, &rest) && rest.Response != nil && !IsMissingPermission(err) &&
 		(rest.Response.StatusCode == http.StatusUnauthorized || rest.Response.StatusCode == http.StatusForbidden)
+}
+
+// IsMissingPermission reports Discord's 403 50013: the bot may not do this
+// one thing here (post files without Attach Files, post in a thread
+// without Send Messages in Threads). It says nothing of other channels or
+// other messages, so it must not hold the bot's other replies back.
+func IsMissingPermission(err error) bool {
+	var rest *discordgo.RESTError
+	return errors.As(err, &rest) && rest.Message != nil && rest.Message.Code == discordgo.ErrCodeMissingPermissions
 }
 
 // HTTPStatus returns the HTTP status of Discord's answer in err, or 0.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 )
 
 // stopWith runs the Stop hook for one turn under ctx, as a signal or the
@@ -188,6 +189,25 @@ func TestSignalWhileWaitingForTheTranscriptQueuesTheReply(t *testing.T) {
 	for _, o := range all {
 		if o.Content != "the last block" {
 			t.Fatalf("queued %q", o.Content)
+		}
+	}
+}
+
+// Without Attach Files (403 50013) the reply goes to the daemon, which
+// posts its text alone: neither lost nor taken for a refused bot.
+func TestMissingAttachFilesQueuesTheReply(t *testing.T) {
+	r := newRelay(t)
+	out, _ := r.store.Dir.Outputs("home-api")
+	os.WriteFile(filepath.Join(out, "out.txt"), []byte("file body"), 0o600)
+	r.srv.DenyBotInChannel(r.bot, r.bot.ChannelID, fakediscord.PermAttachFiles)
+	r.stop(t, "p1", "Here. [DISCORD_ATTACH: out.txt]")
+	all, _ := r.store.Outbox.List()
+	if len(all) != 1 {
+		t.Fatalf("outbox = %+v; posted %q", all, r.contents())
+	}
+	for _, o := range all {
+		if len(o.Files) != 1 || !strings.Contains(o.LastError, "50013") {
+			t.Fatalf("queued = %+v", o)
 		}
 	}
 }

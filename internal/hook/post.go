@@ -225,6 +225,11 @@ func (h *handler) deliver(ctx context.Context, sess state.Session, msgs []outgoi
 		case errors.Is(err, discord.ErrTransient):
 			h.log.Warn("Discord unavailable; queueing the rest of the reply", "err", err, "left", len(msgs)-i)
 			return h.enqueue(ctx, sess, msgs[i:], err.Error())
+		case discord.IsMissingPermission(err) && len(files) > 0:
+			// Most likely Attach Files: the daemon posts the text alone,
+			// saying where the files are, and the rest after it.
+			h.log.Warn("Discord refuses this reply's files; the daemon posts the text", "err", err, "left", len(msgs)-i)
+			return h.enqueue(ctx, sess, msgs[i:], err.Error())
 		case discord.IsAuth(err):
 			// A bad token or lost access: a person must act, and the
 			// reply waits for them in the outbox; the daemon says so.

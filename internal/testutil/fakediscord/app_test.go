@@ -77,3 +77,30 @@ func TestBotPermissionsFollowOverwrites(t *testing.T) {
 		t.Error("Administrator overrides overwrites")
 	}
 }
+
+// A message create needs Send Messages (Send Messages in Threads in a
+// thread, whose parent's overwrites apply) and, with files, Attach Files:
+// Discord answers 403 50013 otherwise, 403 50001 without View Channel.
+func TestMessageCreateNeedsPermissions(t *testing.T) {
+	srv := New(t)
+	bot := srv.Main()
+	auth := "Bot " + bot.Token
+	owner := srv.NewUser("owner")
+	th := srv.StartThread(bot.ChannelID, "t", owner)
+	file := map[string][]byte{"files[0]": []byte("x")}
+	srv.DenyBotInChannel(bot, bot.ChannelID, PermAttachFiles)
+	st, body := upload(t, srv, auth, bot.ChannelID, `{"content":"with a file"}`, file)
+	rejected(t, "a file without Attach Files", st, body, 403, 50013, "")
+	if st, body := call(t, srv, auth, "POST", "/channels/"+bot.ChannelID+"/messages", map[string]any{"content": "text"}); st != 200 {
+		t.Fatalf("text without Attach Files: %d %v", st, body)
+	}
+	srv.DenyBotInChannel(bot, bot.ChannelID, PermSendInThreads)
+	st, body = call(t, srv, auth, "POST", "/channels/"+th+"/messages", map[string]any{"content": "in the thread"})
+	rejected(t, "a thread without Send Messages in Threads", st, body, 403, 50013, "")
+	srv.DenyBotInChannel(bot, bot.ChannelID, PermSendMessages)
+	st, body = call(t, srv, auth, "POST", "/channels/"+bot.ChannelID+"/messages", map[string]any{"content": "text"})
+	rejected(t, "no Send Messages", st, body, 403, 50013, "")
+	srv.DenyBotInChannel(bot, bot.ChannelID, PermViewChannel)
+	st, body = call(t, srv, auth, "POST", "/channels/"+bot.ChannelID+"/messages", map[string]any{"content": "text"})
+	rejected(t, "no View Channel", st, body, 403, 50001, "")
+}

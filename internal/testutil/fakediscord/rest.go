@@ -296,6 +296,28 @@ func (s *Server) guildChannel(w http.ResponseWriter, bot *Bot, id string) (*Chan
 	return c, true
 }
 
+// maySend answers as Discord does when the bot lacks what a message
+// create needs in the channel (a thread takes its parent's overwrites):
+// View Channel (403 50001), Send Messages or, in a thread, Send Messages
+// in Threads, and Attach Files for files (403 50013); caller holds s.mu.
+func (s *Server) maySend(w http.ResponseWriter, bot *Bot, c *Channel, files bool) bool {
+	at := c.ID
+	send := PermSendMessages
+	if c.isThread() {
+		at, send = c.ParentID, PermSendInThreads
+	}
+	perms := s.botPermissions(bot, at)
+	switch {
+	case perms&PermViewChannel == 0:
+		apiError(w, 403, 50001, "Missing Access")
+	case perms&send == 0, files && perms&PermAttachFiles == 0:
+		apiError(w, 403, 50013, "Missing Permissions")
+	default:
+		return true
+	}
+	return false
+}
+
 // archivedThread answers 50083 when a message's channel is an archived
 // thread: Discord refuses edits and reactions there; caller holds s.mu.
 func (s *Server) archivedThread(w http.ResponseWriter, chID string) bool {
@@ -381,6 +403,9 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request, bot *Bot,
 	defer s.mu.Unlock()
 	c, ok := s.guildChannel(w, bot, chID)
 	if !ok {
+		return
+	}
+	if !s.maySend(w, bot, c, len(o.files) > 0) {
 		return
 	}
 	if c.Archived {
