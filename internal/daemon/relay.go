@@ -63,9 +63,20 @@ func (r *replier) Post(ctx context.Context, server, channelID string, m chat.Mes
 	if err != nil {
 		return "", err
 	}
-	sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+	sctx, cancel := context.WithTimeout(ctx, postTimeout(m))
 	defer cancel()
 	return p.Post(sctx, channelID, m)
+}
+
+// postTimeout bounds a post of the router's: a /diff patch may be
+// megabytes, and its upload gets the time its size needs on a slow link,
+// as a reply's files do.
+func postTimeout(m chat.Message) time.Duration {
+	var size int64
+	for _, f := range m.Files {
+		size += int64(len(f.Data))
+	}
+	return max(noticeTimeout, discord.SendTimeout(size))
 }
 
 func (r *replier) ArchiveThread(ctx context.Context, server, threadID string) error {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/discord"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
@@ -353,6 +354,18 @@ func TestDrainChunksAfterRedaction(t *testing.T) {
 	}
 	if keys, _ := f.store.OutboxFailed.Keys(); len(keys) != 0 {
 		t.Fatalf("failed = %v", keys)
+	}
+}
+
+// An 8 MiB /diff patch gets the time its upload needs at 1 Mbit/s, not
+// the 10 s of a notice.
+func TestPostTimeoutScalesWithTheFiles(t *testing.T) {
+	patch := chat.Message{Content: "the patch", Files: []chat.File{{Name: "x.patch", Data: make([]byte, 8<<20)}}}
+	if got, want := postTimeout(patch), discord.SendTimeout(8<<20); got < want || got < 60*time.Second {
+		t.Fatalf("postTimeout = %s, want at least %s", got, want)
+	}
+	if got := postTimeout(chat.Message{Content: "a notice"}); got != noticeTimeout {
+		t.Fatalf("postTimeout of text = %s", got)
 	}
 }
 
