@@ -64,6 +64,9 @@ func redactJSON(b []byte, notices []string) []byte {
 	}
 	changed := false
 	v = walk(v, &changed)
+	if changed {
+		clipContent(v)
+	}
 	if len(notices) > 0 {
 		if m, ok := v.(map[string]any); ok {
 			content, _ := m["content"].(string)
@@ -100,6 +103,23 @@ func walk(v any, changed *bool) any {
 		}
 	}
 	return v
+}
+
+// clipContent cuts a message's content (or an interaction response's) that
+// masks made longer than Discord's 2,000 characters: the text chunkers
+// mask before they cut, but a reply built elsewhere (a /screen, a card's
+// edit) may not, and a message shortened beats one refused whole.
+func clipContent(v any) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	if c, ok := m["content"].(string); ok && utf8.RuneCountInString(c) > chat.Limit {
+		m["content"] = string([]rune(c)[:chat.Limit-1]) + "…"
+	}
+	if d, ok := m["data"]; ok {
+		clipContent(d)
+	}
 }
 
 // withNotices puts the notices first and keeps the content within

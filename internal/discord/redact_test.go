@@ -2,6 +2,7 @@ package discord
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/redact"
@@ -132,6 +134,26 @@ func TestChunksAreStableAtSend(t *testing.T) {
 			if m := redact.String(c); m != c {
 				t.Errorf("%s: chunk %d changes at send (%d → %d characters)", name, i, len([]rune(c)), len([]rune(m)))
 			}
+		}
+	}
+}
+
+// A message that its masks make longer than 2,000 characters is cut, not
+// refused whole: top-level content, and an interaction response's.
+func TestMaskedContentIsClippedToTheLimit(t *testing.T) {
+	text := strings.Repeat("x", 1980) + " password=hunter22"
+	for _, doc := range []map[string]any{{"content": text}, {"type": 4, "data": map[string]any{"content": text}}} {
+		b, _ := json.Marshal(doc)
+		var out map[string]any
+		if err := json.Unmarshal(redactJSON(b, nil), &out); err != nil {
+			t.Fatal(err)
+		}
+		c, _ := out["content"].(string)
+		if d, ok := out["data"].(map[string]any); ok {
+			c, _ = d["content"].(string)
+		}
+		if n := utf8.RuneCountInString(c); n > chat.Limit || strings.Contains(c, "hunter22") || !strings.HasSuffix(c, "…") {
+			t.Fatalf("content of %d characters: …%q", n, c[len(c)-40:])
 		}
 	}
 }
