@@ -37,15 +37,7 @@ func (r *replier) Send(ctx context.Context, server, channelID, text string) erro
 	if err != nil {
 		return err
 	}
-	for _, c := range discord.Chunks(text) {
-		sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
-		_, err := p.Send(sctx, channelID, c, nil)
-		cancel()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return p.Notice(ctx, channelID, text, noticeTimeout)
 }
 
 func (r *replier) StartThread(ctx context.Context, server, channelID, name string) (string, error) {
@@ -540,16 +532,11 @@ func (r *relay) parentOf(channel string) string {
 
 // notice posts a message of ccbridge's own in chunks Discord accepts.
 func (r *relay) notice(ctx context.Context, p *discord.Poster, channel, text string) error {
-	for _, c := range discord.Chunks(text) {
-		sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
-		_, err := p.Send(sctx, channel, c, nil)
-		cancel()
-		if err != nil {
-			r.log.Warn("notice not posted", "channel", channel, "err", err)
-			return err
-		}
+	err := p.Notice(ctx, channel, text, noticeTimeout)
+	if err != nil {
+		r.log.Warn("notice not posted", "channel", channel, "err", err)
 	}
-	return nil
+	return err
 }
 
 // botRefused keeps the queue and tells the owner, in the log (once per

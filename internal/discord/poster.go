@@ -50,6 +50,21 @@ func (p *Poster) Send(ctx context.Context, channelID, content string, fs []chat.
 	return p.Post(ctx, channelID, chat.Message{Content: content, Files: fs})
 }
 
+// Notice posts a text of ccbridge's own in as many messages as it takes
+// (masked, then cut: see Chunks), each within per; it stops at the first
+// message Discord does not take.
+func (p *Poster) Notice(ctx context.Context, channelID, text string, per time.Duration) error {
+	for _, c := range Chunks(text) {
+		sctx, cancel := context.WithTimeout(ctx, per)
+		_, err := p.Send(sctx, channelID, c, nil)
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // SendOnce is Send with the caller's nonce: see PostOnce.
 func (p *Poster) SendOnce(ctx context.Context, channelID, nonce, content string, fs []chat.File) (string, error) {
 	return p.PostOnce(ctx, channelID, nonce, chat.Message{Content: content, Files: fs})

@@ -260,14 +260,8 @@ func (h *handler) deliver(ctx context.Context, sess state.Session, msgs []outgoi
 
 // notice posts a message of ccbridge's own, in chunks Discord accepts.
 func (h *handler) notice(ctx context.Context, poster *discord.Poster, channel, text string) {
-	for _, c := range discord.Chunks(text) {
-		sctx, cancel := context.WithTimeout(ctx, sendTimeout)
-		_, err := poster.Send(sctx, channel, c, nil)
-		cancel()
-		if err != nil {
-			h.log.Warn("notice not posted", "err", err)
-			return
-		}
+	if err := poster.Notice(ctx, channel, text, sendTimeout); err != nil {
+		h.log.Warn("notice not posted", "err", err)
 	}
 }
 
