@@ -166,13 +166,9 @@ func (h *handler) turnEnded(ctx context.Context, sess state.Session, turn state.
 
 // ping posts text after a mention of each owner, notifying exactly them.
 func (h *handler) ping(ctx context.Context, sess state.Session, owners []string, text string) error {
-	bot, err := h.store.Bots.Get(sess.Server)
+	poster, _, err := h.poster(sess.Server)
 	if err != nil {
 		return fmt.Errorf("ping: %w", err)
-	}
-	poster, err := discord.NewPoster(bot.APIBase, bot.Token)
-	if err != nil {
-		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
 	defer cancel()

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
-	"github.com/ccbridge/ccbridge/internal/discord"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -96,7 +95,7 @@ func (h *handler) offerContinue(ctx context.Context, sess state.Session, claudeS
 	if err != nil {
 		return err
 	}
-	bot, err := h.store.Bots.Get(sess.Server)
+	poster, bot, err := h.poster(sess.Server)
 	if err != nil {
 		return fmt.Errorf("continue button: %w", err)
 	}
@@ -108,10 +107,6 @@ func (h *handler) offerContinue(ctx context.Context, sess state.Session, claudeS
 		*r = state.Resume{Server: sess.Server, ChannelID: sess.Channel(), ClaudeSessionID: claudeSessionID, PromptID: promptID, At: at.UTC()}
 		return nil
 	}); err != nil {
-		return err
-	}
-	poster, err := discord.NewPoster(bot.APIBase, bot.Token)
-	if err != nil {
 		return err
 	}
 	pctx, cancel := context.WithTimeout(ctx, sendTimeout)

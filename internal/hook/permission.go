@@ -200,11 +200,9 @@ func (h *handler) editCard(ctx context.Context, id string, r state.Request, post
 		return
 	}
 	if poster == nil {
-		bot, err := h.store.Bots.Get(r.Server)
-		if err != nil {
-			return
-		}
-		if poster, err = discord.NewPoster(bot.APIBase, bot.Token); err != nil {
+		var err error
+		if poster, _, err = h.poster(r.Server); err != nil {
+			h.log.Warn("could not update the card", "request", id, "err", err)
 			return
 		}
 	}

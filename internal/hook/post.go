@@ -258,6 +258,17 @@ func (h *handler) deliver(ctx context.Context, sess state.Session, msgs []outgoi
 	return nil
 }
 
+// poster is the Discord client of a server's bot, from the credentials the
+// daemon left in the runtime dir.
+func (h *handler) poster(server string) (*discord.Poster, state.Bot, error) {
+	bot, err := h.store.Bots.Get(server)
+	if err != nil {
+		return nil, bot, fmt.Errorf("no credentials for server %s (is the daemon running?): %w", server, err)
+	}
+	p, err := discord.NewPoster(bot.APIBase, bot.Token)
+	return p, bot, err
+}
+
 // notice posts a message of ccbridge's own, in chunks Discord accepts.
 func (h *handler) notice(ctx context.Context, poster *discord.Poster, channel, text string) {
 	if err := poster.Notice(ctx, channel, text, sendTimeout); err != nil {
