@@ -256,3 +256,11 @@ func TestContinueIsNotSentWhenTheSessionWentOn(t *testing.T) {
 		t.Errorf("channel %q", got)
 	}
 }
+
+// The hooks' defaults, used before the daemon writes any prefs, are the
+// config's.
+func TestHookDefaultsAreTheConfigs(t *testing.T) {
+	if got := sessionPrefs(config.Attention{}.Resolve()); got != state.DefaultSessionPrefs {
+		t.Fatalf("config defaults %+v, hook defaults %+v", got, state.DefaultSessionPrefs)
+	}
+}

@@ -28,7 +28,7 @@ func (h *handler) extras() (*state.Extras, error) {
 // prefs returns the session's attention settings, or the defaults when the
 // daemon has not written them (they are on by default).
 func (h *handler) prefs(sess state.Session) (state.SessionPrefs, []string) {
-	def := state.SessionPrefs{Footer: true, MirrorTerminal: true, AttentionAfter: 60 * time.Second, AttentionTurn: 5 * time.Minute}
+	def := state.DefaultSessionPrefs
 	ext, err := h.extras()
 	if err != nil {
 		return def, nil

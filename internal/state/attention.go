@@ -42,6 +42,10 @@ type Prefs struct {
 	Threads map[string]SessionPrefs `json:"threads,omitempty"` // by thread id
 }
 
+// DefaultSessionPrefs are what hooks use when the daemon has written no
+// prefs: the config's defaults (a daemon test keeps the two equal).
+var DefaultSessionPrefs = SessionPrefs{Footer: true, MirrorTerminal: true, AttentionAfter: 60 * time.Second, AttentionTurn: 5 * time.Minute}
+
 // SessionPrefs are the attention settings of one session.
 type SessionPrefs struct {
 	Footer         bool          `json:"footer"`
