@@ -50,7 +50,7 @@ func TestPruneGrowth(t *testing.T) {
 	for _, f := range []string{filepath.Join(up, "old.png"), filepath.Join(out, "queued.txt"), filepath.Join(out, "old.txt"), gone} {
 		age(t, f, week+time.Hour)
 	}
-	store.Outbox.Create(ctx, state.OutboxKey(), state.Outbound{ChannelID: "c", Files: []string{filepath.Join(out, "queued.txt")}})
+	store.Outbox.Create(ctx, store.OutboxKey(), state.Outbound{ChannelID: "c", Files: []string{filepath.Join(out, "queued.txt")}})
 
 	r := &relay{store: store, posters: map[string]*discord.Poster{}, log: slog.New(slog.DiscardHandler)}
 	r.pruneGrowth(ctx, time.Now())

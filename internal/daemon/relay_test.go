@@ -52,7 +52,7 @@ func (f *drainFixture) relay(t *testing.T) *relay {
 func (f *drainFixture) queue(t *testing.T, contents ...string) {
 	t.Helper()
 	for _, c := range contents {
-		if _, err := f.store.Outbox.Create(context.Background(), state.OutboxKey(), state.Outbound{Server: "home", ChannelID: f.bot.ChannelID, Content: c}); err != nil {
+		if _, err := f.store.Outbox.Create(context.Background(), f.store.OutboxKey(), state.Outbound{Server: "home", ChannelID: f.bot.ChannelID, Content: c}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -141,7 +141,7 @@ func TestDrainUploadsOnlyAttachmentCopies(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	f.store.Outbox.Create(ctx, state.OutboxKey(), state.Outbound{Server: "home", ChannelID: f.bot.ChannelID, Content: "with files", Files: []string{cp, secret}})
+	f.store.Outbox.Create(ctx, f.store.OutboxKey(), state.Outbound{Server: "home", ChannelID: f.bot.ChannelID, Content: "with files", Files: []string{cp, secret}})
 	f.relay(t).drainOnce(ctx)
 	msgs := f.srv.Messages(f.bot.ChannelID)
 	if len(msgs) != 1 || len(msgs[0].Files) != 1 || string(msgs[0].Files[0].Data) != "report" {
@@ -178,7 +178,7 @@ func TestUnuploadableFilesDoNotBlockTheChannel(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	f.store.Outbox.Create(ctx, state.OutboxKey(), state.Outbound{Server: "home", ChannelID: f.bot.ChannelID, Content: "the report", Files: []string{cp}})
+	f.store.Outbox.Create(ctx, f.store.OutboxKey(), state.Outbound{Server: "home", ChannelID: f.bot.ChannelID, Content: "the report", Files: []string{cp}})
 	f.queue(t, "a later reply")
 	f.srv.Fail("POST", "/channels/*/messages", 503, maxFileAttempts)
 	r := f.relay(t)
@@ -216,7 +216,7 @@ func TestMissingAttachFilesPostsTheTextAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	f.store.Outbox.Create(ctx, state.OutboxKey(), state.Outbound{Server: "home", ChannelID: f.bot.ChannelID, Content: "the report", Files: []string{cp}})
+	f.store.Outbox.Create(ctx, f.store.OutboxKey(), state.Outbound{Server: "home", ChannelID: f.bot.ChannelID, Content: "the report", Files: []string{cp}})
 	f.queue(t, "a later reply")
 	f.srv.DenyBotInChannel(f.bot, f.bot.ChannelID, fakediscord.PermAttachFiles)
 	r := f.relay(t)
@@ -397,7 +397,7 @@ func TestRefusedEntryIsKeptInTheFailedFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []string{"the reply", "the next reply"} {
-		if _, err := f.store.Outbox.Create(ctx, state.OutboxKey(), state.Outbound{Server: "home", ChannelID: thread, Content: c}); err != nil {
+		if _, err := f.store.Outbox.Create(ctx, f.store.OutboxKey(), state.Outbound{Server: "home", ChannelID: thread, Content: c}); err != nil {
 			t.Fatal(err)
 		}
 	}

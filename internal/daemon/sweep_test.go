@@ -43,7 +43,7 @@ func TestOutboxKeepsMessagesOfAnUnconfiguredServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	store.Outbox.Create(ctx, state.OutboxKey(), state.Outbound{Server: "gone", ChannelID: "100000000000000001", Content: "a reply"})
+	store.Outbox.Create(ctx, store.OutboxKey(), state.Outbound{Server: "gone", ChannelID: "100000000000000001", Content: "a reply"})
 	r := &relay{store: store, posters: map[string]*discord.Poster{}, log: slog.New(slog.DiscardHandler), unknownLogged: map[string]bool{}}
 	r.drainOnce(ctx)
 	r.drainOnce(ctx)

@@ -205,7 +205,7 @@ func (h *handler) deliver(ctx context.Context, sess state.Session, msgs []outgoi
 		return err
 	}
 	for i := range msgs {
-		msgs[i].key = state.OutboxKey() // after the lock: sorts after what is queued already
+		msgs[i].key = h.store.OutboxKey() // after the lock: sorts after what is queued already
 	}
 	for i, m := range msgs {
 		files, err := readFiles(h.store.Dir, m.files)
@@ -302,7 +302,7 @@ func (h *handler) enqueue(ctx context.Context, sess state.Session, msgs []outgoi
 		o := state.Outbound{Server: sess.Server, ChannelID: sess.Channel(), Content: m.content, Files: m.files, LastError: why, Created: time.Now().UTC()}
 		key := m.key
 		if key == "" {
-			key = state.OutboxKey()
+			key = h.store.OutboxKey()
 		}
 		if _, err := h.store.Outbox.Create(ctx, key, o); err != nil {
 			return fmt.Errorf("queue reply: %w", err)

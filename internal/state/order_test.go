@@ -13,16 +13,17 @@ import (
 // A backward step of the wall clock must not put a later reply before an
 // earlier one in the outbox.
 func TestOutboxKeysSurviveAClockStep(t *testing.T) {
-	if _, err := OpenStore(filepath.Join(t.TempDir(), "rt")); err != nil {
+	store, err := OpenStore(filepath.Join(t.TempDir(), "rt"))
+	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now()
 	defer func() { wallNow = time.Now }()
 	wallNow = func() time.Time { return now }
-	first := OutboxKey()
+	first := store.OutboxKey()
 	wallNow = func() time.Time { return now.Add(-time.Hour) } // NTP steps back
-	second := OutboxKey()
-	third := OutboxKey()
+	second := store.OutboxKey()
+	third := store.OutboxKey()
 	if !(first < second && second < third) {
 		t.Fatalf("keys out of order after a clock step: %s, %s, %s", first, second, third)
 	}
@@ -32,12 +33,13 @@ func TestOutboxKeysSurviveAClockStep(t *testing.T) {
 // stepped back in between, still sort in the order they were made.
 func TestOutboxKeysOrderAcrossProcesses(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "rt")
-	if _, err := OpenStore(root); err != nil {
+	store, err := OpenStore(root)
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { wallNow = time.Now }()
 	wallNow = func() time.Time { return time.Now().Add(time.Hour) } // this process runs an hour ahead
-	mine := OutboxKey()
+	mine := store.OutboxKey()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "STATE_TEST_KEY_ROOT="+root)
 	out, err := cmd.Output()
@@ -53,10 +55,11 @@ func TestOutboxKeysOrderAcrossProcesses(t *testing.T) {
 }
 
 func helperKey(root string) int {
-	if _, err := OpenStore(root); err != nil {
+	store, err := OpenStore(root)
+	if err != nil {
 		return 1
 	}
-	os.Stdout.WriteString(OutboxKey() + "\n")
+	os.Stdout.WriteString(store.OutboxKey() + "\n")
 	return 0
 }
 

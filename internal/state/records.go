@@ -167,27 +167,20 @@ func (s *Store) FailOutbound(ctx context.Context, key string, o Outbound, why st
 
 var outboxSeq atomic.Uint64
 
-// orderDir is the runtime directory of the last OpenStore: OutboxKey keeps
-// its order in a file there, shared by every process that uses it.
-var orderDir atomic.Pointer[Dir]
-
 // wallNow is the wall clock (a variable for tests of clock steps).
 var wallNow = time.Now
 
 // OutboxKey returns a key that sorts after every key made before it, in
-// this process or another, even across a step of the wall clock: its
-// number is the wall time in nanoseconds or, if that is not larger, one
-// more than the last number issued (kept in the runtime dir under a lock).
-// Without a store open it falls back to the wall clock alone.
-func OutboxKey() string {
+// this process or another on the same runtime dir, even across a step of
+// the wall clock: its number is the wall time in nanoseconds or, if that
+// is not larger, one more than the last number issued (kept in the
+// runtime dir under a lock).
+func (s *Store) OutboxKey() string {
 	n := wallNow().UnixNano()
-	if d := orderDir.Load(); d != nil {
-		next, err := d.nextOrder(n)
-		if err == nil {
-			n = next
-		} else {
-			d.logger().Warn("outbox order file unusable; ordering by the wall clock", "err", err)
-		}
+	if next, err := s.Dir.nextOrder(n); err == nil {
+		n = next
+	} else {
+		s.Dir.logger().Warn("outbox order file unusable; ordering by the wall clock", "err", err)
 	}
 	return fmt.Sprintf("%020d-%d-%06d", n, os.Getpid(), outboxSeq.Add(1)%1_000_000)
 }
@@ -380,7 +373,6 @@ func OpenStore(root string) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{Dir: d}
-	orderDir.Store(d)
 	if s.Sessions, err = newCollection[Session](d, "sessions", sessionVersion); err != nil {
 		return nil, err
 	}
