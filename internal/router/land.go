@@ -111,15 +111,20 @@ func (r *Router) landInteractive(ev chat.CommandEvent, tg target, resp chat.Resp
 	if err != nil || !lt.tree || r.busy(tg.key) {
 		return false // answered by runLand after the deferral
 	}
-	d, err := r.opt.Land.Diff(r.ctx, lt.dir, "HEAD")
-	if err != nil {
-		return false
-	}
-	if d.Empty() {
-		return false
-	}
-	_ = resp.OpenModal(r.commitModal(tg.key, "commit", summary(d)))
+	_ = resp.OpenModal(r.commitModal(tg.key, "commit", r.commitDraft(tg)))
 	return true
+}
+
+// commitDraft is the message a commit form opens with. A modal cannot
+// follow a deferral, so the form must open within Discord's 3 seconds:
+// no git runs first (a diff of a large tree, or a cold cache, takes
+// longer). The thread's name says what its work was about; a clean tree
+// is told so when the form is submitted (commit).
+func (r *Router) commitDraft(tg target) string {
+	if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && strings.TrimSpace(reg.ThreadName) != "" {
+		return strings.TrimSpace(reg.ThreadName)
+	}
+	return "Update"
 }
 
 func (r *Router) landID(key, action string, args ...string) string {
@@ -134,24 +139,6 @@ func (r *Router) commitModal(key, action, prefill string) chat.Modal {
 	}
 	return chat.Modal{CustomID: r.landID(key, action), Title: "Commit message",
 		Inputs: []chat.TextInput{{CustomID: "message", Label: "Message", Paragraph: true, Value: prefill, Required: true, MaxLength: maxMessage}}}
-}
-
-// summary is a commit message drafted from a diff stat: its files.
-func summary(d worktree.Diff) string {
-	lines := strings.Split(strings.TrimSpace(d.Stat), "\n")
-	var files []string
-	for _, l := range lines[:max(len(lines)-1, 0)] {
-		if f, _, ok := strings.Cut(l, "|"); ok {
-			files = append(files, strings.TrimSpace(f))
-		}
-	}
-	if len(files) == 0 {
-		return "Update"
-	}
-	if len(files) > 3 {
-		return fmt.Sprintf("Update %s and %d more\n\n%s", strings.Join(files[:3], ", "), len(files)-3, strings.TrimSpace(d.Stat))
-	}
-	return "Update " + strings.Join(files, ", ") + "\n\n" + strings.TrimSpace(d.Stat)
 }
 
 // runLand runs a landing command after the deferral; ok is false for a
@@ -342,9 +329,7 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, args []s
 		msg, _ := pending.LoadAndDelete(key)
 		prefill, _ := msg.(string)
 		if prefill == "" {
-			if d, err := r.opt.Land.Diff(r.ctx, lt.dir, "HEAD"); err == nil {
-				prefill = summary(d)
-			}
+			prefill = r.commitDraft(tg)
 		}
 		_ = resp.OpenModal(r.commitModal(key, "commitforce", prefill))
 	case "discard":

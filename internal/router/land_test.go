@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/audit"
@@ -17,12 +18,15 @@ import (
 type fakeLander struct {
 	calls     []string
 	conflicts []string
-	patch     string   // what Diff shows; "+x" when empty
-	ignored   []string // what Inspect finds git ignoring
+	patch     string        // what Diff shows; "+x" when empty
+	ignored   []string      // what Inspect finds git ignoring
+	slow      time.Duration // how long Diff takes (a large tree, a cold cache)
+	clean     bool          // CommitAll finds nothing to commit
 }
 
 func (f *fakeLander) Diff(_ context.Context, dir, base string) (worktree.Diff, error) {
 	f.calls = append(f.calls, "diff "+base)
+	time.Sleep(f.slow)
 	patch := f.patch
 	if patch == "" {
 		patch = "+x"
@@ -31,6 +35,9 @@ func (f *fakeLander) Diff(_ context.Context, dir, base string) (worktree.Diff, e
 }
 func (f *fakeLander) CommitAll(_ context.Context, dir, msg string) (string, error) {
 	f.calls = append(f.calls, "commit")
+	if f.clean {
+		return "", worktree.ErrNothingToCommit
+	}
 	return "abcdef0123456", nil
 }
 func (f *fakeLander) Merge(_ context.Context, repo, branch, base, msg string) (worktree.MergeResult, error) {
@@ -224,4 +231,59 @@ func TestRemoveAfterMergeKeepsIgnoredFiles(t *testing.T) {
 	fl.ignored = nil
 	click(r, l, thread, r.landID(key, "remove"))
 	l.waitFor(t, "release "+key+" force=true")
+}
+
+// modalAt records the form an interaction opened, and when.
+type modalAt struct {
+	fakeResponder
+	modal *chat.Modal
+	at    *time.Time
+}
+
+func (m modalAt) OpenModal(md chat.Modal) error {
+	*m.modal, *m.at = md, time.Now()
+	return m.fakeResponder.OpenModal(md)
+}
+
+// /commit without a message, and "Commit in the checkout anyway…", open
+// their form at once: a form cannot follow a deferral, and Discord drops
+// an interaction not answered within 3 seconds. No git runs first, however
+// long it would take; a clean tree is told so once the form is submitted.
+func TestCommitFormOpensWithinDiscordsWindow(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	fl := &fakeLander{slow: 3500 * time.Millisecond, clean: true}
+	r.opt.Land = fl
+	key := registerThread(t, r)
+	if _, err := r.opt.Registry.Sessions.Update(context.Background(), key, func(g *state.Registered) error {
+		g.Worktree, g.Repo, g.Branch, g.BaseCommit = t.TempDir(), t.TempDir(), "ccbridge/x", "base0"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var modal chat.Modal
+	var at time.Time
+	start := time.Now()
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "commit"}, modalAt{fakeResponder{l}, &modal, &at})
+	if at.IsZero() || at.Sub(start) > time.Second {
+		t.Fatalf("the form opened %v after the command (never: %v); ops %q", at.Sub(start), at.IsZero(), l.all())
+	}
+	if err := chat.CheckModal(modal); err != nil || modal.Inputs[0].Value != "side" {
+		t.Fatalf("form %+v: %v", modal, err)
+	}
+	var reply chat.Reply
+	r.HandleModal(chat.ModalEvent{Server: "home", ChannelID: thread, User: chat.User{ID: owner}, CustomID: modal.CustomID, Values: map[string]string{"message": "side"}}, drawn{fakeResponder{l}, &reply})
+	if !strings.Contains(reply.Content, "Nothing to commit") {
+		t.Fatalf("submit of a clean tree: %q", reply.Content)
+	}
+
+	// In the project checkout, after the warning.
+	at = time.Time{}
+	start = time.Now()
+	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: r.landID("home-api", "commitask")}, modalAt{fakeResponder{l}, &modal, &at})
+	if at.IsZero() || at.Sub(start) > time.Second {
+		t.Fatalf("the checkout's form opened %v after the click (never: %v); ops %q", at.Sub(start), at.IsZero(), l.all())
+	}
+	if err := chat.CheckModal(modal); err != nil || modal.Inputs[0].Value != "Update" {
+		t.Fatalf("form %+v: %v", modal, err)
+	}
 }
