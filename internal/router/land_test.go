@@ -22,19 +22,31 @@ type fakeLander struct {
 	ignored   []string      // what Inspect finds git ignoring
 	slow      time.Duration // how long Diff takes (a large tree, a cold cache)
 	clean     bool          // CommitAll finds nothing to commit
+	fail      error         // what git fails with
+	stat      string        // what Diff's stat shows (one file when empty)
 }
 
 func (f *fakeLander) Diff(_ context.Context, dir, base string) (worktree.Diff, error) {
 	f.calls = append(f.calls, "diff "+base)
 	time.Sleep(f.slow)
+	if f.fail != nil {
+		return worktree.Diff{}, f.fail
+	}
 	patch := f.patch
 	if patch == "" {
 		patch = "+x"
 	}
-	return worktree.Diff{Stat: " a.go | 1 +\n 1 file changed", Patch: patch, Files: 1}, nil
+	stat := f.stat
+	if stat == "" {
+		stat = " a.go | 1 +\n 1 file changed"
+	}
+	return worktree.Diff{Stat: stat, Patch: patch, Files: 1}, nil
 }
 func (f *fakeLander) CommitAll(_ context.Context, dir, msg string) (string, error) {
 	f.calls = append(f.calls, "commit")
+	if f.fail != nil {
+		return "", f.fail
+	}
 	if f.clean {
 		return "", worktree.ErrNothingToCommit
 	}
@@ -42,6 +54,9 @@ func (f *fakeLander) CommitAll(_ context.Context, dir, msg string) (string, erro
 }
 func (f *fakeLander) Merge(_ context.Context, repo, branch, base, msg string) (worktree.MergeResult, error) {
 	f.calls = append(f.calls, "merge")
+	if f.fail != nil {
+		return worktree.MergeResult{}, f.fail
+	}
 	if f.conflicts != nil {
 		return worktree.MergeResult{Conflicts: f.conflicts}, nil
 	}
@@ -49,6 +64,9 @@ func (f *fakeLander) Merge(_ context.Context, repo, branch, base, msg string) (w
 }
 func (f *fakeLander) Discard(context.Context, string) error {
 	f.calls = append(f.calls, "discard")
+	if f.fail != nil {
+		return f.fail
+	}
 	return nil
 }
 func (f *fakeLander) CurrentBranch(context.Context, string) string          { return "main" }
@@ -56,6 +74,9 @@ func (f *fakeLander) Contains(context.Context, string, string, string) bool { re
 func (f *fakeLander) IsWorktreeOf(context.Context, string) bool             { return false }
 func (f *fakeLander) Inspect(context.Context, string, string) (worktree.Changes, error) {
 	f.calls = append(f.calls, "inspect")
+	if f.fail != nil {
+		return worktree.Changes{}, f.fail
+	}
 	return worktree.Changes{Ignored: f.ignored, Ahead: 1}, nil
 }
 

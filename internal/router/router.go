@@ -17,6 +17,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
@@ -168,6 +169,7 @@ func New(ctx context.Context, opt Options) *Router {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
+	opt.Replier = fittingReplier{opt.Replier} // limits.go
 	r := &Router{opt: opt, ctx: ctx, routes: map[string]route{}, owners: map[string]map[string]bool{}, workers: map[string]chan chat.MessageEvent{}, closing: map[string]bool{}, now: time.Now}
 	for _, s := range opt.Config.Servers {
 		r.owners[s.Name] = map[string]bool{}
@@ -381,7 +383,7 @@ func (r *Router) deliver(tg target, ev chat.MessageEvent) {
 	target, err := r.sessionTarget(tg)
 	if err != nil {
 		if !r.stoppedDuring(ev, false) {
-			r.send(ev.Server, ev.ChannelID, "⚠️ "+err.Error())
+			r.send(ev.Server, ev.ChannelID, "⚠️ "+errText(err))
 		}
 		return
 	}
@@ -414,15 +416,22 @@ func (r *Router) deliver(tg target, ev chat.MessageEvent) {
 	default:
 		log.Error("delivery failed", "err", err)
 		r.react(ev, "⚠️")
-		r.send(ev.Server, ev.ChannelID, "⚠️ Could not deliver your message to Claude: "+err.Error())
+		r.send(ev.Server, ev.ChannelID, "⚠️ Could not deliver your message to Claude: "+errText(err))
 	}
 }
 
 func startFailure(t session.Target, err error) string {
-	msg := fmt.Sprintf("⚠️ Could not start Claude in `%s`: %v", t.Dir, err)
+	msg := fmt.Sprintf("⚠️ Could not start Claude in `%s`: %s", clip(t.Dir, 300), errText(err))
 	var nr *session.NotReadyError
 	if errors.As(err, &nr) && nr.Screen != "" {
-		msg += "\nLast lines of its screen:\n```\n" + strings.ReplaceAll(nr.Screen, "```", "ʼʼʼ") + "\n```"
+		// The last lines are the ones that say why; a full pane is
+		// thousands of characters.
+		screen := []rune(strings.ReplaceAll(strings.TrimRight(nr.Screen, " \n"), "```", "ʼʼʼ"))
+		room := chat.Limit - utf8.RuneCountInString(msg) - 60
+		if len(screen) > room {
+			screen = append([]rune("…"), screen[len(screen)-room:]...)
+		}
+		msg += "\nLast lines of its screen:\n```\n" + string(screen) + "\n```"
 	}
 	return msg
 }
@@ -452,25 +461,25 @@ func (r *Router) withAttachments(ctx context.Context, key string, ev chat.Messag
 	}
 	dir, err := r.opt.Store.Dir.Uploads(key)
 	if err != nil {
-		r.send(ev.Server, ev.ChannelID, "⚠️ Attachments not delivered: "+err.Error())
+		r.send(ev.Server, ev.ChannelID, "⚠️ Attachments not delivered: "+errText(err))
 		return prompt
 	}
 	var paths, problems []string
 	for _, a := range ev.Attachments {
 		if a.Size > maxUploadBytes {
-			problems = append(problems, fmt.Sprintf("%s is %.1f MiB (the limit is %d MiB)", a.Name, float64(a.Size)/(1<<20), maxUploadBytes>>20))
+			problems = append(problems, fmt.Sprintf("%s is %.1f MiB (the limit is %d MiB)", clip(a.Name, 100), float64(a.Size)/(1<<20), maxUploadBytes>>20))
 			continue
 		}
 		dctx, cancel := context.WithTimeout(ctx, downloadTimeout)
 		data, err := r.opt.Replier.Download(dctx, a.URL, maxUploadBytes)
 		cancel()
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", a.Name, err))
+			problems = append(problems, clip(a.Name, 100)+": "+errText(err))
 			continue
 		}
 		p := filepath.Join(dir, ev.MessageID+"-"+safeFileName(a.Name))
 		if err := writeNew(p, data); err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", a.Name, err))
+			problems = append(problems, clip(a.Name, 100)+": "+errText(err))
 			continue
 		}
 		paths = append(paths, p)

@@ -24,10 +24,23 @@ const (
 	channel = "100000000000000003"
 )
 
-// log is a shared, ordered record of every side effect.
+// log is a shared, ordered record of every side effect, and of every
+// message Discord would refuse (newRouter fails the test on one).
 type log struct {
-	mu  sync.Mutex
-	ops []string
+	mu      sync.Mutex
+	ops     []string
+	refused []string
+}
+
+// check records a message that breaks one of Discord's rules.
+func (l *log) check(m chat.Message) { l.refuse(chat.CheckMessage(m), m.Content) }
+
+func (l *log) refuse(err error, what string) {
+	if err != nil {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.refused = append(l.refused, fmt.Sprintf("%v: %.200q", err, what))
+	}
 }
 
 func (l *log) add(format string, args ...any) {
@@ -66,10 +79,14 @@ type fakeSessions struct {
 	calls     int
 	noPane    bool
 	delivered []string
-	screens   []string // what Screen shows, in turn; the last one stays
+	screens   []string         // what Screen shows, in turn; the last one stays
+	fail      map[string]error // what a method fails with, by name
 }
 
 func (f *fakeSessions) Ensure(_ context.Context, t session.Target) (string, bool, error) {
+	if err := f.fail["Ensure"]; err != nil {
+		return "", false, err
+	}
 	f.l.add("ensure %s", t.Key)
 	return "%1", true, nil
 }
@@ -99,6 +116,9 @@ func (f *fakeSessions) WaitReceipt(ctx context.Context, _ string, _ time.Time, _
 }
 func (f *fakeSessions) PressEnter(context.Context, string) error { f.l.add("enter"); return nil }
 func (f *fakeSessions) InterruptTurn(_ context.Context, key string) error {
+	if err := f.fail["InterruptTurn"]; err != nil {
+		return err
+	}
 	if f.noPane {
 		return session.ErrNoPane
 	}
@@ -106,6 +126,9 @@ func (f *fakeSessions) InterruptTurn(_ context.Context, key string) error {
 	return nil
 }
 func (f *fakeSessions) Screen(context.Context, string, int) (string, error) {
+	if err := f.fail["Screen"]; err != nil {
+		return "", err
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.queued > 0 {
@@ -127,6 +150,9 @@ func (f *fakeSessions) PressKeys(_ context.Context, key string, names ...string)
 	return nil
 }
 func (f *fakeSessions) SetMode(_ context.Context, key, mode string) error {
+	if err := f.fail["SetMode"]; err != nil {
+		return err
+	}
 	f.l.add("mode %s", mode)
 	return nil
 }
@@ -135,11 +161,17 @@ func (f *fakeSessions) SetModel(_ context.Context, key, model string) error {
 	return nil
 }
 func (f *fakeSessions) Stop(_ context.Context, key string) error {
+	if err := f.fail["Stop"]; err != nil {
+		return err
+	}
 	f.l.add("stop %s", key)
 	return nil
 }
 func (f *fakeSessions) ReleaseWorktree(_ context.Context, key string, force bool) (session.Release, error) {
 	f.l.add("release %s force=%v", key, force)
+	if err := f.fail["ReleaseWorktree"]; err != nil {
+		return session.Release{}, err
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.releases) == 0 {
@@ -155,6 +187,9 @@ func (f *fakeSessions) setState(s string) {
 	f.mu.Unlock()
 }
 func (f *fakeSessions) Status(context.Context, string) (session.Status, error) {
+	if err := f.fail["Status"]; err != nil {
+		return session.Status{}, err
+	}
 	f.mu.Lock()
 	st := f.state
 	f.mu.Unlock()
@@ -165,8 +200,9 @@ func (f *fakeSessions) Status(context.Context, string) (session.Status, error) {
 }
 
 type fakeReplier struct {
-	l     *log
-	files map[string][]byte
+	l       *log
+	files   map[string][]byte
+	postErr error // what Post fails with
 }
 
 // Send and React, like Discord's client, do nothing on an ended context.
@@ -174,6 +210,7 @@ func (f *fakeReplier) Send(ctx context.Context, server, ch, text string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	f.l.check(chat.Message{Content: text})
 	f.l.add("send %s", text)
 	return nil
 }
@@ -182,7 +219,11 @@ func (f *fakeReplier) StartThread(_ context.Context, server, ch, name string) (s
 	return "100000000000000077", nil
 }
 func (f *fakeReplier) Post(_ context.Context, server, ch string, m chat.Message) (string, error) {
+	f.l.check(m)
 	f.l.add("post %s %s", ch, m.Content)
+	if f.postErr != nil {
+		return "", f.postErr
+	}
 	return "1", nil
 }
 func (f *fakeReplier) React(ctx context.Context, server, ch, msg, emoji string) error {
@@ -207,20 +248,24 @@ func (f *fakeReplier) Download(_ context.Context, url string, limit int64) ([]by
 type fakeResponder struct{ l *log }
 
 func (f fakeResponder) Respond(r chat.Reply) error {
+	f.l.check(r)
 	f.l.add("respond ephemeral=%v %s", r.Ephemeral, r.Content)
 	return nil
 }
 func (f fakeResponder) Defer(bool) error   { f.l.add("defer"); return nil }
 func (f fakeResponder) DeferUpdate() error { f.l.add("defer-update"); return nil }
 func (f fakeResponder) Update(m chat.Message) error {
+	f.l.check(m)
 	f.l.add("update %s rows=%d", m.Content, len(m.Rows))
 	return nil
 }
 func (f fakeResponder) OpenModal(m chat.Modal) error {
+	f.l.refuse(chat.CheckModal(m), m.Title)
 	f.l.add("modal %s", m.CustomID)
 	return nil
 }
 func (f fakeResponder) Edit(r chat.Reply) error {
+	f.l.check(r)
 	f.l.add("edit %s buttons=%d", r.Content, len(r.Rows))
 	return nil
 }
@@ -261,7 +306,13 @@ owner_ids = ["100000000000000008"]
 	rp := &fakeReplier{l: l, files: map[string][]byte{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := New(ctx, Options{Config: cfg, Sessions: ss, Replier: rp, Store: store, Registry: reg, Instance: "inst1"})
-	t.Cleanup(func() { cancel(); r.Wait() })
+	t.Cleanup(func() {
+		cancel()
+		r.Wait()
+		for _, m := range l.refused {
+			t.Errorf("Discord would refuse: %s", m)
+		}
+	})
 	return r, ss, rp, l, store
 }
 

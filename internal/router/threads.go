@@ -42,7 +42,7 @@ func (r *Router) newThread(ev chat.CommandEvent, tg target) chat.Reply {
 	}
 	threadID, err := r.opt.Replier.StartThread(r.ctx, ev.Server, ev.ChannelID, name)
 	if err != nil {
-		return chat.Reply{Content: "⚠️ Could not start the thread: " + err.Error()}
+		return chat.Reply{Content: "⚠️ Could not start the thread: " + errText(err)}
 	}
 	th := target{key: session.ThreadKey(tg.rt.server.Name, tg.rt.project.Name, threadID), rt: tg.rt, threadID: threadID}
 	r.remember(th.key, func(g *state.Registered) {
@@ -181,7 +181,7 @@ func (r *Router) stopThread(tg target, deleted bool) {
 	rel, err := r.opt.Sessions.ReleaseWorktree(ctx, tg.key, false)
 	switch {
 	case err != nil:
-		r.send(tg.rt.server.Name, parent, fmt.Sprintf("⚠️ Could not clean up the worktree of %s: %v", threadRef(tg.threadID, reg.ThreadName, deleted), err))
+		r.send(tg.rt.server.Name, parent, fmt.Sprintf("⚠️ Could not clean up the worktree of %s: %s", threadRef(tg.threadID, reg.ThreadName, deleted), errText(err)))
 	case rel.Removed:
 		r.remember(tg.key, func(g *state.Registered) { g.KeptNotice = "" })
 	case rel.Path != "":
@@ -226,14 +226,21 @@ func (r *Router) keptWorktree(key, thread string, rel session.Release) chat.Mess
 	if len(why) == 0 {
 		why = append(why, "changes")
 	}
-	stat := rel.Changes.DiffStat
-	if stat == "" {
+	head := fmt.Sprintf("📦 The worktree of %s was kept: it has %s.\n`%s` on branch `%s`", thread, strings.Join(why, " and "), clip(rel.Path, 300), clip(rel.Branch, 200))
+	return chat.Message{Content: keptMessage(head, rel.Changes.DiffStat), Rows: r.keptRows(key, rel.Changes.Fingerprint)}
+}
+
+// keptNote is the room a kept-worktree message leaves for what its
+// buttons add to it: the question, or the outcome (an error quoted).
+const keptNote = 500
+
+// keptMessage lays out a kept worktree's message: head, then its stat.
+func keptMessage(head, stat string) string {
+	if strings.TrimSpace(stat) == "" {
 		stat = "(no diff against the base)"
 	}
-	return chat.Message{
-		Content: fmt.Sprintf("📦 The worktree of %s was kept: it has %s.\n`%s` on branch `%s`\n```\n%s\n```", thread, strings.Join(why, " and "), rel.Path, rel.Branch, clip(stat, 1400)),
-		Rows:    r.keptRows(key, rel.Changes.Fingerprint),
-	}
+	room := chat.Limit - keptNote - utf8.RuneCountInString(head) - len("\n```\n\n```")
+	return head + "\n```\n" + fitStat(stat, room) + "\n```"
 }
 
 func (r *Router) keptRows(key, fingerprint string) []chat.Row {
@@ -265,6 +272,23 @@ func clip(s string, n int) string {
 // confirmQuestion marks the confirmation step of a kept-worktree message.
 const confirmQuestion = "\n**Delete the worktree and its branch, with their changes?** This cannot be undone."
 
+// keptBase is a kept-worktree message without what its buttons added to
+// it (the question, an outcome): its head and stat, within keptNote of the
+// limit, so one note more always fits.
+func keptBase(content string) string {
+	content, _, _ = strings.Cut(content, confirmQuestion)
+	const fence = "\n```\n"
+	open := strings.Index(content, fence)
+	if open < 0 {
+		return content
+	}
+	body := open + len(fence)
+	if end := strings.Index(content[body:], "\n```"); end >= 0 {
+		return content[:body+end+len("\n```")]
+	}
+	return content
+}
+
 // worktreeKey finds the thread session a kept-worktree button names; the
 // button must be in that thread's project channel (or the thread itself).
 func (r *Router) worktreeKey(server, channelID, arg string) (string, bool) {
@@ -293,7 +317,7 @@ func (r *Router) worktreeAction(ev chat.ComponentEvent, args []string, resp chat
 		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
 		return
 	}
-	base := strings.SplitN(ev.Content, confirmQuestion, 2)[0]
+	base := keptBase(ev.Content)
 	fingerprint := ""
 	if len(args) > 2 {
 		fingerprint = args[2]
@@ -331,7 +355,7 @@ func (r *Router) worktreeAction(ev chat.ComponentEvent, args []string, resp chat
 func (r *Router) deleteConfirmed(key, base, fingerprint string) chat.Message {
 	ctx := r.ctx
 	if st, err := r.opt.Sessions.Status(ctx, key); err != nil {
-		return chat.Message{Content: base + "\n⚠️ Nothing was deleted: " + err.Error()}
+		return chat.Message{Content: base + "\n⚠️ Nothing was deleted: " + errText(err)}
 	} else if st.State != "stopped" {
 		return chat.Message{Content: base + "\n⚠️ Nothing was deleted: the thread's Claude session is running again in this worktree. You will be asked again when the thread is archived."}
 	}
@@ -340,20 +364,22 @@ func (r *Router) deleteConfirmed(key, base, fingerprint string) chat.Message {
 	rel, err := r.opt.Sessions.ReleaseWorktree(ctx, key, false)
 	switch {
 	case err != nil:
-		return chat.Message{Content: base + "\n⚠️ Could not delete the worktree: " + err.Error()}
+		return chat.Message{Content: base + "\n⚠️ Could not delete the worktree: " + errText(err)}
 	case rel.Path == "":
 		return chat.Message{Content: base + "\nThis thread has no worktree any more."}
 	case rel.Removed:
 		r.remember(key, func(g *state.Registered) { g.KeptNotice, g.WorktreeKept = "", false })
 		return chat.Message{Content: fmt.Sprintf("🗑️ Deleted the worktree `%s` and its branch `%s` (nothing in it was left to lose).", rel.Path, rel.Branch)}
 	case rel.Changes.Fingerprint != fingerprint:
-		return chat.Message{Content: base + "\n⚠️ Nothing was deleted: the worktree changed since you were asked (new commits, edits or files). It now has:\n```\n" +
-			clip(rel.Changes.DiffStat, 500) + "\n```", Rows: r.keptRows(key, rel.Changes.Fingerprint)}
+		// The stat shown is out of date: the one of now replaces it.
+		head, _, _ := strings.Cut(base, "\n```")
+		return chat.Message{Content: keptMessage(head+"\n⚠️ Nothing was deleted: the worktree changed since you were asked (new commits, edits or files). It now has:", rel.Changes.DiffStat),
+			Rows: r.keptRows(key, rel.Changes.Fingerprint)}
 	}
 	rel, err = r.opt.Sessions.ReleaseWorktree(ctx, key, true)
 	switch {
 	case err != nil:
-		return chat.Message{Content: base + "\n⚠️ Could not delete the worktree: " + err.Error()}
+		return chat.Message{Content: base + "\n⚠️ Could not delete the worktree: " + errText(err)}
 	case rel.Removed:
 		r.remember(key, func(g *state.Registered) { g.KeptNotice, g.WorktreeKept = "", false })
 		return chat.Message{Content: fmt.Sprintf("🗑️ Deleted the worktree `%s` and its branch `%s`.", rel.Path, rel.Branch)}
