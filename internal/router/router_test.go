@@ -81,6 +81,21 @@ type fakeSessions struct {
 	delivered []string
 	screens   []string         // what Screen shows, in turn; the last one stays
 	fail      map[string]error // what a method fails with, by name
+	statuses  int              // calls of Status
+}
+
+// waitStatus waits for a call of Status (a closer looking at the turn).
+func (f *fakeSessions) waitStatus(t *testing.T) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		f.mu.Lock()
+		n := f.statuses
+		f.mu.Unlock()
+		if n > 0 {
+			return
+		}
+	}
+	t.Fatal("Status was never asked")
 }
 
 func (f *fakeSessions) Ensure(_ context.Context, t session.Target) (string, bool, error) {
@@ -192,6 +207,7 @@ func (f *fakeSessions) Status(context.Context, string) (session.Status, error) {
 	}
 	f.mu.Lock()
 	st := f.state
+	f.statuses++
 	f.mu.Unlock()
 	if st == "" {
 		st = "busy"

@@ -3,6 +3,7 @@ package router
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -112,20 +113,29 @@ func (r *Router) closeThread(tg target, deleted bool) {
 			delete(r.closing, tg.key)
 			r.mu.Unlock()
 		}()
-		if !deleted && !r.waitTurnEnd(tg) {
-			return
+		midTurn := false
+		if !deleted {
+			var ok bool
+			if ok, midTurn = r.waitTurnEnd(tg); !ok {
+				return
+			}
 		}
 		r.mu.Lock()
 		deleted = r.closing[tg.key]
 		r.mu.Unlock()
 		r.stopThread(tg, deleted)
+		if midTurn && !deleted {
+			r.wg.Add(1)
+			go func() { defer r.wg.Done(); r.archiveAgain(tg, time.Now()) }()
+		}
 	}()
 }
 
 // waitTurnEnd waits until the thread's session is not in a turn. It is
 // false when the wait should end without a stop: the daemon is stopping, or
-// a new message un-archived the thread.
-func (r *Router) waitTurnEnd(tg target) bool {
+// a new message un-archived the thread. midTurn says whether it waited: a
+// turn ended after the archive, and its reply un-archives the thread.
+func (r *Router) waitTurnEnd(tg target) (ok, midTurn bool) {
 	ctx := r.ctx
 	events, err := r.opt.Store.Sessions.Watch(ctx)
 	if err != nil {
@@ -139,15 +149,15 @@ func (r *Router) waitTurnEnd(tg target) bool {
 		deleted := r.closing[tg.key]
 		r.mu.Unlock()
 		if deleted {
-			return true // deleted meanwhile: nobody can read it any more
+			return true, told // deleted meanwhile: nobody can read it any more
 		}
 		if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && !reg.Archived {
 			r.opt.Log.Info("archived thread is in use again; its session stays", "session", tg.key)
-			return false
+			return false, told
 		}
 		st, err := r.opt.Sessions.Status(ctx, tg.key)
 		if err != nil || (st.State != "busy" && st.State != "waiting on a prompt") {
-			return true
+			return true, told
 		}
 		if !told {
 			r.opt.Log.Info("thread archived mid-turn; its session stops when the turn ends", "session", tg.key, "state", st.State)
@@ -155,11 +165,99 @@ func (r *Router) waitTurnEnd(tg target) bool {
 		}
 		select {
 		case <-ctx.Done():
-			return false
+			return false, told
 		case <-events:
 		case <-tick.C:
 		}
 	}
+}
+
+// A turn that ends after its thread was archived posts into the thread (its
+// reply, maybe a ping for a long turn), and Discord un-archives a thread
+// that gets a message. The Stop hook posts within hookBudget of the turn's
+// end, or queues what it could not post for the daemon's outbox.
+const (
+	hookBudget = 30 * time.Second // internal/hook's budget for one run
+	replyWait  = 45 * time.Second // for the reply to be out
+	replyPoll  = 250 * time.Millisecond
+)
+
+// archiveAgain archives a thread whose turn ended (at ended) after it was
+// archived: once the turn's reply is out, and once more when the hook has
+// surely ended (a late post; archiving an archived thread is refused,
+// harmlessly). Not when the thread is in use again.
+func (r *Router) archiveAgain(tg target, ended time.Time) {
+	r.replyOut(tg, ended.Add(replyWait))
+	r.archive(tg, false)
+	select {
+	case <-r.ctx.Done():
+		return
+	case <-time.After(time.Until(ended.Add(hookBudget + time.Second))):
+	}
+	r.replyOut(tg, ended.Add(replyWait))
+	r.archive(tg, true)
+}
+
+// replyOut waits, until deadline, for the reply of the thread's last turn
+// to be out: its turn recorded by the Stop hook, no post under way in the
+// thread (the channel's lock is free) and none queued for it.
+func (r *Router) replyOut(tg target, deadline time.Time) {
+	ctx, cancel := context.WithDeadline(r.ctx, deadline)
+	defer cancel()
+	turn := ""
+	if s, err := r.opt.Store.Sessions.Get(tg.key); err == nil && s.ClaudeSessionID != "" && s.LastPromptID != "" {
+		turn = state.TurnKey(s.ClaudeSessionID, s.LastPromptID)
+	}
+	for {
+		recorded := true
+		if turn != "" {
+			_, err := r.opt.Store.Turns.Get(turn)
+			recorded = err == nil
+		}
+		if recorded && !r.posting(ctx, tg.threadID) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			r.opt.Log.Info("the reply of an archived thread's last turn is not out yet; archiving it anyway", "session", tg.key)
+			return
+		case <-time.After(replyPoll):
+		}
+	}
+}
+
+// posting reports whether a post to the channel is under way (its lock is
+// held) or queued.
+func (r *Router) posting(ctx context.Context, channelID string) bool {
+	unlock, err := r.opt.Store.Dir.LockChannel(ctx, channelID)
+	if err != nil {
+		return true
+	}
+	unlock()
+	queued, _ := r.opt.Store.Outbox.List()
+	for _, o := range queued {
+		if o.ChannelID == channelID {
+			return true
+		}
+	}
+	return false
+}
+
+// archive archives a thread again, unless it is in use again. The late
+// try mostly finds it archived still, which Discord refuses (50083).
+func (r *Router) archive(tg target, late bool) {
+	if reg, err := r.opt.Registry.Sessions.Get(tg.key); err != nil || !reg.Archived || r.ctx.Err() != nil {
+		return
+	}
+	if err := r.opt.Replier.ArchiveThread(r.ctx, tg.rt.server.Name, tg.threadID); err != nil {
+		level := slog.LevelWarn
+		if late {
+			level = slog.LevelDebug
+		}
+		r.opt.Log.Log(r.ctx, level, "could not archive the thread again", "session", tg.key, "err", err)
+		return
+	}
+	r.opt.Log.Info("thread archived again after its last turn's reply", "session", tg.key)
 }
 
 // stopThread stops the session and releases its worktree, reporting a
