@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/audit"
@@ -166,7 +165,7 @@ func (r *Router) runLand(ev chat.CommandEvent, tg target) (chat.Reply, bool) {
 		msg := strings.TrimSpace(ev.Options["message"])
 		if !lt.tree {
 			if msg != "" {
-				pending.Store(tg.key, msg)
+				r.pending.Store(tg.key, msg)
 			}
 			return chat.Reply{Content: fmt.Sprintf("⚠️ This session works in the project checkout itself (%s), not in a ccbridge worktree: a commit lands directly on its current branch.", lt.dir),
 				Rows: []chat.Row{{Buttons: []chat.Button{{Label: "Commit in the checkout anyway…", CustomID: r.landID(tg.key, "commitask"), Style: chat.Danger}}}}}, true
@@ -200,10 +199,6 @@ func (r *Router) discardQuestion(key string, lt landTarget, d worktree.Diff, not
 			{Label: "Keep them", CustomID: r.landID(key, "keep"), Style: chat.Secondary},
 		}}}}
 }
-
-// pending holds a /commit message given in a channel while the person
-// confirms committing in the project checkout.
-var pending sync.Map
 
 func (r *Router) diffReply(ev chat.CommandEvent, tg target, lt landTarget) chat.Reply {
 	d, err := r.opt.Land.Diff(r.ctx, lt.dir, lt.base)
@@ -339,7 +334,7 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, args []s
 	}
 	switch action {
 	case "commitask":
-		msg, _ := pending.LoadAndDelete(key)
+		msg, _ := r.pending.LoadAndDelete(key)
 		prefill, _ := msg.(string)
 		if prefill == "" {
 			prefill = r.commitDraft(tg)

@@ -308,3 +308,24 @@ func TestCommitFormOpensWithinDiscordsWindow(t *testing.T) {
 		t.Fatalf("form %+v: %v", modal, err)
 	}
 }
+
+// A /commit message waiting for "Commit in the checkout anyway…" belongs
+// to its router: another (a daemon restarted in-process, a test running
+// alongside) never drafts with it.
+func TestPendingCommitMessagesStayWithTheirRouter(t *testing.T) {
+	r1, _, _, l1, _ := newRouter(t)
+	r2, _, _, l2, _ := newRouter(t)
+	r1.opt.Land, r2.opt.Land = &fakeLander{}, &fakeLander{}
+	r1.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "commit", Options: map[string]string{"message": "r1's message"}}, fakeResponder{l1})
+	var modal chat.Modal
+	var at time.Time
+	ask := chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: r2.landID("home-api", "commitask")}
+	r2.HandleComponent(ask, modalAt{fakeResponder{l2}, &modal, &at})
+	if modal.Inputs[0].Value != "Update" {
+		t.Fatalf("r2 drafted with %q", modal.Inputs[0].Value)
+	}
+	r1.HandleComponent(ask, modalAt{fakeResponder{l1}, &modal, &at})
+	if modal.Inputs[0].Value != "r1's message" {
+		t.Fatalf("r1 drafted with %q", modal.Inputs[0].Value)
+	}
+}

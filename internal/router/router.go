@@ -112,6 +112,10 @@ type Router struct {
 	stopping bool            // the context ended: no message is queued any more
 	closing  map[string]bool // thread sessions being stopped → deleted (stop at once)
 
+	// pending holds a /commit message given in a channel while the person
+	// confirms committing in the project checkout (land.go), by session.
+	pending sync.Map
+
 	now func() time.Time // the clock (tests move it)
 }
 
