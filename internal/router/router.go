@@ -463,8 +463,7 @@ func (r *Router) withAttachments(ctx context.Context, key string, ev chat.Messag
 	if len(ev.Attachments) == 0 {
 		return prompt
 	}
-	dir, err := r.opt.Store.Dir.Uploads(key)
-	if err != nil {
+	if _, err := r.opt.Store.Dir.Uploads(key); err != nil { // before downloading anything
 		r.send(ev.Server, ev.ChannelID, "⚠️ Attachments not delivered: "+errText(err))
 		return prompt
 	}
@@ -481,8 +480,8 @@ func (r *Router) withAttachments(ctx context.Context, key string, ev chat.Messag
 			problems = append(problems, clip(a.Name, 100)+": "+errText(err))
 			continue
 		}
-		p := filepath.Join(dir, ev.MessageID+"-"+safeFileName(a.Name))
-		if err := writeNew(p, data); err != nil {
+		p, err := r.saveUpload(key, ev.MessageID+"-"+safeFileName(a.Name), data)
+		if err != nil {
 			problems = append(problems, clip(a.Name, 100)+": "+errText(err))
 			continue
 		}
@@ -503,12 +502,21 @@ func (r *Router) withAttachments(ctx context.Context, key string, ev chat.Messag
 	return prompt
 }
 
-// writeNew creates a file that must not exist yet, never through a
-// symlink someone planted at its name, readable by its owner only.
-func writeNew(p string, data []byte) error {
+// saveUpload writes a downloaded file into the session's uploads folder,
+// asked of the runtime directory again (Dir.Uploads checks it is still the
+// private directory ccbridge opened: a download takes up to a minute). The
+// file must not exist yet and is never written through a symlink planted
+// at its name (Dir.WriteFile would rename over both), and only its owner
+// may read it.
+func (r *Router) saveUpload(key, name string, data []byte) (string, error) {
+	dir, err := r.opt.Store.Dir.Uploads(key)
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, name)
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
-		return fmt.Errorf("save upload: %w", err)
+		return "", fmt.Errorf("save upload: %w", err)
 	}
 	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
@@ -516,9 +524,9 @@ func writeNew(p string, data []byte) error {
 	}
 	if err != nil {
 		_ = os.Remove(p)
-		return fmt.Errorf("save upload: %w", err)
+		return "", fmt.Errorf("save upload: %w", err)
 	}
-	return nil
+	return p, nil
 }
 
 func (r *Router) send(server, channel, text string) {

@@ -216,9 +216,10 @@ func (f *fakeSessions) Status(context.Context, string) (session.Status, error) {
 }
 
 type fakeReplier struct {
-	l       *log
-	files   map[string][]byte
-	postErr error // what Post fails with
+	l          *log
+	files      map[string][]byte
+	postErr    error  // what Post fails with
+	onDownload func() // runs during every download
 }
 
 // Send and React, like Discord's client, do nothing on an ended context.
@@ -254,6 +255,9 @@ func (f *fakeReplier) ArchiveThread(_ context.Context, server, thread string) er
 	return nil
 }
 func (f *fakeReplier) Download(_ context.Context, url string, limit int64) ([]byte, error) {
+	if f.onDownload != nil {
+		f.onDownload()
+	}
 	b, ok := f.files[url]
 	if !ok {
 		return nil, errors.New("HTTP 404")
@@ -682,5 +686,38 @@ func TestStopDuringTheReceiptSaysToCheck(t *testing.T) {
 	r.Wait()
 	if got := l.all(); !slices.Contains(got, "send "+fmt.Sprintf(notConfirmed, "this message")) || !slices.Contains(got, "react m1 ⚠️") {
 		t.Fatalf("ops = %q", got)
+	}
+}
+
+// A download takes up to a minute: the upload is written only while the
+// runtime directory is still the one ccbridge opened, not into one removed
+// and made again (by a tmp cleaner, then anyone) meanwhile.
+func TestUploadsCheckTheRuntimeDirAgain(t *testing.T) {
+	r, ss, rp, l, store := newRouter(t)
+	rp.files["http://x/a"] = []byte("PAYLOAD")
+	root := store.Dir.Root()
+	again := filepath.Join(root, "files", "uploads", "home-api")
+	rp.onDownload = func() {
+		if err := os.RemoveAll(root); err != nil {
+			t.Error(err)
+		}
+		if err := os.MkdirAll(again, 0o700); err != nil {
+			t.Error(err)
+		}
+	}
+	ev := msg("look")
+	ev.Attachments = []chat.Attachment{{Name: "a.txt", URL: "http://x/a", Size: 7}}
+	r.HandleMessage(ev)
+	l.waitFor(t, "react m1 ✅")
+	if _, err := os.Stat(filepath.Join(again, "m1-a.txt")); err == nil {
+		t.Fatal("the upload was written into a runtime directory made anew")
+	}
+	if strings.Contains(ss.delivered[0], "Attached files") {
+		t.Fatalf("prompt names a file that was not saved: %q", ss.delivered[0])
+	}
+	if !slices.ContainsFunc(l.all(), func(op string) bool {
+		return strings.HasPrefix(op, "send ⚠️ Some attachments were not delivered") && strings.Contains(op, "created again")
+	}) {
+		t.Fatalf("ops = %q", l.all())
 	}
 }
