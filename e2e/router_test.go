@@ -191,6 +191,15 @@ func TestArchiveMidTurnStopsAfterTheTurn(t *testing.T) {
 			t.Fatalf("the notice was posted in the thread (un-archiving it): %q", m.Content)
 		}
 	}
+	// Claude's reply un-archived the thread, as on Discord: it is archived
+	// again.
+	deadline = time.Now().Add(long)
+	for c, _ := b.srv.Channel(th.channel); !c.Archived; c, _ = b.srv.Channel(th.channel) {
+		if time.Now().After(deadline) {
+			t.Fatal("the thread stays un-archived after the turn's reply")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // paneAlive reports whether the session of p has a live pane.

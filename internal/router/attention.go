@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -15,45 +16,42 @@ import (
 var usageCommand = chat.CommandSpec{Name: "usage", Description: "Show model, context, cost and plan limits of this project's sessions"}
 
 // usageText lists the figures of the project's sessions, the channel's own
-// first, then its threads'.
+// first, then its threads', latest figures first. Thread sessions are never
+// forgotten, so the list is cut to one message, saying how many it left out.
 func (r *Router) usageText(tg target) string {
 	sessions, err := r.opt.Store.Sessions.List()
 	if err != nil && len(sessions) == 0 {
-		return "⚠️ " + err.Error()
+		return "⚠️ " + errText(err)
 	}
 	ext, err := state.OpenExtras(r.opt.Store.Dir)
 	if err != nil {
-		return "⚠️ " + err.Error()
+		return "⚠️ " + errText(err)
 	}
-	var keys []string
-	for k, s := range sessions {
-		if s.Server == tg.rt.server.Name && s.Project == tg.rt.project.Name {
-			keys = append(keys, k)
-		}
+	type entry struct {
+		key, line string
+		thread    bool
+		at        time.Time // of its figures; zero: none yet
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := sessions[keys[i]], sessions[keys[j]]
-		if (a.ThreadID == "") != (b.ThreadID == "") {
-			return a.ThreadID == ""
-		}
-		return keys[i] < keys[j]
-	})
+	var entries []entry
 	now := r.now()
-	var b strings.Builder
-	fmt.Fprintf(&b, "**Usage — %s**\n", tg.rt.project.Name)
-	shown := 0
-	for _, k := range keys {
-		s := sessions[k]
+	figures := false
+	for k, s := range sessions {
+		if s.Server != tg.rt.server.Name || s.Project != tg.rt.project.Name {
+			continue
+		}
+		e := entry{key: k, thread: s.ThreadID != ""}
 		name := "channel session"
-		if s.ThreadID != "" {
+		if e.thread {
 			name = "thread <#" + s.ThreadID + ">"
 		}
 		st, err := ext.Statuses.Get(s.ClaudeSessionID)
 		if s.ClaudeSessionID == "" || err != nil {
-			fmt.Fprintf(&b, "• %s: no figures yet\n", name)
+			e.line = "• " + name + ": no figures yet"
+			entries = append(entries, e)
 			continue
 		}
-		shown++
+		figures, e.at = true, st.At
+		var b strings.Builder
 		fmt.Fprintf(&b, "• %s: %s", name, st.Summary(now))
 		if st.LinesAdded+st.LinesRemoved > 0 {
 			fmt.Fprintf(&b, " · +%d −%d lines", st.LinesAdded, st.LinesRemoved)
@@ -61,14 +59,42 @@ func (r *Router) usageText(tg target) string {
 		if l := st.SevenDay; l != nil && !l.ResetsAt.IsZero() && l.ResetsAt.After(now) {
 			fmt.Fprintf(&b, " (7d resets %s)", state.Until(l.ResetsAt.Sub(now)))
 		}
-		fmt.Fprintf(&b, " · updated %s ago\n", now.Sub(st.At).Round(time.Second))
+		fmt.Fprintf(&b, " · updated %s ago", now.Sub(st.At).Round(time.Second))
+		e.line = clip(b.String(), 300)
+		entries = append(entries, e)
 	}
-	if len(keys) == 0 {
-		b.WriteString("No session of this project has run yet.\n")
-	} else if shown > 0 {
-		b.WriteString("-# Plan limits (5h, 7d) show only for claude.ai plans; with an API key Claude does not report them.")
+	sort.Slice(entries, func(i, j int) bool {
+		a, b := entries[i], entries[j]
+		if a.thread != b.thread {
+			return !a.thread
+		}
+		if !a.at.Equal(b.at) {
+			return a.at.After(b.at)
+		}
+		return a.key < b.key
+	})
+	head := fmt.Sprintf("**Usage — %s**\n", tg.rt.project.Name)
+	if len(entries) == 0 {
+		return head + "No session of this project has run yet."
 	}
-	return strings.TrimSpace(b.String())
+	foot := ""
+	if figures {
+		foot = "\n-# Plan limits (5h, 7d) show only for claude.ai plans; with an API key Claude does not report them."
+	}
+	room := chat.Limit - utf8.RuneCountInString(head+foot) - len("\n… and 99999 more session(s) not shown")
+	var b strings.Builder
+	shown := 0
+	for _, e := range entries {
+		if utf8.RuneCountInString(b.String())+utf8.RuneCountInString(e.line)+1 > room {
+			break
+		}
+		b.WriteString(e.line + "\n")
+		shown++
+	}
+	if left := len(entries) - shown; left > 0 {
+		fmt.Fprintf(&b, "… and %d more session(s) not shown\n", left)
+	}
+	return strings.TrimSpace(head + b.String() + strings.TrimPrefix(foot, "\n"))
 }
 
 // continueAtResetButton arms a Continue at reset offer: the daemon sends
@@ -76,7 +102,7 @@ func (r *Router) usageText(tg target) string {
 func (r *Router) continueAtResetButton(ev chat.ComponentEvent, args []string, resp chat.Responder) {
 	ext, err := state.OpenExtras(r.opt.Store.Dir)
 	if err != nil {
-		_ = resp.Respond(chat.Reply{Content: "⚠️ " + err.Error(), Ephemeral: true})
+		_ = resp.Respond(chat.Reply{Content: "⚠️ " + errText(err), Ephemeral: true})
 		return
 	}
 	all, _ := ext.Resumes.List()
@@ -95,7 +121,7 @@ func (r *Router) continueAtResetButton(ev chat.ComponentEvent, args []string, re
 		return nil
 	})
 	if err != nil {
-		_ = resp.Respond(chat.Reply{Content: "⚠️ " + err.Error(), Ephemeral: true})
+		_ = resp.Respond(chat.Reply{Content: "⚠️ " + errText(err), Ephemeral: true})
 		return
 	}
 	r.opt.Log.Info("continue at reset armed", "session", key, "at", res.At, "by", ev.User.ID)

@@ -212,6 +212,7 @@ func TestArchiveWaitsForTheTurnAndReportsInTheParent(t *testing.T) {
 	ss.setState("busy")
 	ss.releases = []session.Release{keptRelease("fp1")}
 	r.HandleThreadArchived("home", thread, channel)
+	ss.waitStatus(t)
 	// Give the closer a chance to act wrongly: a session record change is
 	// what it wakes on.
 	touch(t, store, key)
@@ -236,6 +237,8 @@ func TestArchiveWaitsForTheTurnAndReportsInTheParent(t *testing.T) {
 	if !strings.HasPrefix(post, "post "+channel+" 📦 The worktree of <#"+thread+"> was kept") {
 		t.Fatalf("notice = %q", post)
 	}
+	// Claude's reply un-archived the thread: it is archived again.
+	l.waitFor(t, "archive "+thread)
 	r.waitClosed(t)
 
 	// Archived again with the same worktree: no second notice.
@@ -261,6 +264,57 @@ func TestArchiveWaitsForTheTurnAndReportsInTheParent(t *testing.T) {
 	r.waitClosed(t)
 	if slices.ContainsFunc(l.all()[n:], func(op string) bool { return strings.HasPrefix(op, "release") }) {
 		t.Fatalf("a kept worktree was released again: %q", l.all()[n:])
+	}
+}
+
+// The thread of a turn that ended after its archive is archived again only
+// once the turn's reply is out (the hook recorded the turn, and posted it
+// or queued it and the daemon posted it): the reply un-archives it.
+func TestArchiveAgainAfterTheReply(t *testing.T) {
+	r, ss, _, l, store := newRouter(t)
+	ctx := context.Background()
+	key := registerThread(t, r)
+	store.Sessions.Update(ctx, key, func(s *state.Session) error { s.ClaudeSessionID, s.LastPromptID = "c1", "p1"; return nil })
+	ss.setState("busy")
+	r.HandleThreadArchived("home", thread, channel)
+	ss.waitStatus(t) // the closer saw the turn
+	ss.setState("idle")
+	touch(t, store, key)
+	l.waitFor(t, "stop "+key)
+	queued := state.OutboxKey()
+	for _, step := range []func(){
+		func() {
+			store.Outbox.Create(ctx, queued, state.Outbound{Server: "home", ChannelID: thread, Content: "the reply"})
+		},
+		func() {
+			store.Turns.Create(ctx, state.TurnKey("c1", "p1"), state.Turn{SessionKey: key, Reply: "the reply"})
+		},
+	} {
+		time.Sleep(750 * time.Millisecond)
+		if slices.Contains(l.all(), "archive "+thread) {
+			t.Fatalf("archived before the reply was out: %q", l.all())
+		}
+		step()
+	}
+	time.Sleep(750 * time.Millisecond)
+	if slices.Contains(l.all(), "archive "+thread) {
+		t.Fatalf("archived while the reply was queued: %q", l.all())
+	}
+	store.Outbox.Delete(ctx, queued)
+	l.waitFor(t, "archive "+thread)
+}
+
+// A thread archived while idle gets no post: it is not archived again.
+func TestArchiveWhileIdleIsNotRepeated(t *testing.T) {
+	r, ss, _, l, _ := newRouter(t)
+	key := registerThread(t, r)
+	ss.setState("idle")
+	r.HandleThreadArchived("home", thread, channel)
+	l.waitFor(t, "stop "+key)
+	r.waitClosed(t)
+	time.Sleep(750 * time.Millisecond)
+	if slices.Contains(l.all(), "archive "+thread) {
+		t.Fatalf("an idle thread was archived again: %q", l.all())
 	}
 }
 

@@ -47,7 +47,7 @@ func (r *Router) answerCard(server, reqID string, a approval.Action, resp chat.R
 		return
 	case err != nil:
 		log.Error("could not apply an answer", "err", err)
-		_ = resp.Respond(chat.Reply{Content: "⚠️ " + err.Error(), Ephemeral: true})
+		_ = resp.Respond(chat.Reply{Content: "⚠️ " + errText(err), Ephemeral: true})
 		return
 	}
 	if result.Modal != nil {
@@ -80,6 +80,7 @@ func closedNotice(req state.Request) string {
 
 // HandleModal handles a submitted form of one of this instance's cards.
 func (r *Router) HandleModal(ev chat.ModalEvent, resp chat.Responder) {
+	resp = fitting{resp} // limits.go
 	id, ok := r.ours(ev.CustomID, ev.Server, ev.User, resp)
 	if !ok {
 		return

@@ -99,6 +99,7 @@ func screenReply(instance, key, note, screen string, drawn time.Time) chat.Reply
 // HandleCommand runs a slash command. Interactions must be answered within
 // three seconds, so the work happens after a deferral.
 func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
+	resp = fitting{resp} // limits.go
 	log := r.opt.Log.With("command", ev.Name, "user", ev.User.ID, "channel", ev.ChannelID)
 	tg, ok := r.resolve(ev.Server, ev.ChannelID, ev.ParentID)
 	if !ok {
@@ -168,21 +169,21 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	case "status":
 		st, err := r.opt.Sessions.Status(ctx, key)
 		if err != nil {
-			return chat.Reply{Content: "⚠️ " + err.Error()}
+			return chat.Reply{Content: "⚠️ " + errText(err)}
 		}
 		return chat.Reply{Content: statusText(r.opt.Config.General.Machine, rt, st)}
 	case "stop":
 		if err := r.opt.Sessions.InterruptTurn(ctx, key); errors.Is(err, session.ErrNoPane) {
 			return noSession
 		} else if err != nil {
-			return chat.Reply{Content: "⚠️ " + err.Error()}
+			return chat.Reply{Content: "⚠️ " + errText(err)}
 		}
 		return chat.Reply{Content: "⏹ Interrupted Claude. Send a message to continue."}
 	case "new":
 		if _, err := r.opt.Sessions.Deliver(ctx, key, "/clear"); errors.Is(err, session.ErrNoPane) {
 			return noSession
 		} else if err != nil {
-			return chat.Reply{Content: "⚠️ " + err.Error()}
+			return chat.Reply{Content: "⚠️ " + errText(err)}
 		}
 		return chat.Reply{Content: "🆕 Started a fresh conversation."}
 	case "screen":
@@ -190,13 +191,13 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 		if errors.Is(err, session.ErrNoPane) {
 			return noSession
 		} else if err != nil {
-			return chat.Reply{Content: "⚠️ " + err.Error()}
+			return chat.Reply{Content: "⚠️ " + errText(err)}
 		}
 		return screenReply(r.opt.Instance, key, "", screen, r.now())
 	case "mode":
 		mode := ev.Options["mode"]
 		if err := r.opt.Sessions.SetMode(ctx, key, mode); err != nil && !errors.Is(err, session.ErrNoPane) {
-			return chat.Reply{Content: "⚠️ " + err.Error()}
+			return chat.Reply{Content: "⚠️ " + errText(err)}
 		}
 		r.remember(key, func(g *state.Registered) { g.PermissionMode = mode })
 		return chat.Reply{Content: "Permission mode: " + mode}
@@ -206,7 +207,7 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 			return chat.Reply{Content: "⚠️ Give one model name, such as sonnet or opus."}
 		}
 		if err := r.opt.Sessions.SetModel(ctx, key, name); err != nil && !errors.Is(err, session.ErrNoPane) {
-			return chat.Reply{Content: "⚠️ " + err.Error()}
+			return chat.Reply{Content: "⚠️ " + errText(err)}
 		}
 		r.remember(key, func(g *state.Registered) { g.Model = name })
 		return chat.Reply{Content: "Model: " + name}
@@ -251,6 +252,7 @@ func statusText(machine string, rt route, st session.Status) string {
 
 // HandleComponent handles a click on one of this instance's buttons.
 func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
+	resp = fitting{resp} // limits.go
 	id, ok := r.ours(ev.CustomID, ev.Server, ev.User, resp)
 	if !ok {
 		return
@@ -335,7 +337,7 @@ func (r *Router) pressKey(key, name, dialog string, resp chat.Responder) {
 		// place, so the stale buttons are gone for everyone.
 		screen, err := r.opt.Sessions.Screen(ctx, key, screenLines)
 		if err != nil {
-			_ = resp.Edit(chat.Reply{Content: "⚠️ " + err.Error()})
+			_ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
 			return
 		}
 		if dialogHash(screen) != dialog {
@@ -344,13 +346,13 @@ func (r *Router) pressKey(key, name, dialog string, resp chat.Responder) {
 			return
 		}
 		if err := r.opt.Sessions.PressKeys(ctx, key, name); err != nil {
-			_ = resp.Edit(chat.Reply{Content: "⚠️ " + err.Error()})
+			_ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
 			return
 		}
 	}
 	screen, err := r.opt.Sessions.Screen(ctx, key, screenLines)
 	if err != nil {
-		_ = resp.Edit(chat.Reply{Content: "⚠️ " + err.Error()})
+		_ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
 		return
 	}
 	_ = resp.Edit(screenReply(r.opt.Instance, key, "", screen, r.now()))

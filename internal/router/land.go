@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/audit"
@@ -111,15 +110,20 @@ func (r *Router) landInteractive(ev chat.CommandEvent, tg target, resp chat.Resp
 	if err != nil || !lt.tree || r.busy(tg.key) {
 		return false // answered by runLand after the deferral
 	}
-	d, err := r.opt.Land.Diff(r.ctx, lt.dir, "HEAD")
-	if err != nil {
-		return false
-	}
-	if d.Empty() {
-		return false
-	}
-	_ = resp.OpenModal(r.commitModal(tg.key, "commit", summary(d)))
+	_ = resp.OpenModal(r.commitModal(tg.key, "commit", r.commitDraft(tg)))
 	return true
+}
+
+// commitDraft is the message a commit form opens with. A modal cannot
+// follow a deferral, so the form must open within Discord's 3 seconds:
+// no git runs first (a diff of a large tree, or a cold cache, takes
+// longer). The thread's name says what its work was about; a clean tree
+// is told so when the form is submitted (commit).
+func (r *Router) commitDraft(tg target) string {
+	if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && strings.TrimSpace(reg.ThreadName) != "" {
+		return strings.TrimSpace(reg.ThreadName)
+	}
+	return "Update"
 }
 
 func (r *Router) landID(key, action string, args ...string) string {
@@ -136,24 +140,6 @@ func (r *Router) commitModal(key, action, prefill string) chat.Modal {
 		Inputs: []chat.TextInput{{CustomID: "message", Label: "Message", Paragraph: true, Value: prefill, Required: true, MaxLength: maxMessage}}}
 }
 
-// summary is a commit message drafted from a diff stat: its files.
-func summary(d worktree.Diff) string {
-	lines := strings.Split(strings.TrimSpace(d.Stat), "\n")
-	var files []string
-	for _, l := range lines[:max(len(lines)-1, 0)] {
-		if f, _, ok := strings.Cut(l, "|"); ok {
-			files = append(files, strings.TrimSpace(f))
-		}
-	}
-	if len(files) == 0 {
-		return "Update"
-	}
-	if len(files) > 3 {
-		return fmt.Sprintf("Update %s and %d more\n\n%s", strings.Join(files[:3], ", "), len(files)-3, strings.TrimSpace(d.Stat))
-	}
-	return "Update " + strings.Join(files, ", ") + "\n\n" + strings.TrimSpace(d.Stat)
-}
-
 // runLand runs a landing command after the deferral; ok is false for a
 // command that is not one of them.
 func (r *Router) runLand(ev chat.CommandEvent, tg target) (chat.Reply, bool) {
@@ -166,7 +152,7 @@ func (r *Router) runLand(ev chat.CommandEvent, tg target) (chat.Reply, bool) {
 	}
 	lt, err := r.landTarget(tg)
 	if err != nil {
-		return chat.Reply{Content: "⚠️ " + err.Error()}, true
+		return chat.Reply{Content: "⚠️ " + errText(err)}, true
 	}
 	if r.busy(tg.key) {
 		return chat.Reply{Content: busyText}, true
@@ -179,7 +165,7 @@ func (r *Router) runLand(ev chat.CommandEvent, tg target) (chat.Reply, bool) {
 		msg := strings.TrimSpace(ev.Options["message"])
 		if !lt.tree {
 			if msg != "" {
-				pending.Store(tg.key, msg)
+				r.pending.Store(tg.key, msg)
 			}
 			return chat.Reply{Content: fmt.Sprintf("⚠️ This session works in the project checkout itself (%s), not in a ccbridge worktree: a commit lands directly on its current branch.", lt.dir),
 				Rows: []chat.Row{{Buttons: []chat.Button{{Label: "Commit in the checkout anyway…", CustomID: r.landID(tg.key, "commitask"), Style: chat.Danger}}}}}, true
@@ -193,7 +179,7 @@ func (r *Router) runLand(ev chat.CommandEvent, tg target) (chat.Reply, bool) {
 	case "discard":
 		d, err := r.opt.Land.Diff(r.ctx, lt.dir, "HEAD")
 		if err != nil {
-			return chat.Reply{Content: "⚠️ " + err.Error()}, true
+			return chat.Reply{Content: "⚠️ " + errText(err)}, true
 		}
 		if d.Empty() {
 			return chat.Reply{Content: "Nothing to discard: there are no uncommitted changes."}, true
@@ -207,59 +193,68 @@ func (r *Router) runLand(ev chat.CommandEvent, tg target) (chat.Reply, bool) {
 // may be clicked hours later: it carries a hash of the patch, and
 // discards only while the changes are still those (discardConfirmed).
 func (r *Router) discardQuestion(key string, lt landTarget, d worktree.Diff, note, who string) chat.Reply {
-	return chat.Reply{Content: fmt.Sprintf("%s**Discard these uncommitted changes in %s?** This cannot be undone (asked by %s).\n```\n%s\n```", note, lt.label, who, fitStat(d.Stat, maxStatChars)),
+	return chat.Reply{Content: withStat(fmt.Sprintf("%s**Discard these uncommitted changes in %s?** This cannot be undone (asked by %s).", note, lt.label, who), d.Stat, ""),
 		Rows: []chat.Row{{Buttons: []chat.Button{
 			{Label: "Discard them", CustomID: r.landID(key, "discard", shortHash(d.Patch)), Style: chat.Danger},
 			{Label: "Keep them", CustomID: r.landID(key, "keep"), Style: chat.Secondary},
 		}}}}
 }
 
-// pending holds a /commit message given in a channel while the person
-// confirms committing in the project checkout.
-var pending sync.Map
-
 func (r *Router) diffReply(ev chat.CommandEvent, tg target, lt landTarget) chat.Reply {
 	d, err := r.opt.Land.Diff(r.ctx, lt.dir, lt.base)
 	if err != nil {
-		return chat.Reply{Content: "⚠️ " + err.Error()}
+		return chat.Reply{Content: "⚠️ " + errText(err)}
 	}
 	if d.Empty() {
 		return chat.Reply{Content: "No changes in " + lt.label + "."}
 	}
 	head := fmt.Sprintf("📝 Changes in %s: %d file(s), shown to %s.", lt.label, d.Files, mention(ev.User))
-	body := fmt.Sprintf("%s\n```\n%s\n```", head, fitStat(d.Stat, maxStatChars))
 	name := "changes.diff"
 	if lt.branch != "" {
 		name = strings.NewReplacer("/", "-", " ", "-").Replace(lt.branch) + ".diff"
 	}
 	if len(d.Patch) > maxPatchBytes {
-		return chat.Reply{Content: body + fmt.Sprintf("\nThe patch is %.1f MB, too large to attach; run `git diff %s` in %s.", float64(len(d.Patch))/(1<<20), lt.base, lt.dir)}
+		return chat.Reply{Content: withStat(head, d.Stat, fmt.Sprintf("\nThe patch is %.1f MB, too large to attach; run `git diff %s` in %s.", float64(len(d.Patch))/(1<<20), lt.base, clip(lt.dir, 300)))}
 	}
 	if _, err := r.opt.Replier.Post(r.ctx, tg.rt.server.Name, ev.ChannelID, chat.Message{Content: "📎 The whole patch (" + strconv.Itoa(d.Files) + " file(s)):", Files: []chat.File{{Name: name, Data: []byte(d.Patch + "\n")}}}); err != nil {
-		return chat.Reply{Content: body + "\n⚠️ Could not attach the patch: " + err.Error()}
+		return chat.Reply{Content: withStat(head, d.Stat, "\n⚠️ Could not attach the patch: "+errText(err))}
 	}
-	return chat.Reply{Content: body + "\nThe whole patch is attached below."}
+	return chat.Reply{Content: withStat(head, d.Stat, "\nThe whole patch is attached below.")}
 }
 
-// fitStat keeps a diff stat within n characters, saying what it left out.
+// maxStatLine bounds one line of a stat: the untracked and ignored files
+// of a kept worktree's stat are one line each, of any length.
+const maxStatLine = 200
+
+// fitStat keeps a diff stat within about n characters, keeping its last
+// line (git's total) and saying how many lines it left out.
 func fitStat(stat string, n int) string {
-	stat = strings.ReplaceAll(strings.TrimSpace(stat), "```", "ʼʼʼ")
-	if utf8.RuneCountInString(stat) <= n {
-		return stat
+	lines := strings.Split(strings.TrimSpace(stat), "\n")
+	for i, l := range lines {
+		lines[i] = clip(l, maxStatLine)
 	}
-	lines := strings.Split(stat, "\n")
+	if all := strings.Join(lines, "\n"); utf8.RuneCountInString(all) <= n {
+		return all
+	}
 	total := lines[len(lines)-1]
 	var b strings.Builder
 	shown := 0
 	for _, l := range lines[:len(lines)-1] {
-		if utf8.RuneCountInString(b.String())+utf8.RuneCountInString(l)+len(total)+60 > n {
+		if utf8.RuneCountInString(b.String())+utf8.RuneCountInString(l)+utf8.RuneCountInString(total)+60 > n {
 			break
 		}
 		b.WriteString(l + "\n")
 		shown++
 	}
-	fmt.Fprintf(&b, "… %d more file(s) not listed here; all are in the patch\n%s", len(lines)-1-shown, total)
+	fmt.Fprintf(&b, "… %d more line(s) not shown\n%s", len(lines)-1-shown, total)
 	return b.String()
+}
+
+// withStat lays out a message of head, a stat in a code block and tail,
+// the stat cut to the room the rest leaves (at most maxStatChars).
+func withStat(head, stat, tail string) string {
+	room := chat.Limit - utf8.RuneCountInString(head+tail) - len("\n```\n\n```")
+	return head + "\n```\n" + fitStat(stat, min(room, maxStatChars)) + "\n```" + tail
 }
 
 func (r *Router) commit(key string, lt landTarget, msg string, u chat.User) chat.Reply {
@@ -269,7 +264,7 @@ func (r *Router) commit(key string, lt landTarget, msg string, u chat.User) chat
 		return chat.Reply{Content: "Nothing to commit: the working tree is clean."}
 	}
 	if err != nil {
-		return chat.Reply{Content: "⚠️ Could not commit: " + err.Error()}
+		return chat.Reply{Content: "⚠️ Could not commit: " + errText(err)}
 	}
 	r.audit(key, lt, "commit", "commit in "+lt.dir, "committed "+short(commit), u)
 	first, _, _ := strings.Cut(msg, "\n")
@@ -297,7 +292,7 @@ func (r *Router) merge(key string, lt landTarget, u chat.User) chat.Reply {
 	case errors.As(err, &nr):
 		return chat.Reply{Content: "⚠️ Nothing was merged: " + clip(nr.Reason, 1500) + "."}
 	case err != nil:
-		return chat.Reply{Content: "⚠️ Could not merge: " + err.Error()}
+		return chat.Reply{Content: "⚠️ Could not merge: " + errText(err)}
 	case len(res.Conflicts) > 0:
 		r.audit(key, lt, "merge", "merge "+lt.branch+" into "+base, "conflict, aborted", u)
 		return chat.Reply{Content: fmt.Sprintf("⚠️ Merging `%s` into `%s` conflicts in: %s. The merge was aborted: both branches and the checkout are as they were (asked by %s).",
@@ -334,17 +329,15 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, args []s
 	}
 	lt, err := r.landTarget(tg)
 	if err != nil {
-		_ = resp.Respond(chat.Reply{Content: "⚠️ " + err.Error(), Ephemeral: true})
+		_ = resp.Respond(chat.Reply{Content: "⚠️ " + errText(err), Ephemeral: true})
 		return
 	}
 	switch action {
 	case "commitask":
-		msg, _ := pending.LoadAndDelete(key)
+		msg, _ := r.pending.LoadAndDelete(key)
 		prefill, _ := msg.(string)
 		if prefill == "" {
-			if d, err := r.opt.Land.Diff(r.ctx, lt.dir, "HEAD"); err == nil {
-				prefill = summary(d)
-			}
+			prefill = r.commitDraft(tg)
 		}
 		_ = resp.OpenModal(r.commitModal(key, "commitforce", prefill))
 	case "discard":
@@ -377,14 +370,14 @@ func (r *Router) discardConfirmed(key string, lt landTarget, shown string, u cha
 	d, err := r.opt.Land.Diff(r.ctx, lt.dir, "HEAD")
 	switch {
 	case err != nil:
-		return chat.Reply{Content: "⚠️ Nothing was discarded: " + err.Error()}
+		return chat.Reply{Content: "⚠️ Nothing was discarded: " + errText(err)}
 	case d.Empty():
 		return chat.Reply{Content: "Nothing to discard: there are no uncommitted changes any more."}
 	case shortHash(d.Patch) != shown:
 		return r.discardQuestion(key, lt, d, "⚠️ Nothing was discarded: the changes are not the ones shown, they changed since you were asked. Here they are now.\n", mention(u))
 	}
 	if err := r.opt.Land.Discard(r.ctx, lt.dir); err != nil {
-		return chat.Reply{Content: "⚠️ Could not discard: " + err.Error()}
+		return chat.Reply{Content: "⚠️ Could not discard: " + errText(err)}
 	}
 	r.audit(key, lt, "discard", "discard uncommitted changes in "+lt.dir, "discarded", u)
 	return chat.Reply{Content: fmt.Sprintf("🗑️ Discarded the uncommitted changes in %s (by %s).", lt.label, mention(u))}
@@ -411,7 +404,7 @@ func (r *Router) removeMerged(key string, tg target, lt landTarget, u chat.User,
 	d, err := r.opt.Land.Diff(r.ctx, lt.dir, "HEAD")
 	switch {
 	case err != nil:
-		_ = resp.Edit(chat.Reply{Content: "⚠️ " + err.Error()})
+		_ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
 		return
 	case !d.Empty():
 		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("⚠️ Kept the worktree: it has %d uncommitted file(s) now.", d.Files)})
@@ -423,7 +416,7 @@ func (r *Router) removeMerged(key string, tg target, lt landTarget, u chat.User,
 	c, err := r.opt.Land.Inspect(r.ctx, lt.dir, lt.base)
 	switch {
 	case err != nil:
-		_ = resp.Edit(chat.Reply{Content: "⚠️ Kept the worktree: " + err.Error()})
+		_ = resp.Edit(chat.Reply{Content: "⚠️ Kept the worktree: " + errText(err)})
 		return
 	case len(c.Ignored) > 0:
 		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("⚠️ Kept the worktree `%s`: it holds %d file(s) git ignores, which removing it would delete: %s. Move them out, then press Remove again (or remove it yourself with `git worktree remove --force`).",
@@ -433,7 +426,7 @@ func (r *Router) removeMerged(key string, tg target, lt landTarget, u chat.User,
 	// Claude must not be left running in a removed directory: its
 	// session ends first (a new message starts a fresh worktree).
 	if err := r.opt.Sessions.Stop(r.ctx, key); err != nil {
-		_ = resp.Edit(chat.Reply{Content: "⚠️ Could not stop the thread's session: " + err.Error()})
+		_ = resp.Edit(chat.Reply{Content: "⚠️ Could not stop the thread's session: " + errText(err)})
 		return
 	}
 	// Checked above that nothing is lost; the safe rule of
@@ -442,7 +435,7 @@ func (r *Router) removeMerged(key string, tg target, lt landTarget, u chat.User,
 	rel, err := r.opt.Sessions.ReleaseWorktree(r.ctx, key, true)
 	switch {
 	case err != nil:
-		_ = resp.Edit(chat.Reply{Content: "⚠️ Could not remove the worktree: " + err.Error()})
+		_ = resp.Edit(chat.Reply{Content: "⚠️ Could not remove the worktree: " + errText(err)})
 	case rel.Removed:
 		r.audit(key, lt, "remove", "remove merged worktree "+rel.Path, "removed", u)
 		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("🗑️ Removed the merged worktree `%s` and its branch `%s`, and archived the thread (by %s).", rel.Path, rel.Branch, mention(u))})
@@ -470,7 +463,7 @@ func (r *Router) landModal(ev chat.ModalEvent, key, action string, resp chat.Res
 	lt, err := r.landTarget(tg)
 	switch {
 	case err != nil:
-		_ = resp.Edit(chat.Reply{Content: "⚠️ " + err.Error()})
+		_ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
 	case r.busy(key):
 		_ = resp.Edit(chat.Reply{Content: busyText})
 	case strings.TrimSpace(ev.Values["message"]) == "":
@@ -523,7 +516,7 @@ func (r *Router) auditReply(tg target, count string) chat.Reply {
 	}
 	all, err := audit.Last(r.opt.Registry.Dir.Root(), math.MaxInt)
 	if err != nil {
-		return chat.Reply{Content: "⚠️ " + err.Error()}
+		return chat.Reply{Content: "⚠️ " + errText(err)}
 	}
 	var es []audit.Entry
 	for i := len(all) - 1; i >= 0 && len(es) < n; i-- {

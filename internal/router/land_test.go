@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/audit"
@@ -17,24 +18,45 @@ import (
 type fakeLander struct {
 	calls     []string
 	conflicts []string
-	patch     string   // what Diff shows; "+x" when empty
-	ignored   []string // what Inspect finds git ignoring
+	patch     string        // what Diff shows; "+x" when empty
+	ignored   []string      // what Inspect finds git ignoring
+	slow      time.Duration // how long Diff takes (a large tree, a cold cache)
+	clean     bool          // CommitAll finds nothing to commit
+	fail      error         // what git fails with
+	stat      string        // what Diff's stat shows (one file when empty)
 }
 
 func (f *fakeLander) Diff(_ context.Context, dir, base string) (worktree.Diff, error) {
 	f.calls = append(f.calls, "diff "+base)
+	time.Sleep(f.slow)
+	if f.fail != nil {
+		return worktree.Diff{}, f.fail
+	}
 	patch := f.patch
 	if patch == "" {
 		patch = "+x"
 	}
-	return worktree.Diff{Stat: " a.go | 1 +\n 1 file changed", Patch: patch, Files: 1}, nil
+	stat := f.stat
+	if stat == "" {
+		stat = " a.go | 1 +\n 1 file changed"
+	}
+	return worktree.Diff{Stat: stat, Patch: patch, Files: 1}, nil
 }
 func (f *fakeLander) CommitAll(_ context.Context, dir, msg string) (string, error) {
 	f.calls = append(f.calls, "commit")
+	if f.fail != nil {
+		return "", f.fail
+	}
+	if f.clean {
+		return "", worktree.ErrNothingToCommit
+	}
 	return "abcdef0123456", nil
 }
 func (f *fakeLander) Merge(_ context.Context, repo, branch, base, msg string) (worktree.MergeResult, error) {
 	f.calls = append(f.calls, "merge")
+	if f.fail != nil {
+		return worktree.MergeResult{}, f.fail
+	}
 	if f.conflicts != nil {
 		return worktree.MergeResult{Conflicts: f.conflicts}, nil
 	}
@@ -42,6 +64,9 @@ func (f *fakeLander) Merge(_ context.Context, repo, branch, base, msg string) (w
 }
 func (f *fakeLander) Discard(context.Context, string) error {
 	f.calls = append(f.calls, "discard")
+	if f.fail != nil {
+		return f.fail
+	}
 	return nil
 }
 func (f *fakeLander) CurrentBranch(context.Context, string) string          { return "main" }
@@ -49,6 +74,9 @@ func (f *fakeLander) Contains(context.Context, string, string, string) bool { re
 func (f *fakeLander) IsWorktreeOf(context.Context, string) bool             { return false }
 func (f *fakeLander) Inspect(context.Context, string, string) (worktree.Changes, error) {
 	f.calls = append(f.calls, "inspect")
+	if f.fail != nil {
+		return worktree.Changes{}, f.fail
+	}
 	return worktree.Changes{Ignored: f.ignored, Ahead: 1}, nil
 }
 
@@ -224,4 +252,80 @@ func TestRemoveAfterMergeKeepsIgnoredFiles(t *testing.T) {
 	fl.ignored = nil
 	click(r, l, thread, r.landID(key, "remove"))
 	l.waitFor(t, "release "+key+" force=true")
+}
+
+// modalAt records the form an interaction opened, and when.
+type modalAt struct {
+	fakeResponder
+	modal *chat.Modal
+	at    *time.Time
+}
+
+func (m modalAt) OpenModal(md chat.Modal) error {
+	*m.modal, *m.at = md, time.Now()
+	return m.fakeResponder.OpenModal(md)
+}
+
+// /commit without a message, and "Commit in the checkout anyway…", open
+// their form at once: a form cannot follow a deferral, and Discord drops
+// an interaction not answered within 3 seconds. No git runs first, however
+// long it would take; a clean tree is told so once the form is submitted.
+func TestCommitFormOpensWithinDiscordsWindow(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	fl := &fakeLander{slow: 3500 * time.Millisecond, clean: true}
+	r.opt.Land = fl
+	key := registerThread(t, r)
+	if _, err := r.opt.Registry.Sessions.Update(context.Background(), key, func(g *state.Registered) error {
+		g.Worktree, g.Repo, g.Branch, g.BaseCommit = t.TempDir(), t.TempDir(), "ccbridge/x", "base0"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var modal chat.Modal
+	var at time.Time
+	start := time.Now()
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "commit"}, modalAt{fakeResponder{l}, &modal, &at})
+	if at.IsZero() || at.Sub(start) > time.Second {
+		t.Fatalf("the form opened %v after the command (never: %v); ops %q", at.Sub(start), at.IsZero(), l.all())
+	}
+	if err := chat.CheckModal(modal); err != nil || modal.Inputs[0].Value != "side" {
+		t.Fatalf("form %+v: %v", modal, err)
+	}
+	var reply chat.Reply
+	r.HandleModal(chat.ModalEvent{Server: "home", ChannelID: thread, User: chat.User{ID: owner}, CustomID: modal.CustomID, Values: map[string]string{"message": "side"}}, drawn{fakeResponder{l}, &reply})
+	if !strings.Contains(reply.Content, "Nothing to commit") {
+		t.Fatalf("submit of a clean tree: %q", reply.Content)
+	}
+
+	// In the project checkout, after the warning.
+	at = time.Time{}
+	start = time.Now()
+	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: r.landID("home-api", "commitask")}, modalAt{fakeResponder{l}, &modal, &at})
+	if at.IsZero() || at.Sub(start) > time.Second {
+		t.Fatalf("the checkout's form opened %v after the click (never: %v); ops %q", at.Sub(start), at.IsZero(), l.all())
+	}
+	if err := chat.CheckModal(modal); err != nil || modal.Inputs[0].Value != "Update" {
+		t.Fatalf("form %+v: %v", modal, err)
+	}
+}
+
+// A /commit message waiting for "Commit in the checkout anyway…" belongs
+// to its router: another (a daemon restarted in-process, a test running
+// alongside) never drafts with it.
+func TestPendingCommitMessagesStayWithTheirRouter(t *testing.T) {
+	r1, _, _, l1, _ := newRouter(t)
+	r2, _, _, l2, _ := newRouter(t)
+	r1.opt.Land, r2.opt.Land = &fakeLander{}, &fakeLander{}
+	r1.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "commit", Options: map[string]string{"message": "r1's message"}}, fakeResponder{l1})
+	var modal chat.Modal
+	var at time.Time
+	ask := chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: r2.landID("home-api", "commitask")}
+	r2.HandleComponent(ask, modalAt{fakeResponder{l2}, &modal, &at})
+	if modal.Inputs[0].Value != "Update" {
+		t.Fatalf("r2 drafted with %q", modal.Inputs[0].Value)
+	}
+	r1.HandleComponent(ask, modalAt{fakeResponder{l1}, &modal, &at})
+	if modal.Inputs[0].Value != "r1's message" {
+		t.Fatalf("r1 drafted with %q", modal.Inputs[0].Value)
+	}
 }

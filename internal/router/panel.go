@@ -2,6 +2,7 @@ package router
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/session"
@@ -25,8 +26,8 @@ func (r *Router) panelAction(ev chat.ComponentEvent, args []string, resp chat.Re
 		notice = r.startStop(ev.Server, action, project)
 	}
 	m := r.opt.Panel.Render(r.ctx, ev.Server)
-	if notice != "" {
-		m.Content = strings.TrimSpace(m.Content + "\n\n" + notice)
+	if notice != "" { // the panel gives way: the notice says what just failed
+		m.Content = strings.TrimSpace(fitTo(m.Content, chat.Limit-utf8.RuneCountInString(notice)-2) + "\n\n" + notice)
 	}
 	if err := resp.Edit(m); err != nil {
 		r.opt.Log.Error("could not redraw the panel", "server", ev.Server, "err", err)
@@ -46,7 +47,7 @@ func (r *Router) startStop(server, action, project string) string {
 	}
 	if action == "stop" {
 		if err := r.opt.Sessions.Stop(r.ctx, tg.key); err != nil {
-			return "⚠️ Could not stop " + project + ": " + err.Error()
+			return "⚠️ Could not stop " + project + ": " + errText(err)
 		}
 		r.opt.Log.Info("project stopped from the panel", "session", tg.key)
 		return ""
@@ -56,7 +57,7 @@ func (r *Router) startStop(server, action, project string) string {
 		_, _, err = r.opt.Sessions.Ensure(r.ctx, t)
 	}
 	if err != nil {
-		return "⚠️ Could not start " + project + ": " + err.Error()
+		return "⚠️ Could not start " + project + ": " + errText(err)
 	}
 	r.opt.Log.Info("project started from the panel", "session", tg.key)
 	return ""

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
@@ -111,6 +112,10 @@ type Router struct {
 	stopping bool            // the context ended: no message is queued any more
 	closing  map[string]bool // thread sessions being stopped → deleted (stop at once)
 
+	// pending holds a /commit message given in a channel while the person
+	// confirms committing in the project checkout (land.go), by session.
+	pending sync.Map
+
 	now func() time.Time // the clock (tests move it)
 }
 
@@ -168,6 +173,7 @@ func New(ctx context.Context, opt Options) *Router {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
+	opt.Replier = fittingReplier{opt.Replier} // limits.go
 	r := &Router{opt: opt, ctx: ctx, routes: map[string]route{}, owners: map[string]map[string]bool{}, workers: map[string]chan chat.MessageEvent{}, closing: map[string]bool{}, now: time.Now}
 	for _, s := range opt.Config.Servers {
 		r.owners[s.Name] = map[string]bool{}
@@ -381,7 +387,7 @@ func (r *Router) deliver(tg target, ev chat.MessageEvent) {
 	target, err := r.sessionTarget(tg)
 	if err != nil {
 		if !r.stoppedDuring(ev, false) {
-			r.send(ev.Server, ev.ChannelID, "⚠️ "+err.Error())
+			r.send(ev.Server, ev.ChannelID, "⚠️ "+errText(err))
 		}
 		return
 	}
@@ -414,15 +420,22 @@ func (r *Router) deliver(tg target, ev chat.MessageEvent) {
 	default:
 		log.Error("delivery failed", "err", err)
 		r.react(ev, "⚠️")
-		r.send(ev.Server, ev.ChannelID, "⚠️ Could not deliver your message to Claude: "+err.Error())
+		r.send(ev.Server, ev.ChannelID, "⚠️ Could not deliver your message to Claude: "+errText(err))
 	}
 }
 
 func startFailure(t session.Target, err error) string {
-	msg := fmt.Sprintf("⚠️ Could not start Claude in `%s`: %v", t.Dir, err)
+	msg := fmt.Sprintf("⚠️ Could not start Claude in `%s`: %s", clip(t.Dir, 300), errText(err))
 	var nr *session.NotReadyError
 	if errors.As(err, &nr) && nr.Screen != "" {
-		msg += "\nLast lines of its screen:\n```\n" + strings.ReplaceAll(nr.Screen, "```", "ʼʼʼ") + "\n```"
+		// The last lines are the ones that say why; a full pane is
+		// thousands of characters.
+		screen := []rune(strings.ReplaceAll(strings.TrimRight(nr.Screen, " \n"), "```", "ʼʼʼ"))
+		room := chat.Limit - utf8.RuneCountInString(msg) - 60
+		if len(screen) > room {
+			screen = append([]rune("…"), screen[len(screen)-room:]...)
+		}
+		msg += "\nLast lines of its screen:\n```\n" + string(screen) + "\n```"
 	}
 	return msg
 }
@@ -450,27 +463,26 @@ func (r *Router) withAttachments(ctx context.Context, key string, ev chat.Messag
 	if len(ev.Attachments) == 0 {
 		return prompt
 	}
-	dir, err := r.opt.Store.Dir.Uploads(key)
-	if err != nil {
-		r.send(ev.Server, ev.ChannelID, "⚠️ Attachments not delivered: "+err.Error())
+	if _, err := r.opt.Store.Dir.Uploads(key); err != nil { // before downloading anything
+		r.send(ev.Server, ev.ChannelID, "⚠️ Attachments not delivered: "+errText(err))
 		return prompt
 	}
 	var paths, problems []string
 	for _, a := range ev.Attachments {
 		if a.Size > maxUploadBytes {
-			problems = append(problems, fmt.Sprintf("%s is %.1f MiB (the limit is %d MiB)", a.Name, float64(a.Size)/(1<<20), maxUploadBytes>>20))
+			problems = append(problems, fmt.Sprintf("%s is %.1f MiB (the limit is %d MiB)", clip(a.Name, 100), float64(a.Size)/(1<<20), maxUploadBytes>>20))
 			continue
 		}
 		dctx, cancel := context.WithTimeout(ctx, downloadTimeout)
 		data, err := r.opt.Replier.Download(dctx, a.URL, maxUploadBytes)
 		cancel()
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", a.Name, err))
+			problems = append(problems, clip(a.Name, 100)+": "+errText(err))
 			continue
 		}
-		p := filepath.Join(dir, ev.MessageID+"-"+safeFileName(a.Name))
-		if err := writeNew(p, data); err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", a.Name, err))
+		p, err := r.saveUpload(key, ev.MessageID+"-"+safeFileName(a.Name), data)
+		if err != nil {
+			problems = append(problems, clip(a.Name, 100)+": "+errText(err))
 			continue
 		}
 		paths = append(paths, p)
@@ -490,12 +502,21 @@ func (r *Router) withAttachments(ctx context.Context, key string, ev chat.Messag
 	return prompt
 }
 
-// writeNew creates a file that must not exist yet, never through a
-// symlink someone planted at its name, readable by its owner only.
-func writeNew(p string, data []byte) error {
+// saveUpload writes a downloaded file into the session's uploads folder,
+// asked of the runtime directory again (Dir.Uploads checks it is still the
+// private directory ccbridge opened: a download takes up to a minute). The
+// file must not exist yet and is never written through a symlink planted
+// at its name (Dir.WriteFile would rename over both), and only its owner
+// may read it.
+func (r *Router) saveUpload(key, name string, data []byte) (string, error) {
+	dir, err := r.opt.Store.Dir.Uploads(key)
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, name)
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
-		return fmt.Errorf("save upload: %w", err)
+		return "", fmt.Errorf("save upload: %w", err)
 	}
 	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
@@ -503,9 +524,9 @@ func writeNew(p string, data []byte) error {
 	}
 	if err != nil {
 		_ = os.Remove(p)
-		return fmt.Errorf("save upload: %w", err)
+		return "", fmt.Errorf("save upload: %w", err)
 	}
-	return nil
+	return p, nil
 }
 
 func (r *Router) send(server, channel, text string) {

@@ -24,10 +24,23 @@ const (
 	channel = "100000000000000003"
 )
 
-// log is a shared, ordered record of every side effect.
+// log is a shared, ordered record of every side effect, and of every
+// message Discord would refuse (newRouter fails the test on one).
 type log struct {
-	mu  sync.Mutex
-	ops []string
+	mu      sync.Mutex
+	ops     []string
+	refused []string
+}
+
+// check records a message that breaks one of Discord's rules.
+func (l *log) check(m chat.Message) { l.refuse(chat.CheckMessage(m), m.Content) }
+
+func (l *log) refuse(err error, what string) {
+	if err != nil {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.refused = append(l.refused, fmt.Sprintf("%v: %.200q", err, what))
+	}
 }
 
 func (l *log) add(format string, args ...any) {
@@ -66,10 +79,29 @@ type fakeSessions struct {
 	calls     int
 	noPane    bool
 	delivered []string
-	screens   []string // what Screen shows, in turn; the last one stays
+	screens   []string         // what Screen shows, in turn; the last one stays
+	fail      map[string]error // what a method fails with, by name
+	statuses  int              // calls of Status
+}
+
+// waitStatus waits for a call of Status (a closer looking at the turn).
+func (f *fakeSessions) waitStatus(t *testing.T) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		f.mu.Lock()
+		n := f.statuses
+		f.mu.Unlock()
+		if n > 0 {
+			return
+		}
+	}
+	t.Fatal("Status was never asked")
 }
 
 func (f *fakeSessions) Ensure(_ context.Context, t session.Target) (string, bool, error) {
+	if err := f.fail["Ensure"]; err != nil {
+		return "", false, err
+	}
 	f.l.add("ensure %s", t.Key)
 	return "%1", true, nil
 }
@@ -99,6 +131,9 @@ func (f *fakeSessions) WaitReceipt(ctx context.Context, _ string, _ time.Time, _
 }
 func (f *fakeSessions) PressEnter(context.Context, string) error { f.l.add("enter"); return nil }
 func (f *fakeSessions) InterruptTurn(_ context.Context, key string) error {
+	if err := f.fail["InterruptTurn"]; err != nil {
+		return err
+	}
 	if f.noPane {
 		return session.ErrNoPane
 	}
@@ -106,6 +141,9 @@ func (f *fakeSessions) InterruptTurn(_ context.Context, key string) error {
 	return nil
 }
 func (f *fakeSessions) Screen(context.Context, string, int) (string, error) {
+	if err := f.fail["Screen"]; err != nil {
+		return "", err
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.queued > 0 {
@@ -127,6 +165,9 @@ func (f *fakeSessions) PressKeys(_ context.Context, key string, names ...string)
 	return nil
 }
 func (f *fakeSessions) SetMode(_ context.Context, key, mode string) error {
+	if err := f.fail["SetMode"]; err != nil {
+		return err
+	}
 	f.l.add("mode %s", mode)
 	return nil
 }
@@ -135,11 +176,17 @@ func (f *fakeSessions) SetModel(_ context.Context, key, model string) error {
 	return nil
 }
 func (f *fakeSessions) Stop(_ context.Context, key string) error {
+	if err := f.fail["Stop"]; err != nil {
+		return err
+	}
 	f.l.add("stop %s", key)
 	return nil
 }
 func (f *fakeSessions) ReleaseWorktree(_ context.Context, key string, force bool) (session.Release, error) {
 	f.l.add("release %s force=%v", key, force)
+	if err := f.fail["ReleaseWorktree"]; err != nil {
+		return session.Release{}, err
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.releases) == 0 {
@@ -155,8 +202,12 @@ func (f *fakeSessions) setState(s string) {
 	f.mu.Unlock()
 }
 func (f *fakeSessions) Status(context.Context, string) (session.Status, error) {
+	if err := f.fail["Status"]; err != nil {
+		return session.Status{}, err
+	}
 	f.mu.Lock()
 	st := f.state
+	f.statuses++
 	f.mu.Unlock()
 	if st == "" {
 		st = "busy"
@@ -165,8 +216,10 @@ func (f *fakeSessions) Status(context.Context, string) (session.Status, error) {
 }
 
 type fakeReplier struct {
-	l     *log
-	files map[string][]byte
+	l          *log
+	files      map[string][]byte
+	postErr    error  // what Post fails with
+	onDownload func() // runs during every download
 }
 
 // Send and React, like Discord's client, do nothing on an ended context.
@@ -174,6 +227,7 @@ func (f *fakeReplier) Send(ctx context.Context, server, ch, text string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	f.l.check(chat.Message{Content: text})
 	f.l.add("send %s", text)
 	return nil
 }
@@ -182,7 +236,11 @@ func (f *fakeReplier) StartThread(_ context.Context, server, ch, name string) (s
 	return "100000000000000077", nil
 }
 func (f *fakeReplier) Post(_ context.Context, server, ch string, m chat.Message) (string, error) {
+	f.l.check(m)
 	f.l.add("post %s %s", ch, m.Content)
+	if f.postErr != nil {
+		return "", f.postErr
+	}
 	return "1", nil
 }
 func (f *fakeReplier) React(ctx context.Context, server, ch, msg, emoji string) error {
@@ -197,6 +255,9 @@ func (f *fakeReplier) ArchiveThread(_ context.Context, server, thread string) er
 	return nil
 }
 func (f *fakeReplier) Download(_ context.Context, url string, limit int64) ([]byte, error) {
+	if f.onDownload != nil {
+		f.onDownload()
+	}
 	b, ok := f.files[url]
 	if !ok {
 		return nil, errors.New("HTTP 404")
@@ -207,20 +268,24 @@ func (f *fakeReplier) Download(_ context.Context, url string, limit int64) ([]by
 type fakeResponder struct{ l *log }
 
 func (f fakeResponder) Respond(r chat.Reply) error {
+	f.l.check(r)
 	f.l.add("respond ephemeral=%v %s", r.Ephemeral, r.Content)
 	return nil
 }
 func (f fakeResponder) Defer(bool) error   { f.l.add("defer"); return nil }
 func (f fakeResponder) DeferUpdate() error { f.l.add("defer-update"); return nil }
 func (f fakeResponder) Update(m chat.Message) error {
+	f.l.check(m)
 	f.l.add("update %s rows=%d", m.Content, len(m.Rows))
 	return nil
 }
 func (f fakeResponder) OpenModal(m chat.Modal) error {
+	f.l.refuse(chat.CheckModal(m), m.Title)
 	f.l.add("modal %s", m.CustomID)
 	return nil
 }
 func (f fakeResponder) Edit(r chat.Reply) error {
+	f.l.check(r)
 	f.l.add("edit %s buttons=%d", r.Content, len(r.Rows))
 	return nil
 }
@@ -261,7 +326,13 @@ owner_ids = ["100000000000000008"]
 	rp := &fakeReplier{l: l, files: map[string][]byte{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := New(ctx, Options{Config: cfg, Sessions: ss, Replier: rp, Store: store, Registry: reg, Instance: "inst1"})
-	t.Cleanup(func() { cancel(); r.Wait() })
+	t.Cleanup(func() {
+		cancel()
+		r.Wait()
+		for _, m := range l.refused {
+			t.Errorf("Discord would refuse: %s", m)
+		}
+	})
 	return r, ss, rp, l, store
 }
 
@@ -615,5 +686,38 @@ func TestStopDuringTheReceiptSaysToCheck(t *testing.T) {
 	r.Wait()
 	if got := l.all(); !slices.Contains(got, "send "+fmt.Sprintf(notConfirmed, "this message")) || !slices.Contains(got, "react m1 ⚠️") {
 		t.Fatalf("ops = %q", got)
+	}
+}
+
+// A download takes up to a minute: the upload is written only while the
+// runtime directory is still the one ccbridge opened, not into one removed
+// and made again (by a tmp cleaner, then anyone) meanwhile.
+func TestUploadsCheckTheRuntimeDirAgain(t *testing.T) {
+	r, ss, rp, l, store := newRouter(t)
+	rp.files["http://x/a"] = []byte("PAYLOAD")
+	root := store.Dir.Root()
+	again := filepath.Join(root, "files", "uploads", "home-api")
+	rp.onDownload = func() {
+		if err := os.RemoveAll(root); err != nil {
+			t.Error(err)
+		}
+		if err := os.MkdirAll(again, 0o700); err != nil {
+			t.Error(err)
+		}
+	}
+	ev := msg("look")
+	ev.Attachments = []chat.Attachment{{Name: "a.txt", URL: "http://x/a", Size: 7}}
+	r.HandleMessage(ev)
+	l.waitFor(t, "react m1 ✅")
+	if _, err := os.Stat(filepath.Join(again, "m1-a.txt")); err == nil {
+		t.Fatal("the upload was written into a runtime directory made anew")
+	}
+	if strings.Contains(ss.delivered[0], "Attached files") {
+		t.Fatalf("prompt names a file that was not saved: %q", ss.delivered[0])
+	}
+	if !slices.ContainsFunc(l.all(), func(op string) bool {
+		return strings.HasPrefix(op, "send ⚠️ Some attachments were not delivered") && strings.Contains(op, "created again")
+	}) {
+		t.Fatalf("ops = %q", l.all())
 	}
 }

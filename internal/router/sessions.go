@@ -79,15 +79,15 @@ func (r *Router) listSessions(tg target) chat.Reply {
 	srv, proj := tg.rt.server.Name, tg.rt.project.Name
 	dir, err := tg.rt.project.ProjectPath()
 	if err != nil {
-		return chat.Reply{Content: "⚠️ " + err.Error()}
+		return chat.Reply{Content: "⚠️ " + errText(err)}
 	}
 	live, err := tk.LiveSessions(ctx, srv, proj)
 	if err != nil {
-		return chat.Reply{Content: "⚠️ " + err.Error()}
+		return chat.Reply{Content: "⚠️ " + errText(err)}
 	}
 	past, err := tk.History(dir, maxConversations+len(live))
 	if err != nil {
-		return chat.Reply{Content: "⚠️ Could not read Claude's history: " + err.Error()}
+		return chat.Reply{Content: "⚠️ Could not read Claude's history: " + errText(err)}
 	}
 	running := map[string]bool{}
 	var b strings.Builder
@@ -223,7 +223,7 @@ func (r *Router) takeOver(tk Takeovers, tg target, arg string) chat.Reply {
 	ctx := r.ctx
 	live, err := r.findLive(tk, tg, arg)
 	if err != nil {
-		return chat.Reply{Content: "⚠️ " + err.Error()}
+		return chat.Reply{Content: "⚠️ " + errText(err)}
 	}
 	if !live.Driveable() {
 		return chat.Reply{Content: "⚠️ " + session.ErrNotDriveable.Error()}
@@ -231,7 +231,7 @@ func (r *Router) takeOver(tk Takeovers, tg target, arg string) chat.Reply {
 	name := threadTitle("", live.FirstPrompt, "Claude in "+filepath.Base(live.Cwd))
 	threadID, err := r.opt.Replier.StartThread(ctx, tg.rt.server.Name, tg.rt.project.ChannelID, name)
 	if err != nil {
-		return chat.Reply{Content: "⚠️ Could not start the thread: " + err.Error()}
+		return chat.Reply{Content: "⚠️ Could not start the thread: " + errText(err)}
 	}
 	th := target{key: session.ThreadKey(tg.rt.server.Name, tg.rt.project.Name, threadID), rt: tg.rt, threadID: threadID}
 	r.remember(th.key, func(g *state.Registered) {
@@ -242,15 +242,15 @@ func (r *Router) takeOver(tk Takeovers, tg target, arg string) chat.Reply {
 		err = tk.TakeOver(ctx, t, live.ClaudeSessionID)
 	}
 	if err != nil {
-		r.send(tg.rt.server.Name, threadID, "⚠️ Could not take this Claude over: "+err.Error())
-		return chat.Reply{Content: "⚠️ Could not take it over: " + err.Error()}
+		r.send(tg.rt.server.Name, threadID, "⚠️ Could not take this Claude over: "+errText(err))
+		return chat.Reply{Content: "⚠️ Could not take it over: " + errText(err)}
 	}
 	msg := fmt.Sprintf("🖐 Took over the Claude running by hand in `%s` (pane `%s`). Messages here are typed into it; its replies and prompts come here. "+
 		"It stays your terminal: you can keep typing there too, and archiving this thread only releases it.", clip(live.Cwd, 200), live.Pane)
 	if c, err := history.Read(live.TranscriptPath); live.TranscriptPath != "" && err == nil {
 		msg += lastExchange(c)
 	}
-	r.send(tg.rt.server.Name, threadID, clipMessage(msg))
+	r.send(tg.rt.server.Name, threadID, msg)
 	return chat.Reply{Content: "🖐 Took over in <#" + threadID + ">."}
 }
 
@@ -280,18 +280,11 @@ func lastExchange(c history.Conversation) string {
 	return s
 }
 
-func clipMessage(s string) string {
-	if r := []rune(s); len(r) > chat.Limit {
-		return string(r[:chat.Limit-1]) + "…"
-	}
-	return s
-}
-
 // resumeButton continues (or forks) a past conversation in a new thread.
 func (r *Router) resumeButton(tk Takeovers, tg target, arg string, fork bool) chat.Reply {
 	dir, err := tg.rt.project.ProjectPath()
 	if err != nil {
-		return chat.Reply{Content: "⚠️ " + err.Error()}
+		return chat.Reply{Content: "⚠️ " + errText(err)}
 	}
 	c, ok := findConversation(tk, dir, arg)
 	if !ok {
@@ -303,13 +296,13 @@ func (r *Router) resumeButton(tk Takeovers, tg target, arg string, fork bool) ch
 	}
 	threadID, err := r.startFrom(tg, c.ID, threadTitle(prefix, c.FirstPrompt, c.ID), fork, "")
 	if err != nil {
-		return chat.Reply{Content: "⚠️ " + err.Error()}
+		return chat.Reply{Content: "⚠️ " + errText(err)}
 	}
 	note := fmt.Sprintf("▶️ %s the conversation “%s” (%d turn(s)).", verb, clip(oneLine(c.FirstPrompt), 200), c.Turns)
 	if fork {
 		note += " This is a copy: the original conversation stays as it was."
 	}
-	r.send(tg.rt.server.Name, threadID, clipMessage(note+lastExchange(c)))
+	r.send(tg.rt.server.Name, threadID, note+lastExchange(c))
 	return chat.Reply{Content: fmt.Sprintf("▶️ %s in <#%s>.", verb, threadID)}
 }
 
@@ -365,7 +358,7 @@ func (r *Router) forkCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	prompt := strings.TrimSpace(ev.Options["prompt"])
 	threadID, err := r.startFrom(tg, cur, threadTitle("fork: ", prompt, "fork of "+tg.rt.project.Name), true, prompt)
 	if err != nil {
-		return chat.Reply{Content: "⚠️ " + err.Error()}
+		return chat.Reply{Content: "⚠️ " + errText(err)}
 	}
 	return chat.Reply{Content: "🍴 Forked this conversation into <#" + threadID + ">; this one stays as it is."}
 }
@@ -392,19 +385,19 @@ func (r *Router) resumeHere(tk Takeovers, tg target, arg string) chat.Reply {
 	ctx := r.ctx
 	dir, err := tg.rt.project.ProjectPath()
 	if err != nil {
-		return chat.Reply{Content: "⚠️ " + err.Error()}
+		return chat.Reply{Content: "⚠️ " + errText(err)}
 	}
 	c, ok := findConversation(tk, dir, arg)
 	if !ok {
 		return chat.Reply{Content: "⚠️ That conversation is not in Claude's records any more."}
 	}
 	if st, err := r.opt.Sessions.Status(ctx, tg.key); err != nil {
-		return chat.Reply{Content: "⚠️ " + err.Error()}
+		return chat.Reply{Content: "⚠️ " + errText(err)}
 	} else if st.State == "busy" || st.State == "waiting on a prompt" {
 		return chat.Reply{Content: "⚠️ This channel's Claude is " + st.State + "; resume it here once it is idle, or in a thread."}
 	}
 	if err := r.opt.Sessions.Stop(ctx, tg.key); err != nil {
-		return chat.Reply{Content: "⚠️ Could not end this channel's session: " + err.Error()}
+		return chat.Reply{Content: "⚠️ Could not end this channel's session: " + errText(err)}
 	}
 	r.remember(tg.key, func(g *state.Registered) { g.ClaudeSessionID, g.ForkOf = c.ID, "" })
 	t, err := r.sessionTarget(tg)
@@ -414,5 +407,5 @@ func (r *Router) resumeHere(tk Takeovers, tg target, arg string) chat.Reply {
 	if err != nil {
 		return chat.Reply{Content: startFailure(t, err)}
 	}
-	return chat.Reply{Content: clipMessage(fmt.Sprintf("▶️ Resumed the conversation “%s” (%d turn(s)) in this channel.", clip(oneLine(c.FirstPrompt), 200), c.Turns) + lastExchange(c))}
+	return chat.Reply{Content: fmt.Sprintf("▶️ Resumed the conversation “%s” (%d turn(s)) in this channel.", clip(oneLine(c.FirstPrompt), 200), c.Turns) + lastExchange(c)}
 }

@@ -3,6 +3,7 @@ package router
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -42,7 +43,7 @@ func (r *Router) newThread(ev chat.CommandEvent, tg target) chat.Reply {
 	}
 	threadID, err := r.opt.Replier.StartThread(r.ctx, ev.Server, ev.ChannelID, name)
 	if err != nil {
-		return chat.Reply{Content: "⚠️ Could not start the thread: " + err.Error()}
+		return chat.Reply{Content: "⚠️ Could not start the thread: " + errText(err)}
 	}
 	th := target{key: session.ThreadKey(tg.rt.server.Name, tg.rt.project.Name, threadID), rt: tg.rt, threadID: threadID}
 	r.remember(th.key, func(g *state.Registered) {
@@ -112,20 +113,29 @@ func (r *Router) closeThread(tg target, deleted bool) {
 			delete(r.closing, tg.key)
 			r.mu.Unlock()
 		}()
-		if !deleted && !r.waitTurnEnd(tg) {
-			return
+		midTurn := false
+		if !deleted {
+			var ok bool
+			if ok, midTurn = r.waitTurnEnd(tg); !ok {
+				return
+			}
 		}
 		r.mu.Lock()
 		deleted = r.closing[tg.key]
 		r.mu.Unlock()
 		r.stopThread(tg, deleted)
+		if midTurn && !deleted {
+			r.wg.Add(1)
+			go func() { defer r.wg.Done(); r.archiveAgain(tg, time.Now()) }()
+		}
 	}()
 }
 
 // waitTurnEnd waits until the thread's session is not in a turn. It is
 // false when the wait should end without a stop: the daemon is stopping, or
-// a new message un-archived the thread.
-func (r *Router) waitTurnEnd(tg target) bool {
+// a new message un-archived the thread. midTurn says whether it waited: a
+// turn ended after the archive, and its reply un-archives the thread.
+func (r *Router) waitTurnEnd(tg target) (ok, midTurn bool) {
 	ctx := r.ctx
 	events, err := r.opt.Store.Sessions.Watch(ctx)
 	if err != nil {
@@ -139,15 +149,15 @@ func (r *Router) waitTurnEnd(tg target) bool {
 		deleted := r.closing[tg.key]
 		r.mu.Unlock()
 		if deleted {
-			return true // deleted meanwhile: nobody can read it any more
+			return true, told // deleted meanwhile: nobody can read it any more
 		}
 		if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && !reg.Archived {
 			r.opt.Log.Info("archived thread is in use again; its session stays", "session", tg.key)
-			return false
+			return false, told
 		}
 		st, err := r.opt.Sessions.Status(ctx, tg.key)
 		if err != nil || (st.State != "busy" && st.State != "waiting on a prompt") {
-			return true
+			return true, told
 		}
 		if !told {
 			r.opt.Log.Info("thread archived mid-turn; its session stops when the turn ends", "session", tg.key, "state", st.State)
@@ -155,11 +165,99 @@ func (r *Router) waitTurnEnd(tg target) bool {
 		}
 		select {
 		case <-ctx.Done():
-			return false
+			return false, told
 		case <-events:
 		case <-tick.C:
 		}
 	}
+}
+
+// A turn that ends after its thread was archived posts into the thread (its
+// reply, maybe a ping for a long turn), and Discord un-archives a thread
+// that gets a message. The Stop hook posts within hookBudget of the turn's
+// end, or queues what it could not post for the daemon's outbox.
+const (
+	hookBudget = 30 * time.Second // internal/hook's budget for one run
+	replyWait  = 45 * time.Second // for the reply to be out
+	replyPoll  = 250 * time.Millisecond
+)
+
+// archiveAgain archives a thread whose turn ended (at ended) after it was
+// archived: once the turn's reply is out, and once more when the hook has
+// surely ended (a late post; archiving an archived thread is refused,
+// harmlessly). Not when the thread is in use again.
+func (r *Router) archiveAgain(tg target, ended time.Time) {
+	r.replyOut(tg, ended.Add(replyWait))
+	r.archive(tg, false)
+	select {
+	case <-r.ctx.Done():
+		return
+	case <-time.After(time.Until(ended.Add(hookBudget + time.Second))):
+	}
+	r.replyOut(tg, ended.Add(replyWait))
+	r.archive(tg, true)
+}
+
+// replyOut waits, until deadline, for the reply of the thread's last turn
+// to be out: its turn recorded by the Stop hook, no post under way in the
+// thread (the channel's lock is free) and none queued for it.
+func (r *Router) replyOut(tg target, deadline time.Time) {
+	ctx, cancel := context.WithDeadline(r.ctx, deadline)
+	defer cancel()
+	turn := ""
+	if s, err := r.opt.Store.Sessions.Get(tg.key); err == nil && s.ClaudeSessionID != "" && s.LastPromptID != "" {
+		turn = state.TurnKey(s.ClaudeSessionID, s.LastPromptID)
+	}
+	for {
+		recorded := true
+		if turn != "" {
+			_, err := r.opt.Store.Turns.Get(turn)
+			recorded = err == nil
+		}
+		if recorded && !r.posting(ctx, tg.threadID) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			r.opt.Log.Info("the reply of an archived thread's last turn is not out yet; archiving it anyway", "session", tg.key)
+			return
+		case <-time.After(replyPoll):
+		}
+	}
+}
+
+// posting reports whether a post to the channel is under way (its lock is
+// held) or queued.
+func (r *Router) posting(ctx context.Context, channelID string) bool {
+	unlock, err := r.opt.Store.Dir.LockChannel(ctx, channelID)
+	if err != nil {
+		return true
+	}
+	unlock()
+	queued, _ := r.opt.Store.Outbox.List()
+	for _, o := range queued {
+		if o.ChannelID == channelID {
+			return true
+		}
+	}
+	return false
+}
+
+// archive archives a thread again, unless it is in use again. The late
+// try mostly finds it archived still, which Discord refuses (50083).
+func (r *Router) archive(tg target, late bool) {
+	if reg, err := r.opt.Registry.Sessions.Get(tg.key); err != nil || !reg.Archived || r.ctx.Err() != nil {
+		return
+	}
+	if err := r.opt.Replier.ArchiveThread(r.ctx, tg.rt.server.Name, tg.threadID); err != nil {
+		level := slog.LevelWarn
+		if late {
+			level = slog.LevelDebug
+		}
+		r.opt.Log.Log(r.ctx, level, "could not archive the thread again", "session", tg.key, "err", err)
+		return
+	}
+	r.opt.Log.Info("thread archived again after its last turn's reply", "session", tg.key)
 }
 
 // stopThread stops the session and releases its worktree, reporting a
@@ -181,7 +279,7 @@ func (r *Router) stopThread(tg target, deleted bool) {
 	rel, err := r.opt.Sessions.ReleaseWorktree(ctx, tg.key, false)
 	switch {
 	case err != nil:
-		r.send(tg.rt.server.Name, parent, fmt.Sprintf("⚠️ Could not clean up the worktree of %s: %v", threadRef(tg.threadID, reg.ThreadName, deleted), err))
+		r.send(tg.rt.server.Name, parent, fmt.Sprintf("⚠️ Could not clean up the worktree of %s: %s", threadRef(tg.threadID, reg.ThreadName, deleted), errText(err)))
 	case rel.Removed:
 		r.remember(tg.key, func(g *state.Registered) { g.KeptNotice = "" })
 	case rel.Path != "":
@@ -226,14 +324,21 @@ func (r *Router) keptWorktree(key, thread string, rel session.Release) chat.Mess
 	if len(why) == 0 {
 		why = append(why, "changes")
 	}
-	stat := rel.Changes.DiffStat
-	if stat == "" {
+	head := fmt.Sprintf("📦 The worktree of %s was kept: it has %s.\n`%s` on branch `%s`", thread, strings.Join(why, " and "), clip(rel.Path, 300), clip(rel.Branch, 200))
+	return chat.Message{Content: keptMessage(head, rel.Changes.DiffStat), Rows: r.keptRows(key, rel.Changes.Fingerprint)}
+}
+
+// keptNote is the room a kept-worktree message leaves for what its
+// buttons add to it: the question, or the outcome (an error quoted).
+const keptNote = 500
+
+// keptMessage lays out a kept worktree's message: head, then its stat.
+func keptMessage(head, stat string) string {
+	if strings.TrimSpace(stat) == "" {
 		stat = "(no diff against the base)"
 	}
-	return chat.Message{
-		Content: fmt.Sprintf("📦 The worktree of %s was kept: it has %s.\n`%s` on branch `%s`\n```\n%s\n```", thread, strings.Join(why, " and "), rel.Path, rel.Branch, clip(stat, 1400)),
-		Rows:    r.keptRows(key, rel.Changes.Fingerprint),
-	}
+	room := chat.Limit - keptNote - utf8.RuneCountInString(head) - len("\n```\n\n```")
+	return head + "\n```\n" + fitStat(stat, room) + "\n```"
 }
 
 func (r *Router) keptRows(key, fingerprint string) []chat.Row {
@@ -265,6 +370,23 @@ func clip(s string, n int) string {
 // confirmQuestion marks the confirmation step of a kept-worktree message.
 const confirmQuestion = "\n**Delete the worktree and its branch, with their changes?** This cannot be undone."
 
+// keptBase is a kept-worktree message without what its buttons added to
+// it (the question, an outcome): its head and stat, within keptNote of the
+// limit, so one note more always fits.
+func keptBase(content string) string {
+	content, _, _ = strings.Cut(content, confirmQuestion)
+	const fence = "\n```\n"
+	open := strings.Index(content, fence)
+	if open < 0 {
+		return content
+	}
+	body := open + len(fence)
+	if end := strings.Index(content[body:], "\n```"); end >= 0 {
+		return content[:body+end+len("\n```")]
+	}
+	return content
+}
+
 // worktreeKey finds the thread session a kept-worktree button names; the
 // button must be in that thread's project channel (or the thread itself).
 func (r *Router) worktreeKey(server, channelID, arg string) (string, bool) {
@@ -293,7 +415,7 @@ func (r *Router) worktreeAction(ev chat.ComponentEvent, args []string, resp chat
 		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
 		return
 	}
-	base := strings.SplitN(ev.Content, confirmQuestion, 2)[0]
+	base := keptBase(ev.Content)
 	fingerprint := ""
 	if len(args) > 2 {
 		fingerprint = args[2]
@@ -331,7 +453,7 @@ func (r *Router) worktreeAction(ev chat.ComponentEvent, args []string, resp chat
 func (r *Router) deleteConfirmed(key, base, fingerprint string) chat.Message {
 	ctx := r.ctx
 	if st, err := r.opt.Sessions.Status(ctx, key); err != nil {
-		return chat.Message{Content: base + "\n⚠️ Nothing was deleted: " + err.Error()}
+		return chat.Message{Content: base + "\n⚠️ Nothing was deleted: " + errText(err)}
 	} else if st.State != "stopped" {
 		return chat.Message{Content: base + "\n⚠️ Nothing was deleted: the thread's Claude session is running again in this worktree. You will be asked again when the thread is archived."}
 	}
@@ -340,20 +462,22 @@ func (r *Router) deleteConfirmed(key, base, fingerprint string) chat.Message {
 	rel, err := r.opt.Sessions.ReleaseWorktree(ctx, key, false)
 	switch {
 	case err != nil:
-		return chat.Message{Content: base + "\n⚠️ Could not delete the worktree: " + err.Error()}
+		return chat.Message{Content: base + "\n⚠️ Could not delete the worktree: " + errText(err)}
 	case rel.Path == "":
 		return chat.Message{Content: base + "\nThis thread has no worktree any more."}
 	case rel.Removed:
 		r.remember(key, func(g *state.Registered) { g.KeptNotice, g.WorktreeKept = "", false })
 		return chat.Message{Content: fmt.Sprintf("🗑️ Deleted the worktree `%s` and its branch `%s` (nothing in it was left to lose).", rel.Path, rel.Branch)}
 	case rel.Changes.Fingerprint != fingerprint:
-		return chat.Message{Content: base + "\n⚠️ Nothing was deleted: the worktree changed since you were asked (new commits, edits or files). It now has:\n```\n" +
-			clip(rel.Changes.DiffStat, 500) + "\n```", Rows: r.keptRows(key, rel.Changes.Fingerprint)}
+		// The stat shown is out of date: the one of now replaces it.
+		head, _, _ := strings.Cut(base, "\n```")
+		return chat.Message{Content: keptMessage(head+"\n⚠️ Nothing was deleted: the worktree changed since you were asked (new commits, edits or files). It now has:", rel.Changes.DiffStat),
+			Rows: r.keptRows(key, rel.Changes.Fingerprint)}
 	}
 	rel, err = r.opt.Sessions.ReleaseWorktree(ctx, key, true)
 	switch {
 	case err != nil:
-		return chat.Message{Content: base + "\n⚠️ Could not delete the worktree: " + err.Error()}
+		return chat.Message{Content: base + "\n⚠️ Could not delete the worktree: " + errText(err)}
 	case rel.Removed:
 		r.remember(key, func(g *state.Registered) { g.KeptNotice, g.WorktreeKept = "", false })
 		return chat.Message{Content: fmt.Sprintf("🗑️ Deleted the worktree `%s` and its branch `%s`.", rel.Path, rel.Branch)}

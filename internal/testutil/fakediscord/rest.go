@@ -366,6 +366,12 @@ func (s *Server) editChannel(w http.ResponseWriter, r *http.Request, bot *Bot, i
 	if !ok {
 		return
 	}
+	// "Requires the thread to have archived set to false or be set to
+	// false in the request": archiving an archived thread is refused too.
+	if c.isThread() && c.Archived && (body.Archived == nil || *body.Archived) {
+		apiError(w, 400, 50083, "Thread is archived")
+		return
+	}
 	if body.Archived != nil {
 		c.Archived = *body.Archived
 	}

@@ -302,6 +302,20 @@ func TestThreadRules(t *testing.T) {
 	}
 	st, body = call(t, srv, auth, "POST", "/channels/"+bot.ChannelID+"/messages/999/threads", map[string]any{"name": "t"})
 	rejected(t, "thread from an unknown message", st, body, 404, 10008, "")
+
+	// An archived thread takes no change but its unarchiving, not even
+	// archiving again.
+	st, body = call(t, srv, auth, "PATCH", "/channels/"+th, map[string]any{"archived": true})
+	accepted(t, "archive", st, body)
+	for name, b := range map[string]map[string]any{"archive again": {"archived": true}, "rename archived": {"name": "again"}, "lock archived": {"locked": true}} {
+		st, body = call(t, srv, auth, "PATCH", "/channels/"+th, b)
+		rejected(t, name, st, body, 400, 50083, "")
+	}
+	st, body = call(t, srv, auth, "PATCH", "/channels/"+th, map[string]any{"archived": false, "name": "back"})
+	accepted(t, "unarchive", st, body)
+	if c, _ := srv.Channel(th); c.Archived || c.Name != "back" {
+		t.Errorf("after unarchiving: %+v", c)
+	}
 }
 
 func cmd(name string, opts ...any) map[string]any {
