@@ -281,7 +281,7 @@ func TestArchiveAgainAfterTheReply(t *testing.T) {
 	ss.setState("idle")
 	touch(t, store, key)
 	l.waitFor(t, "stop "+key)
-	queued := state.OutboxKey()
+	queued := store.OutboxKey()
 	for _, step := range []func(){
 		func() {
 			store.Outbox.Create(ctx, queued, state.Outbound{Server: "home", ChannelID: thread, Content: "the reply"})
