@@ -24,6 +24,7 @@ type fakeSessions struct {
 
 	mu        sync.Mutex
 	dialogs   int // Deliver answers ErrDialogOpen this many times
+	queued    int // Screen shows Claude Code's own queue this many times
 	delivered []string
 }
 
@@ -55,6 +56,12 @@ func (f *fakeSessions) WaitReceipt(context.Context, string, time.Time, string, t
 }
 func (f *fakeSessions) PressEnter(context.Context, string) error { return nil }
 func (f *fakeSessions) Screen(context.Context, string, int) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.queued > 0 {
+		f.queued--
+		return "❯ earlier\n  ⎿  Queued · ctrl+x ctrl+s to send now", nil
+	}
 	return "", nil
 }
 func (f *fakeSessions) InterruptTurn(context.Context, string) error   { return nil }
@@ -148,6 +155,28 @@ func TestSayQueuedBehindADialog(t *testing.T) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for !slices.Contains(h.sessions.deliveredTexts(), "after the dialog") {
+		if time.Now().After(deadline) {
+			t.Fatalf("never delivered; delivered %q", h.sessions.deliveredTexts())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// claude_say behind messages waiting in Claude Code's own queue does not
+// block the call until the turn ends: it says the message is queued, and
+// delivers it once the queue has drained.
+func TestSayQueuedBehindClaudesQueue(t *testing.T) {
+	h := newHarness(t, nil)
+	_, sid := h.start(t)
+	h.sessions.mu.Lock()
+	h.sessions.queued = 20 // two seconds of polling
+	h.sessions.mu.Unlock()
+	var out SayOutput
+	if text, isErr := h.call(t, "claude_say", map[string]any{"sessionId": sid, "message": "after the queue"}, &out); isErr || !out.Queued {
+		t.Fatalf("claude_say = %q %+v", text, out)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !slices.Contains(h.sessions.deliveredTexts(), "after the queue") {
 		if time.Now().After(deadline) {
 			t.Fatalf("never delivered; delivered %q", h.sessions.deliveredTexts())
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,7 +48,7 @@ type SayOutput struct {
 	SessionID string `json:"sessionId"`
 	Status    string `json:"status"`
 	Resumed   bool   `json:"resumed,omitempty" jsonschema:"the session's pane was gone and it was resumed"`
-	Queued    bool   `json:"queued,omitempty" jsonschema:"a dialog is open; the message is delivered when it closes"`
+	Queued    bool   `json:"queued,omitempty" jsonschema:"held back (a dialog is open, or earlier messages wait in Claude's own queue): it is delivered when its turn comes"`
 	// Undelivered reports earlier queued messages that never went in.
 	Undelivered []string `json:"undelivered,omitempty" jsonschema:"earlier queued messages of this session that could not be delivered, with why (each reported once)"`
 }
@@ -216,10 +217,13 @@ func (s *Server) waitSessionID(ctx context.Context, key string) (string, error) 
 }
 
 // deliver sends a message as a Discord message is sent (session.Send).
-// While a dialog is open it reports the message queued at once and
-// delivers it in the background once the dialog closes.
+// While a dialog is open, or earlier messages wait in Claude Code's own
+// queue (until the turn ends), it reports the message queued at once and
+// delivers it in the background when its turn comes.
 func (s *Server) deliver(ctx context.Context, key, text string) (queued bool, err error) {
 	held := make(chan struct{})
+	var holdOnce sync.Once
+	hold := func() { holdOnce.Do(func() { close(held) }) }
 	done := make(chan error, 1)
 	// The send outlives the call once queued: the client has been told the
 	// message will go in. The dialog wait ends it first, with its reason;
@@ -229,7 +233,8 @@ func (s *Server) deliver(ctx context.Context, key, text string) (queued bool, er
 		defer cancel()
 		err := session.Send(sendCtx, s.opt.Sessions, key, text, session.SendOptions{
 			DialogWait: s.promptTimeout(),
-			OnDialog:   func() { close(held) },
+			OnDialog:   hold,
+			OnQueue:    hold,
 		})
 		if err == nil {
 			s.clearInterrupted(key)

@@ -24,6 +24,9 @@ type SendOptions struct {
 	// OnDialog, if set, is called once, when a dialog first holds the
 	// message back, so the sender can say it will wait.
 	OnDialog func()
+	// OnQueue, if set, is called once, when messages waiting in Claude
+	// Code's own queue hold this one back (until the turn ends).
+	OnQueue func()
 }
 
 // ErrDialogStayedOpen is returned when a dialog held a message back for
@@ -46,7 +49,7 @@ const (
 // (/clear, /compact) fire no UserPromptSubmit, so no receipt is awaited
 // for them. It returns ErrNoReceipt when Claude never confirmed the text.
 func Send(ctx context.Context, s Typist, key, text string, opt SendOptions) error {
-	if err := waitQueueDrained(ctx, s, key); err != nil {
+	if err := waitQueueDrained(ctx, s, key, opt.OnQueue); err != nil {
 		return err
 	}
 	since, err := deliverWhenNoDialog(ctx, s, key, text, opt)
@@ -74,15 +77,20 @@ func Send(ctx context.Context, s Typist, key, text string, opt SendOptions) erro
 // after the hook returns, with the text left in the box meanwhile. The
 // queue drains by itself when the turn ends; an error reading the screen
 // is left for the delivery to report.
-func waitQueueDrained(ctx context.Context, s Typist, key string) error {
+func waitQueueDrained(ctx context.Context, s Typist, key string, onQueue func()) error {
 	inputDeadline := time.Now().Add(inputSettle)
 	for {
 		screen, err := s.Screen(ctx, key, sendScreen)
 		if err != nil {
 			return nil
 		}
-		if !Queued(screen) && (InputText(screen) == "" || time.Now().After(inputDeadline)) {
+		queued := Queued(screen)
+		if !queued && (InputText(screen) == "" || time.Now().After(inputDeadline)) {
 			return nil
+		}
+		if queued && onQueue != nil {
+			onQueue()
+			onQueue = nil
 		}
 		select {
 		case <-ctx.Done():

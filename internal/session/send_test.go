@@ -81,6 +81,19 @@ func TestSend(t *testing.T) {
 	}
 }
 
+// A message held behind Claude Code's own queue says so once, and goes in
+// when the queue has drained.
+func TestSendSaysOnceThatTheQueueHoldsIt(t *testing.T) {
+	f := &typist{queued: 3, receiptFrom: 1}
+	held := 0
+	if err := Send(context.Background(), f, "k", "hi", SendOptions{DialogWait: time.Minute, OnQueue: func() { held++ }}); err != nil {
+		t.Fatal(err)
+	}
+	if held != 1 || !slices.Equal(f.ops, []string{"queued", "queued", "queued", "deliver hi", "receipt?"}) {
+		t.Fatalf("told %d times; ops %q", held, f.ops)
+	}
+}
+
 func TestSendGivesUpOnADialogThatStaysOpen(t *testing.T) {
 	f := &typist{dialogs: 100}
 	err := Send(context.Background(), f, "k", "hi", SendOptions{DialogWait: time.Millisecond})
