@@ -131,12 +131,10 @@ type Client struct {
 
 // NewClient returns a client for one bot token.
 func NewClient(apiBase, token string) (*Client, error) {
-	dg, err := NewSession(apiBase, token)
+	dg, err := restSession(apiBase, token)
 	if err != nil {
 		return nil, err
 	}
-	dg.ShouldRetryOnRateLimit = false
-	dg.MaxRestRetries = 0
 	return &Client{dg: dg}, nil
 }
 

@@ -42,6 +42,19 @@ func NewSession(apiBase, token string) (*discordgo.Session, error) {
 	return dg, nil
 }
 
+// restSession is a session for REST calls whose retries the caller bounds:
+// discordgo's own would sleep a rate limit's whole retry_after, which could
+// hold a hook or a setup step far longer than it may take.
+func restSession(apiBase, token string) (*discordgo.Session, error) {
+	dg, err := NewSession(apiBase, token)
+	if err != nil {
+		return nil, err
+	}
+	dg.ShouldRetryOnRateLimit = false
+	dg.MaxRestRetries = 0
+	return dg, nil
+}
+
 // NormalizeToken returns a bot token without surrounding space and without
 // a "Bot " prefix that was pasted with it (ccbridge adds its own: "Bot Bot
 // …" gets 401).

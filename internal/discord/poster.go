@@ -23,21 +23,17 @@ import (
 var ErrTransient = errors.New("discord unavailable")
 
 // Poster sends messages over REST with a retry budget bounded by the
-// caller's context. discordgo's own retries are off: it would sleep a
-// rate limit's full retry_after, which could hold a hook far longer than
-// Claude should wait.
+// caller's context (discordgo's own retries are off: see restSession).
 type Poster struct {
 	dg *discordgo.Session
 }
 
 // NewPoster returns a poster for one bot.
 func NewPoster(apiBase, token string) (*Poster, error) {
-	dg, err := NewSession(apiBase, token)
+	dg, err := restSession(apiBase, token)
 	if err != nil {
 		return nil, err
 	}
-	dg.ShouldRetryOnRateLimit = false
-	dg.MaxRestRetries = 0
 	return &Poster{dg: dg}, nil
 }
 
