@@ -327,6 +327,7 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, args []s
 		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
 		return
 	}
+	key = tg.key // the custom_id may hold its hash
 	lt, err := r.landTarget(tg)
 	if err != nil {
 		_ = resp.Respond(chat.Reply{Content: "⚠️ " + errText(err), Ephemeral: true})
@@ -457,6 +458,7 @@ func (r *Router) landModal(ev chat.ModalEvent, key, action string, resp chat.Res
 		_ = resp.Respond(chat.Reply{Content: "This form is no longer valid.", Ephemeral: true})
 		return
 	}
+	key = tg.key // the custom_id may hold its hash
 	if err := resp.Defer(false); err != nil {
 		return
 	}
@@ -481,7 +483,8 @@ func (r *Router) targetByKey(server, channelID, key string) (target, bool) {
 			continue
 		}
 		for _, p := range s.Projects {
-			if tg, ok := r.resolve(server, channelID, p.ChannelID); ok && tg.key == key {
+			// A long key reaches the custom_id hashed (chat.ID.Encode).
+			if tg, ok := r.resolve(server, channelID, p.ChannelID); ok && chat.ArgIs(key, tg.key) {
 				return tg, true
 			}
 		}

@@ -174,6 +174,22 @@ func TestDiscardIsBoundToTheChangesShown(t *testing.T) {
 	}
 }
 
+// Names long enough that the session key reaches the custom_id hashed
+// still find their session: the buttons and the form work.
+func TestLandButtonsWithLongNames(t *testing.T) {
+	server, project := "company-server-"+strings.Repeat("s", 40), "backend-service-"+strings.Repeat("p", 40)
+	r, _, _, l, _ := newRouterNamed(t, server, project)
+	fl := &fakeLander{}
+	r.opt.Land = fl
+	var asked chat.Reply
+	r.HandleCommand(chat.CommandEvent{Server: server, ChannelID: channel, User: chat.User{ID: owner}, Name: "discard"}, drawn{fakeResponder{l}, &asked})
+	var answer chat.Reply
+	r.HandleComponent(chat.ComponentEvent{Server: server, ChannelID: channel, User: chat.User{ID: owner}, CustomID: buttonID(t, asked, "Discard them")}, drawn{fakeResponder{l}, &answer})
+	if !slices.Contains(fl.calls, "discard") {
+		t.Fatalf("the confirmed discard did nothing: %q; answer %q", fl.calls, answer.Content)
+	}
+}
+
 // /audit answers in public, in one project's channel, from the log every
 // server and project of the machine shares: it lists only that project's
 // decisions, those of its threads included.

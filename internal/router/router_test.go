@@ -292,16 +292,22 @@ func (f fakeResponder) Edit(r chat.Reply) error {
 
 func newRouter(t *testing.T) (*Router, *fakeSessions, *fakeReplier, *log, *state.Store) {
 	t.Helper()
+	return newRouterNamed(t, "home", "api")
+}
+
+// newRouterNamed is newRouter with the first server and its project named.
+func newRouterNamed(t *testing.T, server, project string) (*Router, *fakeSessions, *fakeReplier, *log, *state.Store) {
+	t.Helper()
 	cfg, err := config.Parse(fmt.Sprintf(`
 [claude]
 prompt_timeout = "1s"
 [[servers]]
-name = "home"
+name = %q
 token_env = "X"
 guild_id = "100000000000000001"
 owner_ids = [%q]
   [[servers.projects]]
-  name = "api"
+  name = %q
   channel_id = %q
   path = %q
 [[servers]]
@@ -309,7 +315,7 @@ name = "work"
 token_env = "Y"
 guild_id = "100000000000000009"
 owner_ids = ["100000000000000008"]
-`, owner, channel, t.TempDir()))
+`, server, owner, project, channel, t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
