@@ -68,11 +68,12 @@ type Server struct {
 	srv *sdk.Server
 
 	mu          sync.Mutex
-	ctx         context.Context      // of Run: ends the elicitation loops
-	started     map[string]bool      // session keys started or resumed here
-	elicited    map[string]bool      // request ids sent as elicitations
-	interrupted map[string]time.Time // when claude_interrupt stopped a session
-	undelivered map[string][]string  // queued messages that never went in, with why
+	ctx         context.Context        // of Run: ends the elicitation loops
+	started     map[string]bool        // session keys started or resumed here
+	elicited    map[string]bool        // request ids sent as elicitations
+	interrupted map[string]time.Time   // when claude_interrupt stopped a session
+	undelivered map[string][]string    // queued messages that never went in, with why
+	sends       map[string][]*outgoing // each session's messages not yet delivered, in order
 }
 
 // New builds the server with its tools.
@@ -86,7 +87,8 @@ func New(opt Options) *Server {
 	if opt.ClaudeHome == "" {
 		opt.ClaudeHome = session.ClaudeConfigDir(opt.Config)
 	}
-	s := &Server{opt: opt, started: map[string]bool{}, elicited: map[string]bool{}, interrupted: map[string]time.Time{}, undelivered: map[string][]string{}}
+	s := &Server{opt: opt, started: map[string]bool{}, elicited: map[string]bool{}, interrupted: map[string]time.Time{}, undelivered: map[string][]string{},
+		sends: map[string][]*outgoing{}}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ccbridge", Version: "1"}, &sdk.ServerOptions{
 		// Prompts are pushed as elicitations when they arise, outside any
 		// request: 2026-07-28 forbids that (elicitation only as input

@@ -23,8 +23,9 @@ type fakeSessions struct {
 	store *state.Store
 
 	mu        sync.Mutex
-	dialogs   int // Deliver answers ErrDialogOpen this many times
-	queued    int // Screen shows Claude Code's own queue this many times
+	dialogs   int  // Deliver answers ErrDialogOpen this many times
+	queued    int  // Screen shows Claude Code's own queue this many times
+	queueOpen bool // Screen shows Claude Code's own queue until cleared
 	delivered []string
 }
 
@@ -58,8 +59,10 @@ func (f *fakeSessions) PressEnter(context.Context, string) error { return nil }
 func (f *fakeSessions) Screen(context.Context, string, int) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.queued > 0 {
-		f.queued--
+	if f.queueOpen || f.queued > 0 {
+		if f.queued > 0 {
+			f.queued--
+		}
 		return "❯ earlier\n  ⎿  Queued · ctrl+x ctrl+s to send now", nil
 	}
 	return "", nil
@@ -181,6 +184,36 @@ func TestSayQueuedBehindClaudesQueue(t *testing.T) {
 			t.Fatalf("never delivered; delivered %q", h.sessions.deliveredTexts())
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Messages queued behind Claude Code's own queue reach Claude in the order
+// they were said, not in whichever order their waits see the queue drain.
+func TestSaysQueuedKeepTheirOrder(t *testing.T) {
+	h := newHarness(t, nil)
+	_, sid := h.start(t)
+	h.sessions.mu.Lock()
+	h.sessions.queueOpen = true
+	h.sessions.mu.Unlock()
+	for _, m := range []string{"A", "B", "C"} {
+		var out SayOutput
+		if text, isErr := h.call(t, "claude_say", map[string]any{"sessionId": sid, "message": m}, &out); isErr || !out.Queued {
+			t.Fatalf("claude_say %s = %q %+v", m, text, out)
+		}
+	}
+	time.Sleep(150 * time.Millisecond) // every wait has polled the queue
+	h.sessions.mu.Lock()
+	h.sessions.queueOpen = false
+	h.sessions.mu.Unlock()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(h.sessions.deliveredTexts()) < 4 {
+		if time.Now().After(deadline) {
+			t.Fatalf("never delivered; delivered %q", h.sessions.deliveredTexts())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := h.sessions.deliveredTexts(); !slices.Equal(got, []string{"hi", "A", "B", "C"}) {
+		t.Fatalf("delivered %q, want hi A B C", got)
 	}
 }
 

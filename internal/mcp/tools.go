@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -216,53 +215,99 @@ func (s *Server) waitSessionID(ctx context.Context, key string) (string, error) 
 	}
 }
 
-// deliver sends a message as a Discord message is sent (session.Send).
-// While a dialog is open, or earlier messages wait in Claude Code's own
-// queue (until the turn ends), it reports the message queued at once and
-// delivers it in the background when its turn comes.
-func (s *Server) deliver(ctx context.Context, key, text string) (queued bool, err error) {
-	held := make(chan struct{})
-	var holdOnce sync.Once
-	hold := func() { holdOnce.Do(func() { close(held) }) }
-	done := make(chan error, 1)
-	// The send outlives the call once queued: the client has been told the
-	// message will go in. The dialog wait ends it first, with its reason;
-	// the margin is for the paste and the receipt after the dialog.
-	sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.promptTimeout()+time.Minute)
-	go func() {
-		defer cancel()
-		err := session.Send(sendCtx, s.opt.Sessions, key, text, session.SendOptions{
-			DialogWait: s.promptTimeout(),
-			OnDialog:   hold,
-			OnQueue:    hold,
-		})
-		if err == nil {
-			s.clearInterrupted(key)
-		}
-		done <- err
-	}()
+// deliver sends a message as a Discord message is sent (session.Send),
+// through the session's FIFO: messages reach Claude in the order they
+// were given. When it cannot go in now (a dialog is open, earlier
+// messages wait in Claude Code's own queue until the turn ends, or
+// earlier messages given here wait their turn), it reports the message
+// queued at once and delivers it in the background when its turn comes.
+func (s *Server) deliver(_ context.Context, key, text string) (queued bool, err error) {
+	m := &outgoing{text: text, held: make(chan struct{}), done: make(chan error, 1)}
+	s.mu.Lock()
+	behind := len(s.sends[key]) > 0
+	s.sends[key] = append(s.sends[key], m)
+	s.mu.Unlock()
+	if behind {
+		s.hold(m)
+	} else {
+		go s.sendLoop(key)
+	}
 	select {
-	case err := <-done:
+	case err := <-m.done:
 		return false, err
-	case <-held:
-		go func() {
-			if err := <-done; err != nil {
-				s.opt.Log.Error("queued message not delivered", "session", key, "err", err)
-				s.mu.Lock()
-				s.undelivered[key] = append(s.undelivered[key], fmt.Sprintf("%q: %v", shorten(text, 100), err))
-				s.mu.Unlock()
-				return
-			}
-			s.opt.Log.Info("queued message delivered", "session", key)
-		}()
+	case <-m.held:
 		return true, nil
 	}
 }
 
-func (s *Server) clearInterrupted(key string) {
+// outgoing is a message in a session's FIFO.
+type outgoing struct {
+	text string
+	held chan struct{} // closed when its caller was told it is queued
+	done chan error    // its outcome, when its caller still waits
+	// Under Server.mu:
+	queued, finished bool
+}
+
+// hold answers a message's caller that it is queued, unless it already
+// has its outcome.
+func (s *Server) hold(m *outgoing) {
 	s.mu.Lock()
-	delete(s.interrupted, key)
+	defer s.mu.Unlock()
+	if !m.queued && !m.finished {
+		m.queued = true
+		close(m.held)
+	}
+}
+
+// sendLoop delivers a session's messages one by one until its FIFO is
+// empty. A queued message outlives the call that gave it: the client has
+// been told it will go in, so the send runs under the server's context,
+// with no overall timeout (a turn may run for long); the dialog wait and
+// the receipt timeouts bound each step.
+func (s *Server) sendLoop(key string) {
+	s.mu.Lock()
+	ctx := s.ctx
 	s.mu.Unlock()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	for {
+		s.mu.Lock()
+		m := s.sends[key][0]
+		s.mu.Unlock()
+		hold := func() { s.hold(m) }
+		err := session.Send(ctx, s.opt.Sessions, key, m.text, session.SendOptions{
+			DialogWait: s.promptTimeout(),
+			OnDialog:   hold,
+			OnQueue:    hold,
+		})
+		s.mu.Lock()
+		m.finished = true
+		queued := m.queued
+		if err == nil {
+			delete(s.interrupted, key)
+		} else if queued {
+			s.undelivered[key] = append(s.undelivered[key], fmt.Sprintf("%q: %v", shorten(m.text, 100), err))
+		}
+		s.sends[key] = s.sends[key][1:]
+		more := len(s.sends[key]) > 0
+		if !more {
+			delete(s.sends, key)
+		}
+		s.mu.Unlock()
+		switch {
+		case !queued:
+			m.done <- err
+		case err != nil:
+			s.opt.Log.Error("queued message not delivered", "session", key, "err", err)
+		default:
+			s.opt.Log.Info("queued message delivered", "session", key)
+		}
+		if !more {
+			return
+		}
+	}
 }
 
 // find returns the session record of a Claude session id, preferring one
