@@ -248,6 +248,31 @@ func TestUndeliveredQueuedMessageIsReported(t *testing.T) {
 	}
 }
 
+// After claude_interrupt, a prompt typed anywhere (the terminal, Discord)
+// starts a turn: the session is active again, not interrupted.
+func TestInterruptedUntilTheNextPrompt(t *testing.T) {
+	h := newHarness(t, nil)
+	key, sid := h.start(t)
+	var st StatusOutput
+	if text, isErr := h.call(t, "claude_interrupt", map[string]any{"sessionId": sid}, nil); isErr {
+		t.Fatal(text)
+	}
+	if h.call(t, "claude_status", map[string]any{"sessionId": sid}, &st); st.Status != "interrupted" {
+		t.Fatalf("status after the interrupt = %q", st.Status)
+	}
+	// The UserPromptSubmit hook of a prompt typed in the terminal.
+	if _, err := h.store.Sessions.Update(context.Background(), key, func(s *state.Session) error {
+		s.Busy = true
+		s.AddPrompt(state.Prompt{At: time.Now(), Text: "go on"})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if h.call(t, "claude_status", map[string]any{"sessionId": sid}, &st); st.Status != "active" {
+		t.Fatalf("status after a new prompt = %q, want active", st.Status)
+	}
+}
+
 func TestToolsListed(t *testing.T) {
 	h := newHarness(t, nil)
 	res, err := h.cs.ListTools(context.Background(), nil)

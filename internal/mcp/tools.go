@@ -285,9 +285,7 @@ func (s *Server) sendLoop(key string) {
 		s.mu.Lock()
 		m.finished = true
 		queued := m.queued
-		if err == nil {
-			delete(s.interrupted, key)
-		} else if queued {
+		if err != nil && queued {
 			s.undelivered[key] = append(s.undelivered[key], fmt.Sprintf("%q: %v", shorten(m.text, 100), err))
 		}
 		s.sends[key] = s.sends[key][1:]
@@ -470,11 +468,8 @@ func (s *Server) stateLines(ctx context.Context, key, sid string, lines int) Sta
 		out.PendingQuestion, out.Status = &p, "awaiting_input"
 		return out
 	}
-	s.mu.Lock()
-	_, interrupted := s.interrupted[key]
-	s.mu.Unlock()
 	switch {
-	case interrupted:
+	case s.interruptedNow(key, rec):
 		out.Status = "interrupted"
 	case rec.Busy && out.IsActive:
 		out.Status = "active"
@@ -488,6 +483,23 @@ func (s *Server) stateLines(ctx context.Context, key, sid string, lines int) Sta
 		}
 	}
 	return out
+}
+
+// interruptedNow reports whether claude_interrupt stopped the session and
+// Claude has accepted no prompt since, from wherever it was typed.
+func (s *Server) interruptedNow(key string, rec state.Session) bool {
+	s.mu.Lock()
+	at, ok := s.interrupted[key]
+	s.mu.Unlock()
+	if !ok {
+		return false
+	}
+	for _, p := range rec.Prompts {
+		if p.NotBefore(at) {
+			return false
+		}
+	}
+	return true
 }
 
 // pending finds the oldest pending request of a session.
