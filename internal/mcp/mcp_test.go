@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -270,6 +271,24 @@ func TestInterruptedUntilTheNextPrompt(t *testing.T) {
 	}
 	if h.call(t, "claude_status", map[string]any{"sessionId": sid}, &st); st.Status != "active" {
 		t.Fatalf("status after a new prompt = %q, want active", st.Status)
+	}
+}
+
+// claude_status of a session known only from Claude Code's history reads
+// its directory and transcript from there.
+func TestStatusOfAHistorySession(t *testing.T) {
+	h := newHarness(t, nil)
+	dir := filepath.Join(h.srv.projects(), "-w-app")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	line := `{"type":"user","cwd":"/w/app","sessionId":"old","message":{"role":"user","content":"fix it"}}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "old.jsonl"), []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var st StatusOutput
+	if text, isErr := h.call(t, "claude_status", map[string]any{"sessionId": "old"}, &st); isErr || st.WorkingDir != "/w/app" || st.IsActive {
+		t.Fatalf("claude_status = %q %+v", text, st)
 	}
 }
 

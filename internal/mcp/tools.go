@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/history"
 	"github.com/ccbridge/ccbridge/internal/prompt"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -396,12 +397,15 @@ func safeID(s string) string {
 
 func (s *Server) status(ctx context.Context, _ *sdk.CallToolRequest, in StatusInput) (*sdk.CallToolResult, StatusOutput, error) {
 	key, _, ok := s.find(ctx, in.SessionID)
+	var conv *history.Conversation
 	if !ok {
-		if _, found := s.history(in.SessionID); !found {
+		h, found := s.history(in.SessionID)
+		if !found {
 			return nil, StatusOutput{}, toolError("unknown session %s", in.SessionID)
 		}
+		conv = &h
 	}
-	st := s.stateLines(ctx, key, in.SessionID, in.OutputLines)
+	st := s.stateLines(ctx, key, in.SessionID, in.OutputLines, conv)
 	st.Undelivered = s.takeUndelivered(key)
 	return nil, st, nil
 }
@@ -418,12 +422,13 @@ func (s *Server) takeUndelivered(key string) []string {
 }
 
 func (s *Server) state(ctx context.Context, key, sid string) StatusOutput {
-	return s.stateLines(ctx, key, sid, 0)
+	return s.stateLines(ctx, key, sid, 0, nil)
 }
 
 // stateLines builds a session's status from its record, its hooks' turn
-// and request records and its transcript: never from the screen.
-func (s *Server) stateLines(ctx context.Context, key, sid string, lines int) StatusOutput {
+// and request records and its transcript: never from the screen. conv is
+// the session's history entry when the caller already looked it up.
+func (s *Server) stateLines(ctx context.Context, key, sid string, lines int, conv *history.Conversation) StatusOutput {
 	if lines <= 0 {
 		lines = 20
 	}
@@ -437,10 +442,13 @@ func (s *Server) stateLines(ctx context.Context, key, sid string, lines int) Sta
 	}
 	out.WorkingDir = rec.Cwd
 	path := rec.TranscriptPath
-	if path == "" {
+	if path == "" && conv == nil {
 		if h, ok := s.history(sid); ok {
-			path, out.WorkingDir = h.Path, h.Cwd
+			conv = &h
 		}
+	}
+	if path == "" && conv != nil {
+		path, out.WorkingDir = conv.Path, conv.Cwd
 	}
 	if path != "" {
 		if a, err := claudehook.Recent(path, lines); err == nil {
