@@ -24,7 +24,6 @@ type Lander interface {
 	Discard(ctx context.Context, dir string) error
 	CurrentBranch(ctx context.Context, dir string) string
 	Contains(ctx context.Context, repo, ref, commit string) bool
-	IsWorktreeOf(ctx context.Context, dir string) bool
 	Inspect(ctx context.Context, path, base string) (worktree.Changes, error)
 }
 

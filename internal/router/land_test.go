@@ -71,7 +71,6 @@ func (f *fakeLander) Discard(context.Context, string) error {
 }
 func (f *fakeLander) CurrentBranch(context.Context, string) string          { return "main" }
 func (f *fakeLander) Contains(context.Context, string, string, string) bool { return true }
-func (f *fakeLander) IsWorktreeOf(context.Context, string) bool             { return false }
 func (f *fakeLander) Inspect(context.Context, string, string) (worktree.Changes, error) {
 	f.calls = append(f.calls, "inspect")
 	if f.fail != nil {

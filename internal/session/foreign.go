@@ -113,7 +113,7 @@ func (m *Manager) foreignPane(ctx context.Context, rec state.Session) (string, e
 		// must never receive a message.
 		return "", ErrForeignGone
 	}
-	s, err := m.userServers(rec.Socket)
+	s, err := m.opt.UserServers(rec.Socket)
 	if err != nil {
 		return "", err
 	}
@@ -205,12 +205,6 @@ func (m *Manager) release(ctx context.Context, key string, rec state.Session) er
 	m.opt.Log.Info("released a taken-over Claude; its pane keeps running", "session", key, "pane", rec.PaneID, "socket", rec.Socket)
 	_, err := m.opt.Store.Sessions.Update(ctx, key, func(s *state.Session) error { s.Busy = false; return nil })
 	return err
-}
-
-// IsForeign reports whether a session is a taken-over pane of the user's.
-func (m *Manager) IsForeign(key string) bool {
-	rec, err := m.opt.Store.Sessions.Get(key)
-	return err == nil && rec.Socket != ""
 }
 
 // forking reports whether a session starts as a fork of the conversation

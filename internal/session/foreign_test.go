@@ -19,7 +19,7 @@ func takenOver(t *testing.T) (*Manager, *fakePanes, *fakePanes, *state.Store, Ta
 	user := &fakePanes{screen: readyScreen, panes: []tmux.Pane{{ID: "%7"}}}
 	var opened []string
 	servers := func(socket string) (Panes, error) { opened = append(opened, socket); return user, nil }
-	m.userServers = servers
+	m.opt.UserServers = servers
 	m.opt.Panes.(*panes).user = servers
 	ctx := context.Background()
 	if _, err := store.Live.Update(ctx, "cs1", func(l *state.Live) error {
@@ -125,8 +125,8 @@ func TestEndedTakenOverClaudeGetsNoKeys(t *testing.T) {
 func TestLiveSessionsListsHandStartedClaudes(t *testing.T) {
 	m, _, store, _ := newManager(t)
 	user := &fakePanes{screen: readyScreen, panes: []tmux.Pane{{ID: "%7"}}}
-	m.userServers = func(string) (Panes, error) { return user, nil }
-	m.opt.Panes.(*panes).user = m.userServers
+	m.opt.UserServers = func(string) (Panes, error) { return user, nil }
+	m.opt.Panes.(*panes).user = m.opt.UserServers
 	ctx := context.Background()
 	add := func(id, socket, pane string) {
 		store.Live.Update(ctx, id, func(l *state.Live) error {

@@ -21,11 +21,8 @@ type LiveSession struct {
 	Driveable       bool   // in a tmux pane ccbridge can type into
 	ClaudeSessionID string
 	Pane            string
-	Socket          string
-	Cwd             string
 	ThreadID        string // for a session of a thread
 	State           string // busy, idle, waiting on a prompt
-	FirstPrompt     string
 	LastPrompt      string
 	LastEventAt     time.Time
 }
@@ -57,8 +54,8 @@ func (m *Manager) LiveSessions(ctx context.Context, server, project string) ([]L
 		if s.Socket != "" {
 			taken[s.ClaudeSessionID] = key
 		}
-		l := LiveSession{Key: key, Hand: s.Socket != "", Driveable: true, ClaudeSessionID: s.ClaudeSessionID, Pane: s.PaneID, Socket: s.Socket,
-			Cwd: s.Cwd, ThreadID: s.ThreadID, State: st.State, LastEventAt: s.LastEventAt}
+		l := LiveSession{Key: key, Hand: s.Socket != "", Driveable: true, ClaudeSessionID: s.ClaudeSessionID, Pane: s.PaneID,
+			ThreadID: s.ThreadID, State: st.State, LastEventAt: s.LastEventAt}
 		if n := len(s.Prompts); n > 0 {
 			l.LastPrompt = s.Prompts[n-1].Text
 		}
@@ -72,8 +69,8 @@ func (m *Manager) LiveSessions(ctx context.Context, server, project string) ([]L
 		if l.Server != server || l.Project != project || l.Ended || taken[id] != "" {
 			continue
 		}
-		ls := LiveSession{Hand: true, Driveable: l.Driveable(), ClaudeSessionID: id, Pane: l.Pane, Socket: l.Socket, Cwd: l.Cwd,
-			FirstPrompt: l.FirstPrompt, LastPrompt: l.LastPrompt, LastEventAt: l.LastEventAt, State: "idle"}
+		ls := LiveSession{Hand: true, Driveable: l.Driveable(), ClaudeSessionID: id, Pane: l.Pane,
+			LastPrompt: l.LastPrompt, LastEventAt: l.LastEventAt, State: "idle"}
 		if l.Busy {
 			ls.State = "busy"
 		}

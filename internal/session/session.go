@@ -103,8 +103,6 @@ type Manager struct {
 	opt      Options
 	settings string // the hook settings, passed inline with --settings
 
-	userServers UserServers
-
 	mu    sync.Mutex // guards locks and typed
 	locks map[string]*sync.Mutex
 	typed map[string]string // per session, the text last pasted, for PressEnter
@@ -133,7 +131,7 @@ func New(opt Options) (*Manager, error) {
 	// taken-over pane's to the user's server (foreign.go).
 	opt.Panes = &panes{own: opt.Panes, user: opt.UserServers}
 	s := claudehook.BridgeSettings(opt.HookStop, opt.HookPretool, opt.Config.Claude.PromptTimeout.Duration)
-	return &Manager{opt: opt, userServers: opt.UserServers, locks: map[string]*sync.Mutex{}, typed: map[string]string{}, settings: string(s.Inline())}, nil
+	return &Manager{opt: opt, locks: map[string]*sync.Mutex{}, typed: map[string]string{}, settings: string(s.Inline())}, nil
 }
 
 // HookBinaries finds the hook programs next to the running executable,

@@ -580,11 +580,8 @@ func (w *wizard) write(cfg *config.Config, existed bool) error {
 			return fmt.Errorf("back up config: %w", err)
 		}
 	}
+	// A new 0600 file renamed over the old: an old 0644 file's mode goes too.
 	if err := state.WriteAtomic(w.ConfigPath, out, 0o600); err != nil {
-		return fmt.Errorf("write config: %w", err)
-	}
-	// WriteAtomic keeps the mode given; make sure an old 0644 file is 0600 now.
-	if err := os.Chmod(w.ConfigPath, 0o600); err != nil {
 		return fmt.Errorf("write config: %w", err)
 	}
 	w.say("\nWrote %s (mode 0600).", w.ConfigPath)

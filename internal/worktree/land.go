@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -180,15 +179,4 @@ func (g *Git) CurrentBranch(ctx context.Context, dir string) string {
 func (g *Git) Contains(ctx context.Context, repo, ref, commit string) bool {
 	_, err := g.git(ctx, repo, "merge-base", "--is-ancestor", commit, ref)
 	return err == nil
-}
-
-// IsWorktreeOf reports whether dir is a linked worktree (not the main
-// checkout) of a repository.
-func (g *Git) IsWorktreeOf(ctx context.Context, dir string) bool {
-	common, err := g.git(ctx, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
-	if err != nil {
-		return false
-	}
-	gitDir, err := g.git(ctx, dir, "rev-parse", "--path-format=absolute", "--git-dir")
-	return err == nil && filepath.Clean(common) != filepath.Clean(gitDir)
 }
