@@ -28,7 +28,8 @@ func cmdSetup(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			"Walk through everything in the terminal: the bot token (hidden input), the Message Content intent,\n"+
 				"the invite URL, the server, channels → project directories and the owners; then write the config and\n"+
 				"the token file (both 0600) and check them. Re-running it edits the config and keeps every key in it\n"+
-				"(comments are not kept; the previous file is saved as <config>.bak).")
+				"(comments are not kept; the first run saves the file it replaces as <config>.bak, and later runs\n"+
+				"keep that backup).")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, args, stdout, stderr, "setup"); !ok {

@@ -167,7 +167,11 @@ func (w *wizard) run(ctx context.Context) error {
 		apiBase = config.DefaultAPIBase
 	}
 	if existed {
-		w.say("Editing %s (a backup is kept as %s.bak).", w.ConfigPath, filepath.Base(w.ConfigPath))
+		if w.hasBackup() {
+			w.say("Editing %s (the backup %s.bak of an earlier version is kept as it is).", w.ConfigPath, filepath.Base(w.ConfigPath))
+		} else {
+			w.say("Editing %s (a backup is kept as %s.bak).", w.ConfigPath, filepath.Base(w.ConfigPath))
+		}
 	} else {
 		w.say("Creating %s.", w.ConfigPath)
 	}
@@ -565,13 +569,22 @@ func (w *wizard) writeToken(srv *config.Server, token string) error {
 	return nil
 }
 
+// hasBackup reports whether <config>.bak exists.
+func (w *wizard) hasBackup() bool {
+	_, err := os.Lstat(w.ConfigPath + ".bak")
+	return err == nil
+}
+
 func (w *wizard) write(cfg *config.Config, existed bool) error {
 	out := config.Encode(cfg, "ccbridge configuration, written by `ccbridge setup`.\n"+
 		"Every key is documented in config.example.toml; check with: ccbridge config check")
 	if err := os.MkdirAll(filepath.Dir(w.ConfigPath), 0o700); err != nil {
 		return fmt.Errorf("write config: %w", err)
 	}
-	if existed {
+	// The first backup is kept: it holds the hand-written original, with
+	// its comments, which a later run's backup (of setup's own output)
+	// would replace.
+	if existed && !w.hasBackup() {
 		old, err := os.ReadFile(w.ConfigPath)
 		if err != nil {
 			return fmt.Errorf("back up config: %w", err)

@@ -228,6 +228,14 @@ general_channel_id = "` + f.bot.ChannelID + `"
 	if m := mode(t, f.cfg); m != 0o600 {
 		t.Errorf("config mode %o", m)
 	}
+	// A second run keeps the backup of the hand-written original, comments
+	// and all, instead of overwriting it with the file setup wrote.
+	if out, err := f.run(t, lines("", "", "", ""), time.Second); err != nil {
+		t.Fatalf("second setup: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(f.cfg + ".bak"); string(b) != existing {
+		t.Errorf("the second run lost the original's backup:\n%s", b)
+	}
 }
 
 func TestSetupTimesOutWhenTheBotNeverJoins(t *testing.T) {
