@@ -447,6 +447,12 @@ func (w *wizard) projects(ctx context.Context, guild discord.Guild, srv *config.
 				}
 				continue
 			}
+			if st := discord.HTTPStatus(err); st >= 400 && st < 500 {
+				// A name Discord refuses (empty once cleaned, too long…):
+				// failing here would lose every answer so far.
+				w.say("Discord refused to create #%s: %v\nType another name, or the number of an existing channel.", discord.ChannelName(a), err)
+				continue
+			}
 			if err != nil {
 				return err
 			}

@@ -286,6 +286,25 @@ func TestSetupCreatesAChannelOrSaysWhyNot(t *testing.T) {
 	}
 }
 
+// A name Discord refuses (here "#", which leaves an empty name: 400
+// 50035) is explained and asked again; the answers so far are kept.
+func TestSetupAsksAgainForARefusedChannelName(t *testing.T) {
+	f := newFixture(t)
+	proj := t.TempDir()
+	f.srv.SetBotPermissions(f.bot, fakediscord.PermInvite|fakediscord.PermManageChannels)
+	out, err := f.run(t, lines("home", f.bot.Token, "#", "Docs", proj, "", ""), time.Second)
+	if err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "Discord refused to create #") || !strings.Contains(out, "Created #docs") {
+		t.Errorf("output:\n%s", out)
+	}
+	c, _ := config.Load(f.cfg)
+	if len(c.Servers) != 1 || len(c.Servers[0].Projects) != 1 || c.Servers[0].Projects[0].Name != "docs" {
+		t.Errorf("servers %+v", c.Servers)
+	}
+}
+
 func TestSetupLeavesAnUnreadableConfigAlone(t *testing.T) {
 	f := newFixture(t)
 	bad := "[discord]\napi_base = \"" + f.srv.URL + "\"\nmystery = 1\n"
