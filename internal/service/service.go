@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/ccbridge/ccbridge/internal/execx"
+	"github.com/ccbridge/ccbridge/internal/state"
 )
 
 // Names of what install writes.
@@ -210,10 +211,10 @@ func writeFile(path, text string, perm os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, []byte(text), perm); err != nil {
-		return err
-	}
-	return os.Chmod(path, perm) // an existing file keeps its old mode otherwise
+	// A new file of mode perm renamed over the old: the tokens of the env
+	// file or plist never sit in an old file others may read, and a crash
+	// leaves the old file whole.
+	return state.WriteAtomic(path, []byte(text), perm)
 }
 
 // Install writes the unit (or plist) and enables and (re)starts it.

@@ -99,6 +99,38 @@ func TestInstallSystemdUserUnit(t *testing.T) {
 	}
 }
 
+// An env file left readable (0644) by an earlier hand is replaced by a new
+// 0600 file, never rewritten in place: the tokens are at no moment in a
+// file others may read (a reader holding the old one sees only the old).
+func TestInstallNeverWritesTokensIntoAReadableFile(t *testing.T) {
+	f := execx.NewFake(t,
+		execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}},
+		execx.Call{Args: []string{"systemctl", "--user", "enable", Unit}},
+		execx.Call{Args: []string{"systemctl", "--user", "restart", Unit}},
+	)
+	o := options(t, "linux", f)
+	env := o.EnvPath()
+	if err := os.MkdirAll(filepath.Dir(env), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(env, []byte("OLD=1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	held := filepath.Join(filepath.Dir(env), "held")
+	if err := os.Link(env, held); err != nil {
+		t.Fatal(err)
+	}
+	if err := Install(context.Background(), o, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(held); strings.Contains(string(b), "tok-en") {
+		t.Errorf("the token went into the old 0644 file:\n%s", b)
+	}
+	if m := perm(t, env); m != 0o600 {
+		t.Errorf("env file mode %o", m)
+	}
+}
+
 // verify runs systemd-analyze verify on the unit when it is installed.
 func verify(t *testing.T, unit string) {
 	t.Helper()
