@@ -28,6 +28,7 @@ import (
 // Replier posts the router's own messages (not Claude's replies, which the
 // hooks post).
 type Replier interface {
+	// Send posts a text of ccbridge's own, in as many messages as it takes.
 	Send(ctx context.Context, server, channelID, text string) error
 	StartThread(ctx context.Context, server, channelID, name string) (string, error)
 	Post(ctx context.Context, server, channelID string, m chat.Message) (string, error)

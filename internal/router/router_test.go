@@ -216,18 +216,25 @@ func (f *fakeSessions) Status(context.Context, string) (session.Status, error) {
 }
 
 type fakeReplier struct {
-	l          *log
-	files      map[string][]byte
-	postErr    error  // what Post fails with
-	onDownload func() // runs during every download
+	l           *log
+	files       map[string][]byte
+	postErr     error  // what Post fails with
+	downloadErr error  // what a download of a file it lacks fails with
+	onDownload  func() // runs during every download
 }
 
 // Send and React, like Discord's client, do nothing on an ended context.
+// Send, like the daemon's, posts a long text in as many messages as it
+// takes.
 func (f *fakeReplier) Send(ctx context.Context, server, ch, text string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	f.l.check(chat.Message{Content: text})
+	for r := []rune(text); len(r) > 0; {
+		n := min(len(r), chat.Limit)
+		f.l.check(chat.Message{Content: string(r[:n])})
+		r = r[n:]
+	}
 	f.l.add("send %s", text)
 	return nil
 }
@@ -259,6 +266,9 @@ func (f *fakeReplier) Download(_ context.Context, url string, limit int64) ([]by
 		f.onDownload()
 	}
 	b, ok := f.files[url]
+	if !ok && f.downloadErr != nil {
+		return nil, f.downloadErr
+	}
 	if !ok {
 		return nil, errors.New("HTTP 404")
 	}
