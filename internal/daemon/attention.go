@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/discord"
 	"github.com/ccbridge/ccbridge/internal/router"
+	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/tmux"
 )
@@ -79,8 +81,10 @@ type attention struct {
 	posters map[string]*discord.Poster
 	log     *slog.Logger
 	now     func() time.Time
-	// sessions types "continue" into a session whose limit has reset.
-	sessions router.Sessions
+	// sessions types "continue" into a session whose limit has reset;
+	// sends are those under way.
+	sessions session.Typist
+	sends    sync.WaitGroup
 }
 
 // keepStatuses is how long the statusLine figures of a Claude session are
@@ -91,6 +95,7 @@ func (a *attention) loop(ctx context.Context) {
 	tick := time.NewTicker(attentionEvery)
 	defer tick.Stop()
 	var pruned time.Time
+	defer a.sends.Wait()
 	for {
 		select {
 		case <-ctx.Done():
@@ -194,13 +199,13 @@ func (a *attention) ping(ctx context.Context, key, server, channel string, owner
 	a.log.Info("attention ping posted", "channel", channel, "what", key)
 }
 
-// continueDeliver bounds typing "continue" into a pane.
-const continueDeliver = 30 * time.Second
-
 // continueAtReset sends "continue" to each session whose Continue at reset
 // was clicked, once its limit's reset time has passed, and says so. The
 // offer is kept in the runtime dir, so a daemon restarted meanwhile still
 // sends it; it is removed before typing, so it is sent at most once.
+// "continue" goes as the router's messages do (after Claude Code's queue,
+// waiting while a dialog is open, to a receipt), each in its own goroutine
+// so that a long wait holds no ping back.
 func (a *attention) continueAtReset(ctx context.Context, now time.Time) {
 	resumes, err := a.ext.Resumes.List()
 	if err != nil {
@@ -222,18 +227,27 @@ func (a *attention) continueAtReset(ctx context.Context, now time.Time) {
 			a.notify(ctx, res, "▶️ The usage limit has reset; Claude has gone on already, so ccbridge sent nothing.")
 			continue
 		}
-		dctx, cancel := context.WithTimeout(ctx, continueDeliver)
-		_, err := a.sessions.Deliver(dctx, key, "continue")
-		cancel()
-		text := "▶️ The usage limit has reset: sent \"continue\" to Claude."
-		if err != nil {
-			a.log.Warn("continue at reset not delivered", "session", key, "err", err)
-			text = "⚠️ The usage limit has reset, but ccbridge could not send \"continue\": " + err.Error()
-		} else {
-			a.log.Info("continue sent at reset", "session", key)
-		}
-		a.notify(ctx, res, text)
+		a.sends.Add(1)
+		go func() {
+			defer a.sends.Done()
+			a.sendContinue(ctx, key, res)
+		}()
 	}
+}
+
+func (a *attention) sendContinue(ctx context.Context, key string, res state.Resume) {
+	wait := a.cfg.Claude.PromptTimeout.Duration
+	sctx, cancel := context.WithTimeout(ctx, wait+time.Minute)
+	defer cancel()
+	err := session.Send(sctx, a.sessions, key, "continue", session.SendOptions{DialogWait: wait})
+	text := "▶️ The usage limit has reset: sent \"continue\" to Claude."
+	if err != nil {
+		a.log.Warn("continue at reset not delivered", "session", key, "err", err)
+		text = "⚠️ The usage limit has reset, but ccbridge could not send \"continue\": " + err.Error()
+	} else {
+		a.log.Info("continue sent at reset", "session", key)
+	}
+	a.notify(ctx, res, text)
 }
 
 // notify says in the offer's channel what became of it.
@@ -242,9 +256,7 @@ func (a *attention) notify(ctx context.Context, res state.Resume, text string) {
 	if !ok {
 		return
 	}
-	sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
-	defer cancel()
-	if _, err := p.Send(sctx, res.ChannelID, text, nil); err != nil {
+	if err := p.Notice(ctx, res.ChannelID, text, noticeTimeout); err != nil {
 		a.log.Warn("continue notice not posted", "err", err)
 	}
 }

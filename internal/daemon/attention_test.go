@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/discord"
 	"github.com/ccbridge/ccbridge/internal/router"
+	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -150,14 +152,38 @@ func TestAnsweredCardIsNotADialogWithoutCard(t *testing.T) {
 	}
 }
 
+// deliverStub types into nothing: dialogs deliveries find a dialog open;
+// with noReceipt Claude never confirms, and Enter fails with enterErr.
 type deliverStub struct {
 	routerSessions
-	got []string
+	got       []string
+	dialogs   int
+	noReceipt bool
+	enterErr  error
+	enters    int
 }
 
 func (d *deliverStub) Deliver(_ context.Context, key, text string) (time.Time, error) {
 	d.got = append(d.got, key+":"+text)
+	if d.dialogs > 0 {
+		d.dialogs--
+		return time.Time{}, session.ErrDialogOpen
+	}
 	return time.Now(), nil
+}
+
+func (d *deliverStub) Screen(context.Context, string, int) (string, error) { return "", nil }
+
+func (d *deliverStub) WaitReceipt(context.Context, string, time.Time, string, time.Duration) error {
+	if d.noReceipt {
+		return session.ErrNoReceipt
+	}
+	return nil
+}
+
+func (d *deliverStub) PressEnter(context.Context, string) error {
+	d.enters++
+	return d.enterErr
 }
 
 func TestDeliveredPromptsAreRecordedBeforeTyping(t *testing.T) {
@@ -227,6 +253,7 @@ func TestContinueIsSentOnceAfterTheResetWhenArmed(t *testing.T) {
 	now = reset
 	a.once(ctx)
 	a.once(ctx)
+	a.sends.Wait()
 	if len(stub.got) != 1 || stub.got[0] != "home-api:continue" {
 		t.Fatalf("sent %v, want continue once", stub.got)
 	}
@@ -249,11 +276,38 @@ func TestContinueIsNotSentWhenTheSessionWentOn(t *testing.T) {
 	// Claude Code continued by itself at the reset (a plan's auto-continue).
 	f.store.Sessions.Update(ctx, "home-api", func(s *state.Session) error { s.LastPromptID = "p-auto"; return nil })
 	a.once(ctx)
+	a.sends.Wait()
 	if len(stub.got) != 0 {
 		t.Fatalf("sent %v although the session went on", stub.got)
 	}
 	if got := f.contents(); len(got) != 1 || !strings.Contains(got[0], "gone on already") {
 		t.Errorf("channel %q", got)
+	}
+}
+
+// "continue" at the reset waits while a dialog is open, presses Enter again
+// when Claude does not confirm it, and says so in full when it fails.
+func TestContinueAtResetWaitsOutADialogAndWantsAReceipt(t *testing.T) {
+	f := newDrainFixture(t)
+	now := time.Now()
+	a := newAttention(t, f, f.srv.NewUser("owner").ID, time.Minute, &now)
+	a.cfg.Claude.PromptTimeout.Duration = 10 * time.Second
+	long := strings.Repeat("tmux: pane busy. ", 150) // about 2,500 characters
+	stub := &deliverStub{dialogs: 1, noReceipt: true, enterErr: errors.New(long)}
+	a.sessions = stub
+	ctx := context.Background()
+	a.ext.Resumes.Update(ctx, "home-api", func(x *state.Resume) error {
+		*x = state.Resume{Server: "home", ChannelID: f.bot.ChannelID, At: now, Armed: true}
+		return nil
+	})
+	a.once(ctx)
+	a.sends.Wait()
+	if len(stub.got) != 2 || stub.enters != 1 {
+		t.Fatalf("typed %v, pressed Enter %d times; want the dialog waited out and Enter pressed again", stub.got, stub.enters)
+	}
+	got := strings.Join(f.contents(), "")
+	if !strings.Contains(got, "could not send") || !strings.Contains(got, "no delivery receipt") || strings.Count(got, "pane busy") != 150 {
+		t.Errorf("channel %q, want the whole failure", f.contents())
 	}
 }
 

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sort"
 	"time"
@@ -30,9 +31,12 @@ type liveDrawer struct {
 	log     *slog.Logger
 	now     func() time.Time
 	// lastEdit is when the last create or edit of each channel's
-	// activity message was answered; drawn when each activity was.
+	// activity message was answered; drawn when each activity was; gone
+	// the activities whose message or channel Discord refused for good
+	// (deleted, no access), left alone until they are removed.
 	lastEdit map[string]time.Time
 	drawn    map[string]time.Time
+	gone     map[string]bool
 }
 
 func newLiveDrawer(d *state.Dir, posters map[string]*discord.Poster, log *slog.Logger) (*liveDrawer, error) {
@@ -40,7 +44,7 @@ func newLiveDrawer(d *state.Dir, posters map[string]*discord.Poster, log *slog.L
 	if err != nil {
 		return nil, err
 	}
-	return &liveDrawer{acts: acts, posters: posters, log: log, now: time.Now, lastEdit: map[string]time.Time{}, drawn: map[string]time.Time{}}, nil
+	return &liveDrawer{acts: acts, posters: posters, log: log, now: time.Now, lastEdit: map[string]time.Time{}, drawn: map[string]time.Time{}, gone: map[string]bool{}}, nil
 }
 
 func (l *liveDrawer) loop(ctx context.Context) {
@@ -73,12 +77,18 @@ func (l *liveDrawer) once(ctx context.Context) {
 	for _, key := range keys {
 		a := all[key]
 		now := l.now()
+		// A day-old turn was interrupted (no Stop ever came) or could not
+		// be drawn all day: nothing left to show.
+		if now.Sub(a.Started) > 24*time.Hour {
+			l.remove(ctx, key)
+			continue
+		}
+		if l.gone[key] {
+			continue
+		}
 		if a.Drawn >= a.Version {
 			if !a.Ended.IsZero() && now.Sub(a.Ended) > keepActivity {
-				_ = l.acts.Delete(ctx, key)
-			}
-			if a.Ended.IsZero() && now.Sub(a.Started) > 24*time.Hour {
-				_ = l.acts.Delete(ctx, key) // an interrupted turn: no Stop ever came
+				l.remove(ctx, key)
 				continue
 			}
 			// A running tool's time is redrawn, for an hour at most (an
@@ -118,13 +128,23 @@ func (l *liveDrawer) draw(ctx context.Context, key string, a state.Activity) {
 	l.lastEdit[a.ChannelID] = l.now() // answered (or failed): the debounce counts from here
 	if err != nil {
 		l.log.Warn("live progress not drawn", "channel", a.ChannelID, "err", err)
-		if discord.IsUnknownMessage(err) {
-			l.markDrawn(ctx, key, a.Version, "") // deleted by someone: leave it
+		// Only a transient failure (a 5xx, a 429, the network) is worth
+		// another try; a deleted message or thread or missing access
+		// would fail the same way at every pass.
+		if !errors.Is(err, discord.ErrTransient) {
+			l.gone[key] = true
+			l.markDrawn(ctx, key, a.Version, "")
 		}
 		return
 	}
 	l.drawn[key] = l.now()
 	l.markDrawn(ctx, key, a.Version, id)
+}
+
+func (l *liveDrawer) remove(ctx context.Context, key string) {
+	_ = l.acts.Delete(ctx, key)
+	delete(l.drawn, key)
+	delete(l.gone, key)
 }
 
 func (l *liveDrawer) markDrawn(ctx context.Context, key string, version int, id string) {

@@ -69,3 +69,47 @@ func TestLiveDrawerDebouncesPerChannelAndSummarises(t *testing.T) {
 		t.Fatalf("re-posted: %q", f.contents())
 	}
 }
+
+// A thread deleted mid-turn (Discord answers 404 10003) is not drawn again
+// at every pass, and the activity is still removed after a day.
+func TestLiveDrawerLeavesAnUnknownChannel(t *testing.T) {
+	f := newDrainFixture(t)
+	p, _ := discord.NewPoster(f.srv.URL, f.bot.Token)
+	l, err := newLiveDrawer(f.store.Dir, map[string]*discord.Poster{"home": p}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	now := start
+	l.now = func() time.Time { return now }
+	ctx := context.Background()
+	// One activity still to post, one whose message stands in the thread.
+	for key, ch := range map[string]string{"sid.new": "999", "sid.old": "998"} {
+		l.acts.Update(ctx, key, func(a *state.Activity) error {
+			a.Server, a.ChannelID, a.Started, a.Version = "home", ch, start, 1
+			if key == "sid.old" {
+				a.MessageID = "12345"
+			}
+			a.Items = append(a.Items, state.ActivityItem{ToolUseID: "t1", Tool: "🔧 Read `a`", State: state.ToolRunning, Start: start})
+			return nil
+		})
+	}
+	for i := range 6 {
+		now = start.Add(time.Duration(i) * 3 * time.Second)
+		l.once(ctx)
+	}
+	calls := map[string]int{}
+	for _, c := range f.srv.Calls() {
+		if strings.Contains(c.Path, "/channels/99") {
+			calls[c.Method]++
+		}
+	}
+	if calls["POST"] != 1 || calls["PATCH"] != 1 {
+		t.Fatalf("requests to the deleted thread: %v, want one post and one edit", calls)
+	}
+	now = start.Add(25 * time.Hour)
+	l.once(ctx)
+	if all, _ := l.acts.List(); len(all) != 0 {
+		t.Fatalf("kept after a day: %+v", all)
+	}
+}

@@ -357,8 +357,7 @@ func (r *Router) pressKey(key, name, dialog string, resp chat.Responder) {
 	}
 	_ = resp.Edit(screenReply(r.opt.Instance, key, "", screen, r.now()))
 	if name != "" {
-		r.wg.Add(1)
-		go func() { defer r.wg.Done(); r.followScreen(key, screen, resp) }()
+		r.follow(key, screen, resp)
 	}
 }
 
@@ -373,20 +372,61 @@ const (
 	screenEditGap = 1500 * time.Millisecond
 )
 
-func (r *Router) followScreen(key, shown string, resp chat.Responder) {
-	end := time.Now().Add(screenFollow)
-	lastEdit := time.Now()
-	latest := shown
+// screenFollower follows one session's pane; fields guarded by r.mu. Keys
+// pressed meanwhile hand it their responder and a new deadline, so quick
+// presses do not start followers that edit over each other.
+type screenFollower struct {
+	resp     chat.Responder
+	end      time.Time
+	shown    string // what the message shows
+	latest   string // the newest read of the pane
+	lastEdit time.Time
+	// press counts the presses handed over: a read or an edit begun
+	// before one is older than what the press drew.
+	press int
+}
+
+// follow starts following key's pane after a press drew screen, or hands
+// the press to the follower already running.
+func (r *Router) follow(key, screen string, resp chat.Responder) {
+	now := time.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f, ok := r.followers[key]
+	if !ok {
+		f = &screenFollower{}
+		r.followers[key] = f
+		r.wg.Add(1)
+		go func() { defer r.wg.Done(); r.followScreen(key, f) }()
+	}
+	f.resp, f.end, f.shown, f.latest, f.lastEdit = resp, now.Add(screenFollow), screen, screen, now
+	f.press++
+}
+
+func (r *Router) followScreen(key string, f *screenFollower) {
 	for {
-		done := !time.Now().Before(end)
-		if latest != shown && (done || time.Since(lastEdit) >= screenEditGap) {
-			if err := resp.Edit(screenReply(r.opt.Instance, key, "", latest, r.now())); err != nil {
-				return
-			}
-			shown, lastEdit = latest, time.Now()
-		}
-		if done {
+		r.mu.Lock()
+		now := time.Now()
+		done := !now.Before(f.end)
+		edit := f.latest != f.shown && (done || now.Sub(f.lastEdit) >= screenEditGap)
+		resp, latest, press := f.resp, f.latest, f.press
+		if done && !edit {
+			delete(r.followers, key) // under the lock: no press is handed to a follower gone
+			r.mu.Unlock()
 			return
+		}
+		r.mu.Unlock()
+		if edit {
+			err := resp.Edit(screenReply(r.opt.Instance, key, "", latest, r.now()))
+			r.mu.Lock()
+			if f.press == press {
+				if err != nil {
+					f.end = time.Time{} // the message is gone: stop
+				}
+				f.shown, f.lastEdit = latest, time.Now()
+			}
+			r.mu.Unlock()
+			continue
 		}
 		select {
 		case <-r.ctx.Done():
@@ -394,7 +434,11 @@ func (r *Router) followScreen(key, shown string, resp chat.Responder) {
 		case <-time.After(screenPoll):
 		}
 		if screen, err := r.opt.Sessions.Screen(r.ctx, key, screenLines); err == nil {
-			latest = screen
+			r.mu.Lock()
+			if f.press == press {
+				f.latest = screen
+			}
+			r.mu.Unlock()
 		}
 	}
 }

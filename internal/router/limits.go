@@ -67,12 +67,9 @@ func (f fitting) Update(m chat.Message) error {
 	return f.Responder.Update(m)
 }
 
-// fittingReplier is a Replier whose every post fits.
+// fittingReplier is a Replier whose every post fits. Send needs no cut:
+// it posts a long text in as many messages as it takes.
 type fittingReplier struct{ Replier }
-
-func (f fittingReplier) Send(ctx context.Context, server, channelID, text string) error {
-	return f.Replier.Send(ctx, server, channelID, fit(text))
-}
 
 func (f fittingReplier) Post(ctx context.Context, server, channelID string, m chat.Message) (string, error) {
 	m.Content = fit(m.Content)

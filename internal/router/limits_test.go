@@ -226,3 +226,31 @@ func TestFitClosesTheBlockItCuts(t *testing.T) {
 		t.Fatalf("fit(%q) = %q", short, fit(short))
 	}
 }
+
+// The replier's Send posts a long text in several messages: the notice of
+// ten failed attachments names every one.
+func TestLongNoticeReachesTheReplierWhole(t *testing.T) {
+	r, _, rp, l, _ := newRouter(t)
+	rp.downloadErr = errors.New("fetch failed: " + strings.Repeat("the CDN said no, ", 15))
+	ev := msg("look")
+	for i := range 10 {
+		name := fmt.Sprintf("%02d-%s.txt", i, strings.Repeat("n", 90))
+		ev.Attachments = append(ev.Attachments, chat.Attachment{Name: name, URL: "http://x/" + name, Size: 7})
+	}
+	r.HandleMessage(ev)
+	l.waitFor(t, "react m1 ✅")
+	var notice string
+	for _, op := range l.all() {
+		if strings.HasPrefix(op, "send ⚠️ Some attachments were not delivered") {
+			notice = op
+		}
+	}
+	if utf8.RuneCountInString(notice) <= chat.Limit {
+		t.Fatalf("notice of %d characters, want more than one message's worth: %q", utf8.RuneCountInString(notice), notice)
+	}
+	for i := range 10 {
+		if !strings.Contains(notice, fmt.Sprintf("%02d-nnn", i)) {
+			t.Errorf("attachment %d not named in %q", i, notice)
+		}
+	}
+}

@@ -28,6 +28,7 @@ import (
 // Replier posts the router's own messages (not Claude's replies, which the
 // hooks post).
 type Replier interface {
+	// Send posts a text of ccbridge's own, in as many messages as it takes.
 	Send(ctx context.Context, server, channelID, text string) error
 	StartThread(ctx context.Context, server, channelID, name string) (string, error)
 	Post(ctx context.Context, server, channelID string, m chat.Message) (string, error)
@@ -107,10 +108,11 @@ type Router struct {
 	ctx context.Context
 	wg  sync.WaitGroup
 
-	mu       sync.Mutex // guards workers, stopping and closing
-	workers  map[string]chan chat.MessageEvent
-	stopping bool            // the context ended: no message is queued any more
-	closing  map[string]bool // thread sessions being stopped → deleted (stop at once)
+	mu        sync.Mutex // guards workers, stopping, closing and followers
+	workers   map[string]chan chat.MessageEvent
+	stopping  bool                       // the context ended: no message is queued any more
+	closing   map[string]bool            // thread sessions being stopped → deleted (stop at once)
+	followers map[string]*screenFollower // /screen messages following a pane after a key, by session
 
 	// pending holds a /commit message given in a channel while the person
 	// confirms committing in the project checkout (land.go), by session.
@@ -174,7 +176,7 @@ func New(ctx context.Context, opt Options) *Router {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
 	opt.Replier = fittingReplier{opt.Replier} // limits.go
-	r := &Router{opt: opt, ctx: ctx, routes: map[string]route{}, owners: map[string]map[string]bool{}, workers: map[string]chan chat.MessageEvent{}, closing: map[string]bool{}, now: time.Now}
+	r := &Router{opt: opt, ctx: ctx, routes: map[string]route{}, owners: map[string]map[string]bool{}, workers: map[string]chan chat.MessageEvent{}, closing: map[string]bool{}, followers: map[string]*screenFollower{}, now: time.Now}
 	for _, s := range opt.Config.Servers {
 		r.owners[s.Name] = map[string]bool{}
 		for _, o := range s.OwnerIDs {

@@ -82,6 +82,7 @@ type fakeSessions struct {
 	screens   []string         // what Screen shows, in turn; the last one stays
 	fail      map[string]error // what a method fails with, by name
 	statuses  int              // calls of Status
+	reads     int              // calls of Screen
 }
 
 // waitStatus waits for a call of Status (a closer looking at the turn).
@@ -146,6 +147,7 @@ func (f *fakeSessions) Screen(context.Context, string, int) (string, error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.reads++
 	if f.queued > 0 {
 		f.queued--
 		f.l.add("queued")
@@ -216,18 +218,25 @@ func (f *fakeSessions) Status(context.Context, string) (session.Status, error) {
 }
 
 type fakeReplier struct {
-	l          *log
-	files      map[string][]byte
-	postErr    error  // what Post fails with
-	onDownload func() // runs during every download
+	l           *log
+	files       map[string][]byte
+	postErr     error  // what Post fails with
+	downloadErr error  // what a download of a file it lacks fails with
+	onDownload  func() // runs during every download
 }
 
 // Send and React, like Discord's client, do nothing on an ended context.
+// Send, like the daemon's, posts a long text in as many messages as it
+// takes.
 func (f *fakeReplier) Send(ctx context.Context, server, ch, text string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	f.l.check(chat.Message{Content: text})
+	for r := []rune(text); len(r) > 0; {
+		n := min(len(r), chat.Limit)
+		f.l.check(chat.Message{Content: string(r[:n])})
+		r = r[n:]
+	}
 	f.l.add("send %s", text)
 	return nil
 }
@@ -259,6 +268,9 @@ func (f *fakeReplier) Download(_ context.Context, url string, limit int64) ([]by
 		f.onDownload()
 	}
 	b, ok := f.files[url]
+	if !ok && f.downloadErr != nil {
+		return nil, f.downloadErr
+	}
 	if !ok {
 		return nil, errors.New("HTTP 404")
 	}
@@ -471,6 +483,42 @@ func TestScreenFollowsTheRedrawAfterAKey(t *testing.T) {
 			t.Fatalf("the screen message never showed the redraw: %q", l.all())
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Quick key presses on one screen leave one follower of the pane: its reads
+// and edits are those of one, not one per press.
+func TestQuickKeysLeaveOneScreenFollower(t *testing.T) {
+	r, ss, _, l, _ := newRouter(t)
+	for i := range 200 {
+		ss.screens = append(ss.screens, fmt.Sprintf("frame %d", i)) // a pane that keeps changing
+	}
+	for range 4 {
+		id := keyID(t, "home-api", "Down", time.Now())
+		r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: id}, fakeResponder{l})
+	}
+	for deadline := time.Now().Add(5 * time.Second); len(slices.DeleteFunc(l.all(), func(op string) bool { return op != "keys home-api Down" })) < 4; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("keys not pressed: %q", l.all())
+		}
+	}
+	ss.mu.Lock()
+	ss.reads = 0
+	ss.mu.Unlock()
+	ops := len(l.all())
+	time.Sleep(2 * time.Second)
+	ss.mu.Lock()
+	reads := ss.reads
+	ss.mu.Unlock()
+	edits := 0
+	for _, op := range l.all()[ops:] {
+		if strings.HasPrefix(op, "edit ") {
+			edits++
+		}
+	}
+	// One follower reads every 300 ms and edits at most every 1.5 s.
+	if reads > 8 || edits > 2 {
+		t.Fatalf("in 2 s: %d screen reads, %d edits; want those of one follower", reads, edits)
 	}
 }
 

@@ -179,7 +179,7 @@ func (r *Router) ssID(args ...string) string {
 // sessionsAction answers Take over, Resume and Fork; only in the project
 // channel the listing was made in.
 func (r *Router) sessionsAction(ev chat.ComponentEvent, args []string, resp chat.Responder) {
-	rt, ok := r.lookup(ev.Server, ev.ChannelID)
+	tg, ok := r.resolve(ev.Server, ev.ChannelID, "")
 	tk, ok2 := r.takeovers()
 	if !ok || !ok2 || len(args) < 2 {
 		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
@@ -188,7 +188,6 @@ func (r *Router) sessionsAction(ev chat.ComponentEvent, args []string, resp chat
 	if err := resp.Defer(false); err != nil {
 		return
 	}
-	tg := target{key: rt.server.Name + "-" + rt.project.Name, rt: rt}
 	var reply chat.Reply
 	switch args[0] {
 	case "take":
@@ -282,13 +281,9 @@ func lastExchange(c history.Conversation) string {
 
 // resumeButton continues (or forks) a past conversation in a new thread.
 func (r *Router) resumeButton(tk Takeovers, tg target, arg string, fork bool) chat.Reply {
-	dir, err := tg.rt.project.ProjectPath()
-	if err != nil {
-		return chat.Reply{Content: "⚠️ " + errText(err)}
-	}
-	c, ok := findConversation(tk, dir, arg)
+	c, why, ok := findConversation(tk, tg, arg)
 	if !ok {
-		return chat.Reply{Content: "⚠️ That conversation is not in Claude's records any more."}
+		return why
 	}
 	verb, prefix := "Resumed", ""
 	if fork {
@@ -363,18 +358,23 @@ func (r *Router) forkCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	return chat.Reply{Content: "🍴 Forked this conversation into <#" + threadID + ">; this one stays as it is."}
 }
 
-// findConversation finds the past conversation a button names.
-func findConversation(tk Takeovers, dir, arg string) (history.Conversation, bool) {
+// findConversation finds the past conversation of the target's project a
+// button names, or returns the reply that says why it cannot.
+func findConversation(tk Takeovers, tg target, arg string) (history.Conversation, chat.Reply, bool) {
+	dir, err := tg.rt.project.ProjectPath()
+	if err != nil {
+		return history.Conversation{}, chat.Reply{Content: "⚠️ " + errText(err)}, false
+	}
 	if c, ok := tk.Conversation(dir, arg); ok {
-		return c, true
+		return c, chat.Reply{}, true
 	}
 	past, _ := tk.History(dir, 50)
 	for _, p := range past {
 		if chat.ArgIs(arg, p.ID) {
-			return p, true
+			return p, chat.Reply{}, true
 		}
 	}
-	return history.Conversation{}, false
+	return history.Conversation{}, chat.Reply{Content: "⚠️ That conversation is not in Claude's records any more."}, false
 }
 
 // resumeHere continues a past conversation in the channel's own session,
@@ -383,13 +383,9 @@ func findConversation(tk Takeovers, dir, arg string) (history.Conversation, bool
 // /sessions) and the channel's Claude restarts with --resume.
 func (r *Router) resumeHere(tk Takeovers, tg target, arg string) chat.Reply {
 	ctx := r.ctx
-	dir, err := tg.rt.project.ProjectPath()
-	if err != nil {
-		return chat.Reply{Content: "⚠️ " + errText(err)}
-	}
-	c, ok := findConversation(tk, dir, arg)
+	c, why, ok := findConversation(tk, tg, arg)
 	if !ok {
-		return chat.Reply{Content: "⚠️ That conversation is not in Claude's records any more."}
+		return why
 	}
 	if st, err := r.opt.Sessions.Status(ctx, tg.key); err != nil {
 		return chat.Reply{Content: "⚠️ " + errText(err)}

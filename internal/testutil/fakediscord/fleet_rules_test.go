@@ -57,13 +57,22 @@ func TestChannelHistoryRules(t *testing.T) {
 	rejected(t, "another guild's channel", st, obj, 403, 50001, "")
 	st, _, obj = callList(t, srv, auth, "GET", "/channels/999/messages", nil)
 	rejected(t, "unknown channel", st, obj, 404, 10003, "")
+	one := srv.Post(bot.ChannelID, owner, "four")
+	st, _, obj = callList(t, srv, auth, "GET", "/channels/"+bot.ChannelID+"/messages/"+one.ID, nil)
+	if st != 200 || obj["content"] != "four" {
+		t.Fatalf("get one message: %d %v", st, obj)
+	}
 	srv.DenyBotInChannel(bot, bot.ChannelID, PermReadHistory)
+	st, _, obj = callList(t, srv, auth, "GET", "/channels/"+bot.ChannelID+"/messages/"+one.ID, nil)
+	rejected(t, "one message without Read Message History", st, obj, 403, 50013, "")
 	if st, list, _ = callList(t, srv, auth, "GET", "/channels/"+bot.ChannelID+"/messages", nil); st != 200 || len(list) != 0 {
 		t.Errorf("without Read Message History: %d %v, want 200 and nothing", st, list)
 	}
 	srv.DenyBotInChannel(bot, bot.ChannelID, PermViewChannel)
 	st, _, obj = callList(t, srv, auth, "GET", "/channels/"+bot.ChannelID+"/messages", nil)
 	rejected(t, "without View Channel", st, obj, 403, 50001, "")
+	st, _, obj = callList(t, srv, auth, "GET", "/channels/"+bot.ChannelID+"/messages/"+one.ID, nil)
+	rejected(t, "one message without View Channel", st, obj, 403, 50001, "")
 }
 
 func TestCommandUpsertRules(t *testing.T) {

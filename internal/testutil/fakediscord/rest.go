@@ -463,11 +463,26 @@ func (s *Server) storeFiles(m *Message) {
 	}
 }
 
+// getMessage is GET /channels/{id}/messages/{id}: it needs View Channel
+// (403 50001) and Read Message History (403 50013) where the message
+// stands (a thread takes its parent's overwrites).
 func (s *Server) getMessage(w http.ResponseWriter, bot *Bot, chID, msgID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m, ok := s.channelMessage(w, bot, chID, msgID)
 	if !ok {
+		return
+	}
+	at := chID
+	if c := s.channels[chID]; c.isThread() {
+		at = c.ParentID
+	}
+	switch perms := s.botPermissions(bot, at); {
+	case perms&PermViewChannel == 0:
+		apiError(w, 403, 50001, "Missing Access")
+		return
+	case perms&PermReadHistory == 0:
+		apiError(w, 403, 50013, "Missing Permissions")
 		return
 	}
 	writeJSON(w, 200, s.messageJSON(m))
