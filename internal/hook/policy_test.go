@@ -143,20 +143,28 @@ func TestPolicyHoldsWhenTheSessionRecordIsMissing(t *testing.T) {
 	}
 }
 
+// lockAudit holds the audit log's lock in dir, as a stuck writer would,
+// until the returned function is called (or the test ends).
+func lockAudit(t *testing.T, dir string) (unlock func()) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, audit.File+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+}
+
 // Claude lets a synchronous hook run for its timeout, then kills it and
 // runs the tool: the decision must not wait for the audit log's lock.
 func TestPolicyDecisionDoesNotWaitForTheAuditLock(t *testing.T) {
 	r := newPolicyRig(t, state.PolicyRules{Deny: []string{"Bash(rm -rf *)"}})
 	ctx := context.Background()
 	r.store.Sessions.Update(ctx, "home-api", func(s *state.Session) error { s.Server, s.Project, s.Cwd = "home", "api", "/proj"; return nil })
-	f, err := os.OpenFile(filepath.Join(r.auditDir, audit.File+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	unlock := lockAudit(t, r.auditDir)
 	pr, pw := io.Pipe()
 	done := make(chan struct{})
 	go func() {
@@ -183,7 +191,7 @@ func TestPolicyDecisionDoesNotWaitForTheAuditLock(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the hook still runs 5 s later: it waits for the audit lock")
 	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	unlock()
 	log, _ := os.ReadFile(filepath.Join(r.root, "logs", "hook.log"))
 	if !strings.Contains(string(log), `"msg":"audit"`) {
 		t.Errorf("the lost audit record is not logged:\n%s", log)
