@@ -73,7 +73,7 @@ func (h *handler) enforce(in *claudehook.Input) error {
 		if v.Decision == "ask" {
 			reason = fmt.Sprintf("%s: rule %s asks for confirmation", policyReason, v.Rule)
 		}
-	} else if len(h.policies.Scopes) > 0 {
+	} else if h.policies.Any() {
 		v.Decision = "ask"
 		reason = policyReason + ": the session's record cannot be read, so which rules hold is unknown; confirm this call"
 	}

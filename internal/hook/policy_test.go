@@ -143,6 +143,18 @@ func TestPolicyHoldsWhenTheSessionRecordIsMissing(t *testing.T) {
 	}
 }
 
+// The daemon writes a scope for every project, empty when the config has
+// no [policy] rules: with none anywhere, an unreadable session record
+// outside every project asks nothing.
+func TestNoRulesAnywhereAskNothing(t *testing.T) {
+	r := newPolicyRig(t, state.PolicyRules{})
+	var out bytes.Buffer
+	r.enforce(t, "home-gone", bashCall("/somewhere/else", "ls"), &out)
+	if out.Len() != 0 {
+		t.Fatalf("stdout %q with no rules configured", out.String())
+	}
+}
+
 // lockAudit holds the audit log's lock in dir, as a stuck writer would,
 // until the returned function is called (or the test ends).
 func lockAudit(t *testing.T, dir string) (unlock func()) {
