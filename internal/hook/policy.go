@@ -109,6 +109,10 @@ func (h *handler) policyScope(in *claudehook.Input) (sc scope, known bool) {
 		if !h.routeByCwd(in.Cwd) {
 			return scope{}, true // not ccbridge's: no rules
 		}
+		// Taken over by a thread (handstarted.go): the thread's rules.
+		if sess, ok := h.takenOver(in.SessionID); ok {
+			return h.sessionScope(sess, in.Cwd), true
+		}
 		return scope{server: h.route.Server, project: h.route.Project, root: h.route.Path}, true
 	}
 	sess, err := h.store.Sessions.Get(h.session)
@@ -120,6 +124,24 @@ func (h *handler) policyScope(in *claudehook.Input) (sc scope, known bool) {
 		return scope{}, false
 	}
 	return h.sessionScope(sess, in.Cwd), true
+}
+
+// takenOver returns the session of the thread that took a hand-started
+// Claude over, if one did, and routes the hook to it as bindTo does.
+func (h *handler) takenOver(claudeSession string) (state.Session, bool) {
+	if claudeSession == "" {
+		return state.Session{}, false
+	}
+	l, err := h.store.Live.Get(claudeSession)
+	if err != nil || l.Bound == "" {
+		return state.Session{}, false
+	}
+	sess, err := h.store.Sessions.Get(l.Bound)
+	if err != nil {
+		return state.Session{}, false
+	}
+	h.session, h.route = l.Bound, nil
+	return sess, true
 }
 
 // sessionScope is a session's scope. A session of another front end

@@ -155,6 +155,36 @@ func TestNoRulesAnywhereAskNothing(t *testing.T) {
 	}
 }
 
+// A hand-started Claude that a thread took over follows the thread's
+// rules, not only its project channel's.
+func TestTakenOverClaudeFollowsTheThreadsRules(t *testing.T) {
+	r := newPolicyRig(t, state.PolicyRules{})
+	ctx := context.Background()
+	pols, _ := state.OpenPolicies(r.store.Dir)
+	if _, err := pols.Update(ctx, state.PoliciesKey, func(p *state.Policies) error {
+		p.Scopes[state.PolicyScope("home", "api", "555")] = state.PolicyRules{Deny: []string{"Bash(git push *)"}}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	key := "home-api-t555"
+	r.store.Sessions.Update(ctx, key, func(s *state.Session) error {
+		s.Server, s.Project, s.ChannelID, s.ThreadID, s.Cwd = "home", "api", "c1", "555", "/proj"
+		return nil
+	})
+	r.store.Live.Update(ctx, "sid", func(l *state.Live) error {
+		l.ClaudeSessionID, l.Server, l.Project, l.ChannelID, l.Cwd, l.Bound = "sid", "home", "api", "c1", "/proj", key
+		return nil
+	})
+	env := map[string]string{state.EnvRuntimeDir: r.root}
+	var out, errb bytes.Buffer
+	Main(ctx, PreTool, []string{claudehook.PolicyFlag, claudehook.GlobalFlag}, strings.NewReader(bashCall("/proj", "git push origin main")), &out, &errb,
+		func(k string) string { return env[k] })
+	if d := decision(t, out.String()); d.PermissionDecision != "deny" || !strings.Contains(d.PermissionDecisionReason, "Bash(git push *)") {
+		t.Fatalf("decision = %+v (stderr %q); want deny by the thread's Bash(git push *)", d, errb.String())
+	}
+}
+
 // lockAudit holds the audit log's lock in dir, as a stuck writer would,
 // until the returned function is called (or the test ends).
 func lockAudit(t *testing.T, dir string) (unlock func()) {
