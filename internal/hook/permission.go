@@ -79,7 +79,7 @@ func (h *handler) permission(ctx context.Context, in *claudehook.Input, sess sta
 	log := h.log.With("request", id, "tool", in.ToolName)
 	var poster *discord.Poster
 	if server != "" {
-		if poster, err = discord.NewPoster(bot.APIBase, bot.Token); err != nil {
+		if poster, err = h.botPoster(bot); err != nil {
 			return err
 		}
 		pctx, cancel := context.WithTimeout(ctx, cardTimeout)

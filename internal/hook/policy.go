@@ -15,9 +15,8 @@ import (
 )
 
 // loadPolicies reads what the daemon wrote of the config's [policy] (a
-// missing record means no rules, redaction on, the default audit dir) and
-// registers every bot token with the redactor, which the audit log uses
-// too. It runs once a hook knows the session is ccbridge's.
+// missing record means no rules, redaction on, the default audit dir). It
+// runs once a hook knows the session is ccbridge's.
 func (h *handler) loadPolicies() {
 	if c, err := state.OpenPolicies(h.store.Dir); err == nil {
 		if p, err := c.Get(state.PoliciesKey); err == nil {
@@ -25,12 +24,28 @@ func (h *handler) loadPolicies() {
 		}
 	}
 	redact.SetEnabled(!h.policies.RedactOff)
-	audit.SetRedactor(redact.String)
-	if bots, err := h.store.Bots.List(); err == nil {
-		for _, b := range bots {
-			redact.AddSecret(b.Token)
+}
+
+// loadSecrets teaches the redactor every bot's token and hands it to the
+// audit log. It reads every bot's record, so it runs only before the hook
+// masks, posts or audits something (chunks, botPoster, appendAudit), not
+// on each of the tool events that do none of it.
+func (h *handler) loadSecrets() {
+	h.secretsOnce.Do(func() {
+		audit.SetRedactor(redact.String)
+		if bots, err := h.store.Bots.List(); err == nil {
+			for _, b := range bots {
+				redact.AddSecret(b.Token)
+			}
 		}
-	}
+	})
+}
+
+// appendAudit logs a decision, secrets masked, waiting for the log's lock
+// no longer than ctx allows.
+func (h *handler) appendAudit(ctx context.Context, e audit.Entry) error {
+	h.loadSecrets()
+	return audit.AppendContext(ctx, h.auditDir(), e)
 }
 
 // auditDir is where decisions are logged.
@@ -86,7 +101,7 @@ func (h *handler) enforce(in *claudehook.Input) error {
 		HookEventName: claudehook.EventPreToolUse, PermissionDecision: v.Decision, PermissionDecisionReason: reason}})
 	ctx, cancel := context.WithTimeout(context.Background(), policyAuditWait)
 	defer cancel()
-	if aerr := audit.AppendContext(ctx, h.auditDir(), audit.Entry{Kind: "policy", Server: sc.server, Project: sc.project, Session: h.session,
+	if aerr := h.appendAudit(ctx, audit.Entry{Kind: "policy", Server: sc.server, Project: sc.project, Session: h.session,
 		Tool: in.ToolName, Asked: asked(in.ToolName, in.ToolInput), Answer: v.Decision, Rule: v.Rule, Who: "ccbridge", From: audit.FromPolicy}); aerr != nil {
 		h.log.Error("audit", "err", aerr)
 	}
