@@ -35,7 +35,8 @@ func AddGlobalHooks(doc []byte, stopBin, pretoolBin string, promptTimeout time.D
 			for i := range m.Hooks {
 				m.Hooks[i].Command += " " + GlobalFlag
 			}
-			if hasCommand(list, m.Hooks[0].Command) {
+			if found, updated := syncCommand(list, m.Hooks[0]); found {
+				changed = changed || updated
 				continue
 			}
 			var entry any
@@ -111,16 +112,32 @@ func parseSettings(doc []byte) (root, hooks map[string]any, err error) {
 	return root, hooks, nil
 }
 
-func hasCommand(list []any, command string) bool {
+// syncCommand finds the hooks in list that run want's command and gives
+// them want's timeout and async, so that a changed prompt_timeout reaches
+// hand-started sessions. found is false when none runs it.
+func syncCommand(list []any, want HookCommand) (found, changed bool) {
 	for _, entry := range list {
 		em, _ := entry.(map[string]any)
 		inner, _ := em["hooks"].([]any)
 		for _, h := range inner {
 			hm, _ := h.(map[string]any)
-			if hm["command"] == command {
-				return true
+			if hm == nil || hm["command"] != want.Command {
+				continue
+			}
+			found = true
+			if t, _ := hm["timeout"].(float64); t != float64(want.Timeout) {
+				hm["timeout"], changed = want.Timeout, true
+				if want.Timeout == 0 {
+					delete(hm, "timeout")
+				}
+			}
+			if a, _ := hm["async"].(bool); a != want.Async {
+				hm["async"], changed = want.Async, true
+				if !want.Async {
+					delete(hm, "async")
+				}
 			}
 		}
 	}
-	return false
+	return found, changed
 }

@@ -65,3 +65,27 @@ func TestGlobalHooksOnEmptyAndBadFiles(t *testing.T) {
 		t.Error("hooks of the wrong type accepted")
 	}
 }
+
+// A changed prompt_timeout is a change: the registered PermissionRequest
+// hook takes the new timeout, in place, and doctor sees the stale one.
+func TestGlobalHooksTakeANewPromptTimeout(t *testing.T) {
+	old, _, err := AddGlobalHooks([]byte(userSettings), "/b/ccbridge-hook-stop", "/b/ccbridge-hook-pretool", 30*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, changed, err := AddGlobalHooks(old, "/b/ccbridge-hook-stop", "/b/ccbridge-hook-pretool", 10*time.Minute)
+	if err != nil || !changed {
+		t.Fatalf("new timeout: changed=%v, %v", changed, err)
+	}
+	var doc struct{ Hooks map[string][]HookMatcher }
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	perm := doc.Hooks[EventPermissionRequest]
+	if len(perm) != 1 || len(perm[0].Hooks) != 1 || perm[0].Hooks[0].Timeout != int((10*time.Minute+permissionMargin).Seconds()) {
+		t.Fatalf("PermissionRequest hooks: %+v", perm)
+	}
+	if _, changed, _ := AddGlobalHooks(out, "/b/ccbridge-hook-stop", "/b/ccbridge-hook-pretool", 10*time.Minute); changed {
+		t.Error("the same timeout again is a change")
+	}
+}

@@ -114,26 +114,30 @@ func clipContent(v any) {
 	if !ok {
 		return
 	}
-	if c, ok := m["content"].(string); ok && utf8.RuneCountInString(c) > chat.Limit {
-		m["content"] = string([]rune(c)[:chat.Limit-1]) + "…"
+	if c, ok := m["content"].(string); ok {
+		m["content"] = clip(c)
 	}
 	if d, ok := m["data"]; ok {
 		clipContent(d)
 	}
 }
 
+// clip cuts s to Discord's limit, marking the cut.
+func clip(s string) string {
+	if utf8.RuneCountInString(s) > chat.Limit {
+		return string([]rune(s)[:chat.Limit-1]) + "…"
+	}
+	return s
+}
+
 // withNotices puts the notices first and keeps the content within
-// Discord's 2,000 characters.
+// Discord's limit.
 func withNotices(content string, notices []string) string {
 	s := strings.Join(notices, "\n")
 	if content != "" {
 		s += "\n" + content
 	}
-	if utf8.RuneCountInString(s) > 2000 {
-		r := []rune(s)
-		s = string(r[:1999]) + "…"
-	}
-	return s
+	return clip(s)
 }
 
 // redactMultipart rebuilds a message with files: payload_json is masked,

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"strings"
@@ -52,7 +53,9 @@ func (h *handler) auditRequest(r state.Request) {
 	default:
 		return
 	}
-	if err := audit.Append(h.auditDir(), e); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), audit.LockWait)
+	defer cancel()
+	if err := h.appendAudit(ctx, e); err != nil {
 		h.log.Error("audit", "err", err)
 	}
 }

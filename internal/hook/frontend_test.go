@@ -1,9 +1,12 @@
 package hook
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,5 +76,62 @@ func TestPermissionOfAnotherFrontEnd(t *testing.T) {
 	}
 	if d := out.HookSpecificOutput.Decision; d.Behavior != "deny" || d.Message != "use echo" {
 		t.Fatalf("decision = %+v", d)
+	}
+}
+
+// A decision from Discord (or another front end) reaches Claude at once:
+// the audit record, which may wait seconds for its lock, comes after it.
+func TestPermissionDecisionDoesNotWaitForTheAuditLock(t *testing.T) {
+	r := newPolicyRig(t, state.PolicyRules{})
+	r.mcpSession(t, "mcp@abc", "/nowhere")
+	unlock := lockAudit(t, r.auditDir)
+	defer unlock()
+	payload := `{"session_id":"sid-m","prompt_id":"pid-m","cwd":"/nowhere","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"touch x"}}`
+	pr, pw := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		env := map[string]string{state.EnvRuntimeDir: r.root, state.EnvSession: "mcp@abc"}
+		Main(context.Background(), PreTool, nil, strings.NewReader(payload), pw, io.Discard, func(k string) string { return env[k] })
+		pw.Close()
+	}()
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(pr).ReadString('\n')
+		line <- s
+		io.Copy(io.Discard, pr)
+	}()
+	id := pendingID(t, r.store, "mcp@abc")
+	if _, err := prompt.Answer(context.Background(), r.store.Requests, id, []string{"allow"}, "an MCP client", "mcp"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-line:
+		var out claudehook.PermissionRequestOutput
+		if err := json.Unmarshal([]byte(s), &out); err != nil || out.HookSpecificOutput.Decision.Behavior != "allow" {
+			t.Fatalf("stdout %q: %v", s, err)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("no decision within 1 s while the audit log is locked")
+	}
+	unlock()
+	<-done
+}
+
+// pendingID waits for the session's pending request and returns its id.
+func pendingID(t *testing.T, store *state.Store, session string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		all, _ := store.Requests.List()
+		for k, r := range all {
+			if r.Status == state.RequestPending && r.Session == session {
+				return k
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no pending request recorded")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"sync"
 	"syscall"
 	"time"
 
@@ -112,7 +113,8 @@ type handler struct {
 	route   *state.Route  // for a hand-started session: its project, by cwd
 	ext     *state.Extras // opened on first use (see extras)
 	// policies is the daemon's copy of the config's [policy] (policy.go).
-	policies state.Policies
+	policies    state.Policies
+	secretsOnce sync.Once // loadSecrets
 }
 
 // handSessionKey names the session record of a Claude session started by

@@ -79,7 +79,7 @@ func (h *handler) permission(ctx context.Context, in *claudehook.Input, sess sta
 	log := h.log.With("request", id, "tool", in.ToolName)
 	var poster *discord.Poster
 	if server != "" {
-		if poster, err = discord.NewPoster(bot.APIBase, bot.Token); err != nil {
+		if poster, err = h.botPoster(bot); err != nil {
 			return err
 		}
 		pctx, cancel := context.WithTimeout(ctx, cardTimeout)
@@ -113,8 +113,11 @@ func (h *handler) permission(ctx context.Context, in *claudehook.Input, sess sta
 		return err
 	}
 	log.Info("decision", "behavior", d.Behavior, "via", decided.Via)
+	// The decision first: the audit record, which may wait seconds for
+	// its lock, must never delay or lose it.
+	err = json.NewEncoder(h.out).Encode(claudehook.NewPermissionRequestOutput(d))
 	h.auditRequest(*decided)
-	if err := json.NewEncoder(h.out).Encode(claudehook.NewPermissionRequestOutput(d)); err != nil {
+	if err != nil {
 		return err
 	}
 	if decided.Via != "" {

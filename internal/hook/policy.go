@@ -15,9 +15,8 @@ import (
 )
 
 // loadPolicies reads what the daemon wrote of the config's [policy] (a
-// missing record means no rules, redaction on, the default audit dir) and
-// registers every bot token with the redactor, which the audit log uses
-// too. It runs once a hook knows the session is ccbridge's.
+// missing record means no rules, redaction on, the default audit dir). It
+// runs once a hook knows the session is ccbridge's.
 func (h *handler) loadPolicies() {
 	if c, err := state.OpenPolicies(h.store.Dir); err == nil {
 		if p, err := c.Get(state.PoliciesKey); err == nil {
@@ -25,12 +24,28 @@ func (h *handler) loadPolicies() {
 		}
 	}
 	redact.SetEnabled(!h.policies.RedactOff)
-	audit.SetRedactor(redact.String)
-	if bots, err := h.store.Bots.List(); err == nil {
-		for _, b := range bots {
-			redact.AddSecret(b.Token)
+}
+
+// loadSecrets teaches the redactor every bot's token and hands it to the
+// audit log. It reads every bot's record, so it runs only before the hook
+// masks, posts or audits something (chunks, botPoster, appendAudit), not
+// on each of the tool events that do none of it.
+func (h *handler) loadSecrets() {
+	h.secretsOnce.Do(func() {
+		audit.SetRedactor(redact.String)
+		if bots, err := h.store.Bots.List(); err == nil {
+			for _, b := range bots {
+				redact.AddSecret(b.Token)
+			}
 		}
-	}
+	})
+}
+
+// appendAudit logs a decision, secrets masked, waiting for the log's lock
+// no longer than ctx allows.
+func (h *handler) appendAudit(ctx context.Context, e audit.Entry) error {
+	h.loadSecrets()
+	return audit.AppendContext(ctx, h.auditDir(), e)
 }
 
 // auditDir is where decisions are logged.
@@ -73,7 +88,7 @@ func (h *handler) enforce(in *claudehook.Input) error {
 		if v.Decision == "ask" {
 			reason = fmt.Sprintf("%s: rule %s asks for confirmation", policyReason, v.Rule)
 		}
-	} else if len(h.policies.Scopes) > 0 {
+	} else if h.policies.Any() {
 		v.Decision = "ask"
 		reason = policyReason + ": the session's record cannot be read, so which rules hold is unknown; confirm this call"
 	}
@@ -86,7 +101,7 @@ func (h *handler) enforce(in *claudehook.Input) error {
 		HookEventName: claudehook.EventPreToolUse, PermissionDecision: v.Decision, PermissionDecisionReason: reason}})
 	ctx, cancel := context.WithTimeout(context.Background(), policyAuditWait)
 	defer cancel()
-	if aerr := audit.AppendContext(ctx, h.auditDir(), audit.Entry{Kind: "policy", Server: sc.server, Project: sc.project, Session: h.session,
+	if aerr := h.appendAudit(ctx, audit.Entry{Kind: "policy", Server: sc.server, Project: sc.project, Session: h.session,
 		Tool: in.ToolName, Asked: asked(in.ToolName, in.ToolInput), Answer: v.Decision, Rule: v.Rule, Who: "ccbridge", From: audit.FromPolicy}); aerr != nil {
 		h.log.Error("audit", "err", aerr)
 	}
@@ -109,6 +124,10 @@ func (h *handler) policyScope(in *claudehook.Input) (sc scope, known bool) {
 		if !h.routeByCwd(in.Cwd) {
 			return scope{}, true // not ccbridge's: no rules
 		}
+		// Taken over by a thread (handstarted.go): the thread's rules.
+		if sess, ok := h.takenOver(in.SessionID); ok {
+			return h.sessionScope(sess, in.Cwd), true
+		}
 		return scope{server: h.route.Server, project: h.route.Project, root: h.route.Path}, true
 	}
 	sess, err := h.store.Sessions.Get(h.session)
@@ -120,6 +139,24 @@ func (h *handler) policyScope(in *claudehook.Input) (sc scope, known bool) {
 		return scope{}, false
 	}
 	return h.sessionScope(sess, in.Cwd), true
+}
+
+// takenOver returns the session of the thread that took a hand-started
+// Claude over, if one did, and routes the hook to it as bindTo does.
+func (h *handler) takenOver(claudeSession string) (state.Session, bool) {
+	if claudeSession == "" {
+		return state.Session{}, false
+	}
+	l, err := h.store.Live.Get(claudeSession)
+	if err != nil || l.Bound == "" {
+		return state.Session{}, false
+	}
+	sess, err := h.store.Sessions.Get(l.Bound)
+	if err != nil {
+		return state.Session{}, false
+	}
+	h.session, h.route = l.Bound, nil
+	return sess, true
 }
 
 // sessionScope is a session's scope. A session of another front end

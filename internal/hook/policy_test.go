@@ -143,20 +143,70 @@ func TestPolicyHoldsWhenTheSessionRecordIsMissing(t *testing.T) {
 	}
 }
 
+// The daemon writes a scope for every project, empty when the config has
+// no [policy] rules: with none anywhere, an unreadable session record
+// outside every project asks nothing.
+func TestNoRulesAnywhereAskNothing(t *testing.T) {
+	r := newPolicyRig(t, state.PolicyRules{})
+	var out bytes.Buffer
+	r.enforce(t, "home-gone", bashCall("/somewhere/else", "ls"), &out)
+	if out.Len() != 0 {
+		t.Fatalf("stdout %q with no rules configured", out.String())
+	}
+}
+
+// A hand-started Claude that a thread took over follows the thread's
+// rules, not only its project channel's.
+func TestTakenOverClaudeFollowsTheThreadsRules(t *testing.T) {
+	r := newPolicyRig(t, state.PolicyRules{})
+	ctx := context.Background()
+	pols, _ := state.OpenPolicies(r.store.Dir)
+	if _, err := pols.Update(ctx, state.PoliciesKey, func(p *state.Policies) error {
+		p.Scopes[state.PolicyScope("home", "api", "555")] = state.PolicyRules{Deny: []string{"Bash(git push *)"}}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	key := "home-api-t555"
+	r.store.Sessions.Update(ctx, key, func(s *state.Session) error {
+		s.Server, s.Project, s.ChannelID, s.ThreadID, s.Cwd = "home", "api", "c1", "555", "/proj"
+		return nil
+	})
+	r.store.Live.Update(ctx, "sid", func(l *state.Live) error {
+		l.ClaudeSessionID, l.Server, l.Project, l.ChannelID, l.Cwd, l.Bound = "sid", "home", "api", "c1", "/proj", key
+		return nil
+	})
+	env := map[string]string{state.EnvRuntimeDir: r.root}
+	var out, errb bytes.Buffer
+	Main(ctx, PreTool, []string{claudehook.PolicyFlag, claudehook.GlobalFlag}, strings.NewReader(bashCall("/proj", "git push origin main")), &out, &errb,
+		func(k string) string { return env[k] })
+	if d := decision(t, out.String()); d.PermissionDecision != "deny" || !strings.Contains(d.PermissionDecisionReason, "Bash(git push *)") {
+		t.Fatalf("decision = %+v (stderr %q); want deny by the thread's Bash(git push *)", d, errb.String())
+	}
+}
+
+// lockAudit holds the audit log's lock in dir, as a stuck writer would,
+// until the returned function is called (or the test ends).
+func lockAudit(t *testing.T, dir string) (unlock func()) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, audit.File+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+}
+
 // Claude lets a synchronous hook run for its timeout, then kills it and
 // runs the tool: the decision must not wait for the audit log's lock.
 func TestPolicyDecisionDoesNotWaitForTheAuditLock(t *testing.T) {
 	r := newPolicyRig(t, state.PolicyRules{Deny: []string{"Bash(rm -rf *)"}})
 	ctx := context.Background()
 	r.store.Sessions.Update(ctx, "home-api", func(s *state.Session) error { s.Server, s.Project, s.Cwd = "home", "api", "/proj"; return nil })
-	f, err := os.OpenFile(filepath.Join(r.auditDir, audit.File+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	unlock := lockAudit(t, r.auditDir)
 	pr, pw := io.Pipe()
 	done := make(chan struct{})
 	go func() {
@@ -183,7 +233,7 @@ func TestPolicyDecisionDoesNotWaitForTheAuditLock(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the hook still runs 5 s later: it waits for the audit lock")
 	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	unlock()
 	log, _ := os.ReadFile(filepath.Join(r.root, "logs", "hook.log"))
 	if !strings.Contains(string(log), `"msg":"audit"`) {
 		t.Errorf("the lost audit record is not logged:\n%s", log)

@@ -69,7 +69,7 @@ func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.T
 	if len(notes) > 0 {
 		text = strings.TrimSpace(text + "\n\n" + strings.Join(notes, "\n"))
 	}
-	chunks := discord.Chunks(chat.Markdown(text))
+	chunks := h.chunks(chat.Markdown(text))
 	if prefs, _ := h.prefs(sess); prefs.Footer && len(chunks) > 0 {
 		chunks = withFooter(chunks, h.footer(ctx, turn.ClaudeSessionID, turn.PromptID))
 	}
@@ -196,12 +196,11 @@ func (h *handler) deliver(ctx context.Context, sess state.Session, msgs []outgoi
 	if queued, _ := h.channelQueued(channel); queued {
 		return h.enqueue(ctx, sess, msgs, "earlier messages are still queued")
 	}
-	bot, err := h.store.Bots.Get(sess.Server)
-	if err != nil {
+	poster, _, err := h.poster(sess.Server)
+	switch {
+	case errors.Is(err, errNoCredentials):
 		return h.enqueue(ctx, sess, msgs, "no credentials for server "+sess.Server+" (is the daemon running?)")
-	}
-	poster, err := discord.NewPoster(bot.APIBase, bot.Token)
-	if err != nil {
+	case err != nil:
 		return err
 	}
 	for i := range msgs {
@@ -258,15 +257,31 @@ func (h *handler) deliver(ctx context.Context, sess state.Session, msgs []outgoi
 	return nil
 }
 
+var errNoCredentials = errors.New("no credentials")
+
 // poster is the Discord client of a server's bot, from the credentials the
 // daemon left in the runtime dir.
 func (h *handler) poster(server string) (*discord.Poster, state.Bot, error) {
 	bot, err := h.store.Bots.Get(server)
 	if err != nil {
-		return nil, bot, fmt.Errorf("no credentials for server %s (is the daemon running?): %w", server, err)
+		return nil, bot, fmt.Errorf("%w for server %s (is the daemon running?): %w", errNoCredentials, server, err)
 	}
-	p, err := discord.NewPoster(bot.APIBase, bot.Token)
+	p, err := h.botPoster(bot)
 	return p, bot, err
+}
+
+// botPoster is a bot's Discord client, made once the redactor knows every
+// bot's token: the hook posts nothing but through one.
+func (h *handler) botPoster(bot state.Bot) (*discord.Poster, error) {
+	h.loadSecrets()
+	return discord.NewPoster(bot.APIBase, bot.Token)
+}
+
+// chunks is discord.Chunks once the redactor knows every bot's token: the
+// chunks are masked already, also those that go to the outbox.
+func (h *handler) chunks(text string) []string {
+	h.loadSecrets()
+	return discord.Chunks(text)
 }
 
 // notice posts a message of ccbridge's own, in chunks Discord accepts.

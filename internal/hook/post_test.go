@@ -277,3 +277,20 @@ func TestMirroredPromptIsQueuedMasked(t *testing.T) {
 		}
 	}
 }
+
+// Tool events come by the dozen: they do not read every bot's record to
+// teach the redactor its token. What is posted still has it masked.
+func TestBotTokensAreLoadedOnlyToPost(t *testing.T) {
+	r := newRelay(t)
+	other := fmt.Sprintf("zqother%dbotvalue", time.Now().UnixNano())
+	r.store.Bots.Update(context.Background(), "work", func(b *state.Bot) error { b.APIBase, b.Token = r.srv.URL, other; return nil })
+	postToolUse(t, r.root, "Bash", `{"command":"ls"}`)
+	if redact.String(other) != other {
+		t.Fatal("a PostToolUse read every bot's token")
+	}
+	r.stop(t, "p1", "the other bot's token: "+other)
+	got := r.contents()
+	if len(got) != 1 || strings.Contains(got[0], other) {
+		t.Fatalf("posted %q; want one message with the other bot's token masked", got)
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/claudehook"
-	"github.com/ccbridge/ccbridge/internal/discord"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -70,7 +69,7 @@ func (h *handler) progress(ctx context.Context, in *claudehook.Input, sess state
 		return nil
 	}
 	var msgs []outgoing
-	for _, c := range discord.Chunks(text) {
+	for _, c := range h.chunks(text) {
 		msgs = append(msgs, outgoing{content: c})
 	}
 	return h.deliver(ctx, sess, msgs)

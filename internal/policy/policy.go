@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -81,6 +82,18 @@ type Call struct {
 	Input json.RawMessage
 	Cwd   string // the session's directory: relative patterns start here
 	Home  string
+	// fields is Input decoded, once per Check rather than once per rule.
+	fields map[string]any
+}
+
+// decoded returns the call's input fields.
+func (c Call) decoded() map[string]any {
+	if c.fields != nil {
+		return c.fields
+	}
+	in := map[string]any{}
+	_ = json.Unmarshal(c.Input, &in)
+	return in
 }
 
 // Verdict of a call under a Set.
@@ -91,6 +104,7 @@ type Verdict struct {
 
 // Check returns the verdict for a call: deny rules first, then ask rules.
 func (s Set) Check(c Call) Verdict {
+	c.fields = c.decoded()
 	for _, r := range s.Deny {
 		if r.Match(c) {
 			return Verdict{Decision: "deny", Rule: r.Text}
@@ -119,8 +133,7 @@ func (r Rule) Match(c Call) bool {
 	if !r.has {
 		return true
 	}
-	var in map[string]any
-	_ = json.Unmarshal(c.Input, &in)
+	in := c.decoded()
 	str := func(k string) string { v, _ := in[k].(string); return v }
 	switch {
 	case c.Tool == "Bash":
@@ -146,7 +159,7 @@ func (r Rule) toolMatches(tool string) bool {
 	switch {
 	case r.Tool == tool:
 		return true
-	case r.Tool == "Edit" && contains(editTools, tool), r.Tool == "Read" && contains(readTools, tool):
+	case r.Tool == "Edit" && slices.Contains(editTools, tool), r.Tool == "Read" && slices.Contains(readTools, tool):
 		return true
 	case strings.HasPrefix(r.Tool, "mcp__") && !r.has:
 		// mcp__server covers every tool of that server; mcp__server__*
@@ -154,15 +167,6 @@ func (r Rule) toolMatches(tool string) bool {
 		prefix := strings.TrimSuffix(r.Tool, "*")
 		prefix = strings.TrimSuffix(prefix, "__")
 		return strings.HasPrefix(tool, prefix+"__")
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
 	}
 	return false
 }

@@ -38,6 +38,17 @@ func PolicyScope(server, project, thread string) string {
 	return server + "/" + project + "/" + thread
 }
 
+// Any reports whether some scope has a rule. The daemon writes a scope
+// for every project, empty when the config has no rules for it.
+func (p Policies) Any() bool {
+	for _, r := range p.Scopes {
+		if len(r.Ask) > 0 || len(r.Deny) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Rules returns the rules for a session in a project (thread "" for the
 // channel's own session): the thread's own scope, else the project's
 // thread defaults, else the project's.

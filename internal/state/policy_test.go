@@ -24,3 +24,14 @@ func TestPolicyRulesByScope(t *testing.T) {
 		t.Errorf("another project: %+v", r)
 	}
 }
+
+func TestPoliciesAny(t *testing.T) {
+	empty := Policies{Scopes: map[string]PolicyRules{PolicyScope("home", "api", ""): {}, PolicyScope("home", "web", ""): {}}}
+	if empty.Any() || (Policies{}).Any() {
+		t.Error("Any with no rules")
+	}
+	empty.Scopes[PolicyScope("home", "web", "*")] = PolicyRules{Ask: []string{"Edit"}}
+	if !empty.Any() {
+		t.Error("not Any with an ask rule")
+	}
+}
