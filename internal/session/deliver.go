@@ -1,0 +1,211 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/tmux"
+)
+
+// pane returns a session's live pane or ErrNoPane.
+func (m *Manager) pane(ctx context.Context, key string) (string, error) {
+	rec, err := m.opt.Store.Sessions.Get(key)
+	if errors.Is(err, state.ErrNotFound) || (err == nil && rec.PaneID == "") {
+		return "", ErrNoPane
+	}
+	if err != nil {
+		return "", err
+	}
+	if rec.Socket != "" {
+		p, err := m.foreignPane(ctx, rec)
+		if errors.Is(err, ErrForeignGone) {
+			return "", fmt.Errorf("%w: %w", ErrNoPane, err)
+		}
+		return p, err
+	}
+	alive, err := m.alive(ctx, key, rec.PaneID)
+	if err != nil {
+		return "", err
+	}
+	if !alive {
+		return "", ErrNoPane
+	}
+	return rec.PaneID, nil
+}
+
+// Deliver types text into the session and submits it: never into an open
+// dialog, after clearing whatever sits in the input box, as one bracketed
+// paste, then Enter. It returns the time just before the paste, for
+// WaitReceipt, and ErrDialogOpen when a dialog is (or comes) up instead of
+// the input box.
+func (m *Manager) Deliver(ctx context.Context, key, text string) (time.Time, error) {
+	defer m.lock(key)()
+	pane, err := m.pane(ctx, key)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return m.submit(ctx, key, pane, text)
+}
+
+// inputGuard is what tmux itself checks immediately before every key and
+// paste ccbridge sends on its own account: no dialog on the visible screen
+// (see tmux.Guard). Enter, a digit or Shift+Tab sent into a dialog answers
+// it ("1. Yes" is highlighted first).
+var inputGuard = tmux.Guard{Without: dialogMarkers}
+
+// pasteShow bounds the wait for pasted text to appear in the input box.
+const pasteShow = 3 * time.Second
+
+// submit is Deliver under the session lock. Each step is checked:
+//
+//  1. the screen shows the input box and no dialog;
+//  2. C-u and the paste are sent only if tmux sees no dialog as it sends;
+//  3. the screen is read again until the input box shows the text; a
+//     dialog that opened meanwhile stops here, the text left in the hidden
+//     box (the next attempt clears it with C-u);
+//  4. Enter is sent only if tmux sees no dialog as it sends it.
+//
+// What remains is the time between Claude deciding to draw a dialog and
+// its output reaching tmux: a few milliseconds in which Claude has changed
+// state but the screen has not. Nothing outside Claude can close that.
+func (m *Manager) submit(ctx context.Context, key, pane, text string) (time.Time, error) {
+	screen, err := m.opt.Panes.Capture(ctx, pane, 0)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if !InputBoxShown(screen) {
+		return time.Time{}, ErrDialogOpen
+	}
+	// An interrupted prompt is put back into the input box; clear it so
+	// the new text is not appended to it.
+	if err := m.keyIf(ctx, pane, tmux.KeyClearLine); err != nil {
+		return time.Time{}, err
+	}
+	before := time.Now()
+	if err := m.opt.Panes.PasteTextIf(ctx, pane, inputGuard, text); err != nil {
+		return time.Time{}, refused(err)
+	}
+	m.mu.Lock()
+	m.typed[key] = text
+	m.mu.Unlock()
+	if err := m.waitTyped(ctx, key, pane, text); err != nil {
+		return time.Time{}, err
+	}
+	if err := m.keyIf(ctx, pane, tmux.KeyEnter); err != nil {
+		return time.Time{}, err
+	}
+	return before, nil
+}
+
+// waitTyped waits until the input box shows text. If it never does but the
+// box is there with no dialog (a rendering the check does not know), the
+// caller may still press Enter: the guard on that key stands.
+func (m *Manager) waitTyped(ctx context.Context, key, pane, text string) error {
+	deadline := time.Now().Add(pasteShow)
+	for {
+		screen, err := m.opt.Panes.Capture(ctx, pane, 0)
+		if err != nil {
+			return err
+		}
+		if InputHolds(screen, text) {
+			return nil
+		}
+		if !InputBoxShown(screen) {
+			m.opt.Log.Warn("a dialog opened while typing; Enter not pressed", "session", key)
+			return ErrDialogOpen
+		}
+		if time.Now().After(deadline) {
+			m.opt.Log.Warn("the pasted text did not show in the input box; pressing Enter anyway", "session", key)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(typedPoll):
+		}
+	}
+}
+
+// typedPoll is how often the screen is read while waiting for a paste to show.
+const typedPoll = 20 * time.Millisecond
+
+// keyIf presses keys only if tmux sees no dialog as it sends them.
+func (m *Manager) keyIf(ctx context.Context, pane string, keys ...tmux.Key) error {
+	return refused(m.opt.Panes.SendKeysIf(ctx, pane, inputGuard, keys...))
+}
+
+// refused turns a guard's refusal into ErrDialogOpen.
+func refused(err error) error {
+	if errors.Is(err, tmux.ErrRefused) {
+		return fmt.Errorf("%w: %w", ErrDialogOpen, err)
+	}
+	return err
+}
+
+// WaitReceipt waits until Claude's UserPromptSubmit hook reports a prompt
+// submitted after since that holds text.
+func (m *Manager) WaitReceipt(ctx context.Context, key string, since time.Time, text string, timeout time.Duration) error {
+	if timeout == 0 {
+		timeout = m.opt.ReceiptTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	events, err := m.opt.Store.Sessions.Watch(ctx)
+	if err != nil {
+		return err
+	}
+	want := normalize(tmux.Sanitize(text))
+	if len(want) > 200 {
+		want = want[:200]
+	}
+	tick := time.NewTicker(time.Second) // events are hints; re-read regardless
+	defer tick.Stop()
+	for {
+		if rec, err := m.opt.Store.Sessions.Get(key); err == nil {
+			for _, p := range rec.Prompts {
+				if p.NotBefore(since) && strings.Contains(normalize(p.Text), want) {
+					return nil
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ErrNoReceipt
+		case <-events:
+		case <-tick.C:
+		}
+	}
+}
+
+// normalize folds whitespace, so a prompt Claude wrapped or re-spaced still matches.
+func normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// PressEnter presses Enter once more, for a message that got no receipt,
+// and only while the input box still shows the text last pasted by
+// Deliver (and no dialog is up): otherwise it returns ErrInputChanged or
+// ErrDialogOpen and presses nothing.
+func (m *Manager) PressEnter(ctx context.Context, key string) error {
+	defer m.lock(key)()
+	pane, err := m.pane(ctx, key)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	text := m.typed[key]
+	m.mu.Unlock()
+	screen, err := m.opt.Panes.Capture(ctx, pane, 0)
+	if err != nil {
+		return err
+	}
+	if !InputBoxShown(screen) {
+		return ErrDialogOpen
+	}
+	if text == "" || !InputHolds(screen, text) {
+		return ErrInputChanged
+	}
+	return m.keyIf(ctx, pane, tmux.KeyEnter)
+}

@@ -1,0 +1,283 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/tmux"
+)
+
+// Pane geometry for new sessions: narrower than 110 columns so Claude keeps
+// its diff side panel closed.
+const (
+	paneWidth  = 100
+	paneHeight = 50
+)
+
+// Ensure returns the session's live pane, starting Claude if none runs. A
+// live pane tagged with the session's key is adopted even when the record
+// does not name it (a daemon killed between creating it and recording it).
+func (m *Manager) Ensure(ctx context.Context, t Target) (pane string, started bool, err error) {
+	defer m.lock(t.Key)()
+	rec, _ := m.opt.Store.Sessions.Get(t.Key)
+	if rec.Socket != "" {
+		// A pane of the user's, taken over: never a new Claude.
+		pane, err := m.ensureForeign(ctx, t.Key, rec)
+		return pane, false, err
+	}
+	panes, err := m.listPanes(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	if p, ok := ours(panes, t.Key, rec.PaneID); ok {
+		if p != rec.PaneID {
+			if err := m.adopt(ctx, t.Key, p); err != nil {
+				return "", false, err
+			}
+		}
+		return p, false, nil
+	}
+	pane, err = m.start(ctx, t)
+	return pane, err == nil, err
+}
+
+// listPanes lists the live panes; no tmux server means none.
+func (m *Manager) listPanes(ctx context.Context) ([]tmux.Pane, error) {
+	panes, err := m.opt.Panes.ListPanes(ctx)
+	if errors.Is(err, tmux.ErrNoServer) {
+		return nil, nil
+	}
+	return panes, err
+}
+
+// ours finds the session's live pane: the recorded one if it is alive and
+// not tagged for another session (pane ids restart with the tmux server),
+// else one tagged with the key.
+func ours(panes []tmux.Pane, key, recorded string) (string, bool) {
+	for _, p := range panes {
+		if recorded != "" && p.ID == recorded && !p.Dead && (p.Tag == "" || p.Tag == key) {
+			return p.ID, true
+		}
+	}
+	for _, p := range panes {
+		if p.Tag == key && !p.Dead {
+			return p.ID, true
+		}
+	}
+	return "", false
+}
+
+// adopt records pane as the session's.
+func (m *Manager) adopt(ctx context.Context, key, pane string) error {
+	m.opt.Log.Info("adopted a running Claude by its tag", "session", key, "pane", pane)
+	_, err := m.opt.Store.Sessions.Update(ctx, key, func(s *state.Session) error { s.PaneID = pane; return nil })
+	return err
+}
+
+func (m *Manager) alive(ctx context.Context, key, pane string) (bool, error) {
+	panes, err := m.listPanes(ctx)
+	if err != nil {
+		return false, err
+	}
+	p, ok := ours(panes, key, pane)
+	return ok && p == pane, nil
+}
+
+// claudeSystemPrompt tells Claude where to put files for Discord.
+func claudeSystemPrompt(outputs string) string {
+	return "You are being driven from Discord through ccbridge. To send the user a file, save it in " + outputs +
+		" and write [DISCORD_ATTACH: <file name>] in your reply."
+}
+
+func (m *Manager) start(ctx context.Context, t Target) (string, error) {
+	cfg := m.opt.Config
+	if t.Isolation == "worktree" {
+		if err := m.prepareWorktree(ctx, &t); err != nil {
+			return "", fmt.Errorf("worktree: %w", err)
+		}
+	}
+	if _, err := os.Stat(t.Dir); err != nil {
+		return "", fmt.Errorf("project directory %s: %w", t.Dir, err)
+	}
+	outputs, err := m.opt.Store.Dir.Outputs(t.Key)
+	if err != nil {
+		return "", err
+	}
+	argv := append([]string{cfg.Claude.Command}, cfg.Claude.Args...)
+	if t.PermissionMode != "" {
+		argv = append(argv, "--permission-mode", t.PermissionMode)
+	}
+	argv = append(argv, "--settings", m.settings)
+	if !t.Plain {
+		argv = append(argv, "--append-system-prompt", claudeSystemPrompt(outputs))
+	}
+	argv = append(argv, t.Args...)
+	if t.Model != "" {
+		argv = append(argv, "--model", t.Model)
+	}
+	if t.Resume != "" {
+		argv = append(argv, "--resume", t.Resume)
+		if m.forking(t) {
+			argv = append(argv, "--fork-session")
+		}
+	}
+	env := map[string]string{}
+	for k, v := range cfg.Claude.Env {
+		env[k] = v
+	}
+	env[state.EnvSession] = t.Key
+	env[state.EnvRuntimeDir] = m.opt.Store.Dir.Root()
+	env["CCBRIDGE_OUTPUTS"] = outputs
+	if cfg.Path != "" {
+		if abs, err := filepath.Abs(cfg.Path); err == nil {
+			env[config.EnvConfig] = abs
+		}
+	}
+	// Record the session before Claude starts: its first hooks need it.
+	if _, err := m.opt.Store.Sessions.Update(ctx, t.Key, func(s *state.Session) error {
+		s.Server, s.Project, s.ChannelID, s.ThreadID, s.Cwd = t.Server, t.Project, t.ChannelID, t.ThreadID, t.Dir
+		s.Model, s.PermissionMode, s.ModeSeen, s.Progress = t.Model, t.PermissionMode, t.PermissionMode, t.Progress
+		s.PromptTimeout = cfg.Claude.PromptTimeout.Duration
+		s.PaneID, s.Busy = "", false
+		return nil
+	}); err != nil {
+		return "", err
+	}
+	window := t.Window
+	if window == "" {
+		window = t.Key
+	}
+	pane, err := m.opt.Panes.NewPane(ctx, tmux.PaneSpec{Session: t.TmuxSession, Window: window, Tag: t.Key, Dir: t.Dir, Env: env, Argv: argv, Width: paneWidth, Height: paneHeight})
+	if err != nil {
+		return "", fmt.Errorf("start Claude: %w", err)
+	}
+	if _, err := m.opt.Store.Sessions.Update(ctx, t.Key, func(s *state.Session) error { s.PaneID = pane; return nil }); err != nil {
+		return "", err
+	}
+	m.opt.Log.Info("started Claude", "session", t.Key, "pane", pane, "dir", t.Dir, "mode", t.PermissionMode, "resume", t.Resume)
+	if err := m.waitReady(ctx, pane); err != nil {
+		if t.Resume != "" && errors.Is(err, errExited) {
+			// The conversation is gone (another HOME, a deleted transcript):
+			// a fresh one is better than none.
+			m.opt.Log.Warn("could not resume; starting a fresh conversation", "session", t.Key, "claude_session", t.Resume)
+			t.Resume = ""
+			return m.start(ctx, t)
+		}
+		return pane, err
+	}
+	return pane, nil
+}
+
+// errExited marks a Claude that exited before showing its input box.
+var errExited = errors.New("the Claude process exited at once")
+
+func (m *Manager) waitReady(ctx context.Context, pane string) error {
+	deadline := time.Now().Add(m.opt.StartTimeout)
+	var screen string
+	for {
+		var err error
+		screen, err = m.opt.Panes.Capture(ctx, pane, 0)
+		if errors.Is(err, tmux.ErrPaneGone) {
+			return fmt.Errorf("%w: %w", errExited, &NotReadyError{Waited: m.opt.StartTimeout, Screen: "(Claude exited at once: check [claude].command and args)"})
+		}
+		if err == nil && InputReady(screen) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return &NotReadyError{Waited: m.opt.StartTimeout, Screen: LastLines(screen, 15)}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(readyPoll):
+		}
+	}
+}
+
+// Reconcile runs at daemon start: sessions whose pane is alive are adopted
+// as they are, live panes tagged with a session's key are adopted even if
+// the record never named them (start writes the record, then creates the
+// pane: a daemon killed in between leaves a record without it), and
+// the other sessions are marked stopped.
+func (m *Manager) Reconcile(ctx context.Context) (adopted, gone int, err error) {
+	panes, err := m.listPanes(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	all, err := m.opt.Store.Sessions.List()
+	tagged := map[string]bool{}
+	for _, p := range panes {
+		if p.Tag != "" && !p.Dead {
+			tagged[p.Tag] = true
+		}
+	}
+	for key, s := range all {
+		if s.Socket != "" {
+			continue // a taken-over pane of the user's: checked on each use
+		}
+		if s.PaneID == "" && !tagged[key] {
+			continue
+		}
+		if p, ok := ours(panes, key, s.PaneID); ok {
+			adopted++
+			if p != s.PaneID {
+				if aerr := m.adopt(ctx, key, p); aerr != nil {
+					err = errors.Join(err, aerr)
+				}
+				continue
+			}
+			m.opt.Log.Info("adopted running session", "session", key, "pane", s.PaneID)
+			continue
+		}
+		gone++
+		if _, uerr := m.opt.Store.Sessions.Update(ctx, key, func(s *state.Session) error { s.PaneID, s.Busy = "", false; return nil }); uerr != nil {
+			err = errors.Join(err, uerr)
+		}
+	}
+	return adopted, gone, err
+}
+
+// exitWait is how long a session gets to end after /exit before its pane is killed.
+const exitWait = 5 * time.Second
+
+// Stop ends a session gracefully: /exit (Claude saves its state and its
+// SessionEnd hook runs), then the pane is killed if it is still there.
+func (m *Manager) Stop(ctx context.Context, key string) error {
+	defer m.lock(key)()
+	if rec, err := m.opt.Store.Sessions.Get(key); err == nil && rec.Socket != "" {
+		return m.release(ctx, key, rec) // the user's pane: never /exit, never killed
+	}
+	pane, err := m.pane(ctx, key)
+	if errors.Is(err, ErrNoPane) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	// /exit only where it goes into the input box (with a dialog up it
+	// would answer the dialog); 2.1.328 asks nothing on /exit for sessions
+	// ccbridge starts (no -w), so there is nothing to complete here.
+	if _, err := m.submit(ctx, key, pane, "/exit"); err == nil {
+		deadline := time.Now().Add(exitWait)
+		for time.Now().Before(deadline) {
+			if alive, err := m.alive(ctx, key, pane); err == nil && !alive {
+				break
+			}
+			time.Sleep(readyPoll)
+		}
+	} else {
+		m.opt.Log.Info("not typing /exit", "session", key, "err", err)
+	}
+	if err := m.opt.Panes.KillPane(ctx, pane); err != nil {
+		return err
+	}
+	m.opt.Log.Info("stopped Claude", "session", key, "pane", pane)
+	_, err = m.opt.Store.Sessions.Update(ctx, key, func(s *state.Session) error { s.PaneID, s.Busy = "", false; return nil })
+	return err
+}
