@@ -173,9 +173,9 @@ func soakFault(b *bridge, rng *rand.Rand, kind int) {
 
 type soakResult struct {
 	sent, delivered, notified, lost, duplicated, outOfOrder int
-	repliesMissing, repliesDuplicated                     int
-	missing                                               int // not yet delivered and replied, nor notified
-	details                                               []string
+	repliesMissing, repliesDuplicated                       int
+	missing                                                 int // not yet delivered and replied, nor notified
+	details                                                 []string
 }
 
 var soakID = regexp.MustCompile(`soak-L\d+-\d{4}`)
