@@ -59,6 +59,10 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 		apiError(rec, 401, 0, "401: Unauthorized")
 		return
 	}
+	if bad := s.schemaRefusal(r, seg); bad != nil {
+		writeFormError(rec, bad)
+		return
+	}
 	if f != nil && f.after {
 		s.route(discardWriter{h: http.Header{}}, r, bot, seg)
 		apiError(rec, f.status, 0, fmt.Sprintf("%d: injected failure after processing", f.status))
