@@ -94,3 +94,19 @@ func TestArgvExpandsHome(t *testing.T) {
 		t.Fatalf("argv %q, %v", argv, err)
 	}
 }
+
+func TestProbeRunsTheCommandOnASecondOfSilence(t *testing.T) {
+	if len(silence) < 100 || string(silence[:4]) != "OggS" {
+		t.Fatalf("the shipped silence is no Ogg file: %q", silence[:min(8, len(silence))])
+	}
+	// The command sees an Ogg file; silence may transcribe to nothing.
+	tr := transcriber([]string{script(t, `head -c 4 "$1" | grep -q OggS || { echo "not ogg" >&2; exit 1; }`), "{file}"}, time.Minute)
+	if _, words, err := tr.Probe(context.Background()); err != nil || words != "" {
+		t.Fatalf("probe: %q, %v", words, err)
+	}
+	tr = transcriber([]string{script(t, `echo "no model" >&2; exit 2`), "{file}"}, time.Minute)
+	var e *Error
+	if _, _, err := tr.Probe(context.Background()); !errors.As(err, &e) || e.Stderr != "no model" {
+		t.Fatalf("failing probe: %v", err)
+	}
+}
