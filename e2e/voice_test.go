@@ -113,7 +113,7 @@ func TestVoiceNoteReviewSendEditCancel(t *testing.T) {
 	if got := promptsWith(b.model, "VOICE_ONE"); !slices.Equal(got, []string{"VOICE_ONE please list the files"}) {
 		t.Fatalf("Claude got %q", got)
 	}
-	again := b.srv.Click(review.ID, send, b.owner) // a second click does nothing
+	again := b.srv.ClickStale(review.ID, send, b.owner) // a second click (an old render) does nothing
 	if r := b.srv.WaitResponse(again, 5*time.Second); r.ResponseType != 4 || !strings.Contains(string(r.Response), "already answered") {
 		t.Errorf("a second Send answered %d %s", r.ResponseType, r.Response)
 	}
@@ -196,14 +196,14 @@ func TestVoiceNoteWithoutAVoiceCommand(t *testing.T) {
 	p := b.projects[0]
 	note := b.srv.PostVoice(p.channel, b.owner, oggNote(t), 2)
 	got := b.waitReview(p, note, "Voice notes need a transcription command")
-	saved := filepath.Join(b.runtime, "uploads")
 	if !strings.Contains(got.Content, "[voice] command") || !strings.Contains(got.Content, note.ID+"-voice-message.ogg") {
 		t.Errorf("reply = %q", got.Content)
 	}
 	b.waitReaction(note, "⚠️")
-	matches, _ := filepath.Glob(filepath.Join(saved, "*", note.ID+"-voice-message.ogg"))
-	if len(matches) != 1 {
-		t.Errorf("the audio was not kept under %s: %v", saved, matches)
+	_, path, _ := strings.Cut(got.Content, "saved at `")
+	path, _, _ = strings.Cut(path, "`")
+	if data, err := os.ReadFile(path); err != nil || string(data) != string(oggNote(t)) || !strings.HasPrefix(path, b.runtime) {
+		t.Errorf("the audio was not kept at %q (in %s): %v", path, b.runtime, err)
 	}
 	if len(b.model.Requests()) != 0 {
 		t.Errorf("Claude was asked something: %d requests", len(b.model.Requests()))
