@@ -262,6 +262,8 @@ func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
 		r.sessionsAction(ev, id.Args, resp)
 	case id.Kind == "key":
 		r.screenButton(ev, id.Args, resp)
+	case id.Kind == voiceKind && len(id.Args) == 2:
+		r.voiceAction(ev, id.Args[0], id.Args[1], resp) // voice.go
 	case id.Kind == panel.IDKind && len(id.Args) >= 1:
 		r.panelAction(ev, id.Args, resp)
 	case id.Kind == landKind && len(id.Args) >= 2:

@@ -76,6 +76,8 @@ type Options struct {
 	// Fleet says which of the machines sharing a bot answers for channels
 	// none of them maps (nil: this daemon alone).
 	Fleet Fleet
+	// Transcriber turns voice notes into words (nil: [voice].command).
+	Transcriber Transcriber
 }
 
 // Fleet knows the other machines that share this daemon's bots.
@@ -117,6 +119,8 @@ type Router struct {
 	// pending holds a /commit message given in a channel while the person
 	// confirms committing in the project checkout (land.go), by session.
 	pending sync.Map
+
+	voices voiceReviews // transcripts waiting for Send (voice.go)
 
 	now func() time.Time // the clock (tests move it)
 }
@@ -230,6 +234,10 @@ func (r *Router) HandleMessage(ev chat.MessageEvent) {
 	}
 	if tg.threadID != "" && ev.ThreadName != "" {
 		r.rememberThreadName(tg, ev.ThreadName)
+	}
+	if audio, ok := ev.Voice(); ok {
+		r.voiceNote(tg, ev, audio) // voice.go: beside the queue, not in it
+		return
 	}
 	r.enqueue(tg, ev)
 }
