@@ -29,7 +29,17 @@ func TestNames(t *testing.T) {
 	}
 }
 
-func git(args ...string) []string { return append([]string{"git", "-C"}, args...) }
+// git is the argv of a git call in dir: every one switches off the
+// programs a repository's config can name.
+func git(dir string, args ...string) []string {
+	return append(append([]string{"git", "-C", dir}, Safe...), args...)
+}
+
+// noDrivers is the lookup of the repository's own filter and merge
+// drivers finding none.
+func noDrivers(dir string) execx.Call {
+	return execx.Call{Args: git(dir, "config", "-z", "--show-scope", "--get-regexp", `^(filter|merge)\..*\.(clean|smudge|process|driver)$`), Err: execx.Exit(1, "")}
+}
 
 func TestAddRefusesABranchInUse(t *testing.T) {
 	f := execx.NewFake(t,
@@ -78,10 +88,11 @@ func TestRemoveIsSafeByDefault(t *testing.T) {
 // inspectCalls are the git calls of Inspect on /w against base.
 func inspectCalls(status, ahead string) []execx.Call {
 	return []execx.Call{
+		noDrivers("/w"),
 		{Args: git("/w", "status", "--porcelain", "--ignored"), Stdout: status},
 		{Args: git("/w", "rev-list", "--count", "base..HEAD"), Stdout: ahead},
-		{Args: git("/w", "diff", "--stat", "base"), Stdout: ""},
+		{Args: git("/w", "diff", "--stat", "--no-ext-diff", "--no-textconv", "base"), Stdout: ""},
 		{Args: git("/w", "rev-parse", "--verify", "HEAD"), Stdout: "abc\n"},
-		{Args: git("/w", "diff", "--no-color", "--no-ext-diff", "HEAD")},
+		{Args: git("/w", "diff", "--no-color", "--no-ext-diff", "--no-textconv", "HEAD")},
 	}
 }
