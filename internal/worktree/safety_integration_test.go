@@ -251,3 +251,100 @@ func TestGitattributesCannotHideAChangeFromDiff(t *testing.T) {
 		t.Errorf("files %d, uncommitted %v", d.Files, d.Uncommitted)
 	}
 }
+
+// program writes an executable script that logs its name to log.
+func program(t *testing.T, path, name, log string) string {
+	t.Helper()
+	if err := os.WriteFile(path, []byte("#!/bin/sh\necho "+name+" >> "+log+"\ncat >/dev/null 2>&1 || true\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// None of ccbridge's git calls runs a program the repository's config
+// names (fsmonitor, hooks, external diff, textconv, its own filter and
+// merge drivers): they run outside Claude's permissions and sandbox. A
+// write that would need the repository's own filter refuses instead.
+func TestGitRunsNoProgramOfTheRepository(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	ctx := context.Background()
+	g := New(execx.Exec{})
+	root := repo(t, false)
+	bin, log := t.TempDir(), filepath.Join(t.TempDir(), "ran.log")
+	gitOut(t, root, "config", "core.fsmonitor", program(t, filepath.Join(bin, "fsmonitor"), "fsmonitor", log))
+	gitOut(t, root, "config", "diff.external", program(t, filepath.Join(bin, "extdiff"), "external-diff", log))
+	gitOut(t, root, "config", "diff.x.textconv", program(t, filepath.Join(bin, "textconv"), "textconv", log))
+	gitOut(t, root, "config", "diff.x.command", program(t, filepath.Join(bin, "diffcmd"), "diff-command", log))
+	gitOut(t, root, "config", "commit.gpgSign", "true")
+	gitOut(t, root, "config", "gpg.program", program(t, filepath.Join(bin, "gpg"), "gpg", log))
+	hooks := filepath.Join(root, ".git", "hooks")
+	for _, h := range []string{"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "reference-transaction", "post-merge", "pre-merge-commit", "post-checkout", "post-rewrite"} {
+		program(t, filepath.Join(hooks, h), h, log)
+	}
+	write(t, filepath.Join(root, ".gitattributes"), "* diff=x\n")
+	gitOut(t, root, "-c", "core.hooksPath=/dev/null", "add", ".gitattributes")
+	gitOut(t, root, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgSign=false", "commit", "-qm", "attributes")
+	os.Remove(log)
+
+	path, branch, base := thread(t, g, root, "666")
+	write(t, filepath.Join(path, "README"), "changed\n")
+	write(t, filepath.Join(path, "new.txt"), "new\n")
+	if _, err := g.Diff(ctx, path, base); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Inspect(ctx, path, base); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Summary(ctx, path, base); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.CommitAll(ctx, path, "work"); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(root, "main.txt"), "main moves\n")
+	gitOut(t, root, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "add", "main.txt")
+	gitOut(t, root, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgSign=false", "commit", "-qm", "main moves")
+	if res, err := g.Merge(ctx, MergeSpec{Repo: root, Tree: path, Branch: branch, Base: "main", Message: "m"}); err != nil || res.FastForward {
+		t.Fatalf("merge: %+v, %v", res, err)
+	}
+	write(t, filepath.Join(path, "README"), "scratch\n")
+	if err := g.Discard(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	if ran, err := os.ReadFile(log); err == nil {
+		t.Fatalf("the repository's programs ran:\n%s", ran)
+	}
+
+	// The repository's own filter: never run; a write that needs it
+	// (which would store unfiltered content) refuses, naming it.
+	gitOut(t, root, "config", "filter.f.clean", program(t, filepath.Join(bin, "clean"), "clean-filter", log))
+	gitOut(t, root, "config", "filter.f.smudge", program(t, filepath.Join(bin, "smudge"), "smudge-filter", log))
+	gitOut(t, root, "config", "merge.m.driver", program(t, filepath.Join(bin, "merge"), "merge-driver", log))
+	write(t, filepath.Join(path, ".gitattributes"), "* diff=x filter=f merge=m\n")
+	write(t, filepath.Join(path, "README"), "filtered?\n")
+	if _, err := g.Diff(ctx, path, base); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Inspect(ctx, path, base); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Summary(ctx, path, base); err != nil {
+		t.Fatal(err)
+	}
+	var nr *NotReadyError
+	if _, err := g.CommitAll(ctx, path, "work"); !errors.As(err, &nr) || !strings.Contains(nr.Reason, "filter f") || !strings.Contains(nr.Reason, "merge driver m") {
+		t.Fatalf("commit with the repository's filter: %v", err)
+	}
+	if _, err := g.Merge(ctx, MergeSpec{Repo: root, Tree: path, Branch: branch, Base: "main", Message: "m"}); !errors.As(err, &nr) {
+		t.Fatalf("merge with the repository's filter: %v", err)
+	}
+	if err := g.Discard(ctx, path); !errors.As(err, &nr) {
+		t.Fatalf("discard with the repository's filter: %v", err)
+	}
+	if got := read(t, filepath.Join(path, "README")); got != "filtered?\n" {
+		t.Fatalf("a refused discard changed README: %q", got)
+	}
+	if ran, err := os.ReadFile(log); err == nil {
+		t.Fatalf("the repository's programs ran:\n%s", ran)
+	}
+}

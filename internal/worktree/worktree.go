@@ -350,9 +350,11 @@ func (g *Git) repoDrivers(ctx context.Context, dir string) (filters, merges []st
 		}
 		return nil, nil, err
 	}
-	for rec := range strings.SplitSeq(out, "\x00") {
-		scope, rest, _ := strings.Cut(rec, "\t")
-		key, _, _ := strings.Cut(rest, "\n")
+	// -z: scope NUL key LF value NUL, for each.
+	fields := strings.Split(out, "\x00")
+	for i := 0; i+1 < len(fields); i += 2 {
+		scope := fields[i]
+		key, _, _ := strings.Cut(fields[i+1], "\n")
 		if scope != "local" && scope != "worktree" {
 			continue
 		}

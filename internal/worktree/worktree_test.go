@@ -3,6 +3,7 @@ package worktree
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/ccbridge/ccbridge/internal/execx"
@@ -94,5 +95,20 @@ func inspectCalls(status, ahead string) []execx.Call {
 		{Args: git("/w", "diff", "--stat", "--no-ext-diff", "--no-textconv", "base"), Stdout: ""},
 		{Args: git("/w", "rev-parse", "--verify", "HEAD"), Stdout: "abc\n"},
 		{Args: git("/w", "diff", "--no-color", "--no-ext-diff", "--no-textconv", "HEAD")},
+	}
+}
+
+// The repository's own filter drivers are switched off for a read; the
+// person's global ones (git-lfs) run.
+func TestReaderSwitchesOffOnlyTheRepositorysFilters(t *testing.T) {
+	f := execx.NewFake(t, execx.Call{Args: noDrivers("/w").Args,
+		Stdout: "global\x00filter.lfs.clean\ngit-lfs clean -- %f\x00local\x00filter.a.b.clean\nevil\x00worktree\x00merge.m.driver\nx %A\x00local\x00filter.a.b.smudge\nevil\x00"})
+	r, err := New(f).reader(context.Background(), "/w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"-c", "filter.a.b.clean=", "-c", "filter.a.b.smudge=", "-c", "filter.a.b.process=", "-c", "filter.a.b.required=false"}
+	if !slices.Equal(r.off, want) {
+		t.Fatalf("overrides %q, want %q", r.off, want)
 	}
 }
