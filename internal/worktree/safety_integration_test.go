@@ -348,3 +348,22 @@ func TestGitRunsNoProgramOfTheRepository(t *testing.T) {
 		t.Fatalf("the repository's programs ran:\n%s", ran)
 	}
 }
+
+// The panel's look at a worktree: changes to tracked files and commits
+// beyond the base, nothing slower (no untracked or ignored scan).
+func TestSummaryIsWhatThePanelShows(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	ctx := context.Background()
+	g := New(execx.Exec{})
+	root := repo(t, false)
+	path, _, base := thread(t, g, root, "777")
+	write(t, filepath.Join(path, "untracked.txt"), "x\n")
+	if s, err := g.Summary(ctx, path, base); err != nil || s.Dirty || s.Ahead != 0 {
+		t.Fatalf("untracked only: %+v, %v", s, err)
+	}
+	commitIn(t, path, "one")
+	write(t, filepath.Join(path, "README"), "edited\n")
+	if s, err := g.Summary(ctx, path, base); err != nil || !s.Dirty || s.Ahead != 1 {
+		t.Fatalf("edited, one ahead: %+v, %v", s, err)
+	}
+}
