@@ -367,3 +367,30 @@ func TestSummaryIsWhatThePanelShows(t *testing.T) {
 		t.Fatalf("edited, one ahead: %+v, %v", s, err)
 	}
 }
+
+// A merge that fails says what it left in the checkout: git's lock, or a
+// merge in progress, which the person must clear.
+func TestAFailedMergeSaysWhatItLeft(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	ctx := context.Background()
+	g := New(execx.Exec{})
+	root := repo(t, false)
+	path, branch, _ := thread(t, g, root, "888")
+	write(t, filepath.Join(path, "f.txt"), "f\n")
+	if _, err := g.CommitAll(ctx, path, "f"); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(root, ".git", "index.lock")
+	write(t, lock, "")
+	_, err := g.Merge(ctx, MergeSpec{Repo: root, Tree: path, Branch: branch, Base: "main", Message: "m"})
+	if err == nil || !strings.Contains(err.Error(), "git's lock "+lock+" is left") {
+		t.Fatalf("a merge stopped by a lock: %v", err)
+	}
+	os.Remove(lock)
+
+	write(t, filepath.Join(root, ".git", "MERGE_HEAD"), gitOut(t, root, "rev-parse", "HEAD")+"\n")
+	_, err = g.Merge(ctx, MergeSpec{Repo: root, Tree: path, Branch: branch, Base: "main", Message: "m"})
+	if err == nil || !strings.Contains(err.Error(), "a merge is in progress") {
+		t.Fatalf("a merge into a checkout mid-merge: %v", err)
+	}
+}
