@@ -178,6 +178,54 @@ func TestLandDiscardAndAudit(t *testing.T) {
 	}
 }
 
+// /diff's "Merge this" lands exactly the commit the diff showed: once the
+// branch moved (a commit nobody was shown), nothing is merged and the
+// answer says to look again; the next /diff's button lands it all, and
+// the answer says no hook ran.
+func TestLandMergeThisRefusesAMovedBranch(t *testing.T) {
+	t.Parallel()
+	b, p := isolatedBridge(t)
+	th := threadWrites(t, b, p, "Reviewed", "SCN_SHOWN", "feature.txt", "reviewed line")
+	b.command(th, "commit", map[string]any{"message": "The reviewed feature"}, "Committed")
+	d := b.command(th, "diff", nil, "Changes in")
+	mergeThis := landAction(t, d, "merge")
+
+	s, _ := b.store.Sessions.Get(th.key)
+	os.WriteFile(filepath.Join(s.Cwd, "unseen.txt"), []byte("never shown\n"), 0o644)
+	gitIn(t, s.Cwd, "add", "unseen.txt")
+	gitIn(t, s.Cwd, "commit", "-qm", "after the diff")
+	mainBefore := gitIn(t, p.dir, "rev-parse", "main")
+
+	answer := func(it *fakediscord.Interaction, want string) *fakediscord.Message {
+		r := b.srv.WaitResponse(it, 5*time.Second)
+		return b.srv.WaitMessage(long, "the merge answer containing "+want, func(m *fakediscord.Message) bool {
+			return m.ID == r.OriginalID && strings.Contains(m.Content, want)
+		})
+	}
+	m := answer(b.srv.Click(d.ID, mergeThis, b.owner), "Nothing was merged")
+	if !strings.Contains(m.Content, "moved since you were shown it") {
+		t.Fatalf("Merge this on a moved branch = %q", m.Content)
+	}
+	if gitIn(t, p.dir, "rev-parse", "main") != mainBefore {
+		t.Fatal("main moved")
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, "unseen.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the unseen commit landed: %v", err)
+	}
+
+	d = b.command(th, "diff", nil, "Changes in")
+	if !strings.Contains(d.Content, "unseen.txt") {
+		t.Fatalf("/diff = %q", d.Content)
+	}
+	m = answer(b.srv.Click(d.ID, landAction(t, d, "merge"), b.owner), "Merged")
+	if !strings.Contains(m.Content, "fast-forward") || !strings.Contains(m.Content, "hooks were not run") {
+		t.Fatalf("Merge this = %q", m.Content)
+	}
+	if gitIn(t, p.dir, "show", "main:unseen.txt") != "never shown" || gitIn(t, p.dir, "show", "main:feature.txt") != "reviewed line" {
+		t.Fatal("main lacks what the second diff showed")
+	}
+}
+
 // landAction returns the custom_id of a landing button.
 func landAction(t *testing.T, m *fakediscord.Message, name string) string {
 	t.Helper()
