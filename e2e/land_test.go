@@ -226,6 +226,58 @@ func TestLandMergeThisRefusesAMovedBranch(t *testing.T) {
 	}
 }
 
+// A project that is a subdirectory of a repository (a monorepo's part):
+// /discard shows that subdirectory's changes and throws away only those,
+// and /commit there refuses while changes outside it are staged, which it
+// would take along unseen.
+func TestLandInASubdirectoryStaysInIt(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	api, web := filepath.Join(p.dir, "api"), filepath.Join(p.dir, "web")
+	os.MkdirAll(api, 0o755)
+	os.MkdirAll(web, 0o755)
+	os.WriteFile(filepath.Join(api, "a.go"), []byte("v1\n"), 0o644)
+	os.WriteFile(filepath.Join(web, "w.js"), []byte("v1\n"), 0o644)
+	gitRepo(t, p.dir)
+	b.reconfigure(func(cfg string) string {
+		return strings.Replace(cfg, "  path = \""+p.dir+"\"\n", "  path = \""+api+"\"\n", 1)
+	})
+	os.WriteFile(filepath.Join(api, "a.go"), []byte("scratch\n"), 0o644)
+	os.WriteFile(filepath.Join(web, "w.js"), []byte("the person's work\n"), 0o644)
+
+	ask := b.command(p, "discard", nil, "Discard these uncommitted changes")
+	if !strings.Contains(ask.Content, "a.go") || strings.Contains(ask.Content, "w.js") {
+		t.Fatalf("/discard = %q", ask.Content)
+	}
+	b.srv.Click(ask.ID, landAction(t, ask, "discard"), b.owner)
+	b.waitCardText(ask, "Discarded the uncommitted changes")
+	if got, _ := os.ReadFile(filepath.Join(api, "a.go")); string(got) != "v1\n" {
+		t.Fatalf("api/a.go = %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(web, "w.js")); string(got) != "the person's work\n" {
+		t.Fatalf("web/w.js, never shown, was thrown away: %q", got)
+	}
+
+	gitIn(t, p.dir, "add", "web/w.js")
+	os.WriteFile(filepath.Join(api, "b.go"), []byte("new\n"), 0o644)
+	before := gitIn(t, p.dir, "rev-parse", "HEAD")
+	m := b.command(p, "commit", map[string]any{"message": "api work"}, "not in a ccbridge worktree")
+	it := b.srv.Click(m.ID, landAction(t, m, "commitask"), b.owner)
+	b.srv.WaitResponse(it, 5*time.Second)
+	sub := b.srv.SubmitModal(it, b.owner, map[string]string{"message": "api work"})
+	sr := b.srv.WaitResponse(sub, 5*time.Second)
+	done := b.srv.WaitMessage(long, "the commit answer", func(m *fakediscord.Message) bool {
+		return m.ID == sr.OriginalID && strings.Contains(m.Content, "Nothing was committed")
+	})
+	if !strings.Contains(done.Content, "web/w.js") {
+		t.Fatalf("commit answer = %q", done.Content)
+	}
+	if gitIn(t, p.dir, "rev-parse", "HEAD") != before {
+		t.Fatal("committed with work staged outside the project")
+	}
+}
+
 // landAction returns the custom_id of a landing button.
 func landAction(t *testing.T, m *fakediscord.Message, name string) string {
 	t.Helper()
