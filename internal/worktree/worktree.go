@@ -55,10 +55,10 @@ func New(run execx.Runner) *Git {
 		"GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")}
 }
 
-// Safe are the options of every git call: the programs a repository's
+// safeConfig are the options of every git call: the programs a repository's
 // config can name (fsmonitor, hooks, an external diff, signing) never run
 // under ccbridge, which runs outside Claude's permissions and sandbox.
-var Safe = []string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "diff.external=", "-c", "commit.gpgSign=false"}
+var safeConfig = []string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "diff.external=", "-c", "commit.gpgSign=false"}
 
 func (g *Git) git(ctx context.Context, dir string, args ...string) (string, error) {
 	return g.gitIn(ctx, dir, nil, args...)
@@ -66,7 +66,7 @@ func (g *Git) git(ctx context.Context, dir string, args ...string) (string, erro
 
 // gitIn runs git with stdin.
 func (g *Git) gitIn(ctx context.Context, dir string, stdin io.Reader, args ...string) (string, error) {
-	argv := append(append(append([]string{"git", "-C", dir}, Safe...), g.off...), args...)
+	argv := append(append(append([]string{"git", "-C", dir}, safeConfig...), g.off...), args...)
 	out, err := g.run.Run(ctx, execx.Cmd{Args: argv, Env: g.env, Stdin: stdin})
 	if err != nil {
 		return "", fmt.Errorf("git %s: %w", args[0], err)

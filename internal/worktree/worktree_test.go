@@ -33,7 +33,7 @@ func TestNames(t *testing.T) {
 // git is the argv of a git call in dir: every one switches off the
 // programs a repository's config can name.
 func git(dir string, args ...string) []string {
-	return append(append([]string{"git", "-C", dir}, Safe...), args...)
+	return append(append([]string{"git", "-C", dir}, safeConfig...), args...)
 }
 
 // noDrivers is the lookup of the repository's own filter and merge
