@@ -227,7 +227,7 @@ func (r *Router) diffReply(ctx context.Context, ev chat.CommandEvent, tg target,
 	reply := r.withPatch(ctx, ev, tg, lt, d, head)
 	if lt.tree && !d.Uncommitted {
 		// The button merges exactly the commit shown, or nothing.
-		reply.Rows = []chat.Row{{Buttons: []chat.Button{{Label: "Merge this", CustomID: r.landID(tg.key, "merge", d.Head), Style: chat.Primary}}}}
+		reply.Rows = []chat.Row{{Buttons: []chat.Button{{Label: "Merge this", CustomID: r.landID(tg.key, "merge", d.Head[:min(len(d.Head), worktree.ShownLen)]), Style: chat.Primary}}}}
 	}
 	return reply
 }

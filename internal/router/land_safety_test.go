@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/worktree"
 )
 
 // threadWithTree registers the test thread with a worktree.
@@ -112,5 +114,25 @@ func TestLandingHasItsOwnBudgetAndRunsNoHooks(t *testing.T) {
 	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "merge"}, drawn{fakeResponder{l}, &reply})
 	if !strings.Contains(reply.Content, "Merged") || !strings.Contains(reply.Content, "hooks were not run") {
 		t.Fatalf("/merge = %q", reply.Content)
+	}
+}
+
+// With names long enough that the session key is hashed into the
+// custom_id, "Merge this" still names the commit shown (never hashed).
+func TestMergeThisWithLongNames(t *testing.T) {
+	server, project := "company-server-"+strings.Repeat("s", 40), "backend-service-"+strings.Repeat("p", 40)
+	r, _, _, l, _ := newRouterNamed(t, server, project)
+	fl := &fakeLander{head: strings.Repeat("ab", 20)}
+	r.opt.Land = fl
+	key := session.ThreadKey(server, project, thread)
+	r.remember(key, func(g *state.Registered) {
+		g.Server, g.Project, g.ThreadID, g.ThreadName = server, project, thread, "side"
+		g.Worktree, g.Repo, g.Branch, g.BaseCommit = t.TempDir(), t.TempDir(), "ccbridge/x", "base0"
+	})
+	var shown, answer chat.Reply
+	r.HandleCommand(chat.CommandEvent{Server: server, ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "diff"}, drawn{fakeResponder{l}, &shown})
+	r.HandleComponent(chat.ComponentEvent{Server: server, ChannelID: thread, User: chat.User{ID: owner}, CustomID: buttonID(t, shown, "Merge this")}, drawn{fakeResponder{l}, &answer})
+	if len(fl.merged) != 1 || len(fl.merged[0].Commit) != worktree.ShownLen || !strings.Contains(answer.Content, "Merged") {
+		t.Fatalf("merged %+v: %q", fl.merged, answer.Content)
 	}
 }

@@ -74,7 +74,7 @@ func (f *fakeLander) Merge(_ context.Context, m worktree.MergeSpec) (worktree.Me
 	if f.fail != nil {
 		return worktree.MergeResult{}, f.fail
 	}
-	if m.Commit != "" && m.Commit != f.headNow() {
+	if m.Commit != "" && !strings.HasPrefix(f.headNow(), m.Commit) {
 		return worktree.MergeResult{}, &worktree.NotReadyError{Reason: "the thread's branch moved since you were shown it"}
 	}
 	if f.conflicts != nil {

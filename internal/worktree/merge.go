@@ -31,8 +31,9 @@ type MergeSpec struct {
 	Tree   string // the thread's worktree, which must be on Branch
 	Branch string // the thread's branch (without refs/heads/)
 	Base   string // the branch it lands on (without refs/heads/)
-	// Commit is the commit a person was shown at the head of Branch: the
-	// merge refuses once the branch moved. Empty: its head now.
+	// Commit is the commit a person was shown at the head of Branch (at
+	// least ShownLen of its leading hex digits): the merge refuses once
+	// the branch moved. Empty: its head now.
 	Commit  string
 	Message string
 }
@@ -70,7 +71,7 @@ func (g *Git) Merge(ctx context.Context, m MergeSpec) (MergeResult, error) {
 	if err != nil {
 		return res, &NotReadyError{Reason: "the thread's branch " + m.Branch + " does not exist"}
 	}
-	if m.Commit != "" && head != m.Commit {
+	if m.Commit != "" && (len(m.Commit) < ShownLen || !strings.HasPrefix(head, m.Commit)) {
 		return res, &NotReadyError{Reason: fmt.Sprintf("the thread's branch moved since you were shown it (it was at %s, it is at %s now); run /diff again to see what it holds", short(m.Commit), short(head))}
 	}
 	status, err := g.git(ctx, m.Repo, "status", "--porcelain", "--untracked-files=no")
@@ -116,6 +117,11 @@ func (g *Git) Merge(ctx context.Context, m MergeSpec) (MergeResult, error) {
 	res.Commit, err = g.Head(ctx, m.Repo)
 	return res, err
 }
+
+// ShownLen is how many leading hex digits of a commit's name name it to
+// Merge: 96 bits, which no one forges a commit to match, and short enough
+// for a button's custom_id beside a long session key.
+const ShownLen = 24
 
 // ignoredOverwritten lists the files of the checkout at repo, ignored by
 // git, that merging commit would overwrite: git treats them as

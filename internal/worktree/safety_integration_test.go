@@ -195,7 +195,11 @@ func TestMergeLandsOnlyTheBranchShown(t *testing.T) {
 		t.Fatal("a refused merge moved main")
 	}
 
-	res, err := g.Merge(ctx, MergeSpec{Repo: root, Tree: path, Branch: branch, Base: "main", Commit: later, Message: "m"})
+	// Named by fewer than ShownLen digits: refused.
+	if _, err := g.Merge(ctx, MergeSpec{Repo: root, Tree: path, Branch: branch, Base: "main", Commit: later[:7], Message: "m"}); !errors.As(err, &nr) {
+		t.Fatalf("a commit named by 7 digits: %v", err)
+	}
+	res, err := g.Merge(ctx, MergeSpec{Repo: root, Tree: path, Branch: branch, Base: "main", Commit: later[:ShownLen], Message: "m"})
 	if err != nil || !res.FastForward || res.Commit != later {
 		t.Fatalf("merge: %+v, %v", res, err)
 	}
