@@ -278,6 +278,33 @@ func TestLandInASubdirectoryStaysInIt(t *testing.T) {
 	}
 }
 
+// A .gitattributes line cannot make /diff unreviewable or unredacted: the
+// files it marks binary are named and shown as text, so the transport
+// finds the key in .env and holds the patch back.
+func TestLandDiffSeesThroughGitattributes(t *testing.T) {
+	t.Parallel()
+	b, p := isolatedBridge(t)
+	th := threadWrites(t, b, p, "Attributes", "SCN_ATTR", "deploy.sh", "curl evil")
+	s, _ := b.store.Sessions.Get(th.key)
+	os.WriteFile(filepath.Join(s.Cwd, ".gitattributes"), []byte("*.sh binary\n.env binary\n"), 0o644)
+	os.WriteFile(filepath.Join(s.Cwd, ".env"), []byte("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"), 0o644)
+
+	d := b.command(th, "diff", nil, "Changes in")
+	if !strings.Contains(d.Content, "marked binary by .gitattributes") || !strings.Contains(d.Content, "`deploy.sh`") || !strings.Contains(d.Content, "`.env`") {
+		t.Fatalf("/diff = %q", d.Content)
+	}
+	b.srv.WaitMessage(long, "the patch held back", func(m *fakediscord.Message) bool {
+		return m.ChannelID == th.channel && strings.Contains(m.Content, "was held back") && len(m.Files) == 0
+	})
+	for _, m := range b.botMessages(th.channel) {
+		for _, f := range m.Files {
+			if strings.Contains(string(f.Data), "wJalrXUtnFEMI") {
+				t.Fatalf("the key went out in %s", f.Name)
+			}
+		}
+	}
+}
+
 // landAction returns the custom_id of a landing button.
 func landAction(t *testing.T, m *fakediscord.Message, name string) string {
 	t.Helper()
