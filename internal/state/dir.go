@@ -241,8 +241,8 @@ func (d *Dir) LockDaemon() (unlock func() error, err error) {
 }
 
 // Touch sets the modification time of what must outlive an idle spell to
-// now: the directories, lock files, the hook settings, the bots' and
-// routes' records, sessions and queued replies. The directory lock already
+// now: the directories, lock files, the bots', routes' and policies'
+// records, sessions, queued replies and the attention features' records. The directory lock already
 // keeps systemd-tmpfiles away (see LockDaemon); this covers cleaners that
 // go by age alone (tmpreaper, a cron job). Turns, requests, uploads and the
 // like are left alone: they are pruned by age.
@@ -290,8 +290,11 @@ func (d *Dir) Touch() error {
 	return nil
 }
 
-// keepAlive are the folders whose every file Touch refreshes.
-var keepAlive = map[string]bool{"bots": true, "routes": true, "sessions": true, "outbox": true, "locks": true}
+// keepAlive are the folders whose every file Touch refreshes: among them
+// the [policy] record the hooks enforce (a cleaner that removed it would
+// make every governed call ask) and the attention features' records.
+var keepAlive = map[string]bool{"bots": true, "routes": true, "sessions": true, "outbox": true, "locks": true,
+	"policies": true, "statuses": true, "prefs": true, "delivered": true, "resumes": true, "waiting": true}
 
 // OpenLog opens (appending, 0600) a log file in the runtime directory's
 // logs/ folder. Hooks log there because their stdout is Claude's protocol

@@ -119,9 +119,14 @@ func TestTouchRefreshesWhatMustLive(t *testing.T) {
 	s.Turns.Update(ctx, "t1", func(*Turn) error { return nil })
 	lock, _ := s.Dir.LockChannel(ctx, "c1")
 	lock()
+	pols, _ := OpenPolicies(s.Dir)
+	pols.Update(ctx, PoliciesKey, func(p *Policies) error { p.AuditDir = "/a"; return nil })
+	ext, _ := OpenExtras(s.Dir)
+	ext.Prefs.Update(ctx, "u1", func(*Prefs) error { return nil })
 	old := time.Now().Add(-20 * 24 * time.Hour)
 	live := []string{root, filepath.Join(root, "daemon.lock"), filepath.Join(root, "bots"),
-		filepath.Join(root, "bots", "home.json"), filepath.Join(root, "bots", ".lock"), filepath.Join(root, "locks", "channel-c1")}
+		filepath.Join(root, "bots", "home.json"), filepath.Join(root, "bots", ".lock"), filepath.Join(root, "locks", "channel-c1"),
+		filepath.Join(root, "policies", "policies.json"), filepath.Join(root, "prefs", "u1.json")}
 	turn := filepath.Join(root, "turns", "t1.json")
 	for _, p := range append(live, turn) {
 		if err := os.Chtimes(p, old, old); err != nil {
