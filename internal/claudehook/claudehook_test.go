@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -202,5 +205,46 @@ func TestTextBeforeAToolCall(t *testing.T) {
 	}
 	if _, _, found, _ := TextBefore(p, "toolu_missing"); found {
 		t.Error("found a missing call")
+	}
+}
+
+// A session's rules reach Claude Code as permissions and every hook, as
+// the shell Claude runs hook commands in passes them, intact.
+func TestWithPolicyReachesTheHooksIntact(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "it's a hook")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\nfor a; do printf '%s\\0' \"$a\"; done\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	p := SessionPolicy{Ask: []string{"Bash(git push *)"}, Deny: []string{`Bash(echo 'a' "b" $(x) \ *)`}, RedactOff: true, AuditDir: "/a b"}
+	s := BridgeSettings(bin, bin, time.Minute).WithPolicy(p, []string{"Read(//run/ccbridge/bots/**)"})
+	var back Settings
+	if err := json.Unmarshal(s.Inline(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Permissions == nil || !slices.Equal(back.Permissions.Deny, []string{p.Deny[0], "Read(//run/ccbridge/bots/**)"}) || !slices.Equal(back.Permissions.Ask, p.Ask) {
+		t.Errorf("permissions = %+v", back.Permissions)
+	}
+	if len(back.Hooks) != 11 {
+		t.Errorf("%d events, want 11", len(back.Hooks))
+	}
+	for ev, ms := range back.Hooks {
+		for _, m := range ms {
+			for _, h := range m.Hooks {
+				out, err := exec.Command("sh", "-c", h.Command).Output()
+				if err != nil {
+					t.Fatalf("%s: %s: %v", ev, h.Command, err)
+				}
+				got, ok, err := PolicyArg(strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"))
+				if !ok || err != nil || !reflect.DeepEqual(got, p) {
+					t.Errorf("%s: %s gave %+v %v %v", ev, h.Command, got, ok, err)
+				}
+			}
+		}
+	}
+	if _, ok, _ := PolicyArg([]string{"--policy", GlobalFlag}); ok {
+		t.Error("a policy found in a global hook's arguments")
+	}
+	if BridgeSettings(bin, bin, time.Minute).WithPolicy(SessionPolicy{}, nil).Permissions != nil {
+		t.Error("permissions without rules")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -309,6 +310,28 @@ func (d *Dir) OpenLog(name string) (*os.File, error) {
 		return nil, fmt.Errorf("open log: %w", err)
 	}
 	return f, nil
+}
+
+// Guarded returns the folders of the runtime directory that a Claude
+// session has no business reading or writing: every one but files/ (the
+// uploads it reads, the outputs it writes), so the bots' tokens, the
+// policy record, sessions and requests among them. A session's settings
+// deny them to its model.
+func (d *Dir) Guarded() []string {
+	names := map[string]bool{"bots": true, "policies": true, "sessions": true, "requests": true, "routes": true, "live": true}
+	if ents, err := os.ReadDir(d.root); err == nil {
+		for _, e := range ents {
+			if e.IsDir() && e.Name() != filesDir {
+				names[e.Name()] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(names))
+	for n := range names {
+		out = append(out, filepath.Join(d.root, n))
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Files is the subtree for files people and Claude exchange (uploads and
