@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -15,13 +16,13 @@ import (
 // through a symlink (macOS /tmp, ~/work → /mnt/…), and a file may be a
 // symlink into a denied place: the file, the project root and the home
 // are each tried as written and with their symlinks resolved.
-func matchPath(pattern, file, cwd, home string) bool {
+func (c Call) matchPath(pattern, file string) bool {
 	if !filepath.IsAbs(file) {
-		file = filepath.Join(cwd, file)
+		file = filepath.Join(c.Cwd, file)
 	}
-	for _, f := range variants(filepath.Clean(file)) {
-		for _, d := range variants(cwd) {
-			for _, h := range variants(home) {
+	for _, f := range c.variants(filepath.Clean(file)) {
+		for _, d := range c.variants(c.Cwd) {
+			for _, h := range c.variants(c.Home) {
 				if matchPathLexical(pattern, f, d, h) {
 					return true
 				}
@@ -34,27 +35,38 @@ func matchPath(pattern, file, cwd, home string) bool {
 // variants returns p, and p with its symlinks resolved when that differs.
 // A path that does not exist yet (a file about to be written) resolves
 // through its nearest existing parent.
-func variants(p string) []string {
+func (c Call) variants(p string) []string {
 	if p == "" {
 		return []string{p}
 	}
-	if r := resolve(p); r != p {
+	if r := c.real(p); r != p {
 		return []string{p, r}
 	}
 	return []string{p}
 }
 
-func resolve(p string) string {
-	var rest []string
-	for d := p; ; d = filepath.Dir(d) {
-		if r, err := filepath.EvalSymlinks(d); err == nil {
-			return filepath.Join(append([]string{r}, rest...)...)
-		}
-		if d == filepath.Dir(d) {
-			return p
-		}
-		rest = append([]string{filepath.Base(d)}, rest...)
+// real resolves the symlinks of an absolute, clean path one component at
+// a time, its parents from the Check's memo: every rule looks at the same
+// few paths and directories, so most cost one lstat.
+func (c Call) real(p string) string {
+	if p == "/" || !filepath.IsAbs(p) {
+		return p
 	}
+	if c.memo != nil {
+		if r, ok := c.memo.real[p]; ok {
+			return r
+		}
+	}
+	r := filepath.Join(c.real(filepath.Dir(p)), filepath.Base(p))
+	if fi, err := os.Lstat(r); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if e, err := filepath.EvalSymlinks(r); err == nil {
+			r = e
+		}
+	}
+	if c.memo != nil {
+		c.memo.real[p] = r
+	}
+	return r
 }
 
 // fullPattern makes a pattern absolute; anywhere reports a pattern without
@@ -102,14 +114,14 @@ func matchPathLexical(pattern, file, cwd, home string) bool {
 
 // mayHold reports whether a file the pattern matches may lie under dir:
 // the pattern's literal directory and dir are one inside the other.
-func mayHold(pattern, dir, cwd, home string) bool {
+func (c Call) mayHold(pattern, dir string) bool {
 	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(cwd, dir)
+		dir = filepath.Join(c.Cwd, dir)
 	}
-	for _, d := range variants(filepath.Clean(dir)) {
-		for _, c := range variants(cwd) {
-			for _, h := range variants(home) {
-				full, anywhere := fullPattern(pattern, c, h)
+	for _, d := range c.variants(filepath.Clean(dir)) {
+		for _, cwd := range c.variants(c.Cwd) {
+			for _, h := range c.variants(c.Home) {
+				full, anywhere := fullPattern(pattern, cwd, h)
 				if anywhere {
 					return true
 				}

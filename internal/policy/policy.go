@@ -83,6 +83,15 @@ type Call struct {
 	Home  string
 	// fields is Input decoded, once per Check rather than once per rule.
 	fields map[string]any
+	memo   *memo
+}
+
+// memo is what a Check works out once for all its rules.
+type memo struct {
+	cmds   []simple
+	cmdsOK bool
+	parsed bool
+	real   map[string]string // path → with its symlinks resolved
 }
 
 // decoded returns the call's input fields.
@@ -109,6 +118,7 @@ type Verdict struct {
 // then ask when a rule could not be judged.
 func (s Set) Check(c Call) Verdict {
 	c.fields = c.decoded()
+	c.memo = &memo{real: map[string]string{}}
 	var unsureRule string
 	for _, list := range []struct {
 		rules    []Rule
@@ -125,7 +135,7 @@ func (s Set) Check(c Call) Verdict {
 			}
 		}
 	}
-	if unsureRule == "" && c.Tool == "Bash" && runsClaude(c.str("command")) {
+	if unsureRule == "" && c.Tool == "Bash" && c.runsClaude() {
 		// A Claude started from the shell has none of this session's
 		// settings: nothing of the policy would hold inside it.
 		for _, r := range append(slices.Clone(s.Deny), s.Ask...) {
@@ -173,7 +183,7 @@ func (r Rule) judge(c Call) outcome {
 	}
 	switch {
 	case c.Tool == "Bash":
-		return judgeCommand(r.Spec, c.str("command"), 0)
+		return c.judgeCommand(r.Spec)
 	case c.Tool == "WebFetch" && strings.HasPrefix(r.Spec, "domain:"):
 		u, err := url.Parse(c.str("url"))
 		if err != nil {
@@ -187,7 +197,7 @@ func (r Rule) judge(c Call) outcome {
 	}
 	for _, k := range []string{"file_path", "notebook_path", "path"} {
 		if p := c.str(k); p != "" {
-			return when(matchPath(r.Spec, p, c.Cwd, c.Home))
+			return when(c.matchPath(r.Spec, p))
 		}
 	}
 	return no
@@ -226,13 +236,13 @@ func (r Rule) toolMatches(tool string) bool {
 // a directory that may hold it cannot be judged.
 func (r Rule) judgeSearch(c Call) outcome {
 	root := c.str("path")
-	if root != "" && matchPath(r.Spec, root, c.Cwd, c.Home) {
+	if root != "" && c.matchPath(r.Spec, root) {
 		return yes
 	}
 	if root == "" {
 		root = c.Cwd
 	}
-	if !mayHold(r.Spec, root, c.Cwd, c.Home) {
+	if !c.mayHold(r.Spec, root) {
 		return no
 	}
 	filter := c.str("glob")

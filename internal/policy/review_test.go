@@ -103,3 +103,13 @@ func TestReviewPolicyBypasses(t *testing.T) {
 		}
 	}
 }
+
+// The policy hook runs this on every tool call, synchronously.
+func BenchmarkCheckACommand(b *testing.B) {
+	set, _ := New([]string{"Edit(/secrets/**)"}, []string{"Bash(git push *)", "Bash(rm -rf *)", "Read(.env)", "Read(~/.ssh/**)", "Edit(.github/**)", "WebFetch(domain:evil.com)"})
+	in, _ := json.Marshal(map[string]any{"command": `cd /work/app && git -C . status --porcelain | grep -v '^??' > /tmp/out.txt; sh -c "npm test -- --watch=false" 2>&1 | tail -n 20`})
+	c := Call{Tool: "Bash", Input: in, Cwd: b.TempDir(), Home: "/home/u"}
+	for b.Loop() {
+		set.Check(c)
+	}
+}

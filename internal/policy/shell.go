@@ -37,7 +37,8 @@ type simple struct {
 // judgeCommand judges a Bash specifier against a command and each of the
 // simple commands it runs. `*` matches any text; a trailing ` *` (or the
 // legacy `:*`) also matches the bare command.
-func judgeCommand(spec, cmd string, depth int) outcome {
+func (c Call) judgeCommand(spec string) outcome {
+	cmd := c.str("command")
 	spec = strings.TrimSpace(spec)
 	if strings.HasSuffix(spec, ":*") {
 		spec = strings.TrimSuffix(spec, ":*") + " *"
@@ -49,7 +50,7 @@ func judgeCommand(spec, cmd string, depth int) outcome {
 			return yes
 		}
 	}
-	cmds, ok := commands(cmd, depth)
+	cmds, ok := c.commands()
 	if !ok {
 		return unsure
 	}
@@ -99,9 +100,22 @@ func subcommands(cmd string) []string {
 	return out
 }
 
-// runsClaude reports whether a command starts Claude Code.
-func runsClaude(cmd string) bool {
-	cmds, _ := commands(cmd, 0)
+// commands returns the simple commands of the call's command line, parsed
+// once per Check.
+func (c Call) commands() ([]simple, bool) {
+	if c.memo == nil {
+		return commands(c.str("command"), 0)
+	}
+	if !c.memo.parsed {
+		c.memo.cmds, c.memo.cmdsOK = commands(c.str("command"), 0)
+		c.memo.parsed = true
+	}
+	return c.memo.cmds, c.memo.cmdsOK
+}
+
+// runsClaude reports whether the call's command starts Claude Code.
+func (c Call) runsClaude() bool {
+	cmds, _ := c.commands()
 	for _, s := range cmds {
 		if len(s.words) > 0 && s.words[0] == "claude" {
 			return true
@@ -411,7 +425,7 @@ var writers = []string{"tee", "cp", "mv", "install", "rm", "touch", "truncate", 
 // names: a Read rule to every argument and input redirection, an Edit rule
 // to output redirections and the arguments of programs that write.
 func (r Rule) judgeShellPaths(c Call) outcome {
-	cmds, ok := commands(c.str("command"), 0)
+	cmds, ok := c.commands()
 	if !ok {
 		return unsure
 	}
@@ -446,12 +460,12 @@ func (r Rule) judgeShellPaths(c Call) outcome {
 				p = filepath.Join(c.Home, p[2:])
 			}
 			if globbed[i] {
-				if ok, _ := path.Match(path.Base(p), path.Base(strings.TrimSuffix(r.Spec, "/**"))); ok && mayHold(r.Spec, path.Dir(p), c.Cwd, c.Home) {
+				if ok, _ := path.Match(path.Base(p), path.Base(strings.TrimSuffix(r.Spec, "/**"))); ok && c.mayHold(r.Spec, path.Dir(p)) {
 					return yes
 				}
 				continue
 			}
-			if matchPath(r.Spec, p, c.Cwd, c.Home) {
+			if c.matchPath(r.Spec, p) {
 				return yes
 			}
 		}
