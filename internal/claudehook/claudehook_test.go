@@ -248,3 +248,21 @@ func TestWithPolicyReachesTheHooksIntact(t *testing.T) {
 		t.Error("permissions without rules")
 	}
 }
+
+// Rules go to Claude Code in the form it applies (as 2.1.328's startup
+// warnings say), and never one it would stop the session's start over.
+func TestWithPolicyWritesRulesClaudeApplies(t *testing.T) {
+	p := SessionPolicy{Ask: []string{"Write(.env*)", "Glob(secrets/**)", "Edit(.env*)"}, Deny: []string{"WebFetch(example.com)", "WebFetch(domain:evil.com)", "NotebookEdit", "Bash(rm -rf *)"}}
+	s := BridgeSettings("/b/s", "/b/p", time.Minute).WithPolicy(p, nil)
+	if !slices.Equal(s.Permissions.Ask, []string{"Edit(.env*)", "Read(secrets/**)"}) {
+		t.Errorf("ask = %q", s.Permissions.Ask)
+	}
+	if !slices.Equal(s.Permissions.Deny, []string{"WebFetch(domain:evil.com)", "NotebookEdit", "Bash(rm -rf *)"}) {
+		t.Errorf("deny = %q", s.Permissions.Deny)
+	}
+	// The hooks still get every rule as written.
+	got, _, _ := PolicyArg([]string{strings.ReplaceAll(strings.Trim(strings.TrimPrefix(s.Hooks[EventPreToolUse][1].Hooks[0].Command, "'/b/p' --policy "), "'"), `'\''`, "'")})
+	if !reflect.DeepEqual(got, p) {
+		t.Errorf("hook policy = %+v", got)
+	}
+}

@@ -65,8 +65,42 @@ func (s Settings) WithPolicy(p SessionPolicy, protect []string) Settings {
 			out.Hooks[ev] = append(out.Hooks[ev], m)
 		}
 	}
-	if deny := append(slices.Clone(p.Deny), protect...); len(deny) > 0 || len(p.Ask) > 0 {
-		out.Permissions = &Permissions{Deny: deny, Ask: slices.Clone(p.Ask)}
+	deny, ask := native(append(slices.Clone(p.Deny), protect...)), native(p.Ask)
+	if len(deny) > 0 || len(ask) > 0 {
+		out.Permissions = &Permissions{Deny: deny, Ask: ask}
+	}
+	return out
+}
+
+// Claude Code 2.1.328 applies a file rule by its tool family: it warns
+// that Write(x) "never matches · use Edit(x)" and Glob(x) "never matches ·
+// use Read(x)", and LS matches no tool.
+var (
+	nativeEdit = []string{"Write", "MultiEdit", "NotebookEdit"}
+	nativeRead = []string{"Glob", "Grep", "LS", "NotebookRead"}
+)
+
+// native turns [policy] rules into rules Claude Code enforces as meant:
+// file rules by their family (wider than the hook's, so Claude asks or
+// refuses more, never less); a WebFetch rule without domain:, which it
+// refuses with a dialog that would hold the session at its start, is left
+// to the hook.
+func native(rules []string) []string {
+	var out []string
+	for _, r := range rules {
+		tool, spec, has := strings.Cut(strings.TrimSpace(r), "(")
+		switch {
+		case !has:
+		case slices.Contains(nativeEdit, tool):
+			r = "Edit(" + spec
+		case slices.Contains(nativeRead, tool):
+			r = "Read(" + spec
+		case tool == "WebFetch" && !strings.HasPrefix(spec, "domain:"):
+			continue
+		}
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
 	}
 	return out
 }

@@ -68,8 +68,13 @@ func (v *checker) policy(key string, p Policy, top bool) {
 		rules []string
 	}{{"ask", p.Ask}, {"deny", p.Deny}} {
 		for i, r := range list.rules {
-			if !ruleSyntax.MatchString(strings.TrimSpace(r)) {
+			r = strings.TrimSpace(r)
+			switch {
+			case !ruleSyntax.MatchString(r):
 				v.errf(fmt.Sprintf("%s.%s[%d]", key, list.name, i), "%q is not a permission rule; write Tool or Tool(specifier), e.g. \"Bash(git push *)\" or \"Write(.env*)\"", r)
+			case strings.HasPrefix(r, "WebFetch(") && !strings.HasPrefix(r, "WebFetch(domain:"):
+				// Claude Code refuses it with a dialog at start.
+				v.errf(fmt.Sprintf("%s.%s[%d]", key, list.name, i), "%q: a WebFetch rule names a host: write WebFetch(domain:example.com)", r)
 			}
 		}
 	}

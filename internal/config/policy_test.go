@@ -38,12 +38,12 @@ func TestPolicyAddsUpAndIsChecked(t *testing.T) {
 		t.Error("redaction must be on by default")
 	}
 
-	bad, err := Parse("[policy]\nask = [\"Bash(\", \"rm -rf\"]\nredact = false\n" + strings.ReplaceAll(validTOML, "%s", t.TempDir()))
+	bad, err := Parse("[policy]\nask = [\"Bash(\", \"rm -rf\", \"WebFetch(example.com)\"]\nredact = false\n" + strings.ReplaceAll(validTOML, "%s", t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	msg := bad.Validate()
-	if msg == nil || !strings.Contains(msg.Error(), "policy.ask[0]") || !strings.Contains(msg.Error(), "policy.ask[1]") {
+	if msg == nil || !strings.Contains(msg.Error(), "policy.ask[0]") || !strings.Contains(msg.Error(), "policy.ask[1]") || !strings.Contains(msg.Error(), "policy.ask[2]") {
 		t.Errorf("bad rules not reported: %v", msg)
 	}
 	if bad.RedactOn() {
