@@ -73,7 +73,7 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 	}
 	root := getenv(state.EnvRuntimeDir)
 	if root == "" {
-		root = state.DefaultRuntimeDir()
+		root = state.HookRuntimeDir()
 	}
 	store, err := state.OpenStore(root)
 	if err != nil {

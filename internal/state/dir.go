@@ -46,6 +46,33 @@ func DefaultRuntimeDir() string {
 	return filepath.Join(os.TempDir(), "ccbridge-"+strconv.Itoa(os.Getuid()))
 }
 
+// HookRuntimeDir is the runtime directory for a hook of a Claude that
+// ccbridge did not start, which has no CCBRIDGE_RUNTIME_DIR unless its
+// shell sets one. A shell without the daemon's environment (su, ssh
+// without pam_systemd, cron) has no XDG_RUNTIME_DIR, so DefaultRuntimeDir
+// would name /tmp while the daemon runs in systemd's /run/user/<uid>: no
+// routes there, so no project's rules. Of the two, the hook takes the one
+// whose routes a daemon wrote or refreshed (Touch) last.
+func HookRuntimeDir() string {
+	d := DefaultRuntimeDir()
+	if os.Getenv(EnvRuntimeDir) != "" {
+		return d
+	}
+	return freshestRuntime([]string{d, filepath.Join("/run/user", strconv.Itoa(os.Getuid()), "ccbridge")})
+}
+
+// freshestRuntime returns the directory whose routes record changed last;
+// the first when none has one.
+func freshestRuntime(dirs []string) string {
+	best, at := dirs[0], time.Time{}
+	for _, d := range dirs {
+		if fi, err := os.Stat(filepath.Join(d, "routes", RoutesKey+".json")); err == nil && fi.ModTime().After(at) {
+			best, at = d, fi.ModTime()
+		}
+	}
+	return best
+}
+
 // lingering reports whether systemd keeps this user's runtime directory
 // after the last logout (loginctl enable-linger). A variable for tests.
 var lingering = func() bool {

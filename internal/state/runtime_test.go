@@ -231,3 +231,26 @@ func TestVerifyNoticesChmodAndRecreation(t *testing.T) {
 		t.Fatalf("Verify of a re-created dir = %v, want ErrUnsafeDir", err)
 	}
 }
+
+// A hook whose shell lacks the daemon's environment finds the runtime
+// directory a daemon keeps, not an empty one (review 2, finding 6d).
+func TestHookFindsTheDaemonsRuntimeDir(t *testing.T) {
+	tmp, run := filepath.Join(t.TempDir(), "tmp-rt"), filepath.Join(t.TempDir(), "run-rt")
+	if got := freshestRuntime([]string{tmp, run}); got != tmp {
+		t.Errorf("with no routes anywhere: %s", got)
+	}
+	for _, d := range []string{tmp, run} {
+		s, err := OpenStore(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Routes.Update(context.Background(), RoutesKey, func(*Routes) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-48 * time.Hour)
+	os.Chtimes(filepath.Join(tmp, "routes", RoutesKey+".json"), old, old) // a daemon that ran there once
+	if got := freshestRuntime([]string{tmp, run}); got != run {
+		t.Errorf("got %s, want the directory a daemon keeps", got)
+	}
+}
