@@ -4,7 +4,8 @@
 // imports only claudehook and state (a test enforces that it does not pull
 // in the daemon's packages). It fails open: on any error it logs to the
 // runtime directory and exits 0 with no output, which leaves Claude's own
-// flow untouched.
+// flow untouched. The policy hook is the exception: where a session's
+// rules should hold but cannot be known, it asks (policy.go).
 package hook
 
 import (
