@@ -4,9 +4,9 @@ import "strings"
 
 // lexer splits a command line into simple commands the way a POSIX shell
 // tokenizes it, as far as a policy needs: quotes removed, control
-// operators and redirections recognised, the bodies of $(…), `…` and
-// <(…) kept apart to be judged as commands of their own. It expands
-// nothing: a word holding $ is marked dynamic.
+// operators, redirections and heredocs recognised, the bodies of $(…),
+// `…` and <(…) kept apart to be judged as commands of their own. It
+// expands nothing: a word holding $ is marked dynamic.
 type lexer struct {
 	in     []rune
 	i      int
@@ -17,20 +17,31 @@ type lexer struct {
 	inWord bool
 	dyn    bool
 	glob   bool
-	redir  byte // '<' or '>' while the next word is a redirection target
+	redir  byte // '<' or '>' while the next word is a redirection target; 'h' a heredoc's delimiter
+	// heredocs are the delimiters whose bodies start after this line;
+	// strip, whether each was <<- (leading tabs removed).
+	heredocs []string
+	strip    []bool
+	depth    int // open ( of subshells inside a $(…) being read
+	nest     int // how many $(…) this lexer is inside
 }
+
+// maxNest bounds nested substitutions: deeper is called unjudgeable.
+const maxNest = 16
 
 // lex returns the simple commands of a command line and the bodies of its
 // substitutions; ok is false for an unclosed quote or substitution.
 func lex(cmd string) (cmds []simple, subs []string, ok bool) {
 	l := &lexer{in: []rune(cmd)}
-	if !l.run() {
+	if _, ok := l.run(false); !ok {
 		return nil, nil, false
 	}
 	return l.cmds, l.subs, true
 }
 
-func (l *lexer) run() bool {
+// run lexes from l.i to the end, or, with inner, to the ) that closes a
+// $( whose body starts at l.i; it returns that )'s index.
+func (l *lexer) run(inner bool) (int, bool) {
 	for l.i < len(l.in) {
 		c := l.in[l.i]
 		switch {
@@ -51,37 +62,45 @@ func (l *lexer) run() bool {
 				j++
 			}
 			if j >= len(l.in) {
-				return false
+				return 0, false
 			}
 			l.inWord = true
 			l.word.WriteString(string(l.in[l.i+1 : j]))
 			l.i = j
 		case c == '"':
 			if !l.double() {
-				return false
+				return 0, false
 			}
 		case c == '`':
 			if !l.backtick() {
-				return false
+				return 0, false
 			}
 		case c == '$' && l.peek(1) == '(':
-			if !l.paren(l.i + 2) {
-				return false
+			if !l.paren(2) {
+				return 0, false
 			}
 		case (c == '<' || c == '>') && l.peek(1) == '(':
 			l.endWord()
-			if !l.paren(l.i + 2) {
-				return false
+			if !l.paren(2) {
+				return 0, false
 			}
 			l.endWord()
 		case c == '$':
 			l.dyn = true
 			l.add(c)
 		case c == '#' && !l.inWord:
-			for l.i < len(l.in) && l.in[l.i] != '\n' {
+			for l.i+1 < len(l.in) && l.in[l.i+1] != '\n' {
 				l.i++
 			}
-			continue
+		case c == '<' && l.peek(1) == '<' && l.peek(2) != '<':
+			l.endWord()
+			l.i++
+			strip := l.peek(1) == '-'
+			if strip {
+				l.i++
+			}
+			l.redir = 'h'
+			l.strip = append(l.strip, strip)
 		case c == '>' || c == '<':
 			if l.inWord && isDigits(l.word.String()) {
 				l.word.Reset() // 2>file: the fd is not an argument
@@ -89,7 +108,7 @@ func (l *lexer) run() bool {
 			}
 			l.endWord()
 			l.redir = byte(c)
-			for l.peek(1) == '>' || l.peek(1) == '|' || l.peek(1) == '&' {
+			for l.peek(1) == '>' || l.peek(1) == '<' || l.peek(1) == '|' || l.peek(1) == '&' {
 				l.i++
 			}
 		case c == '&' && l.peek(1) == '>':
@@ -99,7 +118,19 @@ func (l *lexer) run() bool {
 			if l.peek(1) == '>' {
 				l.i++
 			}
-		case c == ';' || c == '&' || c == '|' || c == '\n' || c == '(' || c == ')':
+		case c == '(':
+			l.depth++
+			l.endCommand()
+		case c == ')' && inner && l.depth == 0:
+			l.endCommand()
+			return l.i, true
+		case c == ')':
+			l.depth--
+			l.endCommand()
+		case c == '\n':
+			l.endCommand()
+			l.skipHeredocs()
+		case c == ';' || c == '&' || c == '|':
 			l.endCommand()
 		default:
 			if c == '*' || c == '?' || c == '[' {
@@ -110,7 +141,10 @@ func (l *lexer) run() bool {
 		l.i++
 	}
 	l.endCommand()
-	return true
+	if inner {
+		return 0, false
+	}
+	return l.i, true
 }
 
 func (l *lexer) peek(n int) rune {
@@ -123,6 +157,30 @@ func (l *lexer) peek(n int) rune {
 func (l *lexer) add(c rune) {
 	l.inWord = true
 	l.word.WriteRune(c)
+}
+
+// skipHeredocs skips the bodies of the heredocs opened on the line that
+// just ended (l.i is at its newline): their text is data, not commands.
+// A body without its delimiter runs to the end, as in bash.
+func (l *lexer) skipHeredocs() {
+	for k, delim := range l.heredocs {
+		for l.i < len(l.in) {
+			start := l.i + 1
+			end := start
+			for end < len(l.in) && l.in[end] != '\n' {
+				end++
+			}
+			line := string(l.in[start:end])
+			if l.strip[k] {
+				line = strings.TrimLeft(line, "\t")
+			}
+			l.i = end
+			if line == delim {
+				break
+			}
+		}
+	}
+	l.heredocs, l.strip = nil, nil
 }
 
 // double reads a double-quoted string: \ escapes ", \, $ and `; $(…)
@@ -142,7 +200,7 @@ func (l *lexer) double() bool {
 				return false
 			}
 		case c == '$' && l.peek(1) == '(':
-			if !l.paren(l.i + 2) {
+			if !l.paren(2) {
 				return false
 			}
 		case c == '$':
@@ -174,30 +232,23 @@ func (l *lexer) backtick() bool {
 	return true
 }
 
-// paren reads a substitution body from start to its closing parenthesis.
-func (l *lexer) paren(start int) bool {
-	depth := 1
-	j := start
-	for ; j < len(l.in) && depth > 0; j++ {
-		switch l.in[j] {
-		case '(':
-			depth++
-		case ')':
-			depth--
-		case '\'':
-			for j++; j < len(l.in) && l.in[j] != '\''; j++ {
-			}
-		case '\\':
-			j++
-		}
-	}
-	if depth > 0 {
+// paren reads the body of $(…) (or <(…)), which starts skip runes on, with
+// a lexer of its own: quotes, heredocs and nested substitutions inside it
+// are what decide where it ends.
+func (l *lexer) paren(skip int) bool {
+	start := l.i + skip
+	if l.nest >= maxNest {
 		return false
 	}
-	l.subs = append(l.subs, string(l.in[start:j-1]))
+	sub := &lexer{in: l.in, i: start, nest: l.nest + 1}
+	end, ok := sub.run(true)
+	if !ok {
+		return false
+	}
+	l.subs = append(l.subs, string(l.in[start:end]))
 	l.inWord, l.dyn = true, true
 	l.word.WriteString("$()")
-	l.i = j - 1
+	l.i = end
 	return true
 }
 
@@ -211,6 +262,8 @@ func (l *lexer) endWord() {
 		l.cur.writes = append(l.cur.writes, w)
 	case '<':
 		l.cur.reads = append(l.cur.reads, w)
+	case 'h':
+		l.heredocs = append(l.heredocs, w)
 	default:
 		l.cur.words = append(l.cur.words, w)
 		l.cur.dyn = append(l.cur.dyn, l.dyn)

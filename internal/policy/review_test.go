@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -112,4 +113,40 @@ func BenchmarkCheckACommand(b *testing.B) {
 	for b.Loop() {
 		set.Check(c)
 	}
+}
+
+// Commands as Claude Code writes them every day parse: a commit message in
+// a quoted heredoc inside $(…) may hold any quote.
+func TestHeredocsAndSubstitutionsParse(t *testing.T) {
+	set, _ := New(nil, []string{"Bash(git push *)"})
+	for cmd, want := range map[string]string{
+		"git commit -m \"$(cat <<'EOF'\nFix the parser; it's (mostly) done\n\nCo-Authored-By: x\nEOF\n)\"": "",
+		"cat <<EOF > notes.md\nit's \"here\" (really)\nEOF\necho done":                                     "",
+		"cat <<-EOF\n\tit's\n\tEOF\ngit push":                                                              "deny",
+		"echo $(echo $(git push))":                                                                         "deny",
+		"echo \"$(printf '%s' \")\")\" && git status":                                                      "",
+		"bash <<EOF\ngit push\nEOF":                                                                        "deny",
+		"git log --format='%h (%s)' | head":                                                                "",
+	} {
+		b, _ := json.Marshal(map[string]any{"command": cmd})
+		if v := set.Check(Call{Tool: "Bash", Input: b, Cwd: "/w", Home: "/h"}); v.Decision != want {
+			t.Errorf("%q: %+v, want %q", cmd, v, want)
+		}
+	}
+}
+
+// Whatever the model writes, judging it ends and never panics.
+func FuzzCheckBash(f *testing.F) {
+	for _, s := range []string{"git push", `sh -c "a $(b 'c' <<E\nd\nE\n)"`, "cat <<-X\n\tx\n\tX", "a\\", "$(", "`", "find . -exec", "xargs -I", "rm -- -rf", "((", "))", "<<"} {
+		f.Add(s)
+	}
+	// Deep nesting is cut short, not followed for seconds.
+	for _, s := range []string{"$(", "find -exec ", "xargs ", "eval ", "<<a\n", "\"$("} {
+		f.Add(strings.Repeat(s, 3000))
+	}
+	set, _ := New([]string{"Edit(.github/**)"}, []string{"Bash(git push *)", "Bash(rm -rf *)", "Read(.env)"})
+	f.Fuzz(func(t *testing.T, cmd string) {
+		b, _ := json.Marshal(map[string]any{"command": cmd})
+		set.Check(Call{Tool: "Bash", Input: b, Cwd: "/w", Home: "/h"})
+	})
 }

@@ -169,6 +169,9 @@ var shells = []string{"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish",
 
 // expand normalises one simple command and adds the commands it runs.
 func expand(s simple, depth int) ([]simple, bool) {
+	if depth > maxDepth {
+		return nil, false
+	}
 	// Leading assignments and wrappers.
 	for len(s.words) > 0 {
 		w := s.words[0]
