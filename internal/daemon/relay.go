@@ -122,6 +122,23 @@ type relay struct {
 	// was refused for good, until one gets through again.
 	failTold map[string]bool
 	health   *state.Collection[state.BotHealth]
+	places   *state.Places // reply order (replyPlaces)
+	placesMu sync.Mutex
+}
+
+// replyPlaces opens the channels' reply order once; nil if it cannot be.
+func (r *relay) replyPlaces() *state.Places {
+	r.placesMu.Lock()
+	defer r.placesMu.Unlock()
+	if r.places == nil {
+		p, err := state.OpenPlaces(r.store.Dir)
+		if err != nil {
+			r.log.Error("open reply order", "err", err)
+			return nil
+		}
+		r.places = p
+	}
+	return r.places
 }
 
 // rememberConversations copies each session's Claude session id from the
@@ -174,6 +191,14 @@ func (r *relay) drainOutbox(ctx context.Context) {
 	if err != nil {
 		r.log.Error("watch outbox", "err", err)
 	}
+	// A reply's hook giving up its place lets the messages queued behind
+	// it go.
+	var released <-chan string
+	if p := r.replyPlaces(); p != nil {
+		if released, err = p.Watch(ctx); err != nil {
+			r.log.Error("watch reply order", "err", err)
+		}
+	}
 	tick := time.NewTicker(outboxPoll)
 	defer tick.Stop()
 	var running sync.WaitGroup
@@ -184,6 +209,7 @@ func (r *relay) drainOutbox(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-events:
+		case <-released:
 		case <-tick.C:
 		}
 	}
@@ -305,7 +331,16 @@ func (r *relay) drainChannel(ctx context.Context, channel string) time.Duration 
 	if err != nil {
 		r.log.Error("read outbox", "err", err)
 	}
+	held := ""
+	if places := r.replyPlaces(); places != nil {
+		held = places.First(ctx, channel, "")
+	}
 	for _, k := range queuedIn(all, channel) {
+		if held != "" && k > held {
+			// The reply of a turn that ended before these is still with
+			// its hook: they follow it (its place given up wakes the drain).
+			return 0
+		}
 		o := all[k]
 		p, ok := r.posters[o.Server]
 		if !ok {
