@@ -524,7 +524,7 @@ func (b *bridge) defaults() {
 // hooks overlap. It returns the two replies' positions in the channel.
 func (b *bridge) slowThenQuick(p *project, tag string, delay time.Duration) (slow, quick int) {
 	b.t.Helper()
-	trigger := "SCN_ORDER_" + tag
+	trigger := "SCN_ORDER_" + tag + "_" // not a prefix of another tag's
 	b.model.Script(trigger, fakemodel.Step{Delay: delay, Texts: []string{"slow reply " + tag}})
 	b.say(p, trigger)
 	b.model.WaitRequest(b.t, long, "the slow prompt", func(r fakemodel.Request) bool { return strings.Contains(r.LastUserText, trigger) })

@@ -46,11 +46,13 @@ func OpenPlaces(d *Dir) (*Places, error) {
 }
 
 // Hold takes a place in channel's reply order for the calling process and
-// returns its order (an OutboxKey) and the func that gives it up.
+// returns its order (an OutboxKey) and the func that gives it up. Neither
+// the order nor the place is synced to disk: a place lives only as long as
+// its process, and taking it is on the path of every reply.
 func (p *Places) Hold(ctx context.Context, s *Store, channel string) (string, func(), error) {
-	order := s.OutboxKey()
+	order := s.outboxKey(false) // unique: no other record has this key
 	pl := Place{ChannelID: channel, PID: os.Getpid(), At: time.Now().UTC()}
-	if _, err := p.c.Create(ctx, order, pl); err != nil {
+	if err := p.c.Cache(ctx, order, pl); err != nil {
 		return "", func() {}, fmt.Errorf("hold reply place: %w", err)
 	}
 	release := func() {
