@@ -141,12 +141,23 @@ func (h *handler) awaitFigures(ctx context.Context, sess state.Session, turn sta
 	if err != nil {
 		return err
 	}
-	_, err = edits.Update(ctx, turn.ClaudeSessionID, func(e *state.FooterEdit) error {
+	if _, err := edits.Update(ctx, turn.ClaudeSessionID, func(e *state.FooterEdit) error {
 		*e = state.FooterEdit{Server: sess.Server, ChannelID: sess.Channel(), MessageID: messageID, PromptID: turn.PromptID,
 			Content: content, Footer: footer, At: time.Now().UTC()}
 		return nil
-	})
-	return err
+	}); err != nil {
+		return err
+	}
+	// The figures may have come while the reply was being posted, before
+	// the record was there for the statusLine command to find.
+	ext, err := h.extras()
+	if err != nil {
+		return nil
+	}
+	if st, err := ext.Statuses.Get(turn.ClaudeSessionID); err == nil && st.PromptID == turn.PromptID {
+		return editFooter(ctx, h.store.Dir.Root(), turn.ClaudeSessionID, st)
+	}
+	return nil
 }
 
 // footerEditFor is how long a reply waits for its turn's own figures: by
