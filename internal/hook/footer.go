@@ -141,6 +141,8 @@ func (h *handler) awaitFigures(ctx context.Context, sess state.Session, turn sta
 	if err != nil {
 		return err
 	}
+	// Those of sessions that ended before their figures came.
+	_, _ = edits.Prune(ctx, time.Now().Add(-footerEditFor), 0)
 	if _, err := edits.Update(ctx, turn.ClaudeSessionID, func(e *state.FooterEdit) error {
 		*e = state.FooterEdit{Server: sess.Server, ChannelID: sess.Channel(), MessageID: messageID, PromptID: turn.PromptID,
 			Content: content, Footer: footer, At: time.Now().UTC()}

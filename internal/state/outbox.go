@@ -68,18 +68,18 @@ func (p *Places) Hold(ctx context.Context, s *Store, channel string) (string, fu
 }
 
 // First returns the order of the earliest place held in channel before
-// order ("" for any), or "" when there is none. Places of hooks that died
-// are removed on the way.
+// order ("" for any), or "" when there is none. Places of hooks that died,
+// in any channel, are removed on the way.
 func (p *Places) First(ctx context.Context, channel, order string) string {
 	all, _ := p.c.List()
 	first := ""
 	now := time.Now()
 	for k, pl := range all {
-		if pl.ChannelID != channel || (order != "" && k >= order) {
+		if !pl.live(now) {
+			_ = p.c.Delete(ctx, k) // whatever its channel: nobody else may look there
 			continue
 		}
-		if !pl.live(now) {
-			_ = p.c.Delete(ctx, k)
+		if pl.ChannelID != channel || (order != "" && k >= order) {
 			continue
 		}
 		if first == "" || k < first {

@@ -9,7 +9,8 @@ import (
 )
 
 // A place held by a hook that died (its process gone, or too old to be
-// the process that took it) holds nothing, and is cleared away.
+// the process that took it) holds nothing, and is cleared away, in any
+// channel.
 func TestPlacesOfDeadHooksHoldNothing(t *testing.T) {
 	ctx := context.Background()
 	s, err := OpenStore(filepath.Join(t.TempDir(), "rt"))
@@ -26,7 +27,7 @@ func TestPlacesOfDeadHooksHoldNothing(t *testing.T) {
 	}
 	dead, old := s.OutboxKey(), s.OutboxKey()
 	p.c.Create(ctx, dead, Place{ChannelID: "c1", PID: gone.Process.Pid, At: time.Now().UTC()})
-	p.c.Create(ctx, old, Place{ChannelID: "c1", PID: 1, At: time.Now().Add(-2 * MaxPlaceAge).UTC()})
+	p.c.Create(ctx, old, Place{ChannelID: "c9", PID: 1, At: time.Now().Add(-2 * MaxPlaceAge).UTC()})
 	if got := p.First(ctx, "c1", ""); got != "" {
 		t.Fatalf("First = %q, want none", got)
 	}
