@@ -157,7 +157,7 @@ func (h *handler) awaitFigures(ctx context.Context, sess state.Session, turn sta
 		return nil
 	}
 	if st, err := ext.Statuses.Get(turn.ClaudeSessionID); err == nil && st.PromptID == turn.PromptID {
-		return editFooter(ctx, h.store.Dir.Root(), turn.ClaudeSessionID, st)
+		return editFooter(ctx, h.store.Dir, turn.ClaudeSessionID, st)
 	}
 	return nil
 }
@@ -173,15 +173,11 @@ const editTimeout = 5 * time.Second
 // command, into the footer of its reply if it was posted without them
 // (awaitFigures). The record stays for later messages of the same turn,
 // until another turn's figures come or footerEditFor has passed.
-func editFooter(ctx context.Context, root, sid string, st state.Status) error {
-	if sid == "" {
+func editFooter(ctx context.Context, d *state.Dir, sid string, st state.Status) error {
+	if sid == "" || d == nil {
 		return nil
 	}
-	store, err := state.OpenStore(root)
-	if err != nil {
-		return err
-	}
-	edits, err := state.OpenFooterEdits(store.Dir)
+	edits, err := state.OpenFooterEdits(d)
 	if err != nil {
 		return err
 	}
@@ -210,6 +206,11 @@ func editFooter(ctx context.Context, root, sid string, st state.Status) error {
 	}
 	if len([]rune(content)) > chat.Limit {
 		return edits.Delete(ctx, sid)
+	}
+	// Only now the whole store: this runs after every assistant message.
+	store, err := state.OpenStore(d.Root())
+	if err != nil {
+		return err
 	}
 	h := &handler{store: store}
 	bot, err := store.Bots.Get(e.Server)

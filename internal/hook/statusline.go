@@ -134,7 +134,7 @@ func StatusLine(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, 
 	}
 	// After the line: Claude's screen does not wait for Discord.
 	if changed {
-		if err := editFooter(ctx, root, in.SessionID, st); err != nil {
+		if err := editFooter(ctx, d, in.SessionID, st); err != nil {
 			fmt.Fprintf(stderr, "ccbridge statusline: footer: %v\n", err)
 		}
 	}
