@@ -214,6 +214,8 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	if !isStop {
 		return nil
 	}
+	pl := h.holdPlace(ctx, sess) // post.go: the reply's place in its channel's order, taken as Stop arrives
+	defer pl.release()
 	turn, created, err := h.recordTurn(ctx, in)
 	if err != nil || !created {
 		return err
@@ -224,7 +226,7 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	if sess.ChannelID == "" {
 		return fmt.Errorf("session %s has no channel", h.session)
 	}
-	err = h.postTurn(ctx, sess, turn)
+	err = h.postTurn(ctx, sess, turn, pl)
 	return errors.Join(err, h.liveTurnEnded(ctx, in, sess), h.turnEnded(ctx, sess, turn))
 }
 
