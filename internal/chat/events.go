@@ -54,7 +54,9 @@ type ComponentEvent struct {
 	Server    string
 	ChannelID string
 	MessageID string
-	Content   string // the text of the message the component is on
+	Content   string   // the text of the message the component is on
+	Rows      []Row    // its components, as Discord gave them
+	FileIDs   []string // the ids of its attachments
 	User      User
 	CustomID  string
 	Values    []string
@@ -140,7 +142,10 @@ type Modal struct {
 type ModalEvent struct {
 	Server    string
 	ChannelID string
-	MessageID string // the message whose component opened the modal
+	MessageID string   // the message whose component opened the modal
+	Content   string   // its text, components and attachments' ids,
+	Rows      []Row    // as for a ComponentEvent
+	FileIDs   []string
 	User      User
 	CustomID  string
 	Values    map[string]string // by input custom_id

@@ -304,7 +304,7 @@ func (b *Bot) onInteraction(s *discordgo.Session, i *discordgo.InteractionCreate
 		data := i.MessageComponentData()
 		ev := chat.ComponentEvent{Server: b.Server.Name, ChannelID: i.ChannelID, User: user, CustomID: data.CustomID, Values: data.Values}
 		if i.Message != nil {
-			ev.MessageID, ev.Content = i.Message.ID, i.Message.Content
+			ev.MessageID, ev.Content, ev.Rows, ev.FileIDs = i.Message.ID, i.Message.Content, rowsOf(i.Message), fileIDs(i.Message)
 		}
 		h.HandleComponent(ev, resp)
 	case discordgo.InteractionModalSubmit:
@@ -314,7 +314,7 @@ func (b *Bot) onInteraction(s *discordgo.Session, i *discordgo.InteractionCreate
 		data := i.ModalSubmitData()
 		ev := chat.ModalEvent{Server: b.Server.Name, ChannelID: i.ChannelID, User: user, CustomID: data.CustomID, Values: map[string]string{}}
 		if i.Message != nil {
-			ev.MessageID = i.Message.ID
+			ev.MessageID, ev.Content, ev.Rows, ev.FileIDs = i.Message.ID, i.Message.Content, rowsOf(i.Message), fileIDs(i.Message)
 		}
 		for _, c := range data.Components {
 			row, ok := c.(*discordgo.ActionsRow)
@@ -329,6 +329,51 @@ func (b *Bot) onInteraction(s *discordgo.Session, i *discordgo.InteractionCreate
 		}
 		h.HandleModal(ev, resp)
 	}
+}
+
+// rowsOf reads a message's components back into chat rows, for comparing
+// what a message shows with what ccbridge drew (chat.Face). What ccbridge
+// never draws (embeds, other kinds of component) becomes a row no drawing
+// has, so such a message never passes for one of ccbridge's.
+func rowsOf(m *discordgo.Message) []chat.Row {
+	var rows []chat.Row
+	foreign := func(what string) { rows = append(rows, chat.Row{Buttons: []chat.Button{{Label: "\x00" + what}}}) }
+	for range m.Embeds {
+		foreign("embed")
+	}
+	for _, c := range m.Components {
+		ar, ok := c.(*discordgo.ActionsRow)
+		if !ok {
+			foreign(fmt.Sprint("component ", c.Type()))
+			continue
+		}
+		var row chat.Row
+		for _, in := range ar.Components {
+			switch x := in.(type) {
+			case *discordgo.Button:
+				row.Buttons = append(row.Buttons, chat.Button{Label: x.Label, CustomID: x.CustomID, Style: chat.ButtonStyle(x.Style), Disabled: x.Disabled})
+			case *discordgo.SelectMenu:
+				sel := &chat.Select{CustomID: x.CustomID, Placeholder: x.Placeholder}
+				for _, o := range x.Options {
+					sel.Options = append(sel.Options, chat.Option{Label: o.Label, Value: o.Value, Description: o.Description, Default: o.Default})
+				}
+				row.Select = sel
+			default:
+				row.Buttons = append(row.Buttons, chat.Button{Label: fmt.Sprint("\x00component ", in.Type())})
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// fileIDs are the ids of a message's attachments.
+func fileIDs(m *discordgo.Message) []string {
+	var ids []string
+	for _, a := range m.Attachments {
+		ids = append(ids, a.ID)
+	}
+	return ids
 }
 
 // payloadParent reads the channel object of an interaction payload: the

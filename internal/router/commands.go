@@ -271,7 +271,8 @@ func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
 	case id.Kind == state.ResumeKind && len(id.Args) == 1:
 		r.continueAtResetButton(ev, id.Args, resp) // attention.go
 	case id.Kind == approval.IDKind && len(id.Args) >= 2:
-		r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Values: ev.Values, User: mention(ev.User)}, resp)
+		r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Values: ev.Values, User: mention(ev.User)},
+			clicked{ev.MessageID, ev.Content, ev.Rows, ev.FileIDs}, resp)
 	default:
 		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
 	}
