@@ -1,8 +1,10 @@
 package router
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ccbridge/ccbridge/internal/approval"
 	"github.com/ccbridge/ccbridge/internal/chat"
@@ -60,6 +62,9 @@ func (r *Router) answerCard(server, reqID string, a approval.Action, m clicked, 
 		_ = resp.Respond(chat.Reply{Content: closedNotice(req), Ephemeral: true})
 		return
 	}
+	if req.MessageID == "" && !unbound[a.Name] {
+		r.waitCardRecorded(reqID)
+	}
 	updated, result, err := prompt.Decide(r.ctx, r.opt.Store.Requests, reqID, func(cur *state.Request) (approval.Result, error) {
 		if !unbound[a.Name] && !isCard(cur, m) {
 			return approval.Result{}, errCardChanged
@@ -103,6 +108,32 @@ func (r *Router) answerCard(server, reqID string, a approval.Action, m clicked, 
 	}
 	if err := resp.Update(approval.Render(reqID, updated)); err != nil {
 		log.Error("could not update the card", "err", err)
+	}
+}
+
+// cardRecordWait bounds the wait for the hook to record the card it just
+// posted (it does so as soon as Discord answers the post), well within
+// the 3 seconds an interaction may take to answer.
+const cardRecordWait = 2 * time.Second
+
+// waitCardRecorded waits until the request names its card's message, so a
+// click that came quicker than the hook's record is judged, not refused.
+func (r *Router) waitCardRecorded(reqID string) {
+	ctx, cancel := context.WithTimeout(r.ctx, cardRecordWait)
+	defer cancel()
+	events, _ := r.opt.Store.Requests.Watch(ctx)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if req, err := r.opt.Store.Requests.Get(reqID); err != nil || req.MessageID != "" || req.Status != state.RequestPending {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-events:
+		case <-tick.C:
+		}
 	}
 }
 

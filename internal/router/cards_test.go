@@ -138,3 +138,21 @@ func TestCardStepsKeepTheBinding(t *testing.T) {
 		t.Fatalf("a choice on the redrawn card gave %s: %q", req.Status, l.all())
 	}
 }
+
+// TestClickBeforeTheCardIsRecorded: a click may come before the hook has
+// recorded which message its card is (it does so once Discord answers the
+// post); it is judged once the record names it, not refused.
+func TestClickBeforeTheCardIsRecorded(t *testing.T) {
+	r, _, _, l, store := newRouter(t)
+	card := postCard(t, store, "req1", "make", nil)
+	ctx := context.Background()
+	store.Requests.Update(ctx, "req1", func(req *state.Request) error { req.MessageID = ""; return nil })
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		store.Requests.Update(ctx, "req1", func(req *state.Request) error { req.MessageID = cardMsg; return nil })
+	}()
+	cardClick(r, l, cardMsg, card, nil, cardButton(t, card, "Allow"))
+	if req, _ := store.Requests.Get("req1"); req.Status != state.RequestDecided {
+		t.Fatalf("a quick click gave %s: %q", req.Status, l.all())
+	}
+}
