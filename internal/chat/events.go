@@ -142,9 +142,9 @@ type Modal struct {
 type ModalEvent struct {
 	Server    string
 	ChannelID string
-	MessageID string   // the message whose component opened the modal
-	Content   string   // its text, components and attachments' ids,
-	Rows      []Row    // as for a ComponentEvent
+	MessageID string // the message whose component opened the modal
+	Content   string // its text, components and attachments' ids,
+	Rows      []Row  // as for a ComponentEvent
 	FileIDs   []string
 	User      User
 	CustomID  string

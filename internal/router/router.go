@@ -108,13 +108,13 @@ type Router struct {
 	ctx context.Context
 	wg  sync.WaitGroup
 
-	mu        sync.Mutex // guards workers, stopping, closing and followers
-	workers   map[string]chan chat.MessageEvent
-	stopping  bool                       // the context ended: no message is queued any more
-	closing   map[string]bool            // thread sessions being stopped → deleted
+	mu       sync.Mutex // guards workers, stopping, closing and followers
+	workers  map[string]chan chat.MessageEvent
+	stopping bool            // the context ended: no message is queued any more
+	closing  map[string]bool // thread sessions being stopped → deleted
 	// deletedCap bounds the wait for a deleted thread's turn (0: deletedTurnCap).
 	deletedCap time.Duration
-	followers map[string]*screenFollower // /screen messages following a pane after a key, by session
+	followers  map[string]*screenFollower // /screen messages following a pane after a key, by session
 
 	// pending holds a /commit message given in a channel while the person
 	// confirms committing in the project checkout (land.go), by session.
