@@ -108,19 +108,20 @@ type Router struct {
 	ctx context.Context
 	wg  sync.WaitGroup
 
-	mu       sync.Mutex // guards workers, stopping, closing and followers
-	workers  map[string]chan chat.MessageEvent
-	stopping bool            // the context ended: no message is queued any more
-	closing  map[string]bool // thread sessions being stopped → deleted
-	// deletedCap bounds the wait for a deleted thread's turn (0: deletedTurnCap).
-	deletedCap time.Duration
-	followers  map[string]*screenFollower // /screen messages following a pane after a key, by session
+	mu        sync.Mutex // guards workers, stopping, closing and followers
+	workers   map[string]chan chat.MessageEvent
+	stopping  bool                       // the context ended: no message is queued any more
+	closing   map[string]bool            // thread sessions being stopped → deleted
+	followers map[string]*screenFollower // /screen messages following a pane after a key, by session
 
 	// pending holds a /commit message given in a channel while the person
 	// confirms committing in the project checkout (land.go), by session.
 	pending sync.Map
 
 	now func() time.Time // the clock (tests move it)
+
+	// deletedCap bounds the wait for a deleted thread's turn (0: deletedTurnCap).
+	deletedCap time.Duration
 }
 
 // target is the session an event belongs to: a project channel's, or a
