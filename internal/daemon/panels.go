@@ -24,6 +24,8 @@ const (
 	// panelHistory is how many of the general channel's latest messages
 	// are searched for the other machines' panels (Discord's maximum).
 	panelHistory = 100
+	// listEvery is how often the channel list is shown again.
+	listEvery = time.Hour
 	// leaveTimeout bounds marking the panels stopped on the way out.
 	leaveTimeout = 3 * time.Second
 )
@@ -48,7 +50,7 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 	readAt := map[string]time.Time{}
 	peers := &peerReader{botIDs: map[string]string{}, twins: map[string]bool{}, known: map[string][]string{}, saved: map[string]string{},
 		loaded: map[string]bool{}, overlaps: map[string]string{}}
-	listed := map[string]bool{} // servers whose channel list is shown
+	listedAt := map[string]time.Time{} // when each server's channel list was last shown
 	for _, srv := range p.Config.Servers {
 		if p.Fleet != nil {
 			var own []string
@@ -84,8 +86,11 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 				if r.showPanel(ctx, srv.Name, srv.GeneralChannelID, m) {
 					last[srv.Name], lastAt[srv.Name] = m, time.Now()
 				}
-				if !listed[srv.Name] && p.Fleet != nil {
-					listed[srv.Name] = r.showMessage(ctx, srv.Name, srv.GeneralChannelID, listKey(srv.Name), "channel list", p.ChannelList(srv.Name))
+				// The list changes only with the config; it is shown again
+				// now and then in case someone deleted it.
+				if p.Fleet != nil && time.Since(listedAt[srv.Name]) >= listEvery &&
+					r.showMessage(ctx, srv.Name, srv.GeneralChannelID, listKey(srv.Name), "channel list", p.ChannelList(srv.Name)) {
+					listedAt[srv.Name] = time.Now()
 				}
 			}
 		}
