@@ -21,11 +21,18 @@ const cardMsg = "100000000000000070"
 func postCard(t *testing.T, store *state.Store, id, command string, files []string, suggestions ...claudehook.PermissionUpdate) chat.Message {
 	t.Helper()
 	in, _ := json.Marshal(claudehook.BashInput{Command: command})
-	req := state.Request{Session: "home-api", Server: "home", ChannelID: channel, Instance: "inst1", ToolName: "Bash",
-		ToolInput: in, Status: state.RequestPending, Created: time.Now(), Deadline: time.Now().Add(time.Hour)}
+	req := state.Request{ToolName: "Bash", ToolInput: in}
 	if len(suggestions) > 0 {
 		req.Suggestions, _ = json.Marshal(suggestions)
 	}
+	return postRequest(t, store, id, req, files)
+}
+
+// postRequest records a pending request of any tool as the hook does.
+func postRequest(t *testing.T, store *state.Store, id string, req state.Request, files []string) chat.Message {
+	t.Helper()
+	req.Session, req.Server, req.ChannelID, req.Instance = "home-api", "home", channel, "inst1"
+	req.Status, req.Created, req.Deadline = state.RequestPending, time.Now(), time.Now().Add(time.Hour)
 	card := approval.Render(id, req)
 	req.MessageID, req.CardFiles, req.CardHash = cardMsg, files, state.CardHash(chat.Face(card.Content, card.Rows), files)
 	if _, err := store.Requests.Create(context.Background(), id, req); err != nil {
@@ -154,5 +161,40 @@ func TestClickBeforeTheCardIsRecorded(t *testing.T) {
 	cardClick(r, l, cardMsg, card, nil, cardButton(t, card, "Allow"))
 	if req, _ := store.Requests.Get("req1"); req.Status != state.RequestDecided {
 		t.Fatalf("a quick click gave %s: %q", req.Status, l.all())
+	}
+}
+
+// A plan is approved, or edited and approved through the form, only from
+// its card as drawn: the form's submit carries the message it was opened
+// from, and a form opened from a copy approves nothing.
+func TestPlanApprovalIsBoundToTheCard(t *testing.T) {
+	r, _, _, l, store := newRouter(t)
+	in, _ := json.Marshal(map[string]any{"plan": "1. run the tests", "planFilePath": "/tmp/p.md"})
+	card := postRequest(t, store, "req1", state.Request{ToolName: "ExitPlanMode", ToolInput: in}, nil)
+	edited := chat.Message{Content: strings.ReplaceAll(card.Content, "run the tests", "read the docs"), Rows: card.Rows}
+	cardClick(r, l, cardMsg, edited, nil, cardButton(t, card, "accept edits"))
+	if req, _ := store.Requests.Get("req1"); req.Status != state.RequestPending {
+		t.Fatalf("Approve on an edited plan card gave %s", req.Status)
+	}
+	// The form opens from the card; its submit from a copy is refused.
+	var form chat.Modal
+	var at time.Time
+	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, MessageID: cardMsg, Content: card.Content, Rows: card.Rows,
+		User: chat.User{ID: owner}, CustomID: cardButton(t, card, "Edit & approve")}, modalAt{fakeResponder{l}, &form, &at})
+	if form.CustomID == "" {
+		t.Fatalf("no form opened: %q", l.all())
+	}
+	submit := func(msgID string, m chat.Message) {
+		r.HandleModal(chat.ModalEvent{Server: "home", ChannelID: channel, MessageID: msgID, Content: m.Content, Rows: m.Rows,
+			User: chat.User{ID: owner}, CustomID: form.CustomID, Values: map[string]string{"plan": "1. rm -rf ~"}}, fakeResponder{l})
+	}
+	n := len(l.all())
+	submit("100000000000000072", card)
+	if got := l.all()[n:]; len(got) != 1 || got[0] != "respond ephemeral=true "+cardChanged {
+		t.Fatalf("a form from a copy did %q", got)
+	}
+	submit(cardMsg, card)
+	if req, _ := store.Requests.Get("req1"); req.Status != state.RequestDecided || !strings.Contains(string(req.Decision), "rm -rf") {
+		t.Fatalf("the form from the card gave %s %s", req.Status, req.Decision)
 	}
 }
