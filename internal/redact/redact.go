@@ -195,12 +195,11 @@ func (r *rule) applies(s string) bool {
 	return containsAny(s, r.hint)
 }
 
-// replaceKeyed runs a keyed rule on one line.
-func (r *rule) replaceKeyed(line string) string {
-	var b strings.Builder
-	last := 0
+// keyedSpans finds the secrets of a keyed rule in one line.
+func (r *rule) keyedSpans(line string) []span {
+	var out []span
 	for i := 0; i < len(line); i++ {
-		if i < last || !startsKey(line, i) {
+		if !startsKey(line, i) {
 			continue
 		}
 		if r.lineKey && !firstToken(line[:i]) {
@@ -212,20 +211,12 @@ func (r *rule) replaceKeyed(line string) string {
 		}
 		ka, kz := i+m[2], i+m[3]
 		a, z := i+m[2*r.group], i+m[2*r.group+1]
-		if !secretValue(line[ka:kz], line[a:z]) || r.notCode && identifier(line[a:z]) {
-			i = z - 1
-			continue
+		if secretValue(line[ka:kz], line[a:z]) && !(r.notCode && identifier(line[a:z])) {
+			out = append(out, span{a, z})
 		}
-		b.WriteString(line[last:a])
-		b.WriteString(mask(r.name))
-		last = z
 		i = z - 1
 	}
-	if last == 0 {
-		return line
-	}
-	b.WriteString(line[last:])
-	return b.String()
+	return out
 }
 
 // startsKey reports whether a keyStarts word begins at s[i], not in the
@@ -314,14 +305,42 @@ func envName(val string) bool {
 	return under || !digits
 }
 
-func (r *rule) replace(s string) string {
+func (r *rule) replace(s string) string { return maskSpans(s, r.spans(s), r.name) }
+
+// span is the byte range [a, z) of a secret.
+type span struct{ a, z int }
+
+// spans finds the secrets of a rule in s.
+func (r *rule) spans(s string) []span {
 	if r.keyed {
-		return r.replaceKeyed(s)
+		return r.keyedSpans(s)
 	}
-	if r.group == 0 {
-		return r.re.ReplaceAllStringFunc(s, func(string) string { return mask(r.name) })
+	var out []span
+	for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
+		a, z := m[2*r.group], m[2*r.group+1]
+		if a < 0 || r.group > 0 && (slices.Contains(notSecret, strings.ToLower(s[a:z])) || strings.HasPrefix(s[a:z], "[redacted")) {
+			continue
+		}
+		out = append(out, span{a, z})
 	}
-	return replaceGroup(s, r)
+	return out
+}
+
+// maskSpans replaces each span of s (in order, not overlapping) with the
+// mask of name.
+func maskSpans(s string, spans []span, name string) string {
+	if len(spans) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(s[last:sp.a])
+		b.WriteString(mask(name))
+		last = sp.z
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // perLine applies a rule to each line that passes its cheap test: secrets
@@ -355,30 +374,6 @@ func (r *rule) perLine(s string) string {
 	if !changed {
 		return s
 	}
-	return b.String()
-}
-
-// replaceGroup masks submatch r.group of every match, keeping the rest.
-func replaceGroup(s string, r *rule) string {
-	idx := r.re.FindAllStringSubmatchIndex(s, -1)
-	if idx == nil {
-		return s
-	}
-	var b strings.Builder
-	last := 0
-	for _, m := range idx {
-		a, z := m[2*r.group], m[2*r.group+1]
-		if a < 0 || slices.Contains(notSecret, strings.ToLower(s[a:z])) || strings.HasPrefix(s[a:z], "[redacted") {
-			continue
-		}
-		b.WriteString(s[last:a])
-		b.WriteString(mask(r.name))
-		last = z
-	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
 	return b.String()
 }
 
