@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/history"
+	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -206,7 +207,7 @@ func (r *Router) sessionsAction(ev chat.ComponentEvent, args []string, resp chat
 
 // threadTitle names a thread after a conversation's first prompt.
 func threadTitle(prefix, prompt, fallback string) string {
-	name := oneLine(prompt)
+	name := oneLine(redact.String(prompt)) // masked before it is cut
 	if name == "" {
 		name = fallback
 	}
