@@ -9,9 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/history"
 	"github.com/ccbridge/ccbridge/internal/prompt"
 	"github.com/ccbridge/ccbridge/internal/session"
@@ -23,7 +25,7 @@ type StartInput struct {
 	Prompt             string   `json:"prompt" jsonschema:"the first message to Claude"`
 	WorkingDirectory   string   `json:"workingDirectory" jsonschema:"absolute path of the directory Claude works in"`
 	Model              string   `json:"model,omitempty" jsonschema:"model alias or name (--model); Claude's own default otherwise"`
-	PermissionMode     string   `json:"permissionMode,omitempty" jsonschema:"default, acceptEdits, plan, auto, bypassPermissions or dontAsk (--permission-mode)"`
+	PermissionMode     string   `json:"permissionMode,omitempty" jsonschema:"Claude Code's permission mode (--permission-mode)"`
 	AllowedTools       []string `json:"allowedTools,omitempty" jsonschema:"tools allowed without asking, e.g. Bash(npm test *) (--allowedTools)"`
 	DisallowedTools    []string `json:"disallowedTools,omitempty" jsonschema:"tools Claude may not use (--disallowedTools)"`
 	AppendSystemPrompt string   `json:"appendSystemPrompt,omitempty" jsonschema:"text appended to Claude's system prompt"`
@@ -125,12 +127,40 @@ type ListOutput struct {
 }
 
 func (s *Server) addTools() {
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_start", Description: "Start a new interactive Claude Code session in its own tmux window, with ccbridge's hooks, and give it a first message. Returns Claude's session id."}, s.start)
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_say", Description: "Send a message to a Claude Code session, as typed in its terminal. A session whose terminal is gone is resumed first."}, s.say)
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_status", Description: "A session's state (active, awaiting_input, idle, error, interrupted), its recent output, tool calls, the reply to the last message, and the prompt it waits on, if any."}, s.status)
+	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true}
+	destructive := true
+	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_start", Description: "Start a new interactive Claude Code session in its own tmux window, with ccbridge's hooks, and give it a first message. Returns Claude's session id.",
+		InputSchema: withModes(schemaFor[StartInput]())}, s.start)
+	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_say", Description: "Send a message to a Claude Code session, as typed in its terminal. A session whose terminal is gone is resumed first.",
+		InputSchema: withModes(schemaFor[SayInput]())}, s.say)
+	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_status", Description: "A session's state (active, awaiting_input, idle, error, interrupted), its recent output, tool calls, the reply to the last message, and the prompt it waits on, if any.",
+		Annotations: readOnly}, s.status)
 	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_respond", Description: "Answer the prompt a session waits on (see pendingQuestion in claude_status). The first answer wins, from here, the terminal or Discord."}, s.respond)
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_interrupt", Description: "Interrupt a session's running turn (Escape)."}, s.interrupt)
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_list", Description: "Claude Code's session history, newest first, marking the sessions running in ccbridge's tmux."}, s.list)
+	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_interrupt", Description: "Interrupt a session's running turn (Escape). A session with no turn running is left as it is.",
+		Annotations: &sdk.ToolAnnotations{DestructiveHint: &destructive}}, s.interrupt)
+	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_list", Description: "Claude Code's session history, newest first, marking the sessions running in ccbridge's tmux.",
+		Annotations: readOnly}, s.list)
+}
+
+// schemaFor is the input schema the SDK would infer for T.
+func schemaFor[T any]() *jsonschema.Schema {
+	sc, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(err) // the input types are ours: a failure is a bug
+	}
+	return sc
+}
+
+// withModes lists the permission modes Claude Code has in the schema's
+// permissionMode, so that a client is told the choices and a wrong one is
+// refused before anything starts.
+func withModes(sc *jsonschema.Schema) *jsonschema.Schema {
+	if p := sc.Properties["permissionMode"]; p != nil {
+		for _, m := range config.PermissionModes {
+			p.Enum = append(p.Enum, m)
+		}
+	}
+	return sc
 }
 
 // toolError is an error the client reads as a tool result.
@@ -248,6 +278,36 @@ type outgoing struct {
 	done chan error    // its outcome, when its caller still waits
 	// Under Server.mu:
 	queued, finished bool
+	typing, typed    bool // in Claude's input box now, or already
+	spooled          bool // left for the next server at stop
+}
+
+// typist types one message of a session's FIFO, refusing once the server
+// stops and recording when the text went in, so that stop spools exactly
+// what was never typed.
+type typist struct {
+	Sessions
+	s *Server
+	m *outgoing
+}
+
+// errStopping ends a delivery that the server's stop spooled.
+var errStopping = errors.New("ccbridge mcp is stopping")
+
+func (t typist) Deliver(ctx context.Context, key, text string) (time.Time, error) {
+	t.s.mu.Lock()
+	if t.s.stopping {
+		t.s.mu.Unlock()
+		return time.Time{}, errStopping
+	}
+	t.m.typing = true
+	t.s.mu.Unlock()
+	// A paste is never cut in half: stop waits for it instead.
+	since, err := t.Sessions.Deliver(context.WithoutCancel(ctx), key, text)
+	t.s.mu.Lock()
+	t.m.typing, t.m.typed = false, err == nil
+	t.s.mu.Unlock()
+	return since, err
 }
 
 // hold answers a message's caller that it is queued, unless it already
@@ -278,15 +338,15 @@ func (s *Server) sendLoop(key string) {
 		m := s.sends[key][0]
 		s.mu.Unlock()
 		hold := func() { s.hold(m) }
-		err := session.Send(ctx, s.opt.Sessions, key, m.text, session.SendOptions{
+		err := session.Send(ctx, typist{s.opt.Sessions, s, m}, key, m.text, session.SendOptions{
 			DialogWait: s.promptTimeout(),
 			OnDialog:   hold,
 			OnQueue:    hold,
 		})
 		s.mu.Lock()
 		m.finished = true
-		queued := m.queued
-		if err != nil && queued {
+		queued, spooled := m.queued, m.spooled
+		if err != nil && queued && !spooled {
 			s.undelivered[key] = append(s.undelivered[key], fmt.Sprintf("%q: %v", shorten(m.text, 100), err))
 		}
 		s.sends[key] = s.sends[key][1:]
@@ -298,6 +358,7 @@ func (s *Server) sendLoop(key string) {
 		switch {
 		case !queued:
 			m.done <- err
+		case spooled:
 		case err != nil:
 			s.opt.Log.Error("queued message not delivered", "session", key, "err", err)
 		default:
@@ -359,6 +420,9 @@ func (s *Server) live(ctx context.Context, sid string) (key string, resumed bool
 		if st, err := s.opt.Sessions.Status(ctx, key); err == nil && st.State != "stopped" {
 			return key, false, nil
 		}
+	}
+	if why := s.heldElsewhere(sid); why != "" {
+		return "", false, toolError("session %s %s: continuing it here too would run two Claudes on one conversation. Send the message there, or start a new session with claude_start", sid, why)
 	}
 	dir := rec.Cwd
 	if !ok || !strings.HasPrefix(key, KeyPrefix) {
@@ -554,6 +618,11 @@ func (s *Server) interrupt(ctx context.Context, _ *sdk.CallToolRequest, in Sessi
 	if !ok {
 		return nil, InterruptOutput{}, toolError("unknown session %s", in.SessionID)
 	}
+	if s.idle(ctx, key) {
+		// Nothing runs: an Escape would do nothing, and the session
+		// must not read as interrupted.
+		return nil, InterruptOutput{Status: "idle"}, nil
+	}
 	if err := s.opt.Sessions.InterruptTurn(ctx, key); err != nil {
 		if errors.Is(err, session.ErrNoPane) {
 			return nil, InterruptOutput{}, toolError("session %s is not running in ccbridge's tmux", in.SessionID)
@@ -564,4 +633,19 @@ func (s *Server) interrupt(ctx context.Context, _ *sdk.CallToolRequest, in Sessi
 	s.interrupted[key] = time.Now()
 	s.mu.Unlock()
 	return nil, InterruptOutput{Status: "interrupted"}, nil
+}
+
+// idle reports whether a live session runs no turn, shows no prompt and
+// has no message of this server on its way in.
+func (s *Server) idle(ctx context.Context, key string) bool {
+	st, err := s.opt.Sessions.Status(ctx, key)
+	if err != nil || st.State != "idle" {
+		return false
+	}
+	if rec, err := s.opt.Store.Sessions.Get(key); err != nil || rec.Busy {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sends[key]) == 0
 }
