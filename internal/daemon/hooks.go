@@ -86,6 +86,9 @@ func cmdHooks(install bool, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "removed %s, which install-hooks had created\n", path)
 			return exitOK
 		}
+		if changed {
+			forgetCreated(path) // it holds the user's settings now
+		}
 	}
 	if !changed {
 		if install {
