@@ -196,7 +196,7 @@ func rememberCreated(path string) {
 
 func forgetCreated(path string) {
 	path = absPath(path)
-	if list := createdList(); list != "" {
+	if list := createdList(); list != "" && createdByUs(path) {
 		kept := slices.DeleteFunc(createdPaths(), func(p string) bool { return p == path })
 		_ = state.WriteAtomic(list, []byte(strings.Join(kept, "\n")+"\n"), 0o600)
 	}
