@@ -31,19 +31,46 @@ func Screen(s string) string {
 		at[i] = joined.Len()
 		joined.WriteString(l[cs[i]:ce[i]])
 	}
-	found := wrappedSpans(joined.String())
-	if len(found) == 0 {
-		return String(s)
-	}
-	// Each line's part of each secret, in line order.
+	// Each line's part of each secret.
 	parts := make([][]named, len(lines))
-	for _, f := range found {
-		for i := range lines {
+	cover := func(f named, from, to int) {
+		for i := from; i < to; i++ {
 			a, z := max(f.a, at[i]), min(f.z, at[i]+ce[i]-cs[i])
 			if a < z {
 				parts[i] = append(parts[i], named{span{a - at[i] + cs[i], z - at[i] + cs[i]}, f.name})
 			}
 		}
+	}
+	text := joined.String()
+	found := false
+	for _, f := range wrappedSpans(text) {
+		cover(f, 0, len(lines))
+		found = true
+	}
+	// Rules for a key at the start of a line (key = value, key: value)
+	// see a paragraph from each of its lines: the value may run over the
+	// next few.
+	keyed := lineRules()
+	for i := range lines {
+		if !keyStart(lines[i][cs[i]:ce[i]], keyed) {
+			continue
+		}
+		end := i + 1
+		for end < len(lines) && end-i < maxWrapped && cs[end] < ce[end] && cs[i] < ce[i] {
+			end++
+			para := text[at[i] : at[end-1]+ce[end-1]-cs[end-1]]
+			for _, r := range keyed {
+				if r.applies(para) {
+					for _, sp := range r.spans(para) {
+						cover(named{span{at[i] + sp.a, at[i] + sp.z}, r.name}, i, end)
+						found = true
+					}
+				}
+			}
+		}
+	}
+	if !found {
+		return String(s)
 	}
 	for i, p := range parts {
 		if len(p) > 0 {
@@ -51,6 +78,42 @@ func Screen(s string) string {
 		}
 	}
 	return String(strings.Join(lines, "\n"))
+}
+
+// maxWrapped is how many screen lines a value after a key at a line's
+// start is looked for in.
+const maxWrapped = 4
+
+// keyStart reports whether a line starts a key's value that may go on
+// over the next lines: it ends right after the key, or the shape of a
+// rule anchored at its first word matches it (whatever the value's
+// beginning looks like alone).
+func keyStart(line string, keyed []*rule) bool {
+	if strings.HasSuffix(line, "=") || strings.HasSuffix(line, ":") {
+		return true
+	}
+	for i := 0; i < len(line); i++ {
+		if !startsKey(line, i) || !firstToken(line[:i]) {
+			continue
+		}
+		for _, r := range keyed {
+			if r.re.MatchString(line[i:]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lineRules are the rules anchored at a line's first word.
+func lineRules() []*rule {
+	var out []*rule
+	for i := range rules {
+		if rules[i].lineKey {
+			out = append(out, &rules[i])
+		}
+	}
+	return out
 }
 
 // named is a span with the name of the rule that found it.

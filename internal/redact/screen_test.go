@@ -82,3 +82,38 @@ func BenchmarkScreen(b *testing.B) {
 		Screen(screen)
 	}
 }
+
+// The poster masks what /screen returns again: that changes nothing, so
+// the screen measured for Discord's limit stays within it.
+func TestScreenThenStringIsANoOp(t *testing.T) {
+	for _, c := range append(reviewCorpus, struct{ name, text, secret string }{"JWT", "token %s", jwt}) {
+		text := strings.Replace(c.text, "%s", c.secret, 1)
+		for _, width := range []int{13, 30, 60} {
+			once := Screen(wrap(text, width, "  ⎿  ", "     ", width == 30))
+			if twice := String(once); twice != once {
+				t.Errorf("%s at %d: masking again changed it:\n%s\n%s", c.name, width, once, twice)
+			}
+			if again := Screen(once); again != once {
+				t.Errorf("%s at %d: Screen again changed it:\n%s\n%s", c.name, width, once, again)
+			}
+		}
+	}
+}
+
+// A credentials file shown by `cat` in a narrow pane: the INI value wraps
+// onto the next line, and both of its parts are masked; the line after
+// it is not.
+func TestScreenMasksAWrappedINIValue(t *testing.T) {
+	secret := "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+	screen := "● Bash(cat ~/.aws/credentials)\n" +
+		"  ⎿  [default]\n" +
+		wrap("aws_secret_access_key = "+secret, 32, "     ", "     ", false) + "\n" +
+		"     region = eu-west-1\n"
+	got := Screen(screen)
+	if strings.Contains(got, secret[:8]) || strings.Contains(got, secret[len(secret)-12:]) {
+		t.Errorf("part of the secret is left:\n%s", got)
+	}
+	if !strings.Contains(got, "region = eu-west-1") || !strings.Contains(got, "aws_secret_access_key = ") {
+		t.Errorf("too much masked:\n%s", got)
+	}
+}
