@@ -29,6 +29,7 @@ type fakeSessions struct {
 	queueOpen bool // Screen shows Claude Code's own queue until cleared
 	delivered []string
 	stopped   map[string]bool // sessions whose pane is gone
+	noReceipt bool            // WaitReceipt finds none
 }
 
 func (f *fakeSessions) Ensure(ctx context.Context, t session.Target) (string, bool, error) {
@@ -55,6 +56,11 @@ func (f *fakeSessions) deliveredTexts() []string {
 	return slices.Clone(f.delivered)
 }
 func (f *fakeSessions) WaitReceipt(context.Context, string, time.Time, string, time.Duration) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.noReceipt {
+		return session.ErrNoReceipt
+	}
 	return nil
 }
 func (f *fakeSessions) PressEnter(context.Context, string) error { return nil }

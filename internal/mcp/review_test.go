@@ -191,3 +191,66 @@ func TestStopSpoolsAQueuedMessageForTheNextServer(t *testing.T) {
 		t.Errorf("spool left: %v", files)
 	}
 }
+
+// blockingSessions holds every Deliver until released: a pane whose lock
+// another process holds.
+type blockingSessions struct {
+	*fakeSessions
+	release chan struct{}
+}
+
+func (b blockingSessions) Deliver(ctx context.Context, key, text string) (time.Time, error) {
+	<-b.release
+	return b.fakeSessions.Deliver(ctx, key, text)
+}
+
+// A message still being typed when the server stops is spooled as
+// unsure: the next server types it only if Claude never received it, so
+// it is neither lost nor typed twice.
+func TestStopSpoolsAMessageBeingTypedAsUnsure(t *testing.T) {
+	for _, received := range []bool{true, false} {
+		store, err := state.OpenStore(filepath.Join(t.TempDir(), "rt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, _ := config.Parse("")
+		blocked := blockingSessions{&fakeSessions{store: store}, make(chan struct{})}
+		srv := New(Options{Config: cfg, Store: store, Sessions: blocked, ClaudeHome: t.TempDir()})
+		go func() { _, _ = srv.deliver(context.Background(), KeyPrefix+"0123456789abcdef", "held at the lock") }()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			srv.mu.Lock()
+			typing := len(srv.sends[KeyPrefix+"0123456789abcdef"]) == 1 && srv.sends[KeyPrefix+"0123456789abcdef"][0].typing
+			srv.mu.Unlock()
+			if typing {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the message never started being typed")
+			}
+			time.Sleep(time.Millisecond)
+		}
+		began := time.Now()
+		srv.stop()
+		if d := time.Since(began); d > 100*time.Millisecond {
+			t.Errorf("stop took %v", d)
+		}
+		close(blocked.release)
+
+		next := &fakeSessions{store: store, noReceipt: !received}
+		srv2 := New(Options{Config: cfg, Store: store, Sessions: next, ClaudeHome: t.TempDir()})
+		srv2.deliverSpooled()
+		want := []string{"held at the lock"}
+		if received {
+			want = nil
+		}
+		deadline = time.Now().Add(5 * time.Second)
+		for len(next.deliveredTexts()) < len(want) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond) // nothing more comes
+		if got := next.deliveredTexts(); !slices.Equal(got, want) {
+			t.Errorf("received before=%v: the next server typed %q, want %q", received, got, want)
+		}
+	}
+}

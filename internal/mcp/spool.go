@@ -25,20 +25,29 @@ func (s *Server) spoolDir() string { return filepath.Join(s.opt.Store.Dir.Root()
 
 // spooled is one session's messages left by a stopped server.
 type spooled struct {
-	Key      string    `json:"key"`
-	Messages []string  `json:"messages"`
-	At       time.Time `json:"at"`
+	Key      string       `json:"key"`
+	Messages []spooledMsg `json:"messages"`
+	At       time.Time    `json:"at"`
+}
+
+// spooledMsg is one message left by a stopped server. Unsure says it was
+// being typed when the server stopped: it is typed again only if Claude
+// has not received it since Given.
+type spooledMsg struct {
+	Text   string    `json:"text"`
+	Given  time.Time `json:"given"`
+	Unsure bool      `json:"unsure,omitempty"`
 }
 
 // typingWait bounds the wait for a message being typed when the server
-// stops: it is left to finish (it is in Claude's input box), not spooled.
+// stops; one still being typed then is spooled as unsure.
 const typingWait = 50 * time.Millisecond
 
 // stop stops the server's deliveries and writes what it still holds to
 // the spool. It returns within typingWait and a few file writes.
 func (s *Server) stop() {
 	deadline := time.Now().Add(typingWait)
-	held := map[string][]string{}
+	held := map[string][]spooledMsg{}
 	for {
 		s.mu.Lock()
 		s.stopping = true
@@ -53,13 +62,15 @@ func (s *Server) stop() {
 			time.Sleep(5 * time.Millisecond)
 			continue
 		}
+		// A message still being typed (its pane's lock held elsewhere, say)
+		// is spooled as unsure: whether it went in is checked next time.
 		for key, list := range s.sends {
 			for _, m := range list {
-				if m.finished || m.typed || m.typing {
+				if m.finished || m.typed {
 					continue
 				}
 				m.spooled = true
-				held[key] = append(held[key], m.text)
+				held[key] = append(held[key], spooledMsg{Text: m.text, Given: m.given, Unsure: m.typing})
 			}
 		}
 		s.mu.Unlock()
@@ -74,7 +85,7 @@ func (s *Server) stop() {
 	}
 }
 
-func (s *Server) writeSpool(key string, texts []string) error {
+func (s *Server) writeSpool(key string, texts []spooledMsg) error {
 	if err := os.MkdirAll(s.spoolDir(), 0o700); err != nil {
 		return err
 	}
@@ -132,8 +143,11 @@ func (s *Server) takeSpool() []spooled {
 // session's next claude_status or claude_say, as any queued message.
 func (s *Server) deliverSpooled() {
 	for _, sp := range s.takeSpool() {
-		for _, text := range sp.Messages {
-			m := &outgoing{text: text, held: make(chan struct{}), done: make(chan error, 1), queued: true}
+		for _, msg := range sp.Messages {
+			m := &outgoing{text: msg.Text, held: make(chan struct{}), done: make(chan error, 1), queued: true, given: msg.Given}
+			if msg.Unsure {
+				m.check = msg.Given
+			}
 			close(m.held)
 			s.mu.Lock()
 			first := len(s.sends[sp.Key]) == 0

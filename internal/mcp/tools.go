@@ -253,7 +253,7 @@ func (s *Server) waitSessionID(ctx context.Context, key string) (string, error) 
 // earlier messages given here wait their turn), it reports the message
 // queued at once and delivers it in the background when its turn comes.
 func (s *Server) deliver(_ context.Context, key, text string) (queued bool, err error) {
-	m := &outgoing{text: text, held: make(chan struct{}), done: make(chan error, 1)}
+	m := &outgoing{text: text, held: make(chan struct{}), done: make(chan error, 1), given: time.Now()}
 	s.mu.Lock()
 	behind := len(s.sends[key]) > 0
 	s.sends[key] = append(s.sends[key], m)
@@ -273,9 +273,13 @@ func (s *Server) deliver(_ context.Context, key, text string) (queued bool, err 
 
 // outgoing is a message in a session's FIFO.
 type outgoing struct {
-	text string
-	held chan struct{} // closed when its caller was told it is queued
-	done chan error    // its outcome, when its caller still waits
+	text  string
+	held  chan struct{} // closed when its caller was told it is queued
+	done  chan error    // its outcome, when its caller still waits
+	given time.Time
+	// check, when set, is when a stopped server may have typed it: it is
+	// typed only if Claude has received no such prompt since.
+	check time.Time
 	// Under Server.mu:
 	queued, finished bool
 	typing, typed    bool // in Claude's input box now, or already
@@ -291,6 +295,10 @@ type typist struct {
 	m *outgoing
 }
 
+// receiptCheck bounds the look for the receipt of a message a stopped
+// server may have typed.
+const receiptCheck = 500 * time.Millisecond
+
 // errStopping ends a delivery that the server's stop spooled.
 var errStopping = errors.New("ccbridge mcp is stopping")
 
@@ -302,6 +310,12 @@ func (t typist) Deliver(ctx context.Context, key, text string) (time.Time, error
 	}
 	t.m.typing = true
 	t.s.mu.Unlock()
+	if !t.m.check.IsZero() && t.Sessions.WaitReceipt(ctx, key, t.m.check, text, receiptCheck) == nil {
+		t.s.mu.Lock()
+		t.m.typing, t.m.typed = false, true
+		t.s.mu.Unlock()
+		return t.m.check, nil // in already: Send finds its receipt
+	}
 	// A paste is never cut in half: stop waits for it instead.
 	since, err := t.Sessions.Deliver(context.WithoutCancel(ctx), key, text)
 	t.s.mu.Lock()
