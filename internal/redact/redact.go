@@ -89,7 +89,7 @@ var rules = []rule{
 		pat: (`(?i:\bbearer[ \t]+|\bauthorization:[ \t]*basic[ \t]+)([A-Za-z0-9._~+/-]{16,}=*)`)},
 	// X-Api-Key: …, X-Auth-Token: … and the like.
 	{name: "token", fold: true, hint: []string{"x-"}, group: 1,
-		pat: (`(?i:\bx-[a-z0-9-]*(?:key|token|secret|auth)[a-z0-9-]*)["']?:[ \t]*([^\s"'<>{}]{8,})`)},
+		pat: (`(?i:\bx-[a-z0-9-]*(?:key|token|secret|auth)[a-z0-9-]*)["']?:[ \t]*["']?([^\s"'<>{}]{8,})`)},
 	// mysql -p<password> (the password glued to the flag).
 	{name: "password", hint: []string{"mysql"}, group: 1,
 		pat: (`\bmysql(?:dump|admin|sh)?\b[^\n|;&]*?[ \t]-p([^\s"'$;&|<>]{3,})`)},

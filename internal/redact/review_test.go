@@ -17,6 +17,7 @@ var reviewCorpus = []struct{ name, text, secret string }{
 	{"mysql -p", "mysql -u root -p%s mydb", "r00tPassw0rd"},
 	{"Bearer", `curl -H "Authorization: Bearer %s" https://api.example.com`, "opaque0123456789abcdefXYZ"},
 	{"X-Api-Key", `curl -H 'X-Api-Key: %s' https://api.example.com`, "k3y-0123456789abcdef"},
+	{"X-Api-Key in JSON", `{"headers": {"X-Api-Key": "%s"}}`, "k3y-0123456789abcdef"},
 	{"Slack app token", "SLACK_APP %s", "xapp-1-A0123456789-1234567890123-" + rep("abcdef0123", 64)},
 	{"Hugging Face", "hf token %s", "hf_" + rep("AbCdEfGhIjKlMnOp", 34)},
 	{"Google OAuth", "access %s", "ya29." + rep("a0AfH6SMB-xyz_", 120)},
