@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -34,4 +35,19 @@ func (s *Server) heldElsewhere(sid string) string {
 		return "is running in a Claude started by hand (" + where + ")"
 	}
 	return ""
+}
+
+// idle reports whether a live session runs no turn, shows no prompt and
+// has no message of this server on its way in.
+func (s *Server) idle(ctx context.Context, key string) bool {
+	st, err := s.opt.Sessions.Status(ctx, key)
+	if err != nil || st.State != "idle" {
+		return false
+	}
+	if rec, err := s.opt.Store.Sessions.Get(key); err != nil || rec.Busy {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sends[key]) == 0
 }

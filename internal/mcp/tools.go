@@ -9,11 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ccbridge/ccbridge/internal/claudehook"
-	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/history"
 	"github.com/ccbridge/ccbridge/internal/prompt"
 	"github.com/ccbridge/ccbridge/internal/session"
@@ -142,27 +140,6 @@ func (s *Server) addTools() {
 		Annotations: readOnly}, s.list)
 }
 
-// schemaFor is the input schema the SDK would infer for T.
-func schemaFor[T any]() *jsonschema.Schema {
-	sc, err := jsonschema.For[T](nil)
-	if err != nil {
-		panic(err) // the input types are ours: a failure is a bug
-	}
-	return sc
-}
-
-// withModes lists the permission modes Claude Code has in the schema's
-// permissionMode, so that a client is told the choices and a wrong one is
-// refused before anything starts.
-func withModes(sc *jsonschema.Schema) *jsonschema.Schema {
-	if p := sc.Properties["permissionMode"]; p != nil {
-		for _, m := range config.PermissionModes {
-			p.Enum = append(p.Enum, m)
-		}
-	}
-	return sc
-}
-
 // toolError is an error the client reads as a tool result.
 func toolError(format string, a ...any) error { return fmt.Errorf(format, a...) }
 
@@ -284,44 +261,6 @@ type outgoing struct {
 	queued, finished bool
 	typing, typed    bool // in Claude's input box now, or already
 	spooled          bool // left for the next server at stop
-}
-
-// typist types one message of a session's FIFO, refusing once the server
-// stops and recording when the text went in, so that stop spools exactly
-// what was never typed.
-type typist struct {
-	Sessions
-	s *Server
-	m *outgoing
-}
-
-// receiptCheck bounds the look for the receipt of a message a stopped
-// server may have typed.
-const receiptCheck = 500 * time.Millisecond
-
-// errStopping ends a delivery that the server's stop spooled.
-var errStopping = errors.New("ccbridge mcp is stopping")
-
-func (t typist) Deliver(ctx context.Context, key, text string) (time.Time, error) {
-	t.s.mu.Lock()
-	if t.s.stopping {
-		t.s.mu.Unlock()
-		return time.Time{}, errStopping
-	}
-	t.m.typing = true
-	t.s.mu.Unlock()
-	if !t.m.check.IsZero() && t.Sessions.WaitReceipt(ctx, key, t.m.check, text, receiptCheck) == nil {
-		t.s.mu.Lock()
-		t.m.typing, t.m.typed = false, true
-		t.s.mu.Unlock()
-		return t.m.check, nil // in already: Send finds its receipt
-	}
-	// A paste is never cut in half: stop waits for it instead.
-	since, err := t.Sessions.Deliver(context.WithoutCancel(ctx), key, text)
-	t.s.mu.Lock()
-	t.m.typing, t.m.typed = false, err == nil
-	t.s.mu.Unlock()
-	return since, err
 }
 
 // hold answers a message's caller that it is queued, unless it already
@@ -647,19 +586,4 @@ func (s *Server) interrupt(ctx context.Context, _ *sdk.CallToolRequest, in Sessi
 	s.interrupted[key] = time.Now()
 	s.mu.Unlock()
 	return nil, InterruptOutput{Status: "interrupted"}, nil
-}
-
-// idle reports whether a live session runs no turn, shows no prompt and
-// has no message of this server on its way in.
-func (s *Server) idle(ctx context.Context, key string) bool {
-	st, err := s.opt.Sessions.Status(ctx, key)
-	if err != nil || st.State != "idle" {
-		return false
-	}
-	if rec, err := s.opt.Store.Sessions.Get(key); err != nil || rec.Busy {
-		return false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.sends[key]) == 0
 }
