@@ -3,7 +3,7 @@ package fakediscord
 import (
 	"encoding/json"
 	"net/http"
-	)
+)
 
 // Rules for several daemons sharing one bot (issue 13): reading a
 // channel's history (how each machine sees the others' panel messages) and
