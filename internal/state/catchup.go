@@ -13,6 +13,7 @@ import (
 type Cursor struct {
 	Server    string `json:"server"`
 	ChannelID string `json:"channel_id"`
+	ParentID  string `json:"parent_id,omitempty"` // a thread's parent channel
 	// Last is the id of the newest message handled: every message of the
 	// channel up to it was delivered (its ✅ recorded), told it could not
 	// be, or was none of ccbridge's business.
