@@ -118,7 +118,7 @@ type Router struct {
 
 	mu        sync.Mutex // guards workers, queued, stopping, closing and followers
 	workers   map[string]chan item
-	queued    map[string]string // channel → newest message id queued (catchup.go)
+	queued    map[string]string          // channel → newest message id queued (catchup.go)
 	stopping  bool                       // the context ended: no message is queued any more
 	closing   map[string]bool            // thread sessions being stopped → deleted
 	followers map[string]*screenFollower // /screen messages following a pane after a key, by session
