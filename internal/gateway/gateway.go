@@ -112,6 +112,7 @@ func Open(ctx context.Context, log *slog.Logger, apiBase string, srv config.Serv
 	b := &Bot{Server: srv, Session: dg, log: log}
 	dg.AddHandler(func(s *discordgo.Session, r *discordgo.Ready) {
 		log.Info("gateway ready", "bot", r.User.Username, "guilds", len(r.Guilds))
+		b.catchUp(h) // catchup.go
 		go b.registerCommands(r.Application.ID, commands)
 	})
 	dg.AddHandler(func(_ *discordgo.Session, _ *discordgo.Resumed) { log.Info("gateway resumed") })
