@@ -342,3 +342,22 @@ func TestStopWithCatchUpLeavesMessagesForLater(t *testing.T) {
 		t.Fatalf("cursor moved to %q", c.Last)
 	}
 }
+
+// A message dropped because its session's queue is full is marked ⚠️ (it
+// was told to be sent again), so catch-up never delivers it besides the
+// copy sent again.
+func TestFullQueueMarksTheDroppedMessage(t *testing.T) {
+	r, ss, _, l, _ := catchUpRouter(t, "")
+	ss.hold = true // the first message waits for its receipt: the rest queue up
+	var last string
+	for i := range queuePerSession + 2 {
+		ev := msg(fmt.Sprintf("m%d", i))
+		ev.MessageID = fmt.Sprintf("13000000000000%05d", i)
+		last = ev.MessageID
+		r.HandleMessage(ev)
+	}
+	l.waitFor(t, "react "+last+" ⚠️")
+	if !slices.ContainsFunc(l.all(), func(op string) bool { return strings.HasPrefix(op, "send ⚠️ Too many messages") }) {
+		t.Fatalf("ops = %q", l.all())
+	}
+}

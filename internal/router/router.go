@@ -279,6 +279,7 @@ func (r *Router) enqueue(tg target, it item) {
 		r.tellStopped(notReached, it)
 	case enqueueFull:
 		r.opt.Log.Warn("session queue full; message dropped", "session", tg.key)
+		r.react(it.ev, "⚠️") // handled: catch-up must not deliver it after it was sent again
 		r.send(it.ev.Server, it.ev.ChannelID, "⚠️ Too many messages are waiting for this session; this one was not delivered. Send it again shortly.")
 	}
 }
