@@ -171,3 +171,33 @@ func TestCatchUpOldMessageDeliverAnywayOnce(t *testing.T) {
 	onceInOrder(t, b.received(p), "CU_WARM", "CU_FRESH", "CU_OLD")
 	b.repliesOnce(p, "CU_FRESH", "CU_OLD")
 }
+
+// A thread with a session of its own is caught up too, beside its channel,
+// each in its own order.
+func TestCatchUpInAThread(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	th := threadOf(p, b.srv.StartThread(p.channel, "side work", b.owner))
+	first := b.say(th, "CU_THREAD_0")
+	b.waitReaction(first, "✅")
+	b.waitReply(th, "ok: CU_THREAD_0")
+
+	b.kill()
+	inThread := []*fakediscord.Message{b.say(th, "CU_THREAD_1"), b.say(th, "CU_THREAD_2")}
+	inChannel := b.say(p, "CU_CHANNEL_1")
+	b.start()
+	for _, m := range inThread {
+		b.waitReaction(m, "✅")
+		b.waitReply(th, "ok: "+m.Content)
+	}
+	b.waitReaction(inChannel, "✅")
+	b.waitReply(p, "ok: CU_CHANNEL_1")
+	onceInOrder(t, b.received(th), "CU_THREAD_0", "CU_THREAD_1", "CU_THREAD_2")
+	if got := strings.Join(b.received(p), "\n"); strings.Contains(got, "CU_THREAD") || strings.Count(got, "CU_CHANNEL_1") != 1 {
+		t.Errorf("the channel's session received %q", b.received(p))
+	}
+	time.Sleep(time.Second)
+	b.repliesOnce(th, "CU_THREAD_1", "CU_THREAD_2")
+	b.repliesOnce(p, "CU_CHANNEL_1")
+}
