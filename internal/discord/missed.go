@@ -67,15 +67,22 @@ func (p *Poster) MissedMessage(ctx context.Context, channelID, messageID string)
 	return missed(m), nil
 }
 
-func missed(m *discordgo.Message) Missed {
-	ev := chat.MessageEvent{ChannelID: m.ChannelID, MessageID: m.ID, Content: m.Content, Type: int(m.Type)}
+// MessageEvent is what a message says as the router sees it, live or read
+// back; Server, ParentID and ThreadName are left for the caller.
+func MessageEvent(m *discordgo.Message) chat.MessageEvent {
+	ev := chat.MessageEvent{ChannelID: m.ChannelID, MessageID: m.ID, Content: m.Content, Type: int(m.Type), Flags: int(m.Flags)}
 	if m.Author != nil {
 		ev.Author = chat.User{ID: m.Author.ID, Name: m.Author.Username, Bot: m.Author.Bot}
 	}
 	for _, a := range m.Attachments {
-		ev.Attachments = append(ev.Attachments, chat.Attachment{Name: a.Filename, URL: a.URL, Size: a.Size})
+		ev.Attachments = append(ev.Attachments, chat.Attachment{Name: a.Filename, URL: a.URL, Size: a.Size,
+			ContentType: a.ContentType, DurationSecs: a.DurationSecs})
 	}
-	out := Missed{Event: ev, At: m.Timestamp}
+	return ev
+}
+
+func missed(m *discordgo.Message) Missed {
+	out := Missed{Event: MessageEvent(m), At: m.Timestamp}
 	for _, r := range m.Reactions {
 		if r != nil && r.Me && r.Emoji != nil {
 			out.Marked = append(out.Marked, r.Emoji.Name)

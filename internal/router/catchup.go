@@ -207,6 +207,13 @@ func (r *Router) CatchUp(server, channelID, parentID string) {
 			it.kind = offerItem
 		}
 		blocked = true // the cursor moves past it once the worker is done
+		if audio, ok := ev.Voice(); ok && it.kind == deliverItem {
+			if r.claim(ev) {
+				r.voiceNote(tg, ev, audio) // voice.go: transcribed beside the queue, as live
+				queued++
+			}
+			continue
+		}
 		st := r.enqueueWaiting(tg, it)
 		if st == enqueueStopped {
 			break // the rest waits for the next start
@@ -248,11 +255,41 @@ func (r *Router) claim(ev chat.MessageEvent) bool {
 	if ev.MessageID == "" {
 		return true
 	}
-	if !state.SnowflakeLess(r.queued[ev.ChannelID], ev.MessageID) {
+	if r.queued.has(ev.ChannelID, ev.MessageID) {
 		return false
 	}
-	r.queued[ev.ChannelID] = ev.MessageID
+	r.queued.add(ev.ChannelID, ev.MessageID)
 	return true
+}
+
+// recentIDs is how many message ids of a channel recent keeps: far more
+// than can wait unhandled (a session's queue holds 64), and every message
+// catch-up reads back is one not handled yet.
+const recentIDs = 1024
+
+// recent remembers, per channel, the ids of the messages queued in this
+// process, so a message read back by catch-up and also received live (or
+// the other way round) is queued once.
+type recent struct {
+	ids   map[string]map[string]bool
+	order map[string][]string // oldest first
+}
+
+func (q *recent) has(ch, id string) bool { return q.ids[ch][id] }
+
+func (q *recent) add(ch, id string) {
+	if q.ids == nil {
+		q.ids, q.order = map[string]map[string]bool{}, map[string][]string{}
+	}
+	if q.ids[ch] == nil {
+		q.ids[ch] = map[string]bool{}
+	}
+	q.ids[ch][id] = true
+	q.order[ch] = append(q.order[ch], id)
+	if len(q.order[ch]) > recentIDs {
+		delete(q.ids[ch], q.order[ch][0])
+		q.order[ch] = q.order[ch][1:]
+	}
 }
 
 // enqueueWaiting is enqueue for catch-up: it waits while the session's

@@ -387,3 +387,32 @@ func TestCatchUpChannelsListsChannelsAndLiveThreads(t *testing.T) {
 		t.Fatalf("without catch-up: %v", got)
 	}
 }
+
+// A voice note missed while ccbridge was away is transcribed, as one
+// arriving live is (never typed as a file), once even if it also arrives
+// live; its words take the ✅ and move the cursor.
+func TestCatchUpTranscribesAMissedVoiceNoteOnce(t *testing.T) {
+	tr := &fakeTranscriber{words: "the voice note"}
+	r, ss, l := newVoiceRouter(t, false, tr)
+	cursors, err := state.OpenCursors(r.opt.Registry.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &fakeHistory{}
+	r.opt.History, r.opt.Cursors = h, cursors
+	note := voiceMsg("v1")
+	h.msgs = append(h.msgs, Missed{Event: note, At: time.Now().Add(-time.Minute)})
+	r.CatchUp("home", channel, "")
+	r.HandleMessage(note) // also live: claimed already
+	l.waitFor(t, "react v1 ✅")
+	waitCursor(t, r, "v1")
+	time.Sleep(50 * time.Millisecond)
+	if got := ss.deliveredNow(); !slices.Equal(got, []string{"the voice note"}) {
+		t.Fatalf("delivered %q", got)
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if len(tr.files) != 1 {
+		t.Fatalf("transcribed %d times", len(tr.files))
+	}
+}

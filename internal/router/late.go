@@ -224,6 +224,10 @@ func (r *Router) deliverAnyway(ev chat.ComponentEvent, args []string, resp chat.
 		}
 		msg := m.Event
 		msg.Server, msg.ParentID = ev.Server, cur.ParentID
+		if audio, ok := msg.Voice(); ok {
+			r.voiceNote(tg, msg, audio) // voice.go: transcribed first, as live
+			return
+		}
 		r.enqueue(tg, item{ev: msg, again: true})
 	}()
 }

@@ -118,7 +118,7 @@ type Router struct {
 
 	mu        sync.Mutex // guards workers, queued, stopping, closing and followers
 	workers   map[string]chan item
-	queued    map[string]string          // channel → newest message id queued (catchup.go)
+	queued    recent                     // messages queued in this process (catchup.go)
 	stopping  bool                       // the context ended: no message is queued any more
 	closing   map[string]bool            // thread sessions being stopped → deleted
 	followers map[string]*screenFollower // /screen messages following a pane after a key, by session
@@ -191,7 +191,7 @@ func New(ctx context.Context, opt Options) *Router {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
 	opt.Replier = fittingReplier{opt.Replier} // limits.go
-	r := &Router{opt: opt, ctx: ctx, routes: map[string]route{}, owners: map[string]map[string]bool{}, workers: map[string]chan item{}, queued: map[string]string{}, closing: map[string]bool{}, followers: map[string]*screenFollower{}, now: time.Now, schedWake: make(chan struct{}, 1)}
+	r := &Router{opt: opt, ctx: ctx, routes: map[string]route{}, owners: map[string]map[string]bool{}, workers: map[string]chan item{}, closing: map[string]bool{}, followers: map[string]*screenFollower{}, now: time.Now, schedWake: make(chan struct{}, 1)}
 	for _, s := range opt.Config.Servers {
 		r.owners[s.Name] = map[string]bool{}
 		for _, o := range s.OwnerIDs {
@@ -299,7 +299,7 @@ func (r *Router) tryEnqueue(tg target, it item) int {
 		return enqueueStopped
 	}
 	id, ch := it.ev.MessageID, it.ev.ChannelID
-	if id != "" && !it.again && !state.SnowflakeLess(r.queued[ch], id) {
+	if id != "" && !it.again && r.queued.has(ch, id) {
 		return enqueueDuplicate
 	}
 	q, ok := r.workers[tg.key]
@@ -315,7 +315,7 @@ func (r *Router) tryEnqueue(tg target, it item) int {
 		return enqueueFull
 	}
 	if id != "" && !it.again {
-		r.queued[ch] = id
+		r.queued.add(ch, id)
 	}
 	return enqueued
 }
