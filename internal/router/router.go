@@ -126,7 +126,7 @@ type Router struct {
 	// confirms committing in the project checkout (land.go), by session.
 	pending sync.Map
 
-	voices voiceReviews // transcripts waiting for Send (voice.go)
+	voices    voiceReviews  // transcripts waiting for Send (voice.go)
 	schedWake chan struct{} // a schedule was added (schedule.go)
 
 	now func() time.Time // the clock (tests move it)
