@@ -60,6 +60,9 @@ type item struct {
 	unsure bool
 	// again queues a message older than one queued already (Deliver anyway).
 	again bool
+	// own marks a prompt of ccbridge's own with a message id (a schedule's
+	// post): catch-up never reads it back, so it moves no cursor.
+	own bool
 }
 
 // lateKind is the custom_id kind of Deliver anyway.
@@ -80,7 +83,8 @@ func (r *Router) laterNotice(text string) string {
 	return fmt.Sprintf(laterReached, "this message", r.catchUpAge())
 }
 
-// handle runs one item and reports whether its message was handled.
+// handle runs one item and reports whether its message was handled (an
+// item of ccbridge's own never is: it moves no cursor).
 func (r *Router) handle(tg target, it item) bool {
 	switch it.kind {
 	case confirmItem:
@@ -91,7 +95,7 @@ func (r *Router) handle(tg target, it item) bool {
 		r.offer(tg, it)
 		return true
 	}
-	return r.deliver(tg, it.ev)
+	return r.deliver(tg, it) && !it.own
 }
 
 // markHandled moves the message's channel cursor up to it.
@@ -108,8 +112,9 @@ func (r *Router) markHandled(ev chat.MessageEvent) {
 
 // recordTyped notes the message about to be typed into the pane, so that
 // catch-up after a crash asks what Claude received before typing it again.
-func (r *Router) recordTyped(key string, ev chat.MessageEvent, prompt string) {
-	if !r.catchingUp() || ev.MessageID == "" {
+func (r *Router) recordTyped(key string, it item, prompt string) {
+	ev := it.ev
+	if !r.catchingUp() || ev.MessageID == "" || it.own {
 		return
 	}
 	_, err := r.opt.Cursors.Update(r.ctx, state.CursorKey(ev.Server, ev.ChannelID), func(c *state.Cursor) error {

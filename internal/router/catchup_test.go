@@ -416,3 +416,22 @@ func TestCatchUpTranscribesAMissedVoiceNoteOnce(t *testing.T) {
 		t.Fatalf("transcribed %d times", len(tr.files))
 	}
 }
+
+// A prompt of ccbridge's own (a schedule's post) moves no cursor and is not
+// recorded as typed: catch-up never reads it back, and a cursor moved past
+// an owner's message still on its way would lose that one at a crash.
+func TestOwnPromptsMoveNoCursor(t *testing.T) {
+	r, _, _, l, _ := catchUpRouter(t, "")
+	tg, ok := r.resolve("home", channel, "")
+	if !ok {
+		t.Fatal("no target")
+	}
+	ev := msg("scheduled")
+	ev.MessageID = "1300000000000000401"
+	r.enqueue(tg, item{ev: ev, own: true})
+	l.waitFor(t, "react 1300000000000000401 ✅")
+	time.Sleep(50 * time.Millisecond)
+	if c, err := r.opt.Cursors.Get(state.CursorKey("home", channel)); err == nil {
+		t.Fatalf("cursor = %+v, want none", c)
+	}
+}

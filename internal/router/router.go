@@ -361,15 +361,16 @@ func (t *typist) Deliver(ctx context.Context, key, text string) (time.Time, erro
 // deliver runs one message through to a receipt. It reports whether the
 // message was handled: delivered, or told why not; false when the daemon
 // stopped first (catch-up then handles it once ccbridge is back).
-func (r *Router) deliver(tg target, ev chat.MessageEvent) bool {
+func (r *Router) deliver(tg target, it item) bool {
+	ev := it.ev
 	ctx := r.ctx
 	key := tg.key
 	log := r.opt.Log.With("session", key, "message", ev.MessageID)
-	if r.stoppedDuring(ev, false) {
+	if r.stoppedDuring(it, false) {
 		return false
 	}
 	prompt := r.withAttachments(ctx, key, ev)
-	if r.stoppedDuring(ev, false) {
+	if r.stoppedDuring(it, false) {
 		return false
 	}
 	if strings.TrimSpace(prompt) == "" {
@@ -377,14 +378,14 @@ func (r *Router) deliver(tg target, ev chat.MessageEvent) bool {
 	}
 	target, err := r.sessionTarget(tg)
 	if err != nil {
-		if r.stoppedDuring(ev, false) {
+		if r.stoppedDuring(it, false) {
 			return false
 		}
 		r.send(ev.Server, ev.ChannelID, "⚠️ "+errText(err))
 		return true
 	}
 	if _, started, err := r.opt.Sessions.Ensure(ctx, target); err != nil {
-		if r.stoppedDuring(ev, false) {
+		if r.stoppedDuring(it, false) {
 			return false
 		}
 		log.Error("could not start Claude", "err", err)
@@ -394,7 +395,7 @@ func (r *Router) deliver(tg target, ev chat.MessageEvent) bool {
 	} else if started {
 		log.Info("session started for a message")
 	}
-	r.recordTyped(key, ev, prompt) // catchup.go
+	r.recordTyped(key, it, prompt) // catchup.go
 	ty := &typist{Typist: r.opt.Sessions}
 	err = session.Send(ctx, ty, key, prompt, session.SendOptions{
 		DialogWait: r.opt.Config.Claude.PromptTimeout.Duration,
@@ -406,7 +407,7 @@ func (r *Router) deliver(tg target, ev chat.MessageEvent) bool {
 	switch {
 	case err == nil:
 		r.react(ev, "✅")
-	case r.stoppedDuring(ev, ty.typed):
+	case r.stoppedDuring(it, ty.typed):
 		return false
 	case errors.Is(err, session.ErrNoReceipt):
 		r.react(ev, "⚠️")

@@ -286,5 +286,5 @@ func (r *Router) runScheduled(s state.Schedule, log *slog.Logger) {
 		log.Error("could not post a scheduled prompt", "err", err)
 	}
 	r.enqueue(tg, item{ev: chat.MessageEvent{Server: s.Server, ChannelID: ch, ParentID: parent, MessageID: msgID,
-		Author: chat.User{ID: s.Owner}, Content: s.Prompt}})
+		Author: chat.User{ID: s.Owner}, Content: s.Prompt}, own: true}) // catchup.go
 }

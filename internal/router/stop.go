@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	"github.com/ccbridge/ccbridge/internal/chat"
 )
 
 // What a message (%s) is told when the daemon stops before it was
@@ -41,7 +39,7 @@ func (r *Router) tellStopped(text string, its ...item) {
 	for _, it := range its {
 		ev := it.ev
 		r.opt.Log.Warn("ccbridge stopped before a message was delivered", "channel", ev.ChannelID, "message", ev.MessageID)
-		if r.catchingUp() && ev.MessageID != "" {
+		if r.catchingUp() && ev.MessageID != "" && !it.own {
 			ctx, cancel := context.WithTimeout(budget, stopNotice)
 			if err := r.opt.Replier.Send(ctx, ev.Server, ev.ChannelID, r.laterNotice(text)); err != nil {
 				r.opt.Log.Error("could not post a notice", "channel", ev.ChannelID, "err", err)
@@ -72,7 +70,7 @@ func (r *Router) tellStopped(text string, its ...item) {
 // stopping so (typed: it was typed into the pane, unconfirmed), and
 // reports whether that was the cause: the failure's own notice would
 // only say "context canceled", and could not be posted.
-func (r *Router) stoppedDuring(ev chat.MessageEvent, typed bool) bool {
+func (r *Router) stoppedDuring(it item, typed bool) bool {
 	if r.ctx.Err() == nil {
 		return false
 	}
@@ -80,6 +78,6 @@ func (r *Router) stoppedDuring(ev chat.MessageEvent, typed bool) bool {
 	if typed {
 		text = notConfirmed
 	}
-	r.tellStopped(text, item{ev: ev})
+	r.tellStopped(text, it)
 	return true
 }
