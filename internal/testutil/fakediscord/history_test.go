@@ -138,3 +138,18 @@ func TestHistoryShowsReactionsAndBackdatedTime(t *testing.T) {
 		t.Errorf("a message not backdated has timestamp %v", got.Timestamp)
 	}
 }
+
+func TestHistoryDefaultLimitIs50(t *testing.T) {
+	srv := New(t)
+	bot := srv.Main()
+	owner := srv.NewUser("owner")
+	for range 60 {
+		srv.Post(bot.ChannelID, owner, "x")
+	}
+	if st, list, _ := callList(t, srv, "Bot "+bot.Token, "GET", "/channels/"+bot.ChannelID+"/messages", nil); st != 200 || len(list) != 50 {
+		t.Fatalf("no limit: %d, %d messages, want 50", st, len(list))
+	}
+	if st, list, _ := callList(t, srv, "Bot "+bot.Token, "GET", "/channels/"+bot.ChannelID+"/messages?limit=100", nil); st != 200 || len(list) != 60 {
+		t.Fatalf("limit 100: %d, %d messages, want 60", st, len(list))
+	}
+}
