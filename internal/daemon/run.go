@@ -129,8 +129,12 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	if err != nil {
 		return err
 	}
+	cursors, err := state.OpenCursors(registry.Dir)
+	if err != nil {
+		return err
+	}
 	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: recording, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance, Fleet: fleet,
-		Land: worktree.New(execx.Exec{})})
+		Land: worktree.New(execx.Exec{}), History: history{posters}, Cursors: cursors}) // catchup.go
 	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, log: log, unknownLogged: map[string]bool{}}
 	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations, relay.watchWorktrees,
 		func(ctx context.Context) { relay.keepPanels(ctx, pnl) },

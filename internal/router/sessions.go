@@ -375,7 +375,7 @@ func (r *Router) startFrom(tg target, claudeSessionID, name string, fork bool, p
 		}
 	})
 	if prompt != "" {
-		r.enqueue(th, chat.MessageEvent{Server: tg.rt.server.Name, ChannelID: threadID, ParentID: tg.rt.project.ChannelID, Content: prompt})
+		r.enqueue(th, item{ev: chat.MessageEvent{Server: tg.rt.server.Name, ChannelID: threadID, ParentID: tg.rt.project.ChannelID, Content: prompt}})
 		return threadID, nil
 	}
 	r.wg.Add(1)

@@ -51,7 +51,7 @@ func (r *Router) newThread(ev chat.CommandEvent, tg target) chat.Reply {
 		g.Server, g.Project, g.ThreadID, g.ThreadName = tg.rt.server.Name, tg.rt.project.Name, threadID, name
 	})
 	if prompt := strings.TrimSpace(ev.Options["prompt"]); prompt != "" {
-		r.enqueue(th, chat.MessageEvent{Server: ev.Server, ChannelID: threadID, ParentID: ev.ChannelID, Author: ev.User, Content: prompt})
+		r.enqueue(th, item{ev: chat.MessageEvent{Server: ev.Server, ChannelID: threadID, ParentID: ev.ChannelID, Author: ev.User, Content: prompt}})
 	}
 	return chat.Reply{Content: "🧵 Started <#" + threadID + ">: its messages go to a Claude session of their own."}
 }
