@@ -275,6 +275,8 @@ func (d *doctor) server(ctx context.Context, cfg *config.Config, s config.Server
 	}
 	cctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
+	// Said before the wait: a network that does not answer takes Timeout.
+	fmt.Fprintf(d.out, "%-4s  %-22s checking with Discord (%s)…\n", "…", name, cfg.Discord.APIBase)
 	id, user, err := client.Me(cctx)
 	if err != nil {
 		if discord.IsAuth(err) {
@@ -302,7 +304,7 @@ func (d *doctor) server(ctx context.Context, cfg *config.Config, s config.Server
 	}
 	guilds, err := client.Guilds(cctx)
 	if err != nil {
-		d.add(name+" server", Fail, err.Error(), "")
+		d.add(name+" server", Fail, err.Error(), "check the network or [discord].api_base, then run doctor again")
 		return
 	}
 	in := false
@@ -315,7 +317,7 @@ func (d *doctor) server(ctx context.Context, cfg *config.Config, s config.Server
 	}
 	perms, err := client.ChannelPerms(cctx, s.GuildID)
 	if err != nil {
-		d.add(name+" server", Fail, err.Error(), "")
+		d.add(name+" server", Fail, err.Error(), "check guild_id and that the bot may read the server's channels (re-invite: "+invite+")")
 		return
 	}
 	d.add(name+" server", OK, "in server "+s.GuildID, "")
@@ -327,6 +329,7 @@ func (d *doctor) server(ctx context.Context, cfg *config.Config, s config.Server
 	if s.GeneralChannelID != "" {
 		channels = append(channels, mapped{"panel", s.GeneralChannelID, discord.PanelNeeded})
 	}
+	defer d.privacy(name, s, perms)
 	for _, p := range s.Projects {
 		channels = append(channels, mapped{"project " + p.Name, p.ChannelID, discord.Needed})
 	}
@@ -341,6 +344,23 @@ func (d *doctor) server(ctx context.Context, cfg *config.Config, s config.Server
 				"in Discord: #"+ch.Name+" → Edit Channel → Permissions → the bot's role → allow them (or re-invite: "+invite+")")
 		default:
 			d.add(check, OK, "#"+ch.Name+": every permission ccbridge needs", "")
+		}
+	}
+}
+
+// privacy warns about project channels every member of the server can
+// read: everything ccbridge posts there (commands on cards, /screen, diffs,
+// replies) is theirs to read too.
+func (d *doctor) privacy(name string, s config.Server, perms map[string]discord.TextChannel) {
+	for _, p := range s.Projects {
+		ch, ok := perms[p.ChannelID]
+		switch {
+		case !ok:
+		case ch.Public:
+			d.add(name+" project "+p.Name+" privacy", Warn, "#"+ch.Name+": every member of the server can read it, and everything ccbridge posts there",
+				"in Discord: #"+ch.Name+" → Edit Channel → Permissions → @everyone → View Channel off; allow yourself and the bot")
+		default:
+			d.add(name+" project "+p.Name+" privacy", OK, "#"+ch.Name+": hidden from @everyone", "")
 		}
 	}
 }

@@ -1,0 +1,58 @@
+package discord
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+// blackHole accepts connections and never answers.
+func blackHole(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+		}
+	}()
+	return "http://" + ln.Addr().String()
+}
+
+// With api_base elsewhere, an error names the host that was asked, not
+// https://discord.com; a request that is not answered says so.
+func TestErrorsNameTheAPIBase(t *testing.T) {
+	base := blackHole(t)
+	c, err := NewClient(base, "tok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, _, err = c.Me(ctx)
+	var na *NoAnswerError
+	if !errors.As(err, &na) || !strings.Contains(err.Error(), "Discord did not answer in ") || !strings.Contains(err.Error(), base+"/api/v9/users/@me") ||
+		strings.Contains(err.Error(), "discord.com") {
+		t.Errorf("black hole: %v", err)
+	}
+
+	// Nothing listens: the refusal names the configured host.
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	refused := "http://" + ln.Addr().String()
+	ln.Close()
+	c, _ = NewClient(refused+"/proxy", "tok")
+	_, err = c.Guilds(context.Background())
+	if err == nil || !strings.Contains(err.Error(), `"`+refused+`/proxy/api/v9/users/@me/guilds`) || strings.Contains(err.Error(), "discord.com") {
+		t.Errorf("refused: %v", err)
+	}
+}
