@@ -6,7 +6,9 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"io"
 	"os/signal"
 	"runtime/debug"
@@ -110,20 +112,25 @@ func flags(name, summary string, args []string, stdout, stderr io.Writer) (cfgPa
 	return cfgPath, exitOK, true
 }
 
-// loadConfig loads and validates, printing every problem for a person.
+// loadConfig loads and validates, printing every problem for a person:
+// those that keep a value from decoding and those validation finds.
 func loadConfig(flagPath string, stderr io.Writer) (*config.Config, bool) {
 	path, err := config.DefaultPath(flagPath)
 	if err != nil {
 		fmt.Fprintln(stderr, "ccbridge:", err)
 		return nil, false
 	}
-	cfg, err := config.Load(path)
+	cfg, problems, err := config.LoadAll(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(stderr, "ccbridge: there is no config at %s yet: run `ccbridge setup` to create it\n", path)
+		return nil, false
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "ccbridge:", err)
 		return nil, false
 	}
 	ok := true
-	for _, p := range cfg.Check() {
+	for _, p := range problems {
 		if p.Warning {
 			fmt.Fprintf(stderr, "warning: %s\n", p)
 		} else {

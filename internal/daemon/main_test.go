@@ -35,7 +35,8 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"install-hooks", "extra"}, exitUsage, "", `ccbridge install-hooks: unexpected argument "extra"`},
 		{[]string{"service", "status", "extra"}, exitUsage, "", `ccbridge service status: unexpected argument "extra"`},
 		{[]string{"setup", "--help"}, exitOK, "Usage: ccbridge setup", ""},
-		{[]string{"config", "check", "--config", "/nonexistent/c.toml"}, exitError, "", "read config"},
+		{[]string{"config", "check", "--config", "/nonexistent/c.toml"}, exitError, "", "no config at /nonexistent/c.toml yet: run `ccbridge setup`"},
+		{[]string{"run", "--config", "/nonexistent/c.toml"}, exitError, "", "no config at /nonexistent/c.toml yet: run `ccbridge setup`"},
 	}
 	for _, c := range cases {
 		out, errOut, code := runCLI(t, c.args...)
@@ -114,8 +115,23 @@ func TestConfigCheck(t *testing.T) {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 	os.WriteFile(bad, []byte("[tmux]\nsokcet = \"x\"\n"), 0o600)
-	if _, errOut, code = runCLI(t, "config", "check", "--config", bad); code != exitError || !strings.Contains(errOut, "unknown keys: tmux.sokcet") {
+	if _, errOut, code = runCLI(t, "config", "check", "--config", bad); code != exitError || !strings.Contains(errOut, "error: tmux.sokcet: unknown key; did you mean socket?") {
 		t.Fatalf("unknown key: exit %d, %s", code, errOut)
+	}
+}
+
+// One run of config check lists every problem: a value that does not
+// decode, a misspelt key and what validation finds, all at once.
+func TestConfigCheckListsEveryProblemAtOnce(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.toml")
+	os.WriteFile(bad, []byte("[claude]\npermision_mode = \"plan\"\nprompt_timeout = \"30 minutes\"\n[[servers]]\nname = \"bad name\"\n"), 0o600)
+	_, errOut, code := runCLI(t, "config", "check", "--config", bad)
+	for _, want := range []string{"error: claude.permision_mode: unknown key; did you mean permission_mode?",
+		`error: claude.prompt_timeout: not a duration like "30m" or "90s": "30 minutes"`,
+		`error: servers[bad name].name: "bad name" may hold only letters`} {
+		if code != exitError || !strings.Contains(errOut, want) {
+			t.Errorf("exit %d, lacks %q:\n%s", code, want, errOut)
+		}
 	}
 }
 

@@ -117,7 +117,7 @@ func (d *doctor) run(ctx context.Context) {
 }
 
 func (d *doctor) config() *config.Config {
-	c, err := config.Load(d.ConfigPath)
+	c, problems, err := config.LoadAll(d.ConfigPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		d.add("config", Fail, d.ConfigPath+" does not exist", "run `ccbridge setup` to create it")
 		return nil
@@ -127,7 +127,7 @@ func (d *doctor) config() *config.Config {
 		return nil
 	}
 	var errs, warns []string
-	for _, p := range c.Check() {
+	for _, p := range problems {
 		if p.Warning {
 			warns = append(warns, p.Error())
 		} else {
