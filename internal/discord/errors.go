@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gorilla/websocket"
 )
 
 // NoAnswerError is a request Discord (or the api_base standing in for it)
@@ -42,7 +45,10 @@ func Describe(err error, apiBase string, waited time.Duration) error {
 	}
 	base := strings.TrimRight(apiBase, "/")
 	if base != "" && base != DefaultAPIBase && strings.HasPrefix(ue.URL, DefaultAPIBase+"/") && !strings.HasPrefix(ue.URL, base+"/") {
+		// Wrappers made their text when they wrapped: it is rewritten too.
+		text, old := err.Error(), ue.URL
 		ue.URL = base + strings.TrimPrefix(ue.URL, DefaultAPIBase)
+		err = &renamedError{text: strings.ReplaceAll(text, strconv.Quote(old), strconv.Quote(ue.URL)), err: err}
 	}
 	var na *NoAnswerError
 	if ue.Timeout() && !errors.As(err, &na) {
@@ -51,7 +57,27 @@ func Describe(err error, apiBase string, waited time.Duration) error {
 	return err
 }
 
+// renamedError is an error whose text names the URL actually asked.
+type renamedError struct {
+	text string
+	err  error
+}
+
+func (e *renamedError) Error() string { return e.text }
+func (e *renamedError) Unwrap() error { return e.err }
+
 // fail wraps a Client call's error, described (see Describe).
 func (c *Client) fail(what string, start time.Time, err error) error {
 	return fmt.Errorf("%s: %w", what, Describe(err, c.apiBase, time.Since(start)))
+}
+
+// closeAuthenticationFailed is the gateway's close code for a token it
+// does not accept.
+const closeAuthenticationFailed = 4004
+
+// RefusedToken reports whether Discord refused the bot token: 401 (or 403)
+// from REST, or the gateway closing with 4004 Authentication failed.
+func RefusedToken(err error) bool {
+	var ce *websocket.CloseError
+	return IsAuth(err) || (errors.As(err, &ce) && ce.Code == closeAuthenticationFailed)
 }

@@ -3,10 +3,15 @@ package discord
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 )
 
 // blackHole accepts connections and never answers.
@@ -54,5 +59,22 @@ func TestErrorsNameTheAPIBase(t *testing.T) {
 	_, err = c.Guilds(context.Background())
 	if err == nil || !strings.Contains(err.Error(), `"`+refused+`/proxy/api/v9/users/@me/guilds`) || strings.Contains(err.Error(), "discord.com") {
 		t.Errorf("refused: %v", err)
+	}
+}
+
+// A refused token is one thing whether REST (401) or the gateway (close
+// 4004) refuses it.
+func TestRefusedToken(t *testing.T) {
+	srv := fakediscord.New(t)
+	c, _ := NewClient(srv.URL, "not-a-token")
+	_, _, err := c.Me(context.Background())
+	if !RefusedToken(err) {
+		t.Errorf("REST 401 not a refused token: %v", err)
+	}
+	if !RefusedToken(fmt.Errorf("connect: %w", &websocket.CloseError{Code: 4004, Text: "Authentication failed."})) {
+		t.Error("close 4004 not a refused token")
+	}
+	if RefusedToken(&websocket.CloseError{Code: 4014}) || RefusedToken(errors.New("x")) {
+		t.Error("other errors taken for a refused token")
 	}
 }
