@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -532,5 +533,37 @@ func TestSetupKeepsTheTokenOutOfAGitTree(t *testing.T) {
 	c, _ := config.Load(f.cfg)
 	if tok, err := c.Servers[0].ResolveToken(); err != nil || tok != f.bot.Token {
 		t.Errorf("the config does not find the token: %q %v", tok, err)
+	}
+}
+
+// On a network that does not answer, setup says what it checks before the
+// wait, and then that Discord, at the configured host, did not answer.
+func TestSetupSaysWhatItWaitsFor(t *testing.T) {
+	f := newFixture(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	hole := "http://" + ln.Addr().String()
+	_ = os.WriteFile(f.cfg, []byte("[discord]\napi_base = \""+hole+"\"\n"), 0o600)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	var out bytes.Buffer
+	err = Run(ctx, Options{ConfigPath: f.cfg, In: &script{steps: lines("home", "tok")}, Out: &out})
+	if err == nil || !strings.Contains(err.Error(), "Discord did not answer in") || !strings.Contains(err.Error(), hole) || strings.Contains(err.Error(), "discord.com") {
+		t.Errorf("err = %v", err)
+	}
+	if !strings.Contains(out.String(), "Checking the token with Discord ("+hole+")…") {
+		t.Errorf("no word of what is checked:\n%s", out.String())
 	}
 }
