@@ -160,8 +160,16 @@ func cmdConfigCheck(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// Version reports the module version and VCS revision the binary was built from.
+// version is the release's version, stamped by `make dist` (-ldflags
+// "-X github.com/ccbridge/ccbridge/internal/daemon.version=v1.2.3").
+var version string
+
+// Version reports the stamped release version, else the module version and
+// VCS revision the binary was built from.
 func Version() string {
+	if version != "" {
+		return version
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"
