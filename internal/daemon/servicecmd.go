@@ -125,6 +125,10 @@ func serviceOptions(cfgFlag string, install bool, stderr io.Writer) (service.Opt
 	if o.ConfigPath, err = filepath.Abs(path); err != nil {
 		return o, err
 	}
+	o.Socket = config.DefaultSocket
+	if cfg, err := config.Load(o.ConfigPath); err == nil {
+		o.Socket = cfg.Tmux.Socket
+	}
 	durable, err := state.DurableDir()
 	if err != nil {
 		return o, err
