@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/execx"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -232,6 +233,10 @@ func Install(ctx context.Context, o Options, out io.Writer) error {
 	}
 	switch o.OS {
 	case "linux":
+		if repo := config.GitWorkTree(filepath.Dir(o.EnvPath())); repo != "" && len(o.Env) > 0 {
+			fmt.Fprintf(out, "warning: %s is inside the git work tree %s and will hold the bot tokens: keep it out of git "+
+				"(.gitignore), or use token_file outside the tree (ccbridge setup does) so there is nothing to copy\n", o.EnvPath(), repo)
+		}
 		_, statErr := os.Stat(o.UnitPath())
 		unitExisted := statErr == nil
 		restore, err := writeFiles([]fileWrite{{o.EnvPath(), envFile(o.Env), 0o600}, {o.UnitPath(), SystemdUnit(o), 0o644}})

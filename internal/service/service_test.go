@@ -346,3 +346,20 @@ func TestUninstallNamesTheSocket(t *testing.T) {
 		t.Errorf("uninstall: %v\n%s", err, out.String())
 	}
 }
+
+// service.env holds the tokens: a config dir inside a git work tree
+// (dotfiles) gets a warning.
+func TestInstallWarnsAboutAGitTree(t *testing.T) {
+	o := options(t, "linux", execx.NewFake(t,
+		execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}},
+		execx.Call{Args: []string{"systemctl", "--user", "enable", Unit}},
+		execx.Call{Args: []string{"systemctl", "--user", "restart", Unit}}))
+	_ = os.MkdirAll(filepath.Join(filepath.Dir(o.ConfigPath), ".git"), 0o700)
+	var out bytes.Buffer
+	if err := Install(context.Background(), o, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "warning: "+o.EnvPath()+" is inside the git work tree") {
+		t.Errorf("no warning:\n%s", out.String())
+	}
+}

@@ -211,7 +211,7 @@ func (w *wizard) writeToken(srv *config.Server, token string) error {
 	if err != nil {
 		return err
 	}
-	if repo := gitTree(filepath.Dir(abs)); repo != "" {
+	if repo := config.GitWorkTree(filepath.Dir(abs)); repo != "" {
 		// A config dir linked into a dotfiles repository: the token would
 		// be one `git add` away from being published.
 		durable, err := state.DurableDir()
@@ -234,25 +234,4 @@ func (w *wizard) writeToken(srv *config.Server, token string) error {
 	srv.TokenFile, srv.TokenEnv, srv.Token = path, "", ""
 	w.say("Saved the token in %s (mode 0600).", abs)
 	return nil
-}
-
-// gitTree returns the top of the git work tree holding dir (symlinks
-// resolved, as a write through them lands there), or "".
-func gitTree(dir string) string {
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		// Not there yet: its nearest existing parent decides.
-		if parent := filepath.Dir(dir); parent != dir {
-			return gitTree(parent)
-		}
-		return ""
-	}
-	for d := real; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			return ""
-		}
-	}
 }
