@@ -351,7 +351,7 @@ func (w *wizard) hasBackup() bool {
 
 func (w *wizard) write(cfg *config.Config, existed bool) error {
 	out := config.Encode(cfg, "ccbridge configuration, written by `ccbridge setup`.\n"+
-		"Every key is documented in config.example.toml; check with: ccbridge config check")
+		"Every key, with its default: config.example.toml (install.sh puts it next to this file); check with: ccbridge config check")
 	if err := os.MkdirAll(filepath.Dir(w.ConfigPath), 0o700); err != nil {
 		return fmt.Errorf("write config: %w", err)
 	}
