@@ -67,6 +67,7 @@ func (w *wizard) addServer(cfg *config.Config, suggest string, from config.Serve
 			return 0, err
 		}
 		if a == "" {
+			w.say("A name is needed.")
 			continue
 		}
 		name := safeName(a)
