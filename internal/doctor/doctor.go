@@ -130,14 +130,20 @@ func (d *doctor) config() *config.Config {
 		return nil
 	}
 	var errs, warns []string
+	onlyUnsetTokens := true
 	for _, p := range problems {
 		if p.Warning {
 			warns = append(warns, p.Error())
 		} else {
 			errs = append(errs, p.Error())
+			onlyUnsetTokens = onlyUnsetTokens && strings.HasSuffix(p.Key, ".token_env")
 		}
 	}
 	switch {
+	case len(errs) > 0 && onlyUnsetTokens:
+		// The file is right; the shell lacks the token.
+		d.add("config", Fail, strings.Join(errs, "; "), "export the variable in this shell, or run `ccbridge setup`, which saves the token in a token_file")
+		return c
 	case len(errs) > 0:
 		d.add("config", Fail, strings.Join(errs, "; "), "fix these keys in "+d.ConfigPath+" (or re-run `ccbridge setup`)")
 		return c // the Discord checks still help

@@ -159,6 +159,9 @@ func TestDoctorEachFailingCheck(t *testing.T) {
 		},
 			"config", Fail, "not a Discord id", "re-run `ccbridge setup`"},
 		{"no token", func(w *world) { _ = os.Remove(filepath.Join(w.dir, "home.token")) }, "bot home", Fail, "no token", "token_file"},
+		{"token variable unset", func(w *world) {
+			w.configText = strings.Replace(w.configText, "token_file = ", "token_env = \"CCBRIDGE_DOCTOR_UNSET\"\n#", 1)
+		}, "config", Fail, "CCBRIDGE_DOCTOR_UNSET is not set", "export the variable"},
 		{"bad token", func(w *world) { _ = os.WriteFile(filepath.Join(w.dir, "home.token"), []byte("nope"), 0o600) }, "bot home", Fail, "HTTP 401", "Reset Token"},
 		{"intent off", func(w *world) { w.srv.SetMessageContentIntent(w.bot, false) }, "bot home intents", Fail, "Message Content intent is off", "Privileged Gateway Intents"},
 		{"not in server", func(w *world) { w.srv.LeaveGuild(w.bot) }, "bot home server", Fail, "not in the server", "discord.com/oauth2/authorize"},
