@@ -17,8 +17,10 @@ func TestCreateChannelWithOverwrites(t *testing.T) {
 	create := func(ows ...map[string]any) (int, map[string]any) {
 		return call(t, srv, auth, "POST", "/guilds/"+bot.GuildID+"/channels", map[string]any{"name": "api", "type": 0, "permission_overwrites": ows})
 	}
+	srv.InvalidBodiesExpected.Store(true) // the schema refuses this one
 	st, body := create(map[string]any{"id": owner.ID, "type": 2, "allow": "1024"})
 	rejected(t, "overwrite type 2", st, body, 400, 50035, "")
+	srv.InvalidBodiesExpected.Store(false)
 	st, body = create(map[string]any{"id": owner.ID, "type": 1, "allow": strconv.FormatInt(permAdministrator, 10)})
 	rejected(t, "allowing a bit the bot lacks", st, body, 403, 50013, "")
 	st, body = create(map[string]any{"id": owner.ID, "type": 1, "allow": strconv.FormatInt(permManageRoles, 10)})
