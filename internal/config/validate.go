@@ -158,7 +158,7 @@ func (c *Config) check(v *checker) {
 		}
 	}
 	if len(c.Servers) == 0 {
-		v.errf("servers", "no [[servers]]: add one bot with its guild, owners and projects")
+		v.errf("servers", "no [[servers]] yet: run `ccbridge setup` to add your bot (its server, owners and projects)")
 	}
 	serverNames := map[string]bool{}
 	channels := map[string]string{} // channel id → key of its first use

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -30,13 +29,15 @@ func cmdHooks(install bool, args []string, stdout, stderr io.Writer) int {
 		summary = "Register ccbridge's hooks in Claude Code's user settings, so sessions started by hand in a\n" +
 			"project directory report to its channel. Safe to run again; a backup of the file is kept."
 	}
-	flags := flag.NewFlagSet(name, flag.ContinueOnError)
-	flags.SetOutput(stderr)
-	settings := flags.String("settings", "", "Claude Code settings file (default ~/.claude/settings.json)")
-	cfgPath := flags.String("config", "", "config file, for prompt_timeout (default $CCBRIDGE_CONFIG or ~/.config/ccbridge/config.toml)")
-	flags.Usage = func() {
-		fmt.Fprintf(flags.Output(), "Usage: ccbridge %s [--settings FILE]\n\n%s\n\n", name, summary)
-		flags.PrintDefaults()
+	synopsis := name + " [--settings FILE]"
+	if install {
+		synopsis += " [--config FILE]"
+	}
+	flags := newFlags(name, synopsis, summary)
+	settings := flags.String("settings", "", "Claude Code settings `FILE` (default ~/.claude/settings.json)")
+	cfgPath := new(string) // only install reads the config (prompt_timeout)
+	if install {
+		cfgPath = flags.String("config", "", "config `FILE`, for prompt_timeout; else $CCBRIDGE_CONFIG, else ~/.config/ccbridge/config.toml")
 	}
 	if code, ok := parseFlags(flags, args, stdout, stderr, name); !ok {
 		return code

@@ -58,6 +58,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	}
 	defer unlock()
 	store.Dir.SetLogger(log)
+	discord.RouteLogs(log)
 	// Stopped with a cause when the runtime dir is no longer ours.
 	ctx, stopUnsafe := context.WithCancelCause(ctx)
 	defer stopUnsafe(nil)
@@ -160,9 +161,10 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 		err = errors.Join(err, errors.Join(errs...))
 	}()
 	for _, srv := range cfg.Servers {
+		start := time.Now()
 		b, err := gateway.Open(ctx, log, cfg.Discord.APIBase, srv, rt, router.Commands())
 		if err != nil {
-			return err
+			return connectError(srv.Name, cfg.Discord.APIBase, time.Since(start), err)
 		}
 		bots = append(bots, b)
 	}
@@ -176,6 +178,21 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	}
 	log.Info("ccbridge stopping")
 	return nil
+}
+
+// connectError says why a bot could not connect as setup and doctor do: a
+// refused token with what to do about it (not Discord's raw body), a
+// network error naming the host asked, a wait that got no answer as such.
+func connectError(server, apiBase string, waited time.Duration, err error) error {
+	if discord.RefusedToken(err) {
+		return fmt.Errorf("server %s: Discord refused the bot token: copy a fresh token (Developer Portal → your application → Bot → "+
+			"Reset Token) and run `ccbridge setup`", server)
+	}
+	d := discord.Describe(err, apiBase, waited)
+	if _, ok := d.(*discord.NoAnswerError); ok {
+		return fmt.Errorf("server %s: %w", server, d)
+	}
+	return d // its text names the server already
 }
 
 // writeRoutes gives the hooks of hand-started sessions the project table.

@@ -14,8 +14,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Session is one Claude Code session that ccbridge runs in a tmux pane, keyed
@@ -71,16 +69,6 @@ type Prompt struct {
 	// one clock for every process on the machine, which the wall clock's
 	// steps do not move (see NotBefore).
 	Boot int64 `json:"boot,omitempty"`
-}
-
-// bootNanos reads CLOCK_BOOTTIME (monotonic, counts suspend, the same in
-// every process until the machine reboots).
-func bootNanos() (int64, bool) {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
-		return 0, false
-	}
-	return ts.Nano(), true
 }
 
 // NotBefore reports whether the prompt was accepted at or after since, a
