@@ -33,8 +33,10 @@ const commandTimeout = 5 * time.Second
 // KeepEnv lists the daemon's environment variables that reach the tmux
 // server (and so every pane). Everything else, bot tokens included, is
 // dropped: the server inherits the environment of the client that starts it.
+// TMUX_TMPDIR says where `tmux -L` keeps its socket: without it ccbridge's
+// server is not where the user's `tmux -L ccbridge attach` looks.
 var KeepEnv = []string{
-	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_*", "TERM", "COLORTERM", "TZ", "TMPDIR",
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_*", "TERM", "COLORTERM", "TZ", "TMPDIR", "TMUX_TMPDIR",
 	"XDG_*", "ANTHROPIC_*", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
 }
 

@@ -196,3 +196,21 @@ func TestListPanesOfAServerWithoutSessions(t *testing.T) {
 		t.Fatalf("ListPanes = %v, %v; want no panes", panes, err)
 	}
 }
+
+// TMUX_TMPDIR decides where tmux -L puts its socket: a command without it
+// talks to another server than `tmux -L ccbridge attach` in the user's shell.
+func TestTmuxCommandsKeepTMUXTMPDIR(t *testing.T) {
+	t.Setenv("TMUX_TMPDIR", "/run/user/1000/tmuxes")
+	t.Setenv("DISCORD_TOKEN", "secret")
+	rec := &recorder{out: "%1\t0\t1\tclaude\ts\tw\t\t/\n"}
+	if _, err := New(rec, Options{Socket: "ccb"}).ListPanes(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	env := rec.cmds[0].Env
+	if !slices.Contains(env, "TMUX_TMPDIR=/run/user/1000/tmuxes") {
+		t.Errorf("TMUX_TMPDIR dropped from the tmux command's environment: %q", env)
+	}
+	if slices.Contains(env, "DISCORD_TOKEN=secret") {
+		t.Errorf("a token reached tmux: %q", env)
+	}
+}
