@@ -46,6 +46,9 @@ type Panel struct {
 	Instance string
 	// Fleet is the view of the other machines sharing the bots (nil: none).
 	Fleet *Fleet
+	// Problem, when set, is shown under the header: something that stops
+	// every session from starting (a Claude command not found).
+	Problem string
 }
 
 // buttonProjects is how many projects get their own row of buttons; with
@@ -81,6 +84,9 @@ func (p *Panel) Render(ctx context.Context, server string) chat.Message {
 	b.WriteString(header(p.machine(), srv.Name, false, time.Now()) + "\n")
 	if line := p.Fleet.Line(srv.Name); line != "" {
 		b.WriteString(line + "\n")
+	}
+	if p.Problem != "" {
+		b.WriteString("⚠️ " + p.Problem + "\n")
 	}
 	known := map[string]bool{}
 	for _, g := range regs {

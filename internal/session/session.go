@@ -57,9 +57,13 @@ var (
 type NotReadyError struct {
 	Waited time.Duration
 	Screen string
+	Exited bool // Claude exited before showing its input box
 }
 
 func (e *NotReadyError) Error() string {
+	if e.Exited {
+		return "Claude exited before showing its input box"
+	}
 	return fmt.Sprintf("Claude did not show its input box within %s", e.Waited)
 }
 
@@ -86,6 +90,9 @@ type Options struct {
 	// UserServers opens other tmux servers (the user's own, for taken-over
 	// sessions); nil = real tmux.
 	UserServers UserServers
+	// FindProgram checks that a program can be run with a PATH; nil = a
+	// look in the file system. Tests whose panes are fakes replace it.
+	FindProgram func(name, path string) error
 }
 
 // Manager runs sessions. Operations on one session are serialized by its
@@ -117,6 +124,9 @@ func New(opt Options) (*Manager, error) {
 	}
 	if opt.UserServers == nil {
 		opt.UserServers = defaultUserServers
+	}
+	if opt.FindProgram == nil {
+		opt.FindProgram = findProgram
 	}
 	// Every pane operation goes through the wrapper, which sends a
 	// taken-over pane's to the user's server (foreign.go).

@@ -34,6 +34,8 @@ type fakePanes struct {
 	onPaste  func(f *fakePanes, text string)
 	onKey    func(f *fakePanes, k tmux.Key)
 	afterKey func(f *fakePanes, k tmux.Key) // runs after a key took effect
+	// captureErr, when set, is what every Capture fails with.
+	captureErr error
 }
 
 func (f *fakePanes) NewPane(_ context.Context, spec tmux.PaneSpec) (string, error) {
@@ -144,7 +146,7 @@ func nextMode(screen string) string {
 func (f *fakePanes) Capture(_ context.Context, pane string, _ int) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.screen, nil
+	return f.screen, f.captureErr
 }
 
 func (f *fakePanes) ListPanes(context.Context) ([]tmux.Pane, error) {
@@ -190,7 +192,8 @@ owner_ids = ["100000000000000002"]
 	}
 	cfg.Path = "/etc/ccbridge.toml"
 	panes := &fakePanes{screen: readyScreen}
-	m, err := New(Options{Config: cfg, Store: store, Panes: panes, HookStop: "/bin/hs", HookPretool: "/bin/hp", StartTimeout: time.Second, ReceiptTimeout: time.Second})
+	m, err := New(Options{Config: cfg, Store: store, Panes: panes, HookStop: "/bin/hs", HookPretool: "/bin/hp", StartTimeout: time.Second, ReceiptTimeout: time.Second,
+		FindProgram: func(string, string) error { return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}

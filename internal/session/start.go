@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/config"
@@ -105,6 +106,14 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 	if _, err := os.Stat(t.Dir); err != nil {
 		return "", fmt.Errorf("project directory %s: %w", t.Dir, err)
 	}
+	// What would make Claude exit at once is named now, not after the
+	// start timeout.
+	if err := m.checkCommand(); err != nil {
+		return "", err
+	}
+	if err := checkMode(t.PermissionMode); err != nil {
+		return "", err
+	}
 	outputs, err := m.opt.Store.Dir.Outputs(t.Key)
 	if err != nil {
 		return "", err
@@ -161,7 +170,7 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 		return "", err
 	}
 	m.opt.Log.Info("started Claude", "session", t.Key, "pane", pane, "dir", t.Dir, "mode", t.PermissionMode, "resume", t.Resume)
-	if err := m.waitReady(ctx, pane); err != nil {
+	if err := m.waitReady(ctx, t.Key, pane); err != nil {
 		if t.Resume != "" && errors.Is(err, errExited) {
 			// The conversation is gone (another HOME, a deleted transcript):
 			// a fresh one is better than none.
@@ -177,17 +186,22 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 // errExited marks a Claude that exited before showing its input box.
 var errExited = errors.New("the Claude process exited at once")
 
-func (m *Manager) waitReady(ctx context.Context, pane string) error {
+func (m *Manager) waitReady(ctx context.Context, key, pane string) error {
 	deadline := time.Now().Add(m.opt.StartTimeout)
 	var screen string
 	for {
-		var err error
-		screen, err = m.opt.Panes.Capture(ctx, pane, 0)
-		if errors.Is(err, tmux.ErrPaneGone) {
-			return fmt.Errorf("%w: %w", errExited, &NotReadyError{Waited: m.opt.StartTimeout, Screen: "(Claude exited at once: check [claude].command and args)"})
+		shown, err := m.opt.Panes.Capture(ctx, pane, 0)
+		// A pane whose program exits is gone, and so is the tmux server
+		// when it was its only pane.
+		if errors.Is(err, tmux.ErrPaneGone) || errors.Is(err, tmux.ErrNoServer) {
+			return fmt.Errorf("%w: %w", errExited, &NotReadyError{Waited: m.opt.StartTimeout, Exited: true,
+				Screen: m.exitHint(screen)})
 		}
-		if err == nil && InputReady(screen) {
-			return nil
+		if err == nil {
+			screen = shown
+			if InputReady(screen) {
+				return nil
+			}
 		}
 		if time.Now().After(deadline) {
 			return &NotReadyError{Waited: m.opt.StartTimeout, Screen: LastLines(screen, 15)}
@@ -198,6 +212,18 @@ func (m *Manager) waitReady(ctx context.Context, pane string) error {
 		case <-time.After(readyPoll):
 		}
 	}
+}
+
+// exitHint says what to check when Claude exited at once, with the last
+// screen it showed, if any.
+func (m *Manager) exitHint(last string) string {
+	cfg := m.opt.Config.Claude
+	hint := fmt.Sprintf("Claude exited at once: check [claude].command (%q), args %q and the permission mode; PATH=%s",
+		cfg.Command, cfg.Args, panePath(m.opt.Config))
+	if last = strings.TrimSpace(LastLines(last, 10)); last != "" {
+		hint += "\n" + last
+	}
+	return hint
 }
 
 // Reconcile runs at daemon start: sessions whose pane is alive are adopted
