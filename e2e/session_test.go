@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -249,5 +250,37 @@ func TestSessionModeSwitchesTheRunningSession(t *testing.T) {
 	screen, _ = b.tmux.Capture(context.Background(), rec.PaneID, 0)
 	if session.ModeShown(screen) != "default" {
 		t.Fatalf("footer after /mode default:\n%s", screen)
+	}
+}
+
+// With [claude].command naming nothing on PATH (the usual first-run case
+// under a service manager), the first message is answered within seconds,
+// naming the command and the PATH, not after start_timeout.
+func TestSessionMissingClaudeIsNamedAtOnce(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	b.kill()
+	raw, err := os.ReadFile(b.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := regexp.MustCompile(`(?m)^command = .*$`).ReplaceAllString(string(raw), `command = "claude-not-installed-e2e"`)
+	if err := os.WriteFile(b.cfg, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.start()
+	waitOutput(t, b.out, "claude-not-installed-e2e", 5*time.Second)
+	p := b.projects[0]
+	start := time.Now()
+	b.say(p, "hello")
+	msg := b.srv.WaitMessage(20*time.Second, "the start failure", func(m *fakediscord.Message) bool {
+		return m.ChannelID == p.channel && m.Author.Bot && strings.Contains(m.Content, "Could not start Claude")
+	})
+	if !strings.Contains(msg.Content, "claude-not-installed-e2e") || !strings.Contains(msg.Content, "PATH=") {
+		t.Fatalf("the failure does not name the command and PATH: %q", msg.Content)
+	}
+	t.Logf("named in %s", time.Since(start))
+	if len(b.panes()) != 0 {
+		t.Fatalf("panes left: %+v", b.panes())
 	}
 }
