@@ -82,7 +82,13 @@ func (f *fakePanes) keys(pane string, keys []tmux.Key) {
 	}
 }
 
-func (f *fakePanes) allows(g tmux.Guard) bool {
+func (f *fakePanes) allows(pane string, g tmux.Guard) bool {
+	if g.ServerPID != 0 || g.PanePID != 0 {
+		i := slices.IndexFunc(f.panes, func(p tmux.Pane) bool { return p.ID == pane })
+		if i < 0 || f.panes[i].ServerPID != g.ServerPID || f.panes[i].PID != g.PanePID {
+			return false
+		}
+	}
 	for _, w := range g.Without {
 		if strings.Contains(f.screen, w) {
 			return false
@@ -99,7 +105,7 @@ func (f *fakePanes) allows(g tmux.Guard) bool {
 func (f *fakePanes) PasteTextIf(_ context.Context, pane string, g tmux.Guard, text string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !f.allows(g) {
+	if !f.allows(pane, g) {
 		f.ops = append(f.ops, "refused paste")
 		return tmux.ErrRefused
 	}
@@ -113,7 +119,7 @@ func (f *fakePanes) SendKeysIf(_ context.Context, pane string, g tmux.Guard, key
 	if f.onKey != nil {
 		f.onKey(f, keys[0])
 	}
-	if !f.allows(g) {
+	if !f.allows(pane, g) {
 		f.ops = append(f.ops, "refused "+string(keys[0]))
 		return tmux.ErrRefused
 	}

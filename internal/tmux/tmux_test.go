@@ -104,14 +104,14 @@ func TestErrorsAreTyped(t *testing.T) {
 }
 
 func TestParsePanes(t *testing.T) {
-	out := "%0\t0\t4242\tclaude\tccbridge-home\tapi\thome-api\t/src/api\n%1\t1\t4250\tbash\tccbridge-home\tweb thread\t\t/src/web\n"
+	out := "%0\t0\t4242\tclaude\tccbridge-home\tapi\thome-api\t77\t/src/api\n%1\t1\t4250\tbash\tccbridge-home\tweb thread\t\t77\t/src/web\n"
 	panes, err := parsePanes(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []Pane{
-		{ID: "%0", PID: 4242, Command: "claude", Session: "ccbridge-home", Window: "api", Tag: "home-api", Path: "/src/api"},
-		{ID: "%1", Dead: true, PID: 4250, Command: "bash", Session: "ccbridge-home", Window: "web thread", Path: "/src/web"},
+		{ID: "%0", PID: 4242, Command: "claude", Session: "ccbridge-home", Window: "api", Tag: "home-api", ServerPID: 77, Path: "/src/api"},
+		{ID: "%1", Dead: true, PID: 4250, Command: "bash", Session: "ccbridge-home", Window: "web thread", ServerPID: 77, Path: "/src/web"},
 	}
 	if len(panes) != 2 || panes[0] != want[0] || panes[1] != want[1] {
 		t.Fatalf("parsePanes = %+v", panes)
@@ -202,7 +202,7 @@ func TestListPanesOfAServerWithoutSessions(t *testing.T) {
 func TestTmuxCommandsKeepTMUXTMPDIR(t *testing.T) {
 	t.Setenv("TMUX_TMPDIR", "/run/user/1000/tmuxes")
 	t.Setenv("DISCORD_TOKEN", "secret")
-	rec := &recorder{out: "%1\t0\t1\tclaude\ts\tw\t\t/\n"}
+	rec := &recorder{out: "%1\t0\t1\tclaude\ts\tw\t\t7\t/\n"}
 	if _, err := New(rec, Options{Socket: "ccb"}).ListPanes(context.Background()); err != nil {
 		t.Fatal(err)
 	}
