@@ -225,7 +225,11 @@ func (m *Manager) foreignLookup(ctx context.Context, rec state.Session) (tmux.Pa
 // session key (a thread's): from now on its hooks post to that thread and
 // messages there are typed into its pane. The pane must be alive.
 func (m *Manager) TakeOver(ctx context.Context, t Target, claudeSessionID string) error {
-	defer m.lock(t.Key)()
+	unlock, err := m.lock(ctx, t.Key)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	live, err := m.opt.Store.Live.Get(claudeSessionID)
 	if err != nil {
 		return fmt.Errorf("no record of that Claude session: %w", err)

@@ -200,3 +200,27 @@ func TestTakenOverPaneIsCheckedAsEachKeyIsSent(t *testing.T) {
 		}
 	}
 }
+
+// A person's draft in their own terminal is never cleared for a message
+// from Discord; text ccbridge itself left there is.
+func TestTakenOverTerminalsDraftIsNeverCleared(t *testing.T) {
+	m, _, user, _, target := takenOver(t)
+	ctx := context.Background()
+	user.screen = setBox(readyScreen, "half a thought of mine")
+	if _, err := m.Deliver(ctx, target.Key, "hello"); !errors.Is(err, ErrDraft) {
+		t.Fatalf("err = %v, want ErrDraft", err)
+	}
+	if ops := user.takeOps(); len(ops) != 0 {
+		t.Fatalf("typed over the person's draft: %q", ops)
+	}
+	m.mu.Lock()
+	m.typed[target.Key] = "an earlier message"
+	m.mu.Unlock()
+	user.screen = setBox(readyScreen, "an earlier message")
+	if _, err := m.Deliver(ctx, target.Key, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	if ops := user.takeOps(); !slices.Equal(ops, []string{"keys %7 C-u", "paste %7 hello", "keys %7 Enter"}) {
+		t.Fatalf("ops = %q", ops)
+	}
+}

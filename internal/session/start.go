@@ -25,7 +25,11 @@ const (
 // live pane tagged with the session's key is adopted even when the record
 // does not name it (a daemon killed between creating it and recording it).
 func (m *Manager) Ensure(ctx context.Context, t Target) (pane string, started bool, err error) {
-	defer m.lock(t.Key)()
+	unlock, err := m.lock(ctx, t.Key)
+	if err != nil {
+		return "", false, err
+	}
+	defer unlock()
 	rec, _ := m.opt.Store.Sessions.Get(t.Key)
 	if rec.Socket != "" {
 		// A pane of the user's, taken over: never a new Claude.
@@ -275,7 +279,11 @@ const exitWait = 5 * time.Second
 // Stop ends a session gracefully: /exit (Claude saves its state and its
 // SessionEnd hook runs), then the pane is killed if it is still there.
 func (m *Manager) Stop(ctx context.Context, key string) error {
-	defer m.lock(key)()
+	unlock, err := m.lock(ctx, key)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if rec, err := m.opt.Store.Sessions.Get(key); err == nil && rec.Socket != "" {
 		return m.release(ctx, key, rec) // the user's pane: never /exit, never killed
 	}
