@@ -24,7 +24,30 @@ const (
 // Ensure returns the session's live pane, starting Claude if none runs. A
 // live pane tagged with the session's key is adopted even when the record
 // does not name it (a daemon killed between creating it and recording it).
+//
+// A Claude it starts is waited for (until its input box shows) without the
+// session's lock: a dialog at start is the person's to answer, through
+// AnswerDialog, which takes it.
 func (m *Manager) Ensure(ctx context.Context, t Target) (pane string, started bool, err error) {
+	pane, started, err = m.ensure(ctx, t)
+	if err != nil || !started {
+		return pane, false, err
+	}
+	if err := m.waitReady(ctx, t, pane); err != nil {
+		if t.Resume != "" && errors.Is(err, errExited) {
+			// The conversation is gone (another HOME, a deleted transcript):
+			// a fresh one is better than none.
+			m.opt.Log.Warn("could not resume; starting a fresh conversation", "session", t.Key, "claude_session", t.Resume)
+			t.Resume = ""
+			return m.Ensure(ctx, t)
+		}
+		return pane, false, err
+	}
+	return pane, true, nil
+}
+
+// ensure is Ensure under the session's lock, up to a new pane.
+func (m *Manager) ensure(ctx context.Context, t Target) (pane string, started bool, err error) {
 	unlock, err := m.lock(ctx, t.Key)
 	if err != nil {
 		return "", false, err
@@ -174,40 +197,52 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 		return "", err
 	}
 	m.opt.Log.Info("started Claude", "session", t.Key, "pane", pane, "dir", t.Dir, "mode", t.PermissionMode, "resume", t.Resume)
-	if err := m.waitReady(ctx, t.Key, pane); err != nil {
-		if t.Resume != "" && errors.Is(err, errExited) {
-			// The conversation is gone (another HOME, a deleted transcript):
-			// a fresh one is better than none.
-			m.opt.Log.Warn("could not resume; starting a fresh conversation", "session", t.Key, "claude_session", t.Resume)
-			t.Resume = ""
-			return m.start(ctx, t)
-		}
-		return pane, err
-	}
 	return pane, nil
 }
 
 // errExited marks a Claude that exited before showing its input box.
 var errExited = errors.New("the Claude process exited at once")
 
-func (m *Manager) waitReady(ctx context.Context, key, pane string) error {
+// waitReady waits for Claude's input box. A dialog on the way (one no hook
+// reports, see Dialog) is handed to t.OnDialog once its screen has
+// settled, never answered here; while one is shown the start timeout does
+// not run (the person may take a while), only the prompt timeout.
+func (m *Manager) waitReady(ctx context.Context, t Target, pane string) error {
 	deadline := time.Now().Add(m.opt.StartTimeout)
-	var screen string
+	dialogDeadline := time.Now().Add(m.dialogWait())
+	var screen, shown string
+	var settled time.Time
 	for {
-		shown, err := m.opt.Panes.Capture(ctx, pane, 0)
+		now, err := m.opt.Panes.Capture(ctx, pane, 0)
 		// A pane whose program exits is gone, and so is the tmux server
 		// when it was its only pane.
 		if errors.Is(err, tmux.ErrPaneGone) || errors.Is(err, tmux.ErrNoServer) {
 			return fmt.Errorf("%w: %w", errExited, &NotReadyError{Waited: m.opt.StartTimeout, Exited: true,
 				Screen: m.exitHint(screen)})
 		}
+		dialog := false
 		if err == nil {
-			screen = shown
+			if now != screen {
+				settled = time.Now()
+			}
+			screen = now
 			if InputReady(screen) {
 				return nil
 			}
+			var d Dialog
+			d, dialog = ParseDialog(screen)
+			if dialog && time.Since(settled) >= dialogSettle && d.Hash != shown {
+				shown = d.Hash
+				m.opt.Log.Info("Claude shows a dialog at start; it is the person's to answer", "session", t.Key, "dialog", firstLine(d.Text))
+				if t.OnDialog != nil {
+					t.OnDialog(d)
+				}
+			}
 		}
-		if time.Now().After(deadline) {
+		if dialog && t.OnDialog != nil {
+			deadline = time.Now().Add(m.opt.StartTimeout)
+		}
+		if time.Now().After(deadline) || time.Now().After(dialogDeadline) {
 			return &NotReadyError{Waited: m.opt.StartTimeout, Screen: LastLines(screen, 15)}
 		}
 		select {
@@ -216,6 +251,15 @@ func (m *Manager) waitReady(ctx context.Context, key, pane string) error {
 		case <-time.After(readyPoll):
 		}
 	}
+}
+
+// dialogWait bounds the wait for a person to answer a dialog at start: as
+// long as Claude waits for a permission answer.
+func (m *Manager) dialogWait() time.Duration {
+	if d := m.opt.Config.Claude.PromptTimeout.Duration; d > 0 {
+		return d
+	}
+	return config.DefaultPromptTimeout
 }
 
 // exitHint says what to check when Claude exited at once, with the last
