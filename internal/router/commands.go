@@ -262,6 +262,8 @@ func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
 		r.sessionsAction(ev, id.Args, resp)
 	case id.Kind == "key":
 		r.screenButton(ev, id.Args, resp)
+	case id.Kind == dialogKind:
+		r.dialogAnswer(ev, id.Args, resp) // dialogs.go
 	case id.Kind == panel.IDKind && len(id.Args) >= 1:
 		r.panelAction(ev, id.Args, resp)
 	case id.Kind == landKind && len(id.Args) >= 2:
