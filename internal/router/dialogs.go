@@ -10,7 +10,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/session"
 )
 
-// A dialog Claude shows at start that no hook reports (folder trust, the
+// A dialog Claude shows (at start, or just after) that no hook reports (folder trust, the
 // auto-mode nudge, any a later release adds) is posted in the session's
 // channel by itself, with its choices as buttons (a select when there are
 // more than five). ccbridge never answers it: trust and settings are the
@@ -46,7 +46,7 @@ func (r *Router) onDialog(tg target) func(session.Dialog) {
 }
 
 // dialogHead introduces a posted dialog.
-const dialogHead = "❓ Claude is asking this in its terminal before it starts. Only you can answer it; your message goes in once it is answered."
+const dialogHead = "❓ Claude is asking this in its terminal (no card comes for it). Only you can answer it; your message goes in once it is answered."
 
 func dialogMessage(instance, key string, d session.Dialog, drawn time.Time) chat.Message {
 	text := []rune(strings.ReplaceAll(d.Text, "```", "ʼʼʼ"))

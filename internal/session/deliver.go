@@ -55,6 +55,12 @@ func (m *Manager) Deliver(ctx context.Context, key, text string) (time.Time, err
 	if err != nil || !keep(ctx, key, unlock) {
 		unlock()
 	}
+	switch {
+	case errors.Is(err, ErrDialogOpen):
+		m.noticeDialog(ctx, key) // dialog.go
+	case err == nil:
+		m.delivered(key)
+	}
 	return at, err
 }
 

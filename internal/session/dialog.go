@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/tmux"
 )
 
@@ -88,13 +89,15 @@ func ParseDialog(screen string) (Dialog, bool) {
 			text = append([]string{l}, text...)
 		}
 	}
+	// The hint under the choices is shown but not hashed: it changes as
+	// the highlight moves ("Not answered yet" goes).
+	sum := sha256.Sum256([]byte(strings.Join(text, "\n") + "\x00" + strings.Join(d.Choices, "\x00")))
 	for i := last + 1; i < len(lines); i++ {
 		if l := strings.TrimSpace(lines[i]); l != "" && !isRule(lines[i]) {
-			text = append(text, l) // the hint under the choices
+			text = append(text, l)
 		}
 	}
 	d.Text = strings.Join(text, "\n")
-	sum := sha256.Sum256([]byte(d.Text + "\x00" + strings.Join(d.Choices, "\x00")))
 	d.Hash = hex.EncodeToString(sum[:8])
 	return d, true
 }
@@ -183,4 +186,84 @@ func dialogRefused(err error) error {
 func firstLine(s string) string {
 	first, _, _ := strings.Cut(s, "\n")
 	return first
+}
+
+// listen makes t's front end the one told about the session's dialogs: the
+// one that last ensured it.
+func (m *Manager) listen(t Target) {
+	if t.OnDialog == nil {
+		return
+	}
+	m.mu.Lock()
+	m.listeners[t.Key] = t.OnDialog
+	m.mu.Unlock()
+}
+
+// showDialog tells the session's front end about a dialog, once per dialog
+// (a delivery that goes through forgets it, so a later one is told again).
+func (m *Manager) showDialog(key string, d Dialog) {
+	m.mu.Lock()
+	tell := m.listeners[key]
+	fresh := m.shown[key] != d.Hash
+	m.shown[key] = d.Hash
+	m.mu.Unlock()
+	if !fresh {
+		return
+	}
+	m.opt.Log.Info("Claude shows a dialog no hook reports; it is the person's to answer", "session", key, "dialog", firstLine(d.Text))
+	if tell != nil {
+		tell(d)
+	}
+}
+
+// noticeDialog looks at a dialog that held a delivery back (one Claude
+// shows while running, such as the auto-mode nudge that comes just after
+// the input box): once it has settled, and if no hook card stands for it
+// (a permission prompt, a question, a plan), the front end is told.
+func (m *Manager) noticeDialog(ctx context.Context, key string) {
+	pane, err := m.pane(ctx, key)
+	if err != nil {
+		return
+	}
+	screen, err := m.opt.Panes.Capture(ctx, pane, 0)
+	if err != nil {
+		return
+	}
+	d, ok := ParseDialog(screen)
+	if !ok || m.carded(key) {
+		return
+	}
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(dialogSettle):
+	}
+	if screen, err = m.opt.Panes.Capture(ctx, pane, 0); err != nil {
+		return
+	}
+	if again, ok := ParseDialog(screen); ok && again.Hash == d.Hash && !m.carded(key) {
+		m.showDialog(key, again)
+	}
+}
+
+// carded reports whether a hook card waits for an answer in the session:
+// the dialog on its screen is then that card's.
+func (m *Manager) carded(key string) bool {
+	reqs, err := m.opt.Store.Requests.List()
+	if err != nil {
+		return true // unknown: leave it to the card, if any
+	}
+	for _, r := range reqs {
+		if r.Session == key && r.Status == state.RequestPending {
+			return true
+		}
+	}
+	return false
+}
+
+// delivered forgets the dialog last shown for a session.
+func (m *Manager) delivered(key string) {
+	m.mu.Lock()
+	delete(m.shown, key)
+	m.mu.Unlock()
 }

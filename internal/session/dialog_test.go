@@ -48,6 +48,14 @@ func TestParseDialogOfTheRealStartDialogs(t *testing.T) {
 			t.Errorf("%s: moved highlight: %+v", c.file, m)
 		}
 	}
+	// 2.1.328's nudge drops its "Not answered yet" hint once the highlight
+	// moves: the same dialog still.
+	nudge := readScreen(t, "nudge-2.1.328.txt")
+	hinted, _ := ParseDialog(nudge + "\n  Not answered yet · ↑/↓ to choose · Esc to cancel\n")
+	plain, _ := ParseDialog(nudge)
+	if hinted.Hash != plain.Hash || !strings.Contains(hinted.Text, "Not answered yet") {
+		t.Errorf("the hint changed the dialog: %+v vs %+v", hinted, plain)
+	}
 	for _, screen := range []string{readyScreen, "", "Claude Code\n❯ only one choice\n"} {
 		if d, ok := ParseDialog(screen); ok {
 			t.Errorf("a dialog found in %q: %+v", screen, d)

@@ -104,9 +104,13 @@ type Manager struct {
 	opt      Options
 	settings string // the hook settings, passed inline with --settings
 
-	mu    sync.Mutex // guards locks and typed
+	mu    sync.Mutex // guards locks, typed, listeners and shown
 	locks map[string]*sync.Mutex
 	typed map[string]string // per session, the text last pasted, for PressEnter
+	// Per session, who is told about a dialog no hook reports, and the
+	// last one told (dialog.go).
+	listeners map[string]func(Dialog)
+	shown     map[string]string
 }
 
 // New returns a Manager. The hook settings go to each Claude inline on its
@@ -135,7 +139,8 @@ func New(opt Options) (*Manager, error) {
 	// taken-over pane's to the user's server (foreign.go).
 	opt.Panes = &panes{own: opt.Panes, user: opt.UserServers}
 	s := claudehook.BridgeSettings(opt.HookStop, opt.HookPretool, opt.Config.Claude.PromptTimeout.Duration)
-	return &Manager{opt: opt, locks: map[string]*sync.Mutex{}, typed: map[string]string{}, settings: string(s.Inline())}, nil
+	return &Manager{opt: opt, locks: map[string]*sync.Mutex{}, typed: map[string]string{}, settings: string(s.Inline()),
+		listeners: map[string]func(Dialog){}, shown: map[string]string{}}, nil
 }
 
 // HookBinaries finds the hook programs next to the running executable,

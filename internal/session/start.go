@@ -29,6 +29,7 @@ const (
 // session's lock: a dialog at start is the person's to answer, through
 // AnswerDialog, which takes it.
 func (m *Manager) Ensure(ctx context.Context, t Target) (pane string, started bool, err error) {
+	m.listen(t)
 	pane, started, err = m.ensure(ctx, t)
 	if err != nil || !started {
 		return pane, false, err
@@ -233,10 +234,7 @@ func (m *Manager) waitReady(ctx context.Context, t Target, pane string) error {
 			d, dialog = ParseDialog(screen)
 			if dialog && time.Since(settled) >= dialogSettle && d.Hash != shown {
 				shown = d.Hash
-				m.opt.Log.Info("Claude shows a dialog at start; it is the person's to answer", "session", t.Key, "dialog", firstLine(d.Text))
-				if t.OnDialog != nil {
-					t.OnDialog(d)
-				}
+				m.showDialog(t.Key, d)
 			}
 		}
 		if dialog && t.OnDialog != nil {
