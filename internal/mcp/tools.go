@@ -476,6 +476,10 @@ func (s *Server) stateLines(ctx context.Context, key, sid string, lines int, con
 		out.PendingQuestion, out.Status = &p, "awaiting_input"
 		return out
 	}
+	if p, ok := s.screenDialog(ctx, key); ok && out.IsActive { // dialog.go
+		out.PendingQuestion, out.Status = &p, "awaiting_input"
+		return out
+	}
 	switch {
 	case s.interruptedNow(key, rec):
 		out.Status = "interrupted"
@@ -526,6 +530,10 @@ func (s *Server) pending(key, sid string) (string, state.Request, bool) {
 }
 
 func (s *Server) respond(ctx context.Context, _ *sdk.CallToolRequest, in RespondInput) (*sdk.CallToolResult, RespondOutput, error) {
+	if strings.HasPrefix(in.ID, dialogPrefix) {
+		out, err := s.respondDialog(ctx, in) // dialog.go
+		return nil, out, err
+	}
 	key, _, _ := s.find(ctx, in.SessionID)
 	req, err := s.opt.Store.Requests.Get(in.ID)
 	if err != nil || (req.ClaudeSessionID != in.SessionID && (key == "" || req.Session != key)) {
