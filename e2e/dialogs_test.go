@@ -122,3 +122,32 @@ func TestDialogAutoModeNudgeIsPostedAndTheSettingsStay(t *testing.T) {
 		t.Fatalf("the user's settings changed:\n%s\n(%v)", now, err)
 	}
 }
+
+// Over MCP the same nudge is a pending "dialog" with its choices, answered
+// with claude_respond; the first message then goes in, and the user's
+// settings stay as they were.
+func TestDialogAutoModeNudgeOverMCP(t *testing.T) {
+	t.Parallel()
+	e := newMCP(t, nil)
+	settings := filepath.Join(e.home, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	orig := []byte(`{"permissions":{"defaultMode":"default"}}`)
+	if err := os.WriteFile(settings, orig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sid := e.start("hello behind the nudge", nil)
+	p := e.waitPending(sid, "dialog")
+	if len(p.Questions) != 1 || !strings.Contains(p.Questions[0].Question, "Make auto mode your default permission mode?") ||
+		len(p.Questions[0].Options) != 2 || p.Questions[0].Options[1] != "No, keep manual mode" {
+		t.Fatalf("pending dialog = %+v", p)
+	}
+	if err := e.respond(sid, p.ID, "No, keep manual mode"); err != nil {
+		t.Fatal(err)
+	}
+	e.waitIdle(sid, "ok: hello behind the nudge")
+	if now, err := os.ReadFile(settings); err != nil || !bytes.Equal(now, orig) {
+		t.Fatalf("the user's settings changed:\n%s\n(%v)", now, err)
+	}
+}
