@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -282,5 +283,56 @@ func TestSessionMissingClaudeIsNamedAtOnce(t *testing.T) {
 	t.Logf("named in %s", time.Since(start))
 	if len(b.panes()) != 0 {
 		t.Fatalf("panes left: %+v", b.panes())
+	}
+}
+
+// The daemon (for Discord) and `ccbridge mcp` send into one session at the
+// same moment: every message reaches Claude whole, as its own prompt, once.
+func TestSessionDaemonAndMCPNeverInterleave(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	b.say(p, "warm up")
+	b.waitReply(p, "ok: warm up")
+	sid := b.waitSessionID(p.key)
+	e := mcpWithBridge(t, b, nil)
+	const each = 4
+	var texts []string
+	for i := range each {
+		texts = append(texts, fmt.Sprintf("from discord number %d", i), fmt.Sprintf("from mcp number %d", i))
+	}
+	done := make(chan error, 1)
+	go func() {
+		for i := range each {
+			if err := e.call("claude_say", map[string]any{"sessionId": sid, "message": fmt.Sprintf("from mcp number %d", i)}, nil); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for i := range each {
+		b.say(p, fmt.Sprintf("from discord number %d", i))
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range texts {
+		b.model.WaitRequest(t, long, "a request for "+text, func(r fakemodel.Request) bool { return r.LastUserText == text })
+	}
+	seen := map[string]int{}
+	for _, r := range b.model.Requests() {
+		if !strings.Contains(r.LastUserText, " number ") {
+			continue
+		}
+		if !slices.Contains(texts, r.LastUserText) {
+			t.Errorf("Claude got a prompt that is not one message: %q", r.LastUserText)
+		}
+		seen[r.LastUserText]++
+	}
+	for _, text := range texts {
+		if seen[text] == 0 {
+			t.Errorf("%q never reached Claude", text)
+		}
 	}
 }
