@@ -218,8 +218,11 @@ func (m *Manager) waitReady(ctx context.Context, t Target, pane string) error {
 		// A pane whose program exits is gone, and so is the tmux server
 		// when it was its only pane.
 		if errors.Is(err, tmux.ErrPaneGone) || errors.Is(err, tmux.ErrNoServer) {
-			return fmt.Errorf("%w: %w", errExited, &NotReadyError{Waited: m.opt.StartTimeout, Exited: true,
-				Screen: m.exitHint(screen)})
+			hint := m.exitHint(screen)
+			if shown != "" {
+				hint = "Claude exited after its dialog was answered (\"No, exit\" ends it)."
+			}
+			return fmt.Errorf("%w: %w", errExited, &NotReadyError{Waited: m.opt.StartTimeout, Exited: true, Screen: hint})
 		}
 		dialog := false
 		if err == nil {
