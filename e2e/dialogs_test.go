@@ -151,3 +151,30 @@ func TestDialogAutoModeNudgeOverMCP(t *testing.T) {
 		t.Fatalf("the user's settings changed:\n%s\n(%v)", now, err)
 	}
 }
+
+// Over MCP, a folder Claude Code never trusted stops claude_start at once
+// with the trust dialog named (there is no session id before it is
+// answered); ccbridge answers nothing and leaves the pane to the person.
+func TestDialogTrustOverMCPIsNamedAtOnce(t *testing.T) {
+	t.Parallel()
+	e := newMCP(t, nil)
+	dir := filepath.Join(filepath.Dir(e.dir), "never-trusted")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err := e.call("claude_start", map[string]any{"prompt": "hello", "workingDirectory": dir, "permissionMode": "default"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "Accessing workspace:") || !strings.Contains(err.Error(), "Yes, I trust this folder") {
+		t.Fatalf("claude_start = %v", err)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("took %s", d)
+	}
+	panes, _ := e.tmux.ListPanes(t.Context())
+	if len(panes) != 1 {
+		t.Fatalf("panes = %+v", panes)
+	}
+	if screen, _ := e.tmux.Capture(t.Context(), panes[0].ID, 0); !strings.Contains(screen, "❯ No, exit") {
+		t.Fatalf("the dialog was touched:\n%s", screen)
+	}
+}

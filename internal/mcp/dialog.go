@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/ccbridge/ccbridge/internal/prompt"
 	"github.com/ccbridge/ccbridge/internal/session"
@@ -78,4 +79,48 @@ func (s *Server) respondDialog(ctx context.Context, in RespondInput) (RespondOut
 	}
 	s.opt.Log.Info("a dialog in Claude's terminal was answered over MCP", "session", in.SessionID, "choice", d.Choices[choice])
 	return RespondOutput{Decided: true, Outcome: fmt.Sprintf("chose %q in the terminal", d.Choices[choice])}, nil
+}
+
+// DialogAtStartError says a Claude stopped at a dialog before its input box
+// (folder trust, for a directory Claude Code never trusted): it has no
+// session id until the dialog is answered, so the call ends at once and
+// names it, and its pane is left for the person to answer.
+type DialogAtStartError struct {
+	Dialog session.Dialog
+	Attach string // how to reach the pane
+}
+
+func (e *DialogAtStartError) Error() string {
+	return fmt.Sprintf("Claude is asking this in its terminal before it starts, and ccbridge never answers it for you: %q (choices: %s). Answer it there (%s), then use claude_list to find the session",
+		firstLine(e.Dialog.Text), strings.Join(e.Dialog.Choices, " | "), e.Attach)
+}
+
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
+}
+
+// ensure starts (or resumes) a session like Sessions.Ensure, but ends at
+// once with a DialogAtStartError when Claude stops at a dialog before its
+// input box; a dialog after it (the auto-mode nudge) is a pending question.
+func (s *Server) ensure(ctx context.Context, t session.Target) error {
+	sctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var starting atomic.Bool
+	starting.Store(true)
+	attach := "tmux attach -t " + TmuxSession
+	if s.opt.Config != nil && s.opt.Config.Tmux.Socket != "" {
+		attach = "tmux -L " + s.opt.Config.Tmux.Socket + " attach -t " + TmuxSession
+	}
+	t.OnDialog = func(d session.Dialog) {
+		if starting.Load() {
+			cancel(&DialogAtStartError{Dialog: d, Attach: attach})
+		}
+	}
+	_, _, err := s.opt.Sessions.Ensure(sctx, t)
+	starting.Store(false)
+	if de := (*DialogAtStartError)(nil); errors.As(context.Cause(sctx), &de) {
+		return de
+	}
+	return err
 }

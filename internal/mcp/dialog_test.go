@@ -96,3 +96,42 @@ func TestDialogIsAPendingQuestionAnsweredWithRespond(t *testing.T) {
 		t.Fatalf("still pending: %+v", after)
 	}
 }
+
+// startDialogSessions stops every start at the trust dialog, before any
+// session id exists.
+type startDialogSessions struct{ *fakeSessions }
+
+func (f startDialogSessions) Ensure(ctx context.Context, t session.Target) (string, bool, error) {
+	t.OnDialog(session.Dialog{Hash: "aa", Text: "Accessing workspace:\n/w", Choices: []string{"No, exit", "Yes, I trust this folder"}})
+	<-ctx.Done()
+	return "%1", false, ctx.Err()
+}
+
+// A Claude that stops at the trust dialog before it has a session id ends
+// claude_start at once, naming the dialog; nothing is answered.
+func TestStartAtATrustDialogEndsAtOnceNamingIt(t *testing.T) {
+	store, err := state.OpenStore(filepath.Join(t.TempDir(), "rt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := config.Parse("")
+	sessions := startDialogSessions{&fakeSessions{store: store}}
+	srv := New(Options{Config: cfg, Store: store, Sessions: sessions, ClaudeHome: t.TempDir()})
+	ctx, cancel := context.WithCancel(context.Background())
+	st, ct := sdk.NewInMemoryTransports()
+	done := make(chan struct{})
+	go func() { _ = srv.Run(ctx, st); close(done) }()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close(); cancel(); <-done })
+	h := &harness{store: store, sessions: sessions.fakeSessions, srv: srv, cs: cs}
+	text, isErr := h.call(t, "claude_start", map[string]any{"prompt": "hi", "workingDirectory": t.TempDir()}, nil)
+	if !isErr || !strings.Contains(text, "Accessing workspace:") || !strings.Contains(text, "Yes, I trust this folder") || !strings.Contains(text, "never answers it for you") {
+		t.Fatalf("claude_start = %q", text)
+	}
+	if got := sessions.deliveredTexts(); len(got) != 0 {
+		t.Fatalf("delivered %q", got)
+	}
+}

@@ -160,7 +160,7 @@ func (s *Server) start(ctx context.Context, _ *sdk.CallToolRequest, in StartInpu
 		t.Isolation, t.ThreadName, t.ThreadID = "worktree", in.Worktree, strings.TrimPrefix(key, KeyPrefix)
 	}
 	s.markStarted(key)
-	if _, _, err := s.opt.Sessions.Ensure(ctx, t); err != nil {
+	if err := s.ensure(ctx, t); err != nil { // dialog.go
 		return nil, StartOutput{}, toolError("could not start Claude in %s: %v", dir, err)
 	}
 	sid, err := s.waitSessionID(ctx, key)
@@ -379,7 +379,7 @@ func (s *Server) live(ctx context.Context, sid string) (key string, resumed bool
 	t := s.target(key, dir)
 	t.Resume = sid
 	s.markStarted(key)
-	if _, _, err := s.opt.Sessions.Ensure(ctx, t); err != nil {
+	if err := s.ensure(ctx, t); err != nil { // dialog.go
 		return "", false, toolError("could not resume session %s: %v", sid, err)
 	}
 	return key, true, nil
