@@ -55,9 +55,14 @@ func ParseDialog(screen string) (Dialog, bool) {
 	if sel < 0 {
 		return Dialog{}, false
 	}
+	// A choice's text starts at col: the highlighted one after "❯ ", the
+	// others after blanks.
 	choice := func(i int) (string, bool) {
 		r := []rune(strings.TrimRight(lines[i], " "))
-		if len(r) <= col || strings.TrimSpace(string(r[:col])) != "" && i != sel || r[col] == ' ' {
+		if len(r) <= col || r[col] == ' ' {
+			return "", false
+		}
+		if i != sel && strings.TrimSpace(string(r[:col])) != "" {
 			return "", false
 		}
 		return string(r[col:]), true

@@ -42,27 +42,20 @@ func foreignName(pane string, serverPID, panePID int, socket string) string {
 	return fmt.Sprintf("%s/%d/%d@%s", pane, serverPID, panePID, socket)
 }
 
-// foreignPid is a taken-over pane's identity: its id, the server's and its
-// own pids.
-type foreignPid struct {
-	pane               string
-	serverPID, panePID int
-}
-
-func splitForeign(name string) (id foreignPid, socket string, ok bool) {
+// splitForeign parses a foreign name into the pane id, the pids every key
+// into it is checked against, and the socket.
+func splitForeign(name string) (pane string, ids tmux.Guard, socket string, ok bool) {
 	head, socket, ok := strings.Cut(name, "@")
-	if !ok || !strings.HasPrefix(socket, "/") {
-		return foreignPid{}, "", false
-	}
 	f := strings.Split(head, "/")
-	if len(f) != 3 {
-		return foreignPid{}, "", false
+	if !ok || !strings.HasPrefix(socket, "/") || len(f) != 3 {
+		return "", tmux.Guard{}, "", false
 	}
-	id.pane = f[0]
-	var err1, err2 error
-	id.serverPID, err1 = strconv.Atoi(f[1])
-	id.panePID, err2 = strconv.Atoi(f[2])
-	return id, socket, err1 == nil && err2 == nil && id.serverPID > 0 && id.panePID > 0
+	server, err1 := strconv.Atoi(f[1])
+	own, err2 := strconv.Atoi(f[2])
+	if err1 != nil || err2 != nil || server <= 0 || own <= 0 {
+		return "", tmux.Guard{}, "", false
+	}
+	return f[0], tmux.Guard{ServerPID: server, PanePID: own}, socket, true
 }
 
 // panes sends each call to the server its pane is on.
@@ -74,7 +67,7 @@ type panes struct {
 // on returns the server of a pane, its id there and the guard every key
 // and paste into it must also pass (the pids, for a taken-over pane).
 func (p *panes) on(name string) (Panes, string, tmux.Guard, error) {
-	id, socket, ok := splitForeign(name)
+	pane, ids, socket, ok := splitForeign(name)
 	if !ok {
 		if strings.Contains(name, "@") {
 			return nil, "", tmux.Guard{}, fmt.Errorf("%w: %q", ErrForeignGone, name)
@@ -82,7 +75,7 @@ func (p *panes) on(name string) (Panes, string, tmux.Guard, error) {
 		return p.own, name, tmux.Guard{}, nil
 	}
 	s, err := p.user(socket)
-	return s, id.pane, tmux.Guard{ServerPID: id.serverPID, PanePID: id.panePID}, err
+	return s, pane, ids, err
 }
 
 func (p *panes) NewPane(ctx context.Context, spec tmux.PaneSpec) (string, error) {
@@ -112,12 +105,7 @@ func (p *panes) PasteTextIf(ctx context.Context, name string, g tmux.Guard, text
 	if ids.ServerPID == 0 {
 		return s.PasteTextIf(ctx, pane, g, text)
 	}
-	if err := s.PasteTextIf(ctx, pane, withIDs(g, ids), text); err != nil && !stillThere(ctx, s, pane, ids) {
-		return fmt.Errorf("%w: %w", ErrForeignGone, err)
-	} else if err != nil {
-		return err
-	}
-	return nil
+	return refusedBy(ctx, s, pane, ids, s.PasteTextIf(ctx, pane, withIDs(g, ids), text))
 }
 
 func (p *panes) SendKeysIf(ctx context.Context, name string, g tmux.Guard, keys ...tmux.Key) error {
@@ -128,12 +116,7 @@ func (p *panes) SendKeysIf(ctx context.Context, name string, g tmux.Guard, keys 
 	if ids.ServerPID == 0 {
 		return s.SendKeysIf(ctx, pane, g, keys...)
 	}
-	if err := s.SendKeysIf(ctx, pane, withIDs(g, ids), keys...); err != nil && !stillThere(ctx, s, pane, ids) {
-		return fmt.Errorf("%w: %w", ErrForeignGone, err)
-	} else if err != nil {
-		return err
-	}
-	return nil
+	return refusedBy(ctx, s, pane, ids, s.SendKeysIf(ctx, pane, withIDs(g, ids), keys...))
 }
 
 func withIDs(g tmux.Guard, ids tmux.Guard) tmux.Guard {
@@ -149,15 +132,19 @@ func gone(err error) error {
 	return err
 }
 
-// stillThere tells a refusal by the screen from one by the pids.
-func stillThere(ctx context.Context, s Panes, pane string, ids tmux.Guard) bool {
-	list, err := s.ListPanes(ctx)
-	if err != nil {
-		return false
+// refusedBy tells a guarded action refused for the screen (a dialog) from
+// one refused for the pids (the pane is not the one taken over).
+func refusedBy(ctx context.Context, s Panes, pane string, ids tmux.Guard, err error) error {
+	if err == nil || !errors.Is(err, tmux.ErrRefused) {
+		return err
 	}
-	return slices.ContainsFunc(list, func(p tmux.Pane) bool {
+	list, lerr := s.ListPanes(ctx)
+	if lerr == nil && slices.ContainsFunc(list, func(p tmux.Pane) bool {
 		return p.ID == pane && !p.Dead && p.ServerPID == ids.ServerPID && p.PID == ids.PanePID
-	})
+	}) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrForeignGone, err)
 }
 
 func (p *panes) Capture(ctx context.Context, name string, history int) (string, error) {
