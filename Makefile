@@ -9,7 +9,7 @@ CLAUDE_STAMP  := $(CLAUDE_DIR)/.installed-$(CLAUDE_VERSION)
 E2E_PARALLEL  ?= 4
 BINS          := bin/ccbridge bin/ccbridge-hook-stop bin/ccbridge-hook-pretool
 
-.PHONY: all build test unit integration e2e e2e-latest bench vet tools claude clean install
+.PHONY: all build test unit integration e2e e2e-latest bench soak vet tools claude clean install
 
 all: build
 
@@ -37,6 +37,7 @@ vet:
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./...
 	$(GO) vet -tags e2e ./e2e/...
+	$(GO) vet -tags e2e,soak ./e2e/...
 	@test -z "$$(gofmt -l cmd internal e2e bench)" || { gofmt -l cmd internal e2e bench; echo "gofmt needed"; exit 1; }
 
 # Debian packages the tiers need (command:package); installed only when missing, and only where apt-get works.
@@ -77,6 +78,13 @@ bench: build claude
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	$(GO) run ./bench/procbench -n 30 -warmup 3 -bin bin
 	$(GO) test -tags e2e -run '^$$' -bench . -benchtime 1x ./e2e/
+
+# Opt-in, not part of `make test`: the chaos soak (e2e/soak_test.go). SOAK=30m for the full run;
+# SOAK_SEED=<n> replays a run's schedule. Prints one summary line and fails on any lost, doubled or
+# reordered message or reply, an orphan Claude or pane, or a daemon over 64 MiB.
+SOAK ?= 10m
+soak: tools claude
+	SOAK=$(SOAK) $(GO) test -count=1 -tags 'e2e soak' -run '^TestSoak$$' -timeout 0 -v ./e2e/
 
 install:
 	./install.sh

@@ -178,6 +178,133 @@ func TestLandDiscardAndAudit(t *testing.T) {
 	}
 }
 
+// /diff's "Merge this" lands exactly the commit the diff showed: once the
+// branch moved (a commit nobody was shown), nothing is merged and the
+// answer says to look again; the next /diff's button lands it all, and
+// the answer says no hook ran.
+func TestLandMergeThisRefusesAMovedBranch(t *testing.T) {
+	t.Parallel()
+	b, p := isolatedBridge(t)
+	th := threadWrites(t, b, p, "Reviewed", "SCN_SHOWN", "feature.txt", "reviewed line")
+	b.command(th, "commit", map[string]any{"message": "The reviewed feature"}, "Committed")
+	d := b.command(th, "diff", nil, "Changes in")
+	mergeThis := landAction(t, d, "merge")
+
+	s, _ := b.store.Sessions.Get(th.key)
+	os.WriteFile(filepath.Join(s.Cwd, "unseen.txt"), []byte("never shown\n"), 0o644)
+	gitIn(t, s.Cwd, "add", "unseen.txt")
+	gitIn(t, s.Cwd, "commit", "-qm", "after the diff")
+	mainBefore := gitIn(t, p.dir, "rev-parse", "main")
+
+	answer := func(it *fakediscord.Interaction, want string) *fakediscord.Message {
+		r := b.srv.WaitResponse(it, 5*time.Second)
+		return b.srv.WaitMessage(long, "the merge answer containing "+want, func(m *fakediscord.Message) bool {
+			return m.ID == r.OriginalID && strings.Contains(m.Content, want)
+		})
+	}
+	m := answer(b.srv.Click(d.ID, mergeThis, b.owner), "Nothing was merged")
+	if !strings.Contains(m.Content, "moved since you were shown it") {
+		t.Fatalf("Merge this on a moved branch = %q", m.Content)
+	}
+	if gitIn(t, p.dir, "rev-parse", "main") != mainBefore {
+		t.Fatal("main moved")
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, "unseen.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the unseen commit landed: %v", err)
+	}
+
+	d = b.command(th, "diff", nil, "Changes in")
+	if !strings.Contains(d.Content, "unseen.txt") {
+		t.Fatalf("/diff = %q", d.Content)
+	}
+	m = answer(b.srv.Click(d.ID, landAction(t, d, "merge"), b.owner), "Merged")
+	if !strings.Contains(m.Content, "fast-forward") || !strings.Contains(m.Content, "hooks were not run") {
+		t.Fatalf("Merge this = %q", m.Content)
+	}
+	if gitIn(t, p.dir, "show", "main:unseen.txt") != "never shown" || gitIn(t, p.dir, "show", "main:feature.txt") != "reviewed line" {
+		t.Fatal("main lacks what the second diff showed")
+	}
+}
+
+// A project that is a subdirectory of a repository (a monorepo's part):
+// /discard shows that subdirectory's changes and throws away only those,
+// and /commit there refuses while changes outside it are staged, which it
+// would take along unseen.
+func TestLandInASubdirectoryStaysInIt(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	api, web := filepath.Join(p.dir, "api"), filepath.Join(p.dir, "web")
+	os.MkdirAll(api, 0o755)
+	os.MkdirAll(web, 0o755)
+	os.WriteFile(filepath.Join(api, "a.go"), []byte("v1\n"), 0o644)
+	os.WriteFile(filepath.Join(web, "w.js"), []byte("v1\n"), 0o644)
+	gitRepo(t, p.dir)
+	b.reconfigure(func(cfg string) string {
+		return strings.Replace(cfg, "  path = \""+p.dir+"\"\n", "  path = \""+api+"\"\n", 1)
+	})
+	os.WriteFile(filepath.Join(api, "a.go"), []byte("scratch\n"), 0o644)
+	os.WriteFile(filepath.Join(web, "w.js"), []byte("the person's work\n"), 0o644)
+
+	ask := b.command(p, "discard", nil, "Discard these uncommitted changes")
+	if !strings.Contains(ask.Content, "a.go") || strings.Contains(ask.Content, "w.js") {
+		t.Fatalf("/discard = %q", ask.Content)
+	}
+	b.srv.Click(ask.ID, landAction(t, ask, "discard"), b.owner)
+	b.waitCardText(ask, "Discarded the uncommitted changes")
+	if got, _ := os.ReadFile(filepath.Join(api, "a.go")); string(got) != "v1\n" {
+		t.Fatalf("api/a.go = %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(web, "w.js")); string(got) != "the person's work\n" {
+		t.Fatalf("web/w.js, never shown, was thrown away: %q", got)
+	}
+
+	gitIn(t, p.dir, "add", "web/w.js")
+	os.WriteFile(filepath.Join(api, "b.go"), []byte("new\n"), 0o644)
+	before := gitIn(t, p.dir, "rev-parse", "HEAD")
+	m := b.command(p, "commit", map[string]any{"message": "api work"}, "not in a ccbridge worktree")
+	it := b.srv.Click(m.ID, landAction(t, m, "commitask"), b.owner)
+	b.srv.WaitResponse(it, 5*time.Second)
+	sub := b.srv.SubmitModal(it, b.owner, map[string]string{"message": "api work"})
+	sr := b.srv.WaitResponse(sub, 5*time.Second)
+	done := b.srv.WaitMessage(long, "the commit answer", func(m *fakediscord.Message) bool {
+		return m.ID == sr.OriginalID && strings.Contains(m.Content, "Nothing was committed")
+	})
+	if !strings.Contains(done.Content, "web/w.js") {
+		t.Fatalf("commit answer = %q", done.Content)
+	}
+	if gitIn(t, p.dir, "rev-parse", "HEAD") != before {
+		t.Fatal("committed with work staged outside the project")
+	}
+}
+
+// A .gitattributes line cannot make /diff unreviewable or unredacted: the
+// files it marks binary are named and shown as text, so the transport
+// finds the key in .env and holds the patch back.
+func TestLandDiffSeesThroughGitattributes(t *testing.T) {
+	t.Parallel()
+	b, p := isolatedBridge(t)
+	th := threadWrites(t, b, p, "Attributes", "SCN_ATTR", "deploy.sh", "curl evil")
+	s, _ := b.store.Sessions.Get(th.key)
+	os.WriteFile(filepath.Join(s.Cwd, ".gitattributes"), []byte("*.sh binary\n.env binary\n"), 0o644)
+	os.WriteFile(filepath.Join(s.Cwd, ".env"), []byte("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"), 0o644)
+
+	d := b.command(th, "diff", nil, "Changes in")
+	if !strings.Contains(d.Content, "marked binary by .gitattributes") || !strings.Contains(d.Content, "`deploy.sh`") || !strings.Contains(d.Content, "`.env`") {
+		t.Fatalf("/diff = %q", d.Content)
+	}
+	b.srv.WaitMessage(long, "the patch held back", func(m *fakediscord.Message) bool {
+		return m.ChannelID == th.channel && strings.Contains(m.Content, "was held back") && len(m.Files) == 0
+	})
+	for _, m := range b.botMessages(th.channel) {
+		for _, f := range m.Files {
+			if strings.Contains(string(f.Data), "wJalrXUtnFEMI") {
+				t.Fatalf("the key went out in %s", f.Name)
+			}
+		}
+	}
+}
+
 // landAction returns the custom_id of a landing button.
 func landAction(t *testing.T, m *fakediscord.Message, name string) string {
 	t.Helper()

@@ -1,5 +1,7 @@
 package chat
 
+import "strings"
+
 // User is the person (or bot) behind an event.
 type User struct {
 	ID   string
@@ -9,9 +11,12 @@ type User struct {
 
 // Attachment is a file attached to a message.
 type Attachment struct {
-	Name string
-	URL  string
-	Size int
+	Name        string
+	URL         string
+	Size        int
+	ContentType string
+	// DurationSecs is a voice message's length (0 for other files).
+	DurationSecs float64
 }
 
 // MessageEvent is a message posted in a channel or thread.
@@ -25,6 +30,22 @@ type MessageEvent struct {
 	Author      User
 	Content     string
 	Attachments []Attachment
+	Flags       int // Discord's message flags (FlagVoiceMessage, …)
+}
+
+// FlagVoiceMessage marks a voice message (Discord's IS_VOICE_MESSAGE).
+const FlagVoiceMessage = 1 << 13
+
+// Voice returns the audio of a voice message: flag IS_VOICE_MESSAGE and one
+// audio/ogg attachment, as Discord's clients send them. Any other audio file
+// is an ordinary attachment.
+func (ev MessageEvent) Voice() (Attachment, bool) {
+	if ev.Flags&FlagVoiceMessage == 0 || len(ev.Attachments) != 1 {
+		return Attachment{}, false
+	}
+	a := ev.Attachments[0]
+	mt, _, _ := strings.Cut(a.ContentType, ";")
+	return a, strings.TrimSpace(mt) == "audio/ogg"
 }
 
 // Discord message types that carry something a person wrote. Everything
@@ -113,7 +134,8 @@ type Message struct {
 	Content   string
 	Rows      []Row
 	Files     []File
-	Ephemeral bool // only the person who acted sees it (interaction answers)
+	Ephemeral bool   // only the person who acted sees it (interaction answers)
+	ReplyTo   string // the id of a message in the same channel this one answers
 }
 
 // Reply is what an interaction is answered with.

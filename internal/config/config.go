@@ -21,6 +21,7 @@ type Config struct {
 	Claude  Claude   `toml:"claude"`
 	Servers []Server `toml:"servers"`
 	Policy  Policy   `toml:"policy"` // see policy.go
+	Voice   Voice    `toml:"voice"`  // see voice.go
 
 	// Path is the file the config was loaded from (not a TOML key).
 	Path string `toml:"-"`
@@ -236,6 +237,7 @@ func (c *Config) applyDefaults() {
 	if c.Claude.StartTimeout.Duration == 0 {
 		c.Claude.StartTimeout.Duration = DefaultStartTimeout
 	}
+	c.Voice.applyDefaults()
 	for i := range c.Servers {
 		s := &c.Servers[i]
 		def(&s.TmuxSession, "ccbridge-"+s.Name)

@@ -19,6 +19,15 @@ func (c *Config) WriteSummary(w io.Writer) {
 		redact = "OFF"
 	}
 	fmt.Fprintf(w, "policy:      redaction %s, %s\n", redact, rules(c.Policy))
+	if c.Voice.Enabled() {
+		review := "reviewed before sending"
+		if !c.Voice.ReviewOn() {
+			review = "sent at once"
+		}
+		fmt.Fprintf(w, "voice:       %v (%s, timeout %s)\n", c.Voice.Command, review, c.Voice.Timeout)
+	} else {
+		fmt.Fprintln(w, "voice:       off (voice notes are answered with how to set [voice] command)")
+	}
 	for _, s := range c.Servers {
 		fmt.Fprintf(w, "server %s:  guild %s, token %s, %d owner(s), tmux session %s", s.Name, s.GuildID, redactedToken(s), len(s.OwnerIDs), s.TmuxSession)
 		if s.GeneralChannelID != "" {

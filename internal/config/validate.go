@@ -208,6 +208,7 @@ func (c *Config) check(v *checker) {
 		}
 	}
 	c.checkPolicies(v)
+	c.Voice.check(v)
 }
 
 func (c *Config) checkToken(v *checker, sk string, s Server) {

@@ -119,12 +119,18 @@ type createBody struct {
 	AllowedMentions *discordgo.MessageAllowedMentions `json:"allowed_mentions,omitempty"`
 	Nonce           string                            `json:"nonce,omitempty"`
 	EnforceNonce    bool                              `json:"enforce_nonce,omitempty"`
+	Reference       *discordgo.MessageReference       `json:"message_reference,omitempty"`
 }
 
 // create makes one create request through discordgo's request path (and so
 // its rate limiter), as ChannelMessageSendComplex does, with the nonce.
 func (p *Poster) create(ctx context.Context, channelID, nonce string, m chat.Message) (*discordgo.Message, error) {
 	body := createBody{Content: m.Content, Components: Components(m.Rows), AllowedMentions: NoMentions, Nonce: nonce, EnforceNonce: nonce != ""}
+	if m.ReplyTo != "" {
+		// A reply to a message deleted meanwhile is posted all the same.
+		keep := false
+		body.Reference = &discordgo.MessageReference{MessageID: m.ReplyTo, ChannelID: channelID, FailIfNotExists: &keep}
+	}
 	endpoint := discordgo.EndpointChannelMessages(channelID)
 	var resp []byte
 	var err error

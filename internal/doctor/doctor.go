@@ -113,6 +113,9 @@ func (d *doctor) run(ctx context.Context) {
 			d.server(ctx, cfg, s)
 		}
 	}
+	if cfg != nil && cfg.Voice.Enabled() {
+		d.voice(ctx, cfg) // voice.go
+	}
 	d.runtime()
 }
 

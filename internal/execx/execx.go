@@ -11,6 +11,7 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -59,8 +60,9 @@ func (e *CmdError) Unwrap() error { return e.Err }
 // or git must never hang the daemon.
 const DefaultTimeout = 30 * time.Second
 
-// waitDelay is how long Wait waits for output pipes after the process is
-// killed; a grandchild holding stdout open must not hang the caller.
+// waitDelay is how long a program has, once told to stop (SIGTERM), before
+// it is killed, and how long Wait then waits for output pipes: a
+// grandchild holding stdout open must not hang the caller.
 const waitDelay = 2 * time.Second
 
 // Exec runs commands with os/exec.
@@ -80,6 +82,10 @@ func (Exec) Run(ctx context.Context, c Cmd) ([]byte, error) {
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
 	cmd.Stdin = c.Stdin
+	// SIGTERM first: git removes its index.lock and stops cleanly on it,
+	// where a SIGKILL mid-merge or mid-commit leaves the lock, and half
+	// the work, behind.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = waitDelay
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout

@@ -70,3 +70,32 @@ func TestFakeReportsUnexpectedAndMissing(t *testing.T) {
 		t.Errorf("got %d errors, want 2 (mismatch + never ran): %q", len(tb.errs), tb.errs)
 	}
 }
+
+// A command past its deadline is asked to stop (SIGTERM, which git answers
+// by removing its lock) before it is killed.
+func TestExecTermsBeforeKilling(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	// The trap runs once sleep (in the background, waited for) is interrupted.
+	out, err := Exec{}.Run(ctx, Cmd{Args: []string{"sh", "-c", `trap 'echo got-TERM; exit 143' TERM; echo ready; sleep 10 & wait`}})
+	if !strings.Contains(string(out), "got-TERM") {
+		t.Fatalf("the command was not sent SIGTERM first: stdout %q, err %v", out, err)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want deadline exceeded", err)
+	}
+}
+
+// A command that ignores SIGTERM is still killed once the grace is over.
+func TestExecKillsWhatIgnoresTerm(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := Exec{}.Run(ctx, Cmd{Args: []string{"sh", "-c", `trap '' TERM; while :; do sleep 0.05; done`}})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if d := time.Since(start); d > waitDelay+3*time.Second {
+		t.Fatalf("took %v", d)
+	}
+}

@@ -262,10 +262,11 @@ func sameCommand(a, b *discordgo.ApplicationCommand) bool {
 
 func (b *Bot) onMessage(s *discordgo.Session, m *discordgo.MessageCreate, h Handler) {
 	ev := chat.MessageEvent{Server: b.Server.Name, ChannelID: m.ChannelID, MessageID: m.ID, Content: m.Content, Type: int(m.Type),
-		Author: chat.User{ID: m.Author.ID, Name: m.Author.Username, Bot: m.Author.Bot}}
+		Author: chat.User{ID: m.Author.ID, Name: m.Author.Username, Bot: m.Author.Bot}, Flags: int(m.Flags)}
 	ev.ParentID, ev.ThreadName = parentOf(s, m.ChannelID)
 	for _, a := range m.Attachments {
-		ev.Attachments = append(ev.Attachments, chat.Attachment{Name: a.Filename, URL: a.URL, Size: a.Size})
+		ev.Attachments = append(ev.Attachments, chat.Attachment{Name: a.Filename, URL: a.URL, Size: a.Size,
+			ContentType: a.ContentType, DurationSecs: a.DurationSecs})
 	}
 	h.HandleMessage(ev)
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
@@ -32,7 +33,7 @@ type Sessions interface {
 // Trees is what the panel asks of git.
 type Trees interface {
 	Root(ctx context.Context, dir string) (string, error)
-	Inspect(ctx context.Context, path, base string) (worktree.Changes, error)
+	Summary(ctx context.Context, path, base string) (worktree.Summary, error)
 	Orphans(ctx context.Context, repo string, known map[string]bool) ([]worktree.Tree, error)
 }
 
@@ -49,6 +50,59 @@ type Panel struct {
 	// Problem, when set, is shown under the header: something that stops
 	// every session from starting (a Claude command not found).
 	Problem string
+
+	mu   sync.Mutex // guards sums
+	sums map[string]summaryAt
+	now  func() time.Time // nil: time.Now
+}
+
+// summaryAt is what git said of a worktree, and when.
+type summaryAt struct {
+	sum worktree.Summary
+	err error
+	at  time.Time
+}
+
+// Panel pacing: a panel is redrawn at the latest every heartbeat, which
+// the other machines read back, and at the earliest every minGap.
+const (
+	minGap    = 3 * time.Second
+	maxBeat   = time.Minute
+	beatParts = 3 // heartbeats within the unreachable-after time
+)
+
+// Heartbeat is how often a panel is redrawn at the least: three times
+// within the time after which a machine counts as unreachable.
+func Heartbeat(unreachable time.Duration) time.Duration {
+	return max(minGap, min(maxBeat, unreachable/beatParts))
+}
+
+// summary is what the panel shows of a worktree, from git at most once a
+// heartbeat: redraws follow every change of a session, request or
+// record, and git would otherwise run for every thread on each.
+func (p *Panel) summary(ctx context.Context, path, base string) (worktree.Summary, error) {
+	now := time.Now()
+	if p.now != nil {
+		now = p.now()
+	}
+	every := Heartbeat(p.Config.General.UnreachableAfter.Duration)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.sums == nil {
+		p.sums = map[string]summaryAt{}
+	}
+	key := filepath.Clean(path) + "\x00" + base
+	if c, ok := p.sums[key]; ok && now.Sub(c.at) < every {
+		return c.sum, c.err
+	}
+	for k, c := range p.sums {
+		if now.Sub(c.at) >= every {
+			delete(p.sums, k) // a removed worktree's, among others
+		}
+	}
+	sum, err := p.Trees.Summary(ctx, path, base)
+	p.sums[key] = summaryAt{sum: sum, err: err, at: now}
+	return sum, err
 }
 
 // buttonProjects is how many projects get their own row of buttons; with
@@ -110,7 +164,7 @@ func (p *Panel) Render(ctx context.Context, server string) chat.Message {
 			fmt.Fprintf(&b, "\n  ↳ %s <#%s>", icon(tst.State), g.ThreadID)
 			if g.Worktree != "" {
 				fmt.Fprintf(&b, " · `%s`", g.Branch)
-				if c, err := p.Trees.Inspect(ctx, g.Worktree, g.BaseCommit); err == nil {
+				if c, err := p.summary(ctx, g.Worktree, g.BaseCommit); err == nil {
 					if c.Dirty {
 						b.WriteString(" · uncommitted changes")
 					}

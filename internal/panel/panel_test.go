@@ -23,8 +23,8 @@ func (f fakeSessions) Status(_ context.Context, key string) (session.Status, err
 type fakeTrees struct{ orphans []worktree.Tree }
 
 func (f fakeTrees) Root(_ context.Context, dir string) (string, error) { return dir, nil }
-func (f fakeTrees) Inspect(context.Context, string, string) (worktree.Changes, error) {
-	return worktree.Changes{Dirty: true, Ahead: 2}, nil
+func (f fakeTrees) Summary(context.Context, string, string) (worktree.Summary, error) {
+	return worktree.Summary{Dirty: true, Ahead: 2}, nil
 }
 func (f fakeTrees) Orphans(_ context.Context, repo string, known map[string]bool) ([]worktree.Tree, error) {
 	var out []worktree.Tree

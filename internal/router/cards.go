@@ -89,6 +89,10 @@ func (r *Router) HandleModal(ev chat.ModalEvent, resp chat.Responder) {
 		r.landModal(ev, id.Args[0], id.Args[1], resp) // land.go
 		return
 	}
+	if id.Kind == voiceKind && len(id.Args) == 2 && id.Args[0] == voiceSubmit {
+		r.voiceModal(ev, id.Args[1], resp) // voice.go
+		return
+	}
 	if id.Kind != approval.IDKind || len(id.Args) < 2 {
 		_ = resp.Respond(chat.Reply{Content: "This form is no longer valid.", Ephemeral: true})
 		return

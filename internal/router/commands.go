@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,7 +33,7 @@ func Commands() []chat.CommandSpec {
 			{Name: "name", Description: "thread name", Required: true, MaxLength: maxThreadName},
 			{Name: "prompt", Description: "first message for Claude in the thread"}}},
 		usageCommand, // attention.go
-	}, append(SessionCommands(), landCommands()...)...) // sessions.go, land.go
+	}, slices.Concat(SessionCommands(), landCommands(), scheduleCommands())...) // sessions.go, land.go, schedule.go
 }
 
 // screenTTL is how long /screen buttons may press keys: what was on screen
@@ -166,6 +167,8 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	switch ev.Name {
 	case "sessions", "fork":
 		return r.runSessions(ev, tg) // sessions.go
+	case "schedule", "schedules":
+		return r.runSchedule(ev, tg) // schedule.go
 	case "status":
 		st, err := r.opt.Sessions.Status(ctx, key)
 		if err != nil {
@@ -264,6 +267,10 @@ func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
 		r.screenButton(ev, id.Args, resp)
 	case id.Kind == dialogKind:
 		r.dialogAnswer(ev, id.Args, resp) // dialogs.go
+	case id.Kind == scheduleKind:
+		r.scheduleAction(ev, id.Args, resp) // schedule.go
+	case id.Kind == voiceKind && len(id.Args) == 2:
+		r.voiceAction(ev, id.Args[0], id.Args[1], resp) // voice.go
 	case id.Kind == panel.IDKind && len(id.Args) >= 1:
 		r.panelAction(ev, id.Args, resp)
 	case id.Kind == landKind && len(id.Args) >= 2:

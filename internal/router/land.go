@@ -8,10 +8,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/worktree"
 )
 
@@ -20,10 +22,10 @@ import (
 type Lander interface {
 	Diff(ctx context.Context, dir, base string) (worktree.Diff, error)
 	CommitAll(ctx context.Context, dir, message string) (string, error)
-	Merge(ctx context.Context, repo, branch, base, message string) (worktree.MergeResult, error)
+	Merge(ctx context.Context, m worktree.MergeSpec) (worktree.MergeResult, error)
 	Discard(ctx context.Context, dir string) error
 	CurrentBranch(ctx context.Context, dir string) string
-	Contains(ctx context.Context, repo, ref, commit string) bool
+	Contains(ctx context.Context, repo, branch, commit string) bool
 	Inspect(ctx context.Context, path, base string) (worktree.Changes, error)
 }
 
@@ -39,7 +41,16 @@ const (
 	maxListed     = 900  // characters of conflicted file names shown
 	defaultAudit  = 10
 	maxAudit      = 50
+	// landBudget bounds one landing command. git must finish what it
+	// started (a large add, a merge): killed midway it leaves its lock and
+	// half the work behind; Discord takes an answer for 15 minutes.
+	landBudget = 10 * time.Minute
 )
+
+// landCtx is the context of one landing command.
+func (r *Router) landCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(r.ctx, landBudget)
+}
 
 // landCommands are the slash commands of this file.
 func landCommands() []chat.CommandSpec {
@@ -156,10 +167,12 @@ func (r *Router) runLand(ev chat.CommandEvent, tg target) (chat.Reply, bool) {
 	if r.busy(tg.key) {
 		return chat.Reply{Content: busyText}, true
 	}
+	ctx, cancel := r.landCtx()
+	defer cancel()
 	who := mention(ev.User)
 	switch ev.Name {
 	case "diff":
-		return r.diffReply(ev, tg, lt), true
+		return r.diffReply(ctx, ev, tg, lt), true
 	case "commit":
 		msg := strings.TrimSpace(ev.Options["message"])
 		if !lt.tree {
@@ -172,11 +185,11 @@ func (r *Router) runLand(ev chat.CommandEvent, tg target) (chat.Reply, bool) {
 		if msg == "" {
 			return chat.Reply{Content: "Nothing to commit: the worktree is clean."}, true
 		}
-		return r.commit(tg.key, lt, msg, ev.User), true
+		return r.commit(ctx, tg.key, lt, msg, ev.User), true
 	case "merge":
-		return r.merge(tg.key, lt, ev.User), true
+		return r.merge(ctx, tg.key, lt, ev.User, ""), true
 	case "discard":
-		d, err := r.opt.Land.Diff(r.ctx, lt.dir, "HEAD")
+		d, err := r.opt.Land.Diff(ctx, lt.dir, "HEAD")
 		if err != nil {
 			return chat.Reply{Content: "⚠️ " + errText(err)}, true
 		}
@@ -199,23 +212,41 @@ func (r *Router) discardQuestion(key string, lt landTarget, d worktree.Diff, not
 		}}}}
 }
 
-func (r *Router) diffReply(ev chat.CommandEvent, tg target, lt landTarget) chat.Reply {
-	d, err := r.opt.Land.Diff(r.ctx, lt.dir, lt.base)
+func (r *Router) diffReply(ctx context.Context, ev chat.CommandEvent, tg target, lt landTarget) chat.Reply {
+	d, err := r.opt.Land.Diff(ctx, lt.dir, lt.base)
 	if err != nil {
 		return chat.Reply{Content: "⚠️ " + errText(err)}
 	}
 	if d.Empty() {
 		return chat.Reply{Content: "No changes in " + lt.label + "."}
 	}
-	head := fmt.Sprintf("📝 Changes in %s: %d file(s), shown to %s.", lt.label, d.Files, mention(ev.User))
+	head := fmt.Sprintf("📝 Changes in %s: %d file(s), at `%s`, shown to %s.", lt.label, d.Files, short(d.Head), mention(ev.User))
+	if len(d.Marked) > 0 {
+		head += "\n⚠️ marked binary by .gitattributes, shown as text in the patch: " + listFiles(d.Marked, maxListed)
+	}
+	reply := r.withPatch(ctx, ev, tg, lt, d, head)
+	if lt.tree && !d.Uncommitted {
+		// The button merges exactly the commit shown, or nothing.
+		reply.Rows = []chat.Row{{Buttons: []chat.Button{{Label: "Merge this", CustomID: r.landID(tg.key, "merge", d.Head[:min(len(d.Head), worktree.ShownLen)]), Style: chat.Primary}}}}
+	}
+	return reply
+}
+
+// withPatch answers /diff with its stat, attaching the patch when it can.
+func (r *Router) withPatch(ctx context.Context, ev chat.CommandEvent, tg target, lt landTarget, d worktree.Diff, head string) chat.Reply {
 	name := "changes.diff"
 	if lt.branch != "" {
 		name = strings.NewReplacer("/", "-", " ", "-").Replace(lt.branch) + ".diff"
 	}
+	if _, found := redact.Find(d.Binary); len(found) > 0 {
+		// The transport finds secrets in text only: one in a file the
+		// patch carries as binary (base85) would go out unseen.
+		return chat.Reply{Content: withStat(head, d.Stat, fmt.Sprintf("\n🔒 The patch was held back: a file it carries as binary contains a secret (%s). Look at it in %s.", strings.Join(found, ", "), clip(lt.dir, 300)))}
+	}
 	if len(d.Patch) > maxPatchBytes {
 		return chat.Reply{Content: withStat(head, d.Stat, fmt.Sprintf("\nThe patch is %.1f MB, too large to attach; run `git diff %s` in %s.", float64(len(d.Patch))/(1<<20), lt.base, clip(lt.dir, 300)))}
 	}
-	if _, err := r.opt.Replier.Post(r.ctx, tg.rt.server.Name, ev.ChannelID, chat.Message{Content: "📎 The whole patch (" + strconv.Itoa(d.Files) + " file(s)):", Files: []chat.File{{Name: name, Data: []byte(d.Patch + "\n")}}}); err != nil {
+	if _, err := r.opt.Replier.Post(ctx, tg.rt.server.Name, ev.ChannelID, chat.Message{Content: "📎 The whole patch (" + strconv.Itoa(d.Files) + " file(s)):", Files: []chat.File{{Name: name, Data: []byte(d.Patch + "\n")}}}); err != nil {
 		return chat.Reply{Content: withStat(head, d.Stat, "\n⚠️ Could not attach the patch: "+errText(err))}
 	}
 	return chat.Reply{Content: withStat(head, d.Stat, "\nThe whole patch is attached below.")}
@@ -256,67 +287,26 @@ func withStat(head, stat, tail string) string {
 	return head + "\n```\n" + fitStat(stat, min(room, maxStatChars)) + "\n```" + tail
 }
 
-func (r *Router) commit(key string, lt landTarget, msg string, u chat.User) chat.Reply {
+func (r *Router) commit(ctx context.Context, key string, lt landTarget, msg string, u chat.User) chat.Reply {
 	msg = strings.TrimSpace(msg) + "\n\nCommitted from Discord by " + u.Name + " (" + u.ID + ") through ccbridge."
-	commit, err := r.opt.Land.CommitAll(r.ctx, lt.dir, msg)
-	if errors.Is(err, worktree.ErrNothingToCommit) {
+	commit, err := r.opt.Land.CommitAll(ctx, lt.dir, msg)
+	var nr *worktree.NotReadyError
+	switch {
+	case errors.Is(err, worktree.ErrNothingToCommit):
 		return chat.Reply{Content: "Nothing to commit: the working tree is clean."}
-	}
-	if err != nil {
+	case errors.As(err, &nr):
+		return chat.Reply{Content: "⚠️ Nothing was committed: " + clip(nr.Reason, 1500) + "."}
+	case err != nil:
 		return chat.Reply{Content: "⚠️ Could not commit: " + errText(err)}
 	}
 	r.audit(key, lt, "commit", "commit in "+lt.dir, "committed "+short(commit), u)
 	first, _, _ := strings.Cut(msg, "\n")
-	return chat.Reply{Content: fmt.Sprintf("✅ Committed `%s` on %s by %s: %s", short(commit), lt.label, mention(u), clip(first, 300))}
+	return chat.Reply{Content: fmt.Sprintf("✅ Committed `%s` on %s by %s: %s\n%s", short(commit), lt.label, mention(u), clip(first, 300), noHooks)}
 }
 
-func (r *Router) merge(key string, lt landTarget, u chat.User) chat.Reply {
-	if !lt.tree {
-		return chat.Reply{Content: "/merge works in a thread with its own worktree: it merges the thread's branch into the branch it started from."}
-	}
-	base := r.opt.Land.CurrentBranch(r.ctx, lt.repo)
-	switch {
-	case base == "":
-		return chat.Reply{Content: "⚠️ Nothing was merged: the project checkout is not on a branch (detached HEAD)."}
-	case !r.opt.Land.Contains(r.ctx, lt.repo, base, lt.base):
-		return chat.Reply{Content: fmt.Sprintf("⚠️ Nothing was merged: the project checkout is on `%s`, which is not the branch this thread started from (it lacks the thread's base commit `%s`). Check out that branch first.", base, short(lt.base))}
-	}
-	note := ""
-	if d, err := r.opt.Land.Diff(r.ctx, lt.dir, "HEAD"); err == nil && !d.Empty() {
-		note = fmt.Sprintf("\nℹ️ %d uncommitted file(s) in the thread's worktree were not part of the merge; /commit them first to land them.", d.Files)
-	}
-	res, err := r.opt.Land.Merge(r.ctx, lt.repo, lt.branch, base, fmt.Sprintf("Merge %s into %s\n\nMerged from Discord by %s (%s) through ccbridge.", lt.branch, base, u.Name, u.ID))
-	var nr *worktree.NotReadyError
-	switch {
-	case errors.As(err, &nr):
-		return chat.Reply{Content: "⚠️ Nothing was merged: " + clip(nr.Reason, 1500) + "."}
-	case err != nil:
-		return chat.Reply{Content: "⚠️ Could not merge: " + errText(err)}
-	case len(res.Conflicts) > 0:
-		r.audit(key, lt, "merge", "merge "+lt.branch+" into "+base, "conflict, aborted", u)
-		return chat.Reply{Content: fmt.Sprintf("⚠️ Merging `%s` into `%s` conflicts in: %s. The merge was aborted: both branches and the checkout are as they were (asked by %s).",
-			lt.branch, base, listFiles(res.Conflicts, maxListed), mention(u))}
-	}
-	how := "with a merge commit"
-	if res.FastForward {
-		how = "fast-forward"
-	}
-	r.audit(key, lt, "merge", "merge "+lt.branch+" into "+base, how+" "+short(res.Commit), u)
-	reply := chat.Reply{Content: fmt.Sprintf("🔀 Merged `%s` into `%s` (%s, now at `%s`) by %s.%s", lt.branch, base, how, short(res.Commit), mention(u), note)}
-	if note == "" {
-		reply.Content += "\nThe thread's work is on `" + base + "` now: remove its worktree and branch, and archive the thread?"
-		reply.Rows = r.removeRows(key)
-	}
-	return reply
-}
-
-// removeRows offer to remove a merged thread's worktree.
-func (r *Router) removeRows(key string) []chat.Row {
-	return []chat.Row{{Buttons: []chat.Button{
-		{Label: "Remove the worktree and archive", CustomID: r.landID(key, "remove"), Style: chat.Primary},
-		{Label: "Keep it", CustomID: r.landID(key, "keep"), Style: chat.Secondary},
-	}}}
-}
+// noHooks tells the person what ccbridge's git leaves out: it runs none of
+// the repository's programs (hooks included) and signs nothing.
+const noHooks = "-# git hooks were not run, and nothing was signed."
 
 // landAction answers the landing buttons; args are what follows the
 // action in the custom_id.
@@ -332,6 +322,8 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, args []s
 		_ = resp.Respond(chat.Reply{Content: "⚠️ " + errText(err), Ephemeral: true})
 		return
 	}
+	ctx, cancel := r.landCtx()
+	defer cancel()
 	switch action {
 	case "commitask":
 		msg, _ := r.pending.LoadAndDelete(key)
@@ -352,9 +344,11 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, args []s
 		if err := resp.DeferUpdate(); err != nil {
 			return
 		}
-		_ = resp.Edit(r.discardConfirmed(key, lt, args[0], ev.User))
+		_ = resp.Edit(r.discardConfirmed(ctx, key, lt, args[0], ev.User))
+	case "merge":
+		r.mergeShown(ctx, key, lt, args, ev.User, resp)
 	case "remove":
-		r.removeMerged(key, tg, lt, ev.User, resp)
+		r.removeMerged(ctx, key, tg, lt, ev.User, resp)
 	case "keep":
 		_ = resp.Update(chat.Message{Content: "Kept (" + mention(ev.User) + ")."})
 	default:
@@ -366,8 +360,8 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, args []s
 // only while they are the ones shown (shown is the hash of their patch):
 // edits made since, in the project checkout too for a channel's session,
 // are never thrown away unseen.
-func (r *Router) discardConfirmed(key string, lt landTarget, shown string, u chat.User) chat.Reply {
-	d, err := r.opt.Land.Diff(r.ctx, lt.dir, "HEAD")
+func (r *Router) discardConfirmed(ctx context.Context, key string, lt landTarget, shown string, u chat.User) chat.Reply {
+	d, err := r.opt.Land.Diff(ctx, lt.dir, "HEAD")
 	switch {
 	case err != nil:
 		return chat.Reply{Content: "⚠️ Nothing was discarded: " + errText(err)}
@@ -376,78 +370,14 @@ func (r *Router) discardConfirmed(key string, lt landTarget, shown string, u cha
 	case shortHash(d.Patch) != shown:
 		return r.discardQuestion(key, lt, d, "⚠️ Nothing was discarded: the changes are not the ones shown, they changed since you were asked. Here they are now.\n", mention(u))
 	}
-	if err := r.opt.Land.Discard(r.ctx, lt.dir); err != nil {
+	var nr *worktree.NotReadyError
+	if err := r.opt.Land.Discard(ctx, lt.dir); errors.As(err, &nr) {
+		return chat.Reply{Content: "⚠️ Nothing was discarded: " + clip(nr.Reason, 1500) + "."}
+	} else if err != nil {
 		return chat.Reply{Content: "⚠️ Could not discard: " + errText(err)}
 	}
 	r.audit(key, lt, "discard", "discard uncommitted changes in "+lt.dir, "discarded", u)
 	return chat.Reply{Content: fmt.Sprintf("🗑️ Discarded the uncommitted changes in %s (by %s).", lt.label, mention(u))}
-}
-
-// removeMerged removes a thread's worktree and branch after /merge, and
-// archives the thread, only while that loses nothing: no uncommitted
-// change, no file git ignores (a .env, local data: the diff leaves them
-// out, and the forced removal deletes them), and the branch wholly
-// contained in the branch the checkout is on.
-func (r *Router) removeMerged(key string, tg target, lt landTarget, u chat.User, resp chat.Responder) {
-	if r.busy(key) {
-		_ = resp.Respond(chat.Reply{Content: busyText, Ephemeral: true})
-		return
-	}
-	if err := resp.DeferUpdate(); err != nil {
-		return
-	}
-	if !lt.tree {
-		_ = resp.Edit(chat.Reply{Content: "This thread has no worktree any more."})
-		return
-	}
-	base := r.opt.Land.CurrentBranch(r.ctx, lt.repo)
-	d, err := r.opt.Land.Diff(r.ctx, lt.dir, "HEAD")
-	switch {
-	case err != nil:
-		_ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
-		return
-	case !d.Empty():
-		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("⚠️ Kept the worktree: it has %d uncommitted file(s) now.", d.Files)})
-		return
-	case base == "" || !r.opt.Land.Contains(r.ctx, lt.repo, base, lt.branch):
-		_ = resp.Edit(chat.Reply{Content: "⚠️ Kept the worktree: its branch has commits that are not on the checkout's branch any more."})
-		return
-	}
-	c, err := r.opt.Land.Inspect(r.ctx, lt.dir, lt.base)
-	switch {
-	case err != nil:
-		_ = resp.Edit(chat.Reply{Content: "⚠️ Kept the worktree: " + errText(err)})
-		return
-	case len(c.Ignored) > 0:
-		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("⚠️ Kept the worktree `%s`: it holds %d file(s) git ignores, which removing it would delete: %s. Move them out, then press Remove again (or remove it yourself with `git worktree remove --force`).",
-			lt.dir, len(c.Ignored), listFiles(c.Ignored, maxListed)), Rows: r.removeRows(key)})
-		return
-	}
-	// Claude must not be left running in a removed directory: its
-	// session ends first (a new message starts a fresh worktree).
-	if err := r.opt.Sessions.Stop(r.ctx, key); err != nil {
-		_ = resp.Edit(chat.Reply{Content: "⚠️ Could not stop the thread's session: " + errText(err)})
-		return
-	}
-	// Checked above that nothing is lost; the safe rule of
-	// ReleaseWorktree counts commits beyond the thread's base, which a
-	// merged branch has.
-	rel, err := r.opt.Sessions.ReleaseWorktree(r.ctx, key, true)
-	switch {
-	case err != nil:
-		_ = resp.Edit(chat.Reply{Content: "⚠️ Could not remove the worktree: " + errText(err)})
-	case rel.Removed:
-		r.audit(key, lt, "remove", "remove merged worktree "+rel.Path, "removed", u)
-		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("🗑️ Removed the merged worktree `%s` and its branch `%s`, and archived the thread (by %s).", rel.Path, rel.Branch, mention(u))})
-		// Last: nothing can be edited in an archived thread.
-		if tg.threadID != "" {
-			if err := r.opt.Replier.ArchiveThread(r.ctx, tg.rt.server.Name, tg.threadID); err != nil {
-				r.opt.Log.Warn("could not archive a merged thread", "session", key, "err", err)
-			}
-		}
-	default:
-		_ = resp.Edit(chat.Reply{Content: "This thread has no worktree any more."})
-	}
 }
 
 // landModal commits with the message from the form.
@@ -470,7 +400,9 @@ func (r *Router) landModal(ev chat.ModalEvent, key, action string, resp chat.Res
 	case strings.TrimSpace(ev.Values["message"]) == "":
 		_ = resp.Edit(chat.Reply{Content: "⚠️ A commit needs a message."})
 	default:
-		_ = resp.Edit(r.commit(key, lt, ev.Values["message"], ev.User))
+		ctx, cancel := r.landCtx()
+		defer cancel()
+		_ = resp.Edit(r.commit(ctx, key, lt, ev.Values["message"], ev.User))
 	}
 }
 

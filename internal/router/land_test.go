@@ -24,10 +24,26 @@ type fakeLander struct {
 	clean     bool          // CommitAll finds nothing to commit
 	fail      error         // what git fails with
 	stat      string        // what Diff's stat shows (one file when empty)
+	head      string        // the branch's head now ("c0ffee" when empty)
+	dirty     bool          // Diff finds uncommitted changes
+	marked    []string      // files Diff shows as text that attributes made binary
+	binary    string        // the text of the files Diff carries as binary
+	merged    []worktree.MergeSpec
+	budget    time.Duration // how long the last call had before its deadline
 }
 
-func (f *fakeLander) Diff(_ context.Context, dir, base string) (worktree.Diff, error) {
+func (f *fakeLander) headNow() string {
+	if f.head == "" {
+		return "c0ffee"
+	}
+	return f.head
+}
+
+func (f *fakeLander) Diff(ctx context.Context, dir, base string) (worktree.Diff, error) {
 	f.calls = append(f.calls, "diff "+base)
+	if d, ok := ctx.Deadline(); ok {
+		f.budget = time.Until(d)
+	}
 	time.Sleep(f.slow)
 	if f.fail != nil {
 		return worktree.Diff{}, f.fail
@@ -40,7 +56,7 @@ func (f *fakeLander) Diff(_ context.Context, dir, base string) (worktree.Diff, e
 	if stat == "" {
 		stat = " a.go | 1 +\n 1 file changed"
 	}
-	return worktree.Diff{Stat: stat, Patch: patch, Files: 1}, nil
+	return worktree.Diff{Stat: stat, Patch: patch, Files: 1, Head: f.headNow(), Uncommitted: f.dirty, Marked: f.marked, Binary: f.binary}, nil
 }
 func (f *fakeLander) CommitAll(_ context.Context, dir, msg string) (string, error) {
 	f.calls = append(f.calls, "commit")
@@ -52,10 +68,14 @@ func (f *fakeLander) CommitAll(_ context.Context, dir, msg string) (string, erro
 	}
 	return "abcdef0123456", nil
 }
-func (f *fakeLander) Merge(_ context.Context, repo, branch, base, msg string) (worktree.MergeResult, error) {
+func (f *fakeLander) Merge(_ context.Context, m worktree.MergeSpec) (worktree.MergeResult, error) {
 	f.calls = append(f.calls, "merge")
+	f.merged = append(f.merged, m)
 	if f.fail != nil {
 		return worktree.MergeResult{}, f.fail
+	}
+	if m.Commit != "" && !strings.HasPrefix(f.headNow(), m.Commit) {
+		return worktree.MergeResult{}, &worktree.NotReadyError{Reason: "the thread's branch moved since you were shown it"}
 	}
 	if f.conflicts != nil {
 		return worktree.MergeResult{Conflicts: f.conflicts}, nil
@@ -128,7 +148,7 @@ func TestMergeConflictAnswerFits(t *testing.T) {
 		fl.conflicts = append(fl.conflicts, fmt.Sprintf("src/some/deep/package/file_%03d.go", i))
 	}
 	r.opt.Land = fl
-	reply := r.merge("k", landTarget{tree: true, dir: "/w", repo: "/r", branch: "ccbridge/x", base: "b0"}, chat.User{ID: owner, Name: "o"})
+	reply := r.merge(context.Background(), "k", landTarget{tree: true, dir: "/w", repo: "/r", branch: "ccbridge/x", base: "b0"}, chat.User{ID: owner, Name: "o"}, "")
 	if n := utf8.RuneCountInString(reply.Content); n > chat.Limit {
 		t.Fatalf("%d characters", n)
 	}

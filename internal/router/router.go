@@ -77,6 +77,8 @@ type Options struct {
 	// Fleet says which of the machines sharing a bot answers for channels
 	// none of them maps (nil: this daemon alone).
 	Fleet Fleet
+	// Transcriber turns voice notes into words (nil: [voice].command).
+	Transcriber Transcriber
 }
 
 // Fleet knows the other machines that share this daemon's bots.
@@ -118,6 +120,9 @@ type Router struct {
 	// pending holds a /commit message given in a channel while the person
 	// confirms committing in the project checkout (land.go), by session.
 	pending sync.Map
+
+	voices voiceReviews // transcripts waiting for Send (voice.go)
+	schedWake chan struct{} // a schedule was added (schedule.go)
 
 	now func() time.Time // the clock (tests move it)
 }
@@ -178,7 +183,7 @@ func New(ctx context.Context, opt Options) *Router {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
 	opt.Replier = fittingReplier{opt.Replier} // limits.go
-	r := &Router{opt: opt, ctx: ctx, routes: map[string]route{}, owners: map[string]map[string]bool{}, workers: map[string]chan chat.MessageEvent{}, closing: map[string]bool{}, followers: map[string]*screenFollower{}, now: time.Now}
+	r := &Router{opt: opt, ctx: ctx, routes: map[string]route{}, owners: map[string]map[string]bool{}, workers: map[string]chan chat.MessageEvent{}, closing: map[string]bool{}, followers: map[string]*screenFollower{}, now: time.Now, schedWake: make(chan struct{}, 1)}
 	for _, s := range opt.Config.Servers {
 		r.owners[s.Name] = map[string]bool{}
 		for _, o := range s.OwnerIDs {
@@ -232,6 +237,10 @@ func (r *Router) HandleMessage(ev chat.MessageEvent) {
 	}
 	if tg.threadID != "" && ev.ThreadName != "" {
 		r.rememberThreadName(tg, ev.ThreadName)
+	}
+	if audio, ok := ev.Voice(); ok {
+		r.voiceNote(tg, ev, audio) // voice.go: beside the queue, not in it
+		return
 	}
 	r.enqueue(tg, ev)
 }

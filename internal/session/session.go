@@ -102,7 +102,7 @@ type Options struct {
 // own lock; different sessions proceed in parallel.
 type Manager struct {
 	opt      Options
-	settings string // the hook settings, passed inline with --settings
+	settings claudehook.Settings // the hooks; settingsFor adds a session's policy
 
 	mu    sync.Mutex // guards locks, typed, listeners and shown
 	locks map[string]*sync.Mutex
@@ -139,7 +139,7 @@ func New(opt Options) (*Manager, error) {
 	// taken-over pane's to the user's server (foreign.go).
 	opt.Panes = &panes{own: opt.Panes, user: opt.UserServers}
 	s := claudehook.BridgeSettings(opt.HookStop, opt.HookPretool, opt.Config.Claude.PromptTimeout.Duration)
-	return &Manager{opt: opt, locks: map[string]*sync.Mutex{}, typed: map[string]string{}, settings: string(s.Inline()),
+	return &Manager{opt: opt, locks: map[string]*sync.Mutex{}, typed: map[string]string{}, settings: s,
 		listeners: map[string]func(Dialog){}, shown: map[string]string{}}, nil
 }
 

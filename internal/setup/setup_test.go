@@ -290,6 +290,7 @@ func TestSetupCreatesAChannelOrSaysWhyNot(t *testing.T) {
 // 50035) is explained and asked again; the answers so far are kept.
 func TestSetupAsksAgainForARefusedChannelName(t *testing.T) {
 	f := newFixture(t)
+	f.srv.InvalidBodiesExpected.Store(true) // "#" is a name Discord refuses, on purpose
 	proj := t.TempDir()
 	f.srv.SetBotPermissions(f.bot, fakediscord.PermInvite|fakediscord.PermManageChannels)
 	out, err := f.run(t, lines("home", f.bot.Token, "#", "Docs", proj, "", ""), time.Second)

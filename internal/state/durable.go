@@ -85,9 +85,10 @@ type PanelMessage struct {
 
 // Registry is the durable collection of sessions and panel messages.
 type Registry struct {
-	Dir      *Dir
-	Sessions *Collection[Registered]
-	Panels   *Collection[PanelMessage]
+	Dir       *Dir
+	Sessions  *Collection[Registered]
+	Panels    *Collection[PanelMessage]
+	Schedules *Collection[Schedule] // schedules.go
 }
 
 // OpenRegistry opens (creating it private) the durable state directory.
@@ -104,5 +105,9 @@ func OpenRegistry(durable string) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Registry{Dir: d, Sessions: c, Panels: panels}, nil
+	schedules, err := newCollection[Schedule](d, "schedules", registryVersion)
+	if err != nil {
+		return nil, err
+	}
+	return &Registry{Dir: d, Sessions: c, Panels: panels, Schedules: schedules}, nil
 }

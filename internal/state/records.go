@@ -179,9 +179,14 @@ var wallNow = time.Now
 // the wall clock: its number is the wall time in nanoseconds or, if that
 // is not larger, one more than the last number issued (kept in the
 // runtime dir under a lock).
-func (s *Store) OutboxKey() string {
+func (s *Store) OutboxKey() string { return s.outboxKey(true) }
+
+// outboxKey is OutboxKey; durable false skips the fsync of the order file,
+// for keys that matter only while the machine runs (a reply's place, held
+// by a live process), not across a power cut.
+func (s *Store) outboxKey(durable bool) string {
 	n := wallNow().UnixNano()
-	if next, err := s.Dir.nextOrder(n); err == nil {
+	if next, err := s.Dir.nextOrder(n, durable); err == nil {
 		n = next
 	} else {
 		s.Dir.logger().Warn("outbox order file unusable; ordering by the wall clock", "err", err)
@@ -194,7 +199,7 @@ const orderLockWait = 2 * time.Second
 
 // nextOrder returns max(now, last+1) and stores it as the last, under an
 // exclusive lock on locks/outbox-order.
-func (d *Dir) nextOrder(now int64) (int64, error) {
+func (d *Dir) nextOrder(now int64, durable bool) (int64, error) {
 	dir, err := d.subdir("locks")
 	if err != nil {
 		return 0, err
@@ -226,6 +231,9 @@ func (d *Dir) nextOrder(now int64) (int64, error) {
 	}
 	if _, err := f.WriteAt([]byte(strconv.FormatInt(now, 10)+"\n"), 0); err != nil {
 		return 0, fmt.Errorf("outbox order: %w", err)
+	}
+	if !durable {
+		return now, nil
 	}
 	if err := f.Sync(); err != nil {
 		return 0, fmt.Errorf("outbox order: %w", err)

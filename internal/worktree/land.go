@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/ccbridge/ccbridge/internal/execx"
 )
 
 // Diff is a working tree's change against a base commit: the commits since
@@ -14,33 +16,65 @@ type Diff struct {
 	Stat  string // git diff --stat
 	Patch string // the whole patch, binary files included
 	Files int
+	// Head is the commit HEAD was at: with no uncommitted change, what a
+	// merge of the branch lands is exactly what this diff shows.
+	Head        string
+	Uncommitted bool // the working tree differs from Head
+	// Marked are the text files that .gitattributes (or config) made
+	// binary: the patch shows them as text, and a reader is told.
+	Marked []string
+	// Binary is a text rendering of the files the patch carries as binary
+	// (base85): never shown, but a secret in it holds the patch back.
+	Binary string
 }
 
 // Empty reports whether there is no change.
 func (d Diff) Empty() bool { return strings.TrimSpace(d.Patch) == "" }
+
+// showFlags keep a diff what git computes: no external diff and no
+// textconv program rewrites it (either can hide a change).
+var showFlags = []string{"--no-color", "--no-ext-diff", "--no-textconv"}
 
 // Diff returns the change of the working tree at dir against base (a
 // commit; "HEAD" for uncommitted changes only). Untracked files are
 // included through a temporary index, so the real index is left as it was.
 func (g *Git) Diff(ctx context.Context, dir, base string) (Diff, error) {
 	var d Diff
+	g, err := g.reader(ctx, dir)
+	if err != nil {
+		return d, err
+	}
 	idx, err := os.CreateTemp("", "ccbridge-index-*")
 	if err != nil {
 		return d, fmt.Errorf("diff: %w", err)
 	}
 	idx.Close()
 	defer os.Remove(idx.Name())
-	ig := &Git{run: g.run, env: append(append([]string(nil), g.env...), "GIT_INDEX_FILE="+idx.Name())}
-	if _, err := ig.git(ctx, dir, "read-tree", "HEAD"); err != nil {
+	ig := &Git{run: g.run, env: append(append([]string(nil), g.env...), "GIT_INDEX_FILE="+idx.Name()), off: g.off}
+	if d.Head, err = ig.git(ctx, dir, "rev-parse", "--verify", "HEAD^{commit}"); err != nil {
+		return d, err
+	}
+	if _, err := ig.git(ctx, dir, "read-tree", d.Head); err != nil {
 		return d, err
 	}
 	if _, err := ig.git(ctx, dir, append([]string{"add", "-A", "--"}, notTrees...)...); err != nil {
 		return d, err
 	}
-	if d.Stat, err = ig.git(ctx, dir, "diff", "--cached", "--stat=100", base); err != nil {
+	if _, err := ig.git(ctx, dir, "diff", "--cached", "--quiet", d.Head); err != nil {
+		var ce *execx.CmdError
+		if !errors.As(err, &ce) || ce.ExitCode != 1 {
+			return d, err
+		}
+		d.Uncommitted = true
+	}
+	if d.Stat, err = ig.git(ctx, dir, append(append([]string{"diff", "--cached", "--stat=100"}, showFlags...), base)...); err != nil {
 		return d, err
 	}
-	if d.Patch, err = ig.git(ctx, dir, "diff", "--cached", "--binary", base); err != nil {
+	binary, err := ig.binaryFiles(ctx, dir, base)
+	if err != nil {
+		return d, err
+	}
+	if d.Patch, d.Marked, d.Binary, err = ig.patch(ctx, dir, base, binary); err != nil {
 		return d, err
 	}
 	names, err := ig.git(ctx, dir, "diff", "--cached", "--name-only", base)
@@ -51,6 +85,98 @@ func (g *Git) Diff(ctx context.Context, dir, base string) (Diff, error) {
 		d.Files = len(strings.Split(names, "\n"))
 	}
 	return d, nil
+}
+
+// binaryFiles lists the files (from the top of the repository) a diff
+// against base shows as binary.
+func (g *Git) binaryFiles(ctx context.Context, dir, base string) ([]string, error) {
+	out, err := g.git(ctx, dir, append(append([]string{"diff", "--cached", "--numstat", "-z", "--no-renames"}, showFlags...), base)...)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for rec := range strings.SplitSeq(out, "\x00") {
+		if f, ok := strings.CutPrefix(rec, "-\t-\t"); ok {
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}
+
+// patch renders the diff against base. Of the files git carries as
+// binary, those without a NUL byte (binary only because an attribute or
+// config says so: "*.sh binary" hides a script from review) are shown as
+// text; the others stay base85, and their text rendering is returned for
+// the redactor.
+func (g *Git) patch(ctx context.Context, dir, base string, binary []string) (patch string, marked []string, hidden string, err error) {
+	args := append(append([]string{"diff", "--cached", "--binary"}, showFlags...), base)
+	if len(binary) == 0 {
+		patch, err = g.git(ctx, dir, args...)
+		return patch, nil, "", err
+	}
+	text, err := g.git(ctx, dir, append(append(append([]string{"diff", "--cached", "--text", "--no-renames"}, showFlags...), base, "--"), literal("", binary)...)...)
+	if err != nil {
+		return "", nil, "", err
+	}
+	sections := splitDiff(text)
+	if len(sections) != len(binary) {
+		// Not one section per file: show nothing as text, check it all.
+		patch, err = g.git(ctx, dir, args...)
+		return patch, nil, text, err
+	}
+	var shown, carried []string
+	for i, s := range sections {
+		if strings.IndexByte(s, 0) >= 0 {
+			carried = append(carried, s)
+			continue
+		}
+		marked = append(marked, binary[i])
+		shown = append(shown, s)
+	}
+	if len(marked) > 0 {
+		args = append(append(args, "--", ":/"), literal("exclude,", marked)...)
+	}
+	if patch, err = g.git(ctx, dir, args...); err != nil {
+		return "", nil, "", err
+	}
+	if len(shown) > 0 {
+		patch = strings.TrimRight(patch+"\n"+strings.Join(shown, ""), "\n")
+	}
+	return patch, marked, strings.Join(carried, ""), nil
+}
+
+// literal turns file names from the top of the repository into pathspecs
+// (with more magic words before them).
+func literal(magic string, files []string) []string {
+	specs := make([]string, len(files))
+	for i, f := range files {
+		specs[i] = ":(top," + magic + "literal)" + f
+	}
+	return specs
+}
+
+// splitDiff cuts a patch into its files' sections.
+func splitDiff(patch string) []string {
+	var out []string
+	rest := patch
+	for rest != "" {
+		next := strings.Index(rest[1:], "\ndiff --git ")
+		if next < 0 {
+			out = append(out, rest)
+			break
+		}
+		out = append(out, rest[:next+2])
+		rest = rest[next+2:]
+	}
+	if len(out) > 0 && !strings.HasPrefix(out[0], "diff --git ") {
+		return nil
+	}
+	for i := range out {
+		if !strings.HasSuffix(out[i], "\n") {
+			out[i] += "\n"
+		}
+	}
+	return out
 }
 
 // identity gives git an author and committer when none is configured
@@ -71,14 +197,25 @@ var notTrees = []string{".", ":(exclude).claude/worktrees"}
 var ErrNothingToCommit = errors.New("nothing to commit: the working tree is clean")
 
 // CommitAll commits every change in the working tree at dir (untracked
-// files too; ignored ones not) and returns the new commit.
+// files too; ignored ones not) and returns the new commit. dir may be a
+// subdirectory: what it commits is that subdirectory's changes, so it
+// refuses (a *NotReadyError) while the index holds changes staged outside
+// it, which a commit would take along unseen.
 func (g *Git) CommitAll(ctx context.Context, dir, message string) (string, error) {
+	if err := g.writable(ctx, dir); err != nil {
+		return "", err
+	}
 	status, err := g.git(ctx, dir, append([]string{"status", "--porcelain", "--"}, notTrees...)...)
 	if err != nil {
 		return "", err
 	}
 	if strings.TrimSpace(status) == "" {
 		return "", ErrNothingToCommit
+	}
+	if outside, err := g.stagedOutside(ctx, dir); err != nil {
+		return "", err
+	} else if len(outside) > 0 {
+		return "", &NotReadyError{Reason: fmt.Sprintf("changes outside %s are staged (%s), and a commit would take them along; unstage or commit them yourself first", dir, strings.Join(outside, ", "))}
 	}
 	if _, err := g.git(ctx, dir, append([]string{"add", "-A", "--"}, notTrees...)...); err != nil {
 		return "", err
@@ -90,93 +227,42 @@ func (g *Git) CommitAll(ctx context.Context, dir, message string) (string, error
 	return g.Head(ctx, dir)
 }
 
-// MergeResult says how a merge went.
-type MergeResult struct {
-	FastForward bool
-	Commit      string   // the base branch's new head
-	Conflicts   []string // files in conflict (the merge was aborted)
+// stagedOutside lists the staged files outside notTrees of dir.
+func (g *Git) stagedOutside(ctx context.Context, dir string) ([]string, error) {
+	prefix, err := g.git(ctx, dir, "rev-parse", "--show-prefix")
+	if err != nil {
+		return nil, err
+	}
+	staged, err := g.git(ctx, dir, "diff", "--cached", "--name-only", "-z", "--no-renames")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for f := range strings.SplitSeq(staged, "\x00") {
+		if f != "" && (!strings.HasPrefix(f, prefix) || strings.HasPrefix(f, prefix+".claude/worktrees/")) {
+			out = append(out, f)
+		}
+	}
+	return out, nil
 }
 
-// NotReadyError says why a merge was not tried; nothing was changed.
-type NotReadyError struct{ Reason string }
-
-func (e *NotReadyError) Error() string { return e.Reason }
-
-// Merge merges branch into the branch checked out at repo, which must be
-// base and have no uncommitted changes to tracked files (otherwise a
-// *NotReadyError and nothing changes). It fast-forwards when it can, else
-// makes a merge commit; on a conflict it aborts the merge, leaving both
-// branches and the checkout as they were, and lists the files.
-func (g *Git) Merge(ctx context.Context, repo, branch, base, message string) (MergeResult, error) {
-	var res MergeResult
-	cur, err := g.git(ctx, repo, "symbolic-ref", "--quiet", "--short", "HEAD")
-	if err != nil {
-		return res, &NotReadyError{Reason: "the project checkout is not on a branch (detached HEAD); check out " + base + " first"}
-	}
-	if cur != base {
-		return res, &NotReadyError{Reason: fmt.Sprintf("the project checkout is on %s, not on %s (the branch the thread started from); check out %s first", cur, base, base)}
-	}
-	status, err := g.git(ctx, repo, "status", "--porcelain", "--untracked-files=no")
-	if err != nil {
-		return res, err
-	}
-	if strings.TrimSpace(status) != "" {
-		var files []string
-		for line := range strings.SplitSeq(status, "\n") {
-			if len(line) > 3 {
-				files = append(files, line[3:])
-			}
-		}
-		return res, &NotReadyError{Reason: fmt.Sprintf("the project checkout has uncommitted changes (%s); commit or stash them first", strings.Join(files, ", "))}
-	}
-	if _, err := g.git(ctx, repo, "merge-base", "--is-ancestor", "HEAD", branch); err == nil {
-		if _, err := g.git(ctx, repo, "merge", "-q", "--ff-only", branch); err != nil {
-			return res, err
-		}
-		res.FastForward = true
-		res.Commit, err = g.Head(ctx, repo)
-		return res, err
-	}
-	args := append(g.identity(ctx, repo), "merge", "-q", "--no-ff", "--no-verify", "-m", message, branch)
-	if _, err := g.git(ctx, repo, args...); err != nil {
-		conflicts, cerr := g.git(ctx, repo, "diff", "--name-only", "--diff-filter=U")
-		if cerr == nil && conflicts != "" {
-			res.Conflicts = strings.Split(conflicts, "\n")
-		}
-		if _, aerr := g.git(ctx, repo, "merge", "--abort"); aerr != nil {
-			return res, errors.Join(err, aerr)
-		}
-		if len(res.Conflicts) > 0 {
-			return res, nil
-		}
-		return res, err
-	}
-	res.Commit, err = g.Head(ctx, repo)
-	return res, err
-}
-
-// Discard throws away the working tree's uncommitted changes: tracked
-// files go back to HEAD and untracked ones are removed (ignored files and
-// commits stay).
+// Discard throws away the working tree's uncommitted changes at dir, and
+// only there (dir may be a subdirectory, whose changes alone were shown):
+// tracked files go back to HEAD and untracked ones are removed (ignored
+// files and commits stay).
 func (g *Git) Discard(ctx context.Context, dir string) error {
-	if _, err := g.git(ctx, dir, "reset", "-q", "--hard", "HEAD"); err != nil {
+	if err := g.writable(ctx, dir); err != nil {
 		return err
+	}
+	// restore refuses a pathspec that matches no tracked file (a
+	// subdirectory of new files only).
+	if tracked, err := g.git(ctx, dir, append([]string{"ls-files", "--"}, notTrees...)...); err != nil {
+		return err
+	} else if tracked != "" {
+		if _, err := g.git(ctx, dir, append([]string{"restore", "-q", "--source=HEAD", "--staged", "--worktree", "--"}, notTrees...)...); err != nil {
+			return err
+		}
 	}
 	_, err := g.git(ctx, dir, append([]string{"clean", "-q", "-fd", "--"}, notTrees...)...)
 	return err
-}
-
-// CurrentBranch returns the branch checked out at dir ("" when detached).
-func (g *Git) CurrentBranch(ctx context.Context, dir string) string {
-	out, err := g.git(ctx, dir, "symbolic-ref", "--quiet", "--short", "HEAD")
-	if err != nil {
-		return ""
-	}
-	return out
-}
-
-// Contains reports whether commit is an ancestor of (or equal to) ref.
-func (g *Git) Contains(ctx context.Context, repo, ref, commit string) bool {
-	_, err := g.git(ctx, repo, "merge-base", "--is-ancestor", commit, ref)
-	return err == nil
 }

@@ -78,7 +78,7 @@ func TestDiffCommitMergeDiscard(t *testing.T) {
 	write(t, filepath.Join(root, "README"), "local edit\n")
 	before := gitOut(t, root, "rev-parse", "HEAD")
 	var nr *NotReadyError
-	if _, err := g.Merge(ctx, root, branch, "main", "m"); !errors.As(err, &nr) || !strings.Contains(nr.Reason, "README") {
+	if _, err := g.Merge(ctx, MergeSpec{Repo: root, Tree: path, Branch: branch, Base: "main", Message: "m"}); !errors.As(err, &nr) || !strings.Contains(nr.Reason, "README") {
 		t.Fatalf("dirty merge: %v", err)
 	}
 	if gitOut(t, root, "rev-parse", "HEAD") != before || gitOut(t, root, "status", "--porcelain", "--untracked-files=no") != "M README" {
@@ -87,7 +87,7 @@ func TestDiffCommitMergeDiscard(t *testing.T) {
 	gitOut(t, root, "checkout", "README")
 
 	// Fast-forward.
-	res, err := g.Merge(ctx, root, branch, "main", "m")
+	res, err := g.Merge(ctx, MergeSpec{Repo: root, Tree: path, Branch: branch, Base: "main", Message: "m"})
 	if err != nil || !res.FastForward || res.Commit != gitOut(t, root, "rev-parse", branch) {
 		t.Fatalf("ff merge: %+v %v", res, err)
 	}
@@ -102,7 +102,7 @@ func TestDiffCommitMergeDiscard(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = base2
-	res, err = g.Merge(ctx, root, b2, "main", "Merge thread 222")
+	res, err = g.Merge(ctx, MergeSpec{Repo: root, Tree: p2, Branch: b2, Base: "main", Message: "Merge thread 222"})
 	if err != nil || res.FastForward || len(res.Conflicts) > 0 {
 		t.Fatalf("merge commit: %+v %v", res, err)
 	}
@@ -119,7 +119,7 @@ func TestDiffCommitMergeDiscard(t *testing.T) {
 		t.Fatal(err)
 	}
 	mainBefore, threadBefore := gitOut(t, root, "rev-parse", "main"), gitOut(t, root, "rev-parse", b3)
-	res, err = g.Merge(ctx, root, b3, "main", "m")
+	res, err = g.Merge(ctx, MergeSpec{Repo: root, Tree: p3, Branch: b3, Base: "main", Message: "m"})
 	if err != nil || !slices.Equal(res.Conflicts, []string{"README"}) {
 		t.Fatalf("conflict: %+v %v", res, err)
 	}

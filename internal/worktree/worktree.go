@@ -10,9 +10,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,16 +44,30 @@ func (e *BranchInUseError) Error() string {
 type Git struct {
 	run execx.Runner
 	env []string
+	off []string // -c overrides switching off the repository's filter drivers (read-only calls)
 }
 
 // New returns a Git over run.
 func New(run execx.Runner) *Git {
+	// GIT_OPTIONAL_LOCKS=0: a status for ccbridge's own look never takes
+	// index.lock from under Claude's or the person's git.
 	return &Git{run: run, env: execx.ChildEnv(os.Environ(), []string{"PATH", "HOME", "USER", "LANG", "TMPDIR", "GIT_*", "XDG_CONFIG_HOME"},
-		"GIT_TERMINAL_PROMPT=0", "LC_ALL=C")}
+		"GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")}
 }
 
+// safeConfig are the options of every git call: the programs a repository's
+// config can name (fsmonitor, hooks, an external diff, signing) never run
+// under ccbridge, which runs outside Claude's permissions and sandbox.
+var safeConfig = []string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "diff.external=", "-c", "commit.gpgSign=false"}
+
 func (g *Git) git(ctx context.Context, dir string, args ...string) (string, error) {
-	out, err := g.run.Run(ctx, execx.Cmd{Args: append([]string{"git", "-C", dir}, args...), Env: g.env})
+	return g.gitIn(ctx, dir, nil, args...)
+}
+
+// gitIn runs git with stdin.
+func (g *Git) gitIn(ctx context.Context, dir string, stdin io.Reader, args ...string) (string, error) {
+	argv := append(append(append([]string{"git", "-C", dir}, safeConfig...), g.off...), args...)
+	out, err := g.run.Run(ctx, execx.Cmd{Args: argv, Env: g.env, Stdin: stdin})
 	if err != nil {
 		return "", fmt.Errorf("git %s: %w", args[0], err)
 	}
@@ -188,6 +204,10 @@ func (c Changes) Lost() bool { return c.Dirty || c.Ahead > 0 || len(c.Ignored) >
 // Inspect reports a worktree's changes against its base commit.
 func (g *Git) Inspect(ctx context.Context, path, base string) (Changes, error) {
 	var c Changes
+	g, err := g.reader(ctx, path)
+	if err != nil {
+		return c, err
+	}
 	status, err := g.git(ctx, path, "status", "--porcelain", "--ignored")
 	if err != nil {
 		return c, err
@@ -209,7 +229,7 @@ func (g *Git) Inspect(ctx context.Context, path, base string) (Changes, error) {
 		return c, err
 	}
 	c.Ahead, _ = strconv.Atoi(strings.TrimSpace(count))
-	stat, err := g.git(ctx, path, "diff", "--stat", base)
+	stat, err := g.git(ctx, path, "diff", "--stat", "--no-ext-diff", "--no-textconv", base)
 	if err != nil {
 		return c, err
 	}
@@ -224,13 +244,40 @@ func (g *Git) Inspect(ctx context.Context, path, base string) (Changes, error) {
 	if err != nil {
 		return c, err
 	}
-	diff, err := g.git(ctx, path, "diff", "--no-color", "--no-ext-diff", "HEAD")
+	diff, err := g.git(ctx, path, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "HEAD")
 	if err != nil {
 		return c, err
 	}
 	sum := sha256.Sum256([]byte(head + "\x00" + status + "\x00" + diff))
 	c.Fingerprint = hex.EncodeToString(sum[:8])
 	return c, nil
+}
+
+// Summary is what a panel shows of a worktree.
+type Summary struct {
+	Dirty bool // uncommitted changes to tracked files
+	Ahead int  // commits beyond the base
+}
+
+// Summary computes only what a panel shows, as cheaply as git can: no
+// untracked or ignored scan, no diff.
+func (g *Git) Summary(ctx context.Context, path, base string) (Summary, error) {
+	var s Summary
+	g, err := g.reader(ctx, path)
+	if err != nil {
+		return s, err
+	}
+	status, err := g.git(ctx, path, "status", "--porcelain", "--untracked-files=no")
+	if err != nil {
+		return s, err
+	}
+	s.Dirty = strings.TrimSpace(status) != ""
+	count, err := g.git(ctx, path, "rev-list", "--count", base+"..HEAD")
+	if err != nil {
+		return s, err
+	}
+	s.Ahead, _ = strconv.Atoi(strings.TrimSpace(count))
+	return s, nil
 }
 
 // Remove deletes the worktree and its branch. Without force it refuses
@@ -288,4 +335,77 @@ func (g *Git) Orphans(ctx context.Context, repo string, known map[string]bool) (
 		}
 	}
 	return out, nil
+}
+
+// repoDrivers lists the filter and merge drivers that the repository's own
+// config (local or worktree scope) names: programs a model that can write
+// .git/config chose. Those of the person's global or system config are
+// theirs, and run (git-lfs).
+func (g *Git) repoDrivers(ctx context.Context, dir string) (filters, merges []string, err error) {
+	out, err := g.git(ctx, dir, "config", "-z", "--show-scope", "--get-regexp", `^(filter|merge)\..*\.(clean|smudge|process|driver)$`)
+	if err != nil {
+		var ce *execx.CmdError
+		if errors.As(err, &ce) && ce.ExitCode == 1 {
+			return nil, nil, nil // none configured
+		}
+		return nil, nil, err
+	}
+	// -z: scope NUL key LF value NUL, for each.
+	fields := strings.Split(out, "\x00")
+	for i := 0; i+1 < len(fields); i += 2 {
+		scope := fields[i]
+		key, _, _ := strings.Cut(fields[i+1], "\n")
+		if scope != "local" && scope != "worktree" {
+			continue
+		}
+		section, name, _ := strings.Cut(key, ".")
+		name = name[:max(0, strings.LastIndexByte(name, '.'))]
+		switch {
+		case section == "filter" && !slices.Contains(filters, name):
+			filters = append(filters, name)
+		case section == "merge" && !slices.Contains(merges, name):
+			merges = append(merges, name)
+		}
+	}
+	return filters, merges, nil
+}
+
+// reader returns a Git for read-only calls in dir: the repository's own
+// filter drivers are switched off (what they would compute is only shown,
+// never written).
+func (g *Git) reader(ctx context.Context, dir string) (*Git, error) {
+	filters, _, err := g.repoDrivers(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	r := *g
+	r.off = slices.Clone(g.off)
+	for _, f := range filters {
+		for _, k := range []string{"clean=", "smudge=", "process=", "required=false"} {
+			r.off = append(r.off, "-c", "filter."+f+"."+k)
+		}
+	}
+	return &r, nil
+}
+
+// writable refuses (a *NotReadyError) a write in dir while the
+// repository's own config names filter or merge drivers: switched off,
+// they would write unfiltered content (a git-crypt secret in plain text),
+// and ccbridge does not run the repository's programs.
+func (g *Git) writable(ctx context.Context, dir string) error {
+	filters, merges, err := g.repoDrivers(ctx, dir)
+	if err != nil {
+		return err
+	}
+	if len(filters)+len(merges) == 0 {
+		return nil
+	}
+	var names []string
+	for _, f := range filters {
+		names = append(names, "filter "+f)
+	}
+	for _, m := range merges {
+		names = append(names, "merge driver "+m)
+	}
+	return &NotReadyError{Reason: fmt.Sprintf("the repository's own git config names programs (%s), which ccbridge does not run; do this in a terminal", strings.Join(names, ", "))}
 }

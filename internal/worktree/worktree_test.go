@@ -3,6 +3,7 @@ package worktree
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/ccbridge/ccbridge/internal/execx"
@@ -29,7 +30,17 @@ func TestNames(t *testing.T) {
 	}
 }
 
-func git(args ...string) []string { return append([]string{"git", "-C"}, args...) }
+// git is the argv of a git call in dir: every one switches off the
+// programs a repository's config can name.
+func git(dir string, args ...string) []string {
+	return append(append([]string{"git", "-C", dir}, safeConfig...), args...)
+}
+
+// noDrivers is the lookup of the repository's own filter and merge
+// drivers finding none.
+func noDrivers(dir string) execx.Call {
+	return execx.Call{Args: git(dir, "config", "-z", "--show-scope", "--get-regexp", `^(filter|merge)\..*\.(clean|smudge|process|driver)$`), Err: execx.Exit(1, "")}
+}
 
 func TestAddRefusesABranchInUse(t *testing.T) {
 	f := execx.NewFake(t,
@@ -78,10 +89,26 @@ func TestRemoveIsSafeByDefault(t *testing.T) {
 // inspectCalls are the git calls of Inspect on /w against base.
 func inspectCalls(status, ahead string) []execx.Call {
 	return []execx.Call{
+		noDrivers("/w"),
 		{Args: git("/w", "status", "--porcelain", "--ignored"), Stdout: status},
 		{Args: git("/w", "rev-list", "--count", "base..HEAD"), Stdout: ahead},
-		{Args: git("/w", "diff", "--stat", "base"), Stdout: ""},
+		{Args: git("/w", "diff", "--stat", "--no-ext-diff", "--no-textconv", "base"), Stdout: ""},
 		{Args: git("/w", "rev-parse", "--verify", "HEAD"), Stdout: "abc\n"},
-		{Args: git("/w", "diff", "--no-color", "--no-ext-diff", "HEAD")},
+		{Args: git("/w", "diff", "--no-color", "--no-ext-diff", "--no-textconv", "HEAD")},
+	}
+}
+
+// The repository's own filter drivers are switched off for a read; the
+// person's global ones (git-lfs) run.
+func TestReaderSwitchesOffOnlyTheRepositorysFilters(t *testing.T) {
+	f := execx.NewFake(t, execx.Call{Args: noDrivers("/w").Args,
+		Stdout: "global\x00filter.lfs.clean\ngit-lfs clean -- %f\x00local\x00filter.a.b.clean\nevil\x00worktree\x00merge.m.driver\nx %A\x00local\x00filter.a.b.smudge\nevil\x00"})
+	r, err := New(f).reader(context.Background(), "/w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"-c", "filter.a.b.clean=", "-c", "filter.a.b.smudge=", "-c", "filter.a.b.process=", "-c", "filter.a.b.required=false"}
+	if !slices.Equal(r.off, want) {
+		t.Fatalf("overrides %q, want %q", r.off, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 func TestApplicationAndGuildRules(t *testing.T) {
 	srv := New(t)
+	srv.InvalidBodiesExpected.Store(true) // these bodies are meant to be refused
 	bot := srv.Main()
 	auth := "Bot " + bot.Token
 	owner := srv.NewUser("owner")

@@ -159,6 +159,7 @@ func TestMessageButtonThreadFileArchive(t *testing.T) {
 
 func TestValidationErrors(t *testing.T) {
 	srv := New(t)
+	srv.InvalidBodiesExpected.Store(true) // these bodies are meant to be refused
 	bot := srv.Main()
 	dg := connect(t, srv, bot, nil)
 	var rest *discordgo.RESTError

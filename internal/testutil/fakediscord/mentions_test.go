@@ -10,6 +10,7 @@ import (
 
 func TestAllowedMentionsRules(t *testing.T) {
 	srv := New(t)
+	srv.InvalidBodiesExpected.Store(true) // these bodies are meant to be refused
 	bot := srv.Main()
 	u := srv.NewUser("u")
 	post := func(body string) (int, string) {

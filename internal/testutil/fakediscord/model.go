@@ -41,7 +41,10 @@ type File struct {
 	Name        string
 	ContentType string
 	Data        []byte
-	id          string // attachment id, set when stored
+	// DurationSecs and Waveform describe a voice message's audio (voice.go).
+	DurationSecs float64
+	Waveform     string
+	id           string // attachment id, set when stored
 }
 
 // Message is a message as it stands now (edits replace its fields).
@@ -136,8 +139,12 @@ func (s *Server) messageJSON(m *Message) map[string]any {
 	var atts []map[string]any
 	for i, f := range m.Files {
 		aid := m.attachmentID(i)
-		atts = append(atts, map[string]any{"id": aid, "filename": f.Name, "size": len(f.Data), "content_type": f.ContentType,
-			"url": s.URL + "/attachments/" + m.ChannelID + "/" + aid + "/" + f.Name, "proxy_url": s.URL + "/attachments/" + m.ChannelID + "/" + aid + "/" + f.Name})
+		att := map[string]any{"id": aid, "filename": f.Name, "size": len(f.Data), "content_type": f.ContentType,
+			"url": s.URL + "/attachments/" + m.ChannelID + "/" + aid + "/" + f.Name, "proxy_url": s.URL + "/attachments/" + m.ChannelID + "/" + aid + "/" + f.Name}
+		if f.DurationSecs > 0 {
+			att["duration_secs"], att["waveform"] = f.DurationSecs, f.Waveform
+		}
+		atts = append(atts, att)
 	}
 	comps := m.Components
 	if comps == nil {

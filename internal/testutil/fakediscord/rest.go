@@ -59,6 +59,10 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 		apiError(rec, 401, 0, "401: Unauthorized")
 		return
 	}
+	if bad := s.schemaRefusal(r, seg); bad != nil {
+		writeFormError(rec, bad)
+		return
+	}
 	if f != nil && f.after {
 		s.route(discardWriter{h: http.Header{}}, r, bot, seg)
 		apiError(rec, f.status, 0, fmt.Sprintf("%d: injected failure after processing", f.status))
@@ -166,6 +170,8 @@ type outgoing struct {
 	AllowedMentions json.RawMessage   `json:"allowed_mentions"`
 	Nonce           json.RawMessage   `json:"nonce"`
 	EnforceNonce    bool              `json:"enforce_nonce"`
+	// MessageReference makes the message a reply (voice.go).
+	MessageReference *messageReference `json:"message_reference"`
 	hasComponents   bool
 	hasAttachments  bool
 	attachments     []struct {
@@ -427,8 +433,13 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request, bot *Bot,
 		writeJSON(w, 200, s.messageJSON(prev)) // Discord returns the first message, creates nothing
 		return
 	}
-	m := &Message{ID: s.id(), ChannelID: chID, GuildID: c.GuildID, Author: bot.user(), Components: o.Components,
-		Embeds: o.Embeds, Files: o.files, Flags: o.Flags, AllowedMentions: o.AllowedMentions, Nonce: nonce}
+	typ, ref, bad := s.replyTo(chID, o.MessageReference) // voice.go
+	if bad != nil {
+		writeFormError(w, bad)
+		return
+	}
+	m := &Message{ID: s.id(), Type: typ, ChannelID: chID, GuildID: c.GuildID, Author: bot.user(), Components: o.Components,
+		Embeds: o.Embeds, Files: o.files, Flags: o.Flags, AllowedMentions: o.AllowedMentions, Nonce: nonce, Reference: ref}
 	if o.Content != nil {
 		m.Content = *o.Content
 	}

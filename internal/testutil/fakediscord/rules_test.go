@@ -69,6 +69,7 @@ func with(m map[string]any, kv ...any) map[string]any {
 
 func TestMessageRules(t *testing.T) {
 	srv := New(t)
+	srv.InvalidBodiesExpected.Store(true) // these bodies are meant to be refused
 	bot := srv.Main()
 	auth := "Bot " + bot.Token
 	path := "/channels/" + bot.ChannelID + "/messages"
@@ -149,6 +150,7 @@ func TestMessageRules(t *testing.T) {
 
 func TestEditRules(t *testing.T) {
 	srv := New(t)
+	srv.InvalidBodiesExpected.Store(true) // these bodies are meant to be refused
 	bot := srv.Main()
 	auth := "Bot " + bot.Token
 	path := "/channels/" + bot.ChannelID + "/messages"
@@ -264,6 +266,7 @@ func TestAuthAndUnknowns(t *testing.T) {
 
 func TestThreadRules(t *testing.T) {
 	srv := New(t)
+	srv.InvalidBodiesExpected.Store(true) // these bodies are meant to be refused
 	bot := srv.Main()
 	auth := "Bot " + bot.Token
 	path := "/channels/" + bot.ChannelID + "/threads"
@@ -332,6 +335,7 @@ func strOpt(name string, required bool, kv ...any) map[string]any {
 
 func TestCommandRules(t *testing.T) {
 	srv := New(t)
+	srv.InvalidBodiesExpected.Store(true) // these bodies are meant to be refused
 	bot := srv.Main()
 	auth := "Bot " + bot.Token
 	path := "/applications/" + bot.UserID + "/guilds/" + bot.GuildID + "/commands"
@@ -396,6 +400,7 @@ func modal(kv ...any) map[string]any {
 
 func TestModalRules(t *testing.T) {
 	srv := New(t)
+	srv.InvalidBodiesExpected.Store(true) // these bodies are meant to be refused
 	bot := srv.Main()
 	owner := srv.NewUser("owner")
 	srv.InteractionTTL = time.Minute

@@ -69,6 +69,9 @@ type Server struct {
 	// TokenTTL is how long an interaction token works for @original and
 	// followups (Discord: 15 minutes); then they answer 401 50027.
 	TokenTTL time.Duration
+	// InvalidBodiesExpected lets a test send bodies Discord's schema refuses
+	// (to see the 400 50035 handled); otherwise each one also fails the test.
+	InvalidBodiesExpected atomic.Bool
 
 	t   testing.TB
 	ts  *httptest.Server
