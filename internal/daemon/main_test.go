@@ -87,7 +87,7 @@ func TestInstallAndUninstallHooks(t *testing.T) {
 		t.Fatalf("install: exit %d\n%s%s", code, out, errOut)
 	}
 	b, _ := os.ReadFile(settings)
-	if !strings.Contains(string(b), "mine.sh") || !strings.Contains(string(b), "ccbridge-hook-stop' --global") || !strings.Contains(string(b), `"theme": "dark"`) {
+	if !strings.Contains(string(b), "mine.sh") || !strings.Contains(string(b), "ccbridge-hook-stop' --global") || !strings.Contains(string(b), `"theme":"dark"`) {
 		t.Fatalf("settings after install:\n%s", b)
 	}
 	if fi, _ := os.Stat(settings); fi.Mode().Perm() != 0o644 {
@@ -100,7 +100,7 @@ func TestInstallAndUninstallHooks(t *testing.T) {
 		t.Fatalf("uninstall: %s", out)
 	}
 	b, _ = os.ReadFile(settings)
-	if strings.Contains(string(b), "ccbridge") || !strings.Contains(string(b), "mine.sh") {
+	if string(b) != `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"mine.sh"}]}]},"theme":"dark"}` {
 		t.Fatalf("settings after uninstall:\n%s", b)
 	}
 	backups, _ := filepath.Glob(settings + ".ccbridge-backup-*")

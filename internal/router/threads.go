@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -378,8 +379,10 @@ func (r *Router) wtID(key string, args ...string) string {
 	return id
 }
 
+// clip masks secrets before it cuts: a secret cut in two is no longer
+// recognised by the redaction on the way to Discord.
 func clip(s string, n int) string {
-	s = strings.ReplaceAll(s, "```", "ʼʼʼ")
+	s = strings.ReplaceAll(redact.String(s), "```", "ʼʼʼ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n]) + "…"
 	}
