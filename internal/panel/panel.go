@@ -142,6 +142,9 @@ func (p *Panel) Render(ctx context.Context, server string) chat.Message {
 	if p.Problem != "" {
 		b.WriteString("⚠️ " + p.Problem + "\n")
 	}
+	if line := p.nextSchedule(srv.Name); line != "" {
+		b.WriteString(line + "\n")
+	}
 	known := map[string]bool{}
 	for _, g := range regs {
 		if g.Worktree != "" {
