@@ -8,10 +8,15 @@ import (
 	"github.com/ccbridge/ccbridge/internal/tmux"
 )
 
-// turnShow bounds the wait for the screen to show a turn the hooks already
-// reported (UserPromptSubmit fires as the text is submitted, a moment
-// before Claude's footer says "esc to interrupt").
+// turnShow bounds the waits for the input box after an Escape.
 const turnShow = 3 * time.Second
+
+// turnShowMax bounds the wait for the screen to show a turn the hooks
+// already reported (UserPromptSubmit fires as the text is submitted, a
+// moment before Claude's footer says "esc to interrupt"; seconds later on a
+// loaded machine). The wait ends as soon as the screen shows the turn or the
+// turn's end is recorded: it is a bound, not a guess of how long it takes.
+const turnShowMax = 30 * time.Second
 
 // InterruptTurn interrupts the running turn, also one that has only just
 // started: an Escape pressed before the screen shows the turn interrupts
@@ -25,7 +30,7 @@ func (m *Manager) InterruptTurn(ctx context.Context, key string) error {
 		}
 		// A turn that already ended never shows: Interrupt then presses
 		// one Escape on an idle screen, which does nothing.
-		_, _ = m.waitScreen(ctx, pane, turnShow, Busy)
+		m.waitTurnShown(ctx, key, pane)
 	}
 	if err := m.Interrupt(ctx, key); err != nil {
 		return err
@@ -54,6 +59,25 @@ func (m *Manager) InterruptTurn(ctx context.Context, key string) error {
 	}
 	_, _ = m.waitScreen(ctx, pane, turnShow, boxEmpty)
 	return nil
+}
+
+// waitTurnShown waits until the screen shows the recorded turn running, or
+// its end is recorded (Stop clears Busy), or turnShowMax passes.
+func (m *Manager) waitTurnShown(ctx context.Context, key, pane string) {
+	deadline := time.Now().Add(turnShowMax)
+	for time.Now().Before(deadline) {
+		if screen, err := m.opt.Panes.Capture(ctx, pane, 0); err != nil || Busy(screen) {
+			return
+		}
+		if rec, err := m.opt.Store.Sessions.Get(key); err != nil || !rec.Busy {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(typedPoll):
+		}
+	}
 }
 
 // boxEmpty reports whether the input box is shown and holds nothing.

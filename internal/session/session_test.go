@@ -476,3 +476,50 @@ func TestSetModelWithoutConfirmationFails(t *testing.T) {
 }
 
 func cfgPromptTimeout(m *Manager) time.Duration { return m.opt.Config.Claude.PromptTimeout.Duration }
+
+// On a loaded machine the screen shows a turn seconds after its
+// UserPromptSubmit was recorded: an Escape pressed before that interrupts
+// nothing, so InterruptTurn waits for the turn to show (or to end), however
+// long that takes within its bound.
+func TestInterruptTurnWaitsForATurnTheScreenShowsLate(t *testing.T) {
+	m, panes, store, target := newManager(t)
+	ctx := context.Background()
+	m.Ensure(ctx, target)
+	store.Sessions.Update(ctx, target.Key, func(s *state.Session) error { s.Busy = true; return nil })
+	panes.takeOps()
+	busy := strings.Replace(readyScreen, "? for shortcuts", "esc to interrupt", 1)
+	escapeOnBusy := make(chan bool, 4)
+	panes.mu.Lock()
+	panes.afterKey = func(f *fakePanes, k tmux.Key) {
+		if k == tmux.KeyEscape {
+			escapeOnBusy <- Busy(f.screen)
+			f.screen = readyScreen // an Escape on a running turn ends it
+		}
+	}
+	panes.mu.Unlock()
+	go func() {
+		time.Sleep(turnShow + time.Second) // longer than the old fixed wait
+		panes.mu.Lock()
+		panes.screen = busy
+		panes.mu.Unlock()
+	}()
+	if err := m.InterruptTurn(ctx, target.Key); err != nil {
+		t.Fatal(err)
+	}
+	if onBusy := <-escapeOnBusy; !onBusy {
+		t.Fatal("Escape was pressed before the screen showed the turn: it interrupted nothing")
+	}
+	// A turn whose end is recorded meanwhile is not waited for.
+	store.Sessions.Update(ctx, target.Key, func(s *state.Session) error { s.Busy = true; return nil })
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		store.Sessions.Update(ctx, target.Key, func(s *state.Session) error { s.Busy = false; return nil })
+	}()
+	start := time.Now()
+	if err := m.InterruptTurn(ctx, target.Key); err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(start); waited > turnShowMax/2 {
+		t.Errorf("waited %s for a turn that had ended", waited)
+	}
+}
