@@ -176,6 +176,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	rt.StartConfigured()
 	rt.FinishArchivedThreads()
 	rt.StartScheduler() // runs missed schedules at most an hour late, then each when due
+	go sessions.WatchDialogs(runCtx) // dialogs a running Claude opens that no hook reports
 	log.Info("ccbridge running", "bots", len(bots), "attach", "tmux -L "+cfg.Tmux.Socket+" attach", "projects", projectNames(cfg))
 	<-ctx.Done()
 	if cause := context.Cause(ctx); errors.Is(cause, state.ErrUnsafeDir) {

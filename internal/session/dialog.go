@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -264,6 +266,32 @@ func (m *Manager) carded(key string) bool {
 		}
 	}
 	return false
+}
+
+// dialogWatch is how often running sessions are looked at for a dialog no
+// hook reports: one screen read per session.
+const dialogWatch = 3 * time.Second
+
+// WatchDialogs tells each session's front end about a dialog its running
+// Claude opens that no hook reports (a settings warning, a picker a typed
+// slash command opened, anything a later release adds), as the start
+// does, until ctx ends. A dialog a hook card stands for is the card's.
+func (m *Manager) WatchDialogs(ctx context.Context) {
+	tick := time.NewTicker(dialogWatch)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		m.mu.Lock()
+		keys := slices.Sorted(maps.Keys(m.listeners))
+		m.mu.Unlock()
+		for _, key := range keys {
+			m.noticeDialog(ctx, key)
+		}
+	}
 }
 
 // delivered forgets the dialog last shown for a session.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/tmux"
 )
 
@@ -142,5 +143,49 @@ func TestAnswerDialogPressesNothingIntoAnotherDialog(t *testing.T) {
 	}
 	if ops := panes.takeOps(); len(ops) != 0 {
 		t.Fatalf("pressed %q", ops)
+	}
+}
+
+// A dialog a running Claude opens with no hook card for it (here the nudge,
+// as any later one) is shown to the front end once; one a card stands for
+// is left to the card; nothing is pressed.
+func TestWatchDialogsShowsADialogOpenedMidSession(t *testing.T) {
+	m, panes, store, target := newManager(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var got []Dialog
+	target.OnDialog = func(d Dialog) { mu.Lock(); got = append(got, d); mu.Unlock() }
+	if _, _, err := m.Ensure(ctx, target); err != nil {
+		t.Fatal(err)
+	}
+	panes.takeOps()
+	go m.WatchDialogs(ctx)
+	shown := func() int { mu.Lock(); defer mu.Unlock(); return len(got) }
+	// A permission prompt has its card: not shown.
+	if _, err := store.Requests.Create(ctx, "r1", state.Request{Session: target.Key, Status: state.RequestPending}); err != nil {
+		t.Fatal(err)
+	}
+	panes.mu.Lock()
+	panes.screen = readScreen(t, "nudge-2.1.328.txt")
+	panes.mu.Unlock()
+	time.Sleep(2*dialogWatch + dialogSettle)
+	if n := shown(); n != 0 {
+		t.Fatalf("a carded dialog was shown %d times", n)
+	}
+	if err := store.Requests.Delete(ctx, "r1"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(4 * dialogWatch); shown() == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the dialog was never shown")
+		}
+	}
+	time.Sleep(2*dialogWatch + dialogSettle)
+	if n := shown(); n != 1 {
+		t.Fatalf("shown %d times", n)
+	}
+	if ops := panes.takeOps(); slices.ContainsFunc(ops, func(op string) bool { return strings.HasPrefix(op, "keys") }) {
+		t.Fatalf("something was pressed: %q", ops)
 	}
 }
