@@ -144,7 +144,8 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, log: log, unknownLogged: map[string]bool{}}
 	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations, relay.watchWorktrees,
 		func(ctx context.Context) { relay.keepPanels(ctx, pnl) },
-		(&attention{store: store, ext: ext, cfg: cfg, posters: posters, log: log, now: time.Now, sessions: recording}).loop, live.loop}
+		(&attention{store: store, ext: ext, cfg: cfg, posters: posters, log: log, now: time.Now, sessions: recording}).loop, live.loop,
+		sessions.WatchDialogs} // dialogs a running Claude opens that no hook reports
 	done := make(chan struct{}, len(loops))
 	for _, loop := range loops {
 		go func() { loop(runCtx); done <- struct{}{} }()
@@ -176,7 +177,6 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	rt.StartConfigured()
 	rt.FinishArchivedThreads()
 	rt.StartScheduler() // runs missed schedules at most an hour late, then each when due
-	go sessions.WatchDialogs(runCtx) // dialogs a running Claude opens that no hook reports
 	log.Info("ccbridge running", "bots", len(bots), "attach", "tmux -L "+cfg.Tmux.Socket+" attach", "projects", projectNames(cfg))
 	<-ctx.Done()
 	if cause := context.Cause(ctx); errors.Is(cause, state.ErrUnsafeDir) {
