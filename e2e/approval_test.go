@@ -3,6 +3,9 @@
 package e2e
 
 import (
+	"bytes"
+	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,5 +113,59 @@ func TestReplyTableIsDrawnAligned(t *testing.T) {
 	want := "```\nCity │  Pop.\n─────┼──────\n東京 │  14 M\nOslo │ 0.7 M\n```"
 	if !strings.Contains(m.Content, want) || !strings.Contains(m.Content, "**Raw**\n```\n| a | b |\n|---|---|\n```") {
 		t.Fatalf("reply = %q", m.Content)
+	}
+}
+
+// asBot calls Discord's REST API with a bot's token, as anyone holding it
+// can (another machine of the fleet, a model that read the token file).
+func asBot(t testing.TB, srv *fakediscord.Server, bot *fakediscord.Bot, method, path string, body any) map[string]any {
+	t.Helper()
+	raw, _ := json.Marshal(body)
+	req, _ := http.NewRequest(method, srv.URL+"/api/v10"+path, bytes.NewReader(raw))
+	req.Header.Set("Authorization", "Bot "+bot.Token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("%s %s: %d %v", method, path, resp.StatusCode, out)
+	}
+	return out
+}
+
+// Security review 2, finding 1: a card edited by a bot-token holder to show
+// something harmless, or a copy of its buttons, approves nothing when the
+// owner clicks Allow; the clicker is told, the prompt stays pending, and
+// the card's own Deny still answers it. The command never runs.
+func TestPromptAllowOnAnEditedCardOrACopyApprovesNothing(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	b.model.Script("SCN_EDITED", fakemodel.Tool("", "Bash", map[string]any{"command": "touch EVIL-MARKER.txt", "description": "Set up"}))
+	b.say(p, "SCN_EDITED")
+	card := b.waitCard(p, "the touch card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "EVIL-MARKER") })
+	allow := action(t, card, "allow")
+	harmless := strings.ReplaceAll(card.Content, "touch EVIL-MARKER.txt", "ls -la")
+	asBot(t, b.srv, p.bot, "PATCH", "/channels/"+p.channel+"/messages/"+card.ID, map[string]any{"content": harmless})
+	b.waitCardText(card, "ls -la")
+	copied := asBot(t, b.srv, p.bot, "POST", "/channels/"+p.channel+"/messages", map[string]any{"content": card.Content, "components": card.Components})
+	for _, msgID := range []string{card.ID, copied["id"].(string)} {
+		it := b.srv.Click(msgID, allow, b.owner)
+		r := b.srv.WaitResponse(it, 10*time.Second)
+		if !strings.Contains(string(r.Response), "This card was changed") || !strings.Contains(string(r.Response), `"flags":64`) {
+			t.Fatalf("Allow on message %s answered %s", msgID, r.Response)
+		}
+	}
+	if now := b.cardNow(card); strings.Contains(now.Content, "Allowed") || len(now.CustomIDs()) == 0 {
+		t.Fatalf("the card was closed: %q", now.Content)
+	}
+	b.srv.Click(card.ID, action(t, card, "deny"), b.owner)
+	b.waitCardText(card, "Denied** by")
+	if _, err := os.Stat(filepath.Join(p.dir, "EVIL-MARKER.txt")); err == nil {
+		t.Fatal("the command ran")
 	}
 }

@@ -220,3 +220,28 @@ func TestFleetOfTwoMachinesSharesOneBot(t *testing.T) {
 	panelOf("beta", "⚫ stopped")
 	panelOf("alpha", "⚫ **beta** stopped") // not "unreachable": it said so
 }
+
+// Security review 2, finding 13: two machines that map one channel would
+// both type its messages into a Claude of their own, and both reply; each
+// says so in its panel, naming the other machine and the channel.
+func TestFleetReportsAChannelTwoMachinesMap(t *testing.T) {
+	srv := fakediscord.New(t)
+	model := fakemodel.New(t)
+	owner := srv.NewUser("owner")
+	bot := srv.Main()
+	general := srv.AddChannel(bot.GuildID, "general")
+	machines := map[string]*bridge{
+		"alpha": newMachine(t, srv, model, owner, "alpha", bot.ChannelID, general),
+		"beta":  newMachine(t, srv, model, owner, "beta", bot.ChannelID, general),
+	}
+	for _, c := range [][2]string{{"alpha", "beta"}, {"beta", "alpha"}} {
+		want := "⚠️ **" + c[1] + "** maps <#" + bot.ChannelID + "> too"
+		srv.WaitMessage(long, c[0]+"'s panel naming the overlap", func(m *fakediscord.Message) bool {
+			name, _, _, ok := panel.ParseHeader(m.Content)
+			return m.ChannelID == general && !m.Deleted && ok && name == c[0] && strings.Contains(m.Content, want)
+		})
+		if log := machines[c[0]].out.String(); !strings.Contains(log, "maps a channel this machine maps") || !strings.Contains(log, "machine="+c[1]) {
+			t.Errorf("%s logged no warning about %s:\n%s", c[0], c[1], log)
+		}
+	}
+}

@@ -172,7 +172,7 @@ func TestLandDiscardAndAudit(t *testing.T) {
 	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Fatalf("scratch.txt is still there: %v", err)
 	}
-	a := b.command(th, "audit", map[string]any{"count": "5"}, "decision(s)")
+	a := b.command(th, "audit", map[string]any{"count": 5}, "decision(s)")
 	if !strings.Contains(a.Content, "**discarded** discord") || !strings.Contains(a.Content, "**allow** discord") || !strings.Contains(a.Content, "scratch.txt") {
 		t.Fatalf("/audit = %q", a.Content)
 	}

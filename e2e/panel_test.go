@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/panel"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
 )
@@ -78,8 +79,16 @@ func TestControlPanel(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if n := len(b.botMessages(general)); n != 1 {
-		t.Errorf("%d panel messages; it should be edited in place", n)
+	panels := 0
+	for _, m := range b.botMessages(general) {
+		if _, _, _, ok := panel.ParseHeader(m.Content); ok {
+			panels++
+		} else if _, _, _, ok := panel.ParseChannelList(m.Content); !ok {
+			t.Errorf("the panel channel holds %q", m.Content)
+		}
+	}
+	if panels != 1 {
+		t.Errorf("%d panel messages; it should be edited in place", panels)
 	}
 }
 

@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
 )
 
@@ -155,4 +157,37 @@ func registry(t *testing.T, b *bridge) *state.Registry {
 		t.Fatal(err)
 	}
 	return reg
+}
+
+// Security review 2, finding 12: deleting a thread (Manage Threads, as for
+// archiving) mid-turn does not cut the turn off: the command runs to its
+// end, and the session stops after it.
+func TestThreadDeletedMidTurnStopsAfterTheTurn(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	th := threadOf(p, b.srv.StartThread(p.channel, "long job", b.owner))
+	started, release, finished := filepath.Join(p.dir, "started"), filepath.Join(p.dir, "release"), filepath.Join(p.dir, "finished")
+	cmd := fmt.Sprintf("touch %s; while [ ! -e %s ]; do sleep 0.05; done; touch %s", started, release, finished)
+	b.model.Script("SCN_DELETED", fakemodel.Tool("", "Bash", map[string]any{"command": cmd, "description": "Long job"}))
+	b.say(th, "SCN_DELETED")
+	card := b.waitCard(th, "the long job's card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "Long job") })
+	b.srv.Click(card.ID, action(t, card, "allow"), b.owner)
+	waitFile(t, started)
+	b.srv.DeleteThread(th.channel)
+	time.Sleep(3 * time.Second) // a daemon that stops at once has done so by now
+	if n := len(b.panes()); n != 1 {
+		t.Fatalf("%d panes: the deleted thread's session was stopped mid-turn", n)
+	}
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, finished)
+	deadline := time.Now().Add(long)
+	for len(b.panes()) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the deleted thread's session still runs after its turn")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

@@ -75,7 +75,9 @@ type ComponentEvent struct {
 	Server    string
 	ChannelID string
 	MessageID string
-	Content   string // the text of the message the component is on
+	Content   string   // the text of the message the component is on
+	Rows      []Row    // its components, as Discord gave them
+	FileIDs   []string // the ids of its attachments
 	User      User
 	CustomID  string
 	Values    []string
@@ -163,6 +165,9 @@ type ModalEvent struct {
 	Server    string
 	ChannelID string
 	MessageID string // the message whose component opened the modal
+	Content   string // its text, components and attachments' ids,
+	Rows      []Row  // as for a ComponentEvent
+	FileIDs   []string
 	User      User
 	CustomID  string
 	Values    map[string]string // by input custom_id
@@ -189,11 +194,42 @@ type CommandSpec struct {
 	Options     []OptionSpec
 }
 
-// OptionSpec declares a string option of a slash command.
+// OptionSpec declares an option of a slash command: a string, or with
+// Integer a whole number from MinValue to MaxValue.
 type OptionSpec struct {
 	Name        string
 	Description string
 	Required    bool
-	Choices     []string // empty = free text
+	Choices     []Choice // empty = free text
 	MaxLength   int      // in characters; 0 = Discord's default (6000)
+	Integer     bool
+	MinValue    int
+	MaxValue    int
+	// Autocomplete: suggestions come from HandleAutocomplete as the person
+	// types (the value typed is taken too); never with Choices.
+	Autocomplete bool
+}
+
+// Choice is one value an option offers, with the label shown for it.
+type Choice struct {
+	Name  string
+	Value string
+}
+
+// MaxChoices is Discord's limit on an option's choices and on the
+// suggestions of one autocomplete answer.
+const MaxChoices = 25
+
+// AutocompleteEvent is a person typing into an option that suggests
+// values: the command, the option being typed into (Option) and what was
+// typed so far (Value), with the other options given yet.
+type AutocompleteEvent struct {
+	Server    string
+	ChannelID string
+	ParentID  string // set when the channel is a thread
+	User      User
+	Command   string
+	Option    string
+	Value     string
+	Options   map[string]string
 }

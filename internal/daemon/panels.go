@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -22,6 +24,8 @@ const (
 	// panelHistory is how many of the general channel's latest messages
 	// are searched for the other machines' panels (Discord's maximum).
 	panelHistory = 100
+	// listEvery is how often the channel list is shown again.
+	listEvery = time.Hour
 	// leaveTimeout bounds marking the panels stopped on the way out.
 	leaveTimeout = 3 * time.Second
 )
@@ -44,7 +48,18 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 	last := map[string]chat.Message{}
 	lastAt := map[string]time.Time{}
 	readAt := map[string]time.Time{}
-	peers := &peerReader{botIDs: map[string]string{}, twins: map[string]bool{}, known: map[string][]string{}, saved: map[string]string{}, loaded: map[string]bool{}}
+	peers := &peerReader{botIDs: map[string]string{}, twins: map[string]bool{}, known: map[string][]string{}, saved: map[string]string{},
+		loaded: map[string]bool{}, overlaps: map[string]string{}}
+	listedAt := map[string]time.Time{} // when each server's channel list was last shown
+	for _, srv := range p.Config.Servers {
+		if p.Fleet != nil {
+			var own []string
+			for _, proj := range srv.Projects {
+				own = append(own, proj.ChannelID)
+			}
+			p.Fleet.SetOwn(srv.Name, own)
+		}
+	}
 	dirty := true // a change waits to be drawn
 	for {
 		for _, srv := range p.Config.Servers {
@@ -70,6 +85,12 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 				}
 				if r.showPanel(ctx, srv.Name, srv.GeneralChannelID, m) {
 					last[srv.Name], lastAt[srv.Name] = m, time.Now()
+				}
+				// The list changes only with the config; it is shown again
+				// now and then in case someone deleted it.
+				if p.Fleet != nil && time.Since(listedAt[srv.Name]) >= listEvery &&
+					r.showMessage(ctx, srv.Name, srv.GeneralChannelID, listKey(srv.Name), "channel list", p.ChannelList(srv.Name)) {
+					listedAt[srv.Name] = time.Now()
 				}
 			}
 		}
@@ -123,10 +144,18 @@ type peerReader struct {
 	known  map[string][]string
 	saved  map[string]string // registry key → message id stored there
 	loaded map[string]bool   // servers whose known panels were loaded
+	// overlaps is the last overlap warned about, by server.
+	overlaps map[string]string
 }
 
 // peerKey is the registry key of another machine's panel message.
 func peerKey(server, machine string) string { return "peer@" + server + "@" + machine }
+
+// peerListKey is the registry key of another machine's channel list.
+func peerListKey(server, machine string) string { return peerKey(server, machine) + "/channels" }
+
+// listKey is the registry key of this machine's channel list.
+func listKey(server string) string { return "channels@" + server }
 
 // loadKnown reads the other machines' panel messages remembered from
 // before this daemon started.
@@ -153,17 +182,20 @@ func (r *relay) saveKnown(ctx context.Context, pr *peerReader, server, channel s
 			_ = r.registry.Panels.Delete(ctx, k)
 		}
 	}
-	for _, p := range peers {
-		k := peerKey(server, p.Machine)
-		if pr.saved[k] == p.MessageID {
-			continue
+	save := func(k, id string) {
+		if id == "" || pr.saved[k] == id {
+			return
 		}
 		if _, err := r.registry.Panels.Update(ctx, k, func(pm *state.PanelMessage) error {
-			pm.ChannelID, pm.MessageID = channel, p.MessageID
+			pm.ChannelID, pm.MessageID = channel, id
 			return nil
 		}); err == nil {
-			pr.saved[k] = p.MessageID
+			pr.saved[k] = id
 		}
+	}
+	for _, p := range peers {
+		save(peerKey(server, p.Machine), p.MessageID)
+		save(peerListKey(server, p.Machine), p.ListID)
 	}
 }
 
@@ -217,8 +249,23 @@ func (r *relay) readPeers(ctx context.Context, fleet *panel.Fleet, pr *peerReade
 	own, _ := r.registry.Panels.Get(server)
 	var peers []panel.Peer
 	pr.known[server] = nil
+	type list struct {
+		id       string
+		channels []string
+		complete bool
+	}
+	lists := map[string]list{} // machine → its latest channel list
 	for _, m := range msgs {
 		if m.AuthorID != botIDs[server] || m.ID == own.MessageID {
+			continue
+		}
+		if machine, channels, complete, ok := panel.ParseChannelList(m.Content); ok {
+			if machine != fleet.Machine {
+				pr.known[server] = append(pr.known[server], m.ID)
+				if cur, ok := lists[machine]; !ok || idBefore(cur.id, m.ID) {
+					lists[machine] = list{m.ID, channels, complete}
+				}
+			}
 			continue
 		}
 		if machine, stopped, at, ok := panel.ParseHeader(m.Content); ok {
@@ -229,7 +276,18 @@ func (r *relay) readPeers(ctx context.Context, fleet *panel.Fleet, pr *peerReade
 			if machine != fleet.Machine {
 				pr.known[server] = append(pr.known[server], m.ID)
 			}
-			peers = append(peers, panel.Peer{Machine: machine, MessageID: m.ID, CheckedIn: at, Stopped: stopped, Channels: panel.ParseChannels(m.Content)})
+			peers = append(peers, panel.Peer{Machine: machine, MessageID: m.ID, CheckedIn: at, Stopped: stopped,
+				Channels: panel.ParseChannels(m.Content), Complete: panel.PanelComplete(m.Content)})
+		}
+	}
+	for i, p := range peers {
+		if l, ok := lists[p.Machine]; ok {
+			peers[i].ListID, peers[i].Complete = l.id, p.Complete || l.complete
+			for _, ch := range l.channels {
+				if !slices.Contains(p.Channels, ch) {
+					peers[i].Channels = append(peers[i].Channels, ch)
+				}
+			}
 		}
 	}
 	changed := fleet.SetPeers(server, peers)
@@ -237,6 +295,22 @@ func (r *relay) readPeers(ctx context.Context, fleet *panel.Fleet, pr *peerReade
 	if changed {
 		r.log.Info("machines sharing the bot", "server", server, "panel", fleet.Line(server))
 	}
+	overlaps := fleet.Overlaps(server)
+	if text := fmt.Sprint(overlaps); text != pr.overlaps[server] {
+		pr.overlaps[server] = text
+		for _, machine := range slices.Sorted(maps.Keys(overlaps)) {
+			r.log.Warn("another machine sharing the bot maps a channel this machine maps: both answer there; map each channel on one machine only",
+				"server", server, "machine", machine, "channels", overlaps[machine])
+		}
+	}
+}
+
+// idBefore orders Discord snowflakes (decimal strings): older first.
+func idBefore(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return a < b
 }
 
 // sameBody compares two renders, ignoring the first line (its time).
@@ -252,34 +326,40 @@ func sameBody(a, b chat.Message) bool {
 // none (first start, or someone deleted it), remembering its id. Each
 // machine edits only its own panel message.
 func (r *relay) showPanel(ctx context.Context, server, channel string, m chat.Message) bool {
+	return r.showMessage(ctx, server, channel, server, "control panel", m)
+}
+
+// showMessage edits the message of this machine that the registry keeps
+// under key, or posts it when there is none.
+func (r *relay) showMessage(ctx context.Context, server, channel, key, what string, m chat.Message) bool {
 	poster, ok := r.posters[server]
 	if !ok {
 		return false
 	}
 	pctx, cancel := context.WithTimeout(ctx, noticeTimeout)
 	defer cancel()
-	rec, err := r.registry.Panels.Get(server)
+	rec, err := r.registry.Panels.Get(key)
 	if err == nil && rec.ChannelID == channel && rec.MessageID != "" {
 		err := poster.Edit(pctx, channel, rec.MessageID, m)
 		if err == nil {
 			return true
 		}
 		if !discord.IsUnknownMessage(err) {
-			r.log.Error("could not update the control panel", "server", server, "err", err)
+			r.log.Error("could not update the "+what, "server", server, "err", err)
 			return false
 		}
 	}
 	id, err := poster.Post(pctx, channel, m)
 	if err != nil {
-		r.log.Error("could not post the control panel", "server", server, "err", err)
+		r.log.Error("could not post the "+what, "server", server, "err", err)
 		return false
 	}
-	if _, err := r.registry.Panels.Update(ctx, server, func(pm *state.PanelMessage) error {
+	if _, err := r.registry.Panels.Update(ctx, key, func(pm *state.PanelMessage) error {
 		pm.ChannelID, pm.MessageID = channel, id
 		return nil
 	}); err != nil {
-		r.log.Error("could not remember the control panel", "err", err)
+		r.log.Error("could not remember the "+what, "err", err)
 	}
-	r.log.Info("control panel posted", "server", server, "message", id)
+	r.log.Info(what+" posted", "server", server, "message", id)
 	return true
 }

@@ -34,7 +34,7 @@ func TestCommandRegistrationConverges(t *testing.T) {
 	}
 	specs := []chat.CommandSpec{
 		{Name: "status", Description: "Show the state"},
-		{Name: "mode", Description: "Change the mode", Options: []chat.OptionSpec{{Name: "mode", Description: "mode", Required: true, Choices: []string{"a", "b"}}}},
+		{Name: "mode", Description: "Change the mode", Options: []chat.OptionSpec{{Name: "mode", Description: "mode", Required: true, Choices: []chat.Choice{{Name: "A", Value: "a"}, {Name: "B", Value: "b"}}}}},
 	}
 	t.Setenv("CCBRIDGE_GW_TEST_TOKEN", bot.Token)
 	open := func() {

@@ -28,6 +28,9 @@ type Handler interface {
 	HandleCommand(ev chat.CommandEvent, resp chat.Responder)
 	HandleComponent(ev chat.ComponentEvent, resp chat.Responder)
 	HandleModal(ev chat.ModalEvent, resp chat.Responder)
+	// HandleAutocomplete suggests values for an option being typed into;
+	// the gateway answers with them at once.
+	HandleAutocomplete(ev chat.AutocompleteEvent) []chat.Choice
 	HandleThreadArchived(server, threadID, parentID string)
 	// HandleThreadDeleted is called for a thread deleted in Discord.
 	HandleThreadDeleted(server, threadID, parentID string)
@@ -231,9 +234,14 @@ func (b *Bot) registerCommands(appID string, specs []chat.CommandSpec) {
 func commandOf(spec chat.CommandSpec) *discordgo.ApplicationCommand {
 	c := &discordgo.ApplicationCommand{Name: spec.Name, Description: spec.Description, Type: discordgo.ChatApplicationCommand}
 	for _, o := range spec.Options {
-		opt := &discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionString, Name: o.Name, Description: o.Description, Required: o.Required, MaxLength: o.MaxLength}
+		opt := &discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionString, Name: o.Name, Description: o.Description,
+			Required: o.Required, MaxLength: o.MaxLength, Autocomplete: o.Autocomplete}
+		if o.Integer {
+			lo := float64(o.MinValue)
+			opt.Type, opt.MinValue, opt.MaxValue = discordgo.ApplicationCommandOptionInteger, &lo, float64(o.MaxValue)
+		}
 		for _, ch := range o.Choices {
-			opt.Choices = append(opt.Choices, &discordgo.ApplicationCommandOptionChoice{Name: ch, Value: ch})
+			opt.Choices = append(opt.Choices, &discordgo.ApplicationCommandOptionChoice{Name: ch.Name, Value: ch.Value})
 		}
 		c.Options = append(c.Options, opt)
 	}
@@ -248,7 +256,9 @@ func sameCommand(a, b *discordgo.ApplicationCommand) bool {
 	for i, x := range a.Options {
 		y := b.Options[i]
 		if x.Type != y.Type || x.Name != y.Name || x.Description != y.Description || x.Required != y.Required ||
-			x.MaxLength != y.MaxLength || len(x.Choices) != len(y.Choices) {
+			x.MaxLength != y.MaxLength || x.Autocomplete != y.Autocomplete || x.MaxValue != y.MaxValue ||
+			(x.MinValue == nil) != (y.MinValue == nil) || (x.MinValue != nil && *x.MinValue != *y.MinValue) ||
+			len(x.Choices) != len(y.Choices) {
 			return false
 		}
 		for j, c := range x.Choices {
@@ -301,11 +311,13 @@ func (b *Bot) onInteraction(s *discordgo.Session, i *discordgo.InteractionCreate
 			ev.Options[o.Name] = fmt.Sprint(o.Value)
 		}
 		h.HandleCommand(ev, resp)
+	case discordgo.InteractionApplicationCommandAutocomplete:
+		b.autocomplete(s, i, user, parent, parentKnown, h)
 	case discordgo.InteractionMessageComponent:
 		data := i.MessageComponentData()
 		ev := chat.ComponentEvent{Server: b.Server.Name, ChannelID: i.ChannelID, User: user, CustomID: data.CustomID, Values: data.Values}
 		if i.Message != nil {
-			ev.MessageID, ev.Content = i.Message.ID, i.Message.Content
+			ev.MessageID, ev.Content, ev.Rows, ev.FileIDs = i.Message.ID, i.Message.Content, rowsOf(i.Message), fileIDs(i.Message)
 		}
 		h.HandleComponent(ev, resp)
 	case discordgo.InteractionModalSubmit:
@@ -315,7 +327,7 @@ func (b *Bot) onInteraction(s *discordgo.Session, i *discordgo.InteractionCreate
 		data := i.ModalSubmitData()
 		ev := chat.ModalEvent{Server: b.Server.Name, ChannelID: i.ChannelID, User: user, CustomID: data.CustomID, Values: map[string]string{}}
 		if i.Message != nil {
-			ev.MessageID = i.Message.ID
+			ev.MessageID, ev.Content, ev.Rows, ev.FileIDs = i.Message.ID, i.Message.Content, rowsOf(i.Message), fileIDs(i.Message)
 		}
 		for _, c := range data.Components {
 			row, ok := c.(*discordgo.ActionsRow)
@@ -330,6 +342,82 @@ func (b *Bot) onInteraction(s *discordgo.Session, i *discordgo.InteractionCreate
 		}
 		h.HandleModal(ev, resp)
 	}
+}
+
+// rowsOf reads a message's components back into chat rows, for comparing
+// what a message shows with what ccbridge drew (chat.Face). What ccbridge
+// never draws (embeds, other kinds of component) becomes a row no drawing
+// has, so such a message never passes for one of ccbridge's.
+func rowsOf(m *discordgo.Message) []chat.Row {
+	var rows []chat.Row
+	foreign := func(what string) { rows = append(rows, chat.Row{Buttons: []chat.Button{{Label: "\x00" + what}}}) }
+	for range m.Embeds {
+		foreign("embed")
+	}
+	for _, c := range m.Components {
+		ar, ok := c.(*discordgo.ActionsRow)
+		if !ok {
+			foreign(fmt.Sprint("component ", c.Type()))
+			continue
+		}
+		var row chat.Row
+		for _, in := range ar.Components {
+			switch x := in.(type) {
+			case *discordgo.Button:
+				row.Buttons = append(row.Buttons, chat.Button{Label: x.Label, CustomID: x.CustomID, Style: chat.ButtonStyle(x.Style), Disabled: x.Disabled})
+			case *discordgo.SelectMenu:
+				sel := &chat.Select{CustomID: x.CustomID, Placeholder: x.Placeholder}
+				for _, o := range x.Options {
+					sel.Options = append(sel.Options, chat.Option{Label: o.Label, Value: o.Value, Description: o.Description, Default: o.Default})
+				}
+				row.Select = sel
+			default:
+				row.Buttons = append(row.Buttons, chat.Button{Label: fmt.Sprint("\x00component ", in.Type())})
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// autocomplete answers a person typing into an option that suggests
+// values: at once (Discord waits 3 s), with at most chat.MaxChoices
+// suggestions, unless the handler says the channel is not this daemon's.
+func (b *Bot) autocomplete(s *discordgo.Session, i *discordgo.InteractionCreate, user chat.User, parent string, parentKnown bool, h Handler) {
+	data := i.ApplicationCommandData()
+	ev := chat.AutocompleteEvent{Server: b.Server.Name, ChannelID: i.ChannelID, ParentID: parent, User: user, Command: data.Name, Options: map[string]string{}}
+	if !parentKnown {
+		ev.ParentID = cachedParent(s, i.ChannelID)
+	}
+	for _, o := range data.Options {
+		if o.Focused {
+			ev.Option, ev.Value = o.Name, fmt.Sprint(o.Value)
+			continue
+		}
+		ev.Options[o.Name] = fmt.Sprint(o.Value)
+	}
+	suggested := h.HandleAutocomplete(ev)
+	if suggested == nil {
+		return // another machine sharing the bot answers
+	}
+	choices := []*discordgo.ApplicationCommandOptionChoice{} // an empty list, never null: "no suggestions"
+	for _, c := range suggested[:min(len(suggested), chat.MaxChoices)] {
+		choices = append(choices, &discordgo.ApplicationCommandOptionChoice{Name: c.Name, Value: c.Value})
+	}
+	err := s.InteractionRespond(i.Interaction, &discordgo.InteractionResponse{Type: discordgo.InteractionApplicationCommandAutocompleteResult,
+		Data: &discordgo.InteractionResponseData{Choices: choices}})
+	if err != nil {
+		b.log.Warn("could not answer an autocomplete", "command", data.Name, "err", err)
+	}
+}
+
+// fileIDs are the ids of a message's attachments.
+func fileIDs(m *discordgo.Message) []string {
+	var ids []string
+	for _, a := range m.Attachments {
+		ids = append(ids, a.ID)
+	}
+	return ids
 }
 
 // payloadParent reads the channel object of an interaction payload: the

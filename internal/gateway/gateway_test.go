@@ -59,8 +59,9 @@ func (r *recorder) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
 	r.poke()
 }
 
-func (r *recorder) HandleComponent(chat.ComponentEvent, chat.Responder) {}
-func (r *recorder) HandleModal(chat.ModalEvent, chat.Responder)         {}
+func (r *recorder) HandleComponent(chat.ComponentEvent, chat.Responder)     {}
+func (r *recorder) HandleModal(chat.ModalEvent, chat.Responder)             {}
+func (r *recorder) HandleAutocomplete(chat.AutocompleteEvent) []chat.Choice { return nil }
 func (r *recorder) HandleThreadArchived(server, threadID, parentID string) {
 	r.mu.Lock()
 	r.archived = append(r.archived, threadID+"<"+parentID)

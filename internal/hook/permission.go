@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/approval"
+	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/claudehook"
 	"github.com/ccbridge/ccbridge/internal/discord"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -83,7 +84,8 @@ func (h *handler) permission(ctx context.Context, in *claudehook.Input, sess sta
 			return err
 		}
 		pctx, cancel := context.WithTimeout(ctx, cardTimeout)
-		msgID, err := poster.Post(pctx, req.ChannelID, approval.Render(id, req))
+		card := approval.Render(id, req)
+		msgID, files, err := poster.PostCard(pctx, req.ChannelID, card)
 		cancel()
 		if err != nil {
 			if sess.Server != "" {
@@ -94,7 +96,12 @@ func (h *handler) permission(ctx context.Context, in *claudehook.Input, sess sta
 			log.Error("could not post the card", "err", err)
 			poster = nil
 		} else {
-			if _, err := h.store.Requests.Update(ctx, id, func(r *state.Request) error { r.MessageID = msgID; return nil }); err != nil {
+			// A click approves only on this message while it shows this.
+			bind := func(r *state.Request) error {
+				r.MessageID, r.CardFiles, r.CardHash = msgID, files, state.CardHash(chat.Face(card.Content, card.Rows), files)
+				return nil
+			}
+			if _, err := h.store.Requests.Update(ctx, id, bind); err != nil {
 				return err
 			}
 			log.Info("card posted; waiting", "message", msgID, "deadline", req.Deadline)

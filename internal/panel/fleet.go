@@ -2,12 +2,16 @@ package panel
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
 )
 
 // Several daemons (one per machine) may share a bot. Each keeps its own
@@ -56,9 +60,14 @@ type Peer struct {
 	CheckedIn time.Time
 	// Stopped is set when its daemon said, on its way out, that it stopped.
 	Stopped bool
-	// Channels are the channels and threads its panel lists (the ones it
-	// owns).
+	// Channels are the channels and threads its panel and its channel
+	// list (ChannelList) name: the ones it owns.
 	Channels []string
+	// Complete says Channels are all it owns: its channel list was read
+	// whole, or its panel was not cut.
+	Complete bool
+	// ListID is the message of its channel list ("" when none was read).
+	ListID string
 }
 
 var channelRe = regexp.MustCompile(`<#([0-9]{1,21})>`)
@@ -72,19 +81,79 @@ func ParseChannels(content string) []string {
 	return out
 }
 
+// PanelComplete reports whether a panel message shows all it drew: Render
+// and Stopped cut a panel at Discord's limit.
+func PanelComplete(content string) bool { return utf8.RuneCountInString(content) < chat.Limit }
+
+// A panel is cut at Discord's 2,000 characters, and with it the channels
+// it names; so each machine also keeps a channel list: a second message
+// that names only the project channels it maps, and says when even those
+// do not fit (" … and N more"), so no reader takes a cut list for whole.
+const (
+	listMarker = "🧭"
+	listMore   = " … and %d more"
+)
+
+var (
+	listRe     = regexp.MustCompile(`^\*\*` + listMarker + ` ([A-Za-z0-9][A-Za-z0-9_-]{0,63})\*\* · ccbridge [^\n]*\n`)
+	listMoreRe = regexp.MustCompile(` … and [0-9]+ more$`)
+)
+
+// ChannelList draws this machine's channel list for a server.
+func (p *Panel) ChannelList(server string) chat.Message {
+	srv, _ := p.server(server)
+	head := fmt.Sprintf("**%s %s** · ccbridge %s · the channels this machine maps, for the other machines sharing the bot\n", listMarker, p.machine(), srv.Name)
+	var b strings.Builder
+	b.WriteString(head)
+	for i, proj := range srv.Projects {
+		ref := "<#" + proj.ChannelID + ">"
+		if i > 0 {
+			ref = " " + ref
+		}
+		more := fmt.Sprintf(listMore, len(srv.Projects)-i)
+		if utf8.RuneCountInString(b.String())+utf8.RuneCountInString(ref)+utf8.RuneCountInString(more) > chat.Limit {
+			b.WriteString(more)
+			break
+		}
+		b.WriteString(ref)
+	}
+	return chat.Message{Content: b.String()}
+}
+
+// ParseChannelList reads a channel list: its machine, the channels it
+// names and whether they are all; ok is false for any other message.
+func ParseChannelList(content string) (machine string, channels []string, complete, ok bool) {
+	m := listRe.FindStringSubmatch(content)
+	if m == nil {
+		return "", nil, false, false
+	}
+	return m[1], ParseChannels(content[len(m[0]):]), !listMoreRe.MatchString(content), true
+}
+
 // Fleet is what this daemon knows of the machines it shares its bots with.
 type Fleet struct {
 	Machine          string
 	UnreachableAfter time.Duration
 
-	mu    sync.Mutex
-	peers map[string][]Peer // server → the other machines, by name
-	now   func() time.Time
+	mu     sync.Mutex
+	peers  map[string][]Peer    // server → the other machines, by name
+	own    map[string][]string  // server → the channels this machine maps
+	readAt map[string]time.Time // server → when its peers were last read
+	now    func() time.Time
 }
 
 // NewFleet returns a fleet view of one machine, with no peers seen yet.
 func NewFleet(machine string, unreachableAfter time.Duration) *Fleet {
-	return &Fleet{Machine: machine, UnreachableAfter: unreachableAfter, peers: map[string][]Peer{}, now: time.Now}
+	return &Fleet{Machine: machine, UnreachableAfter: unreachableAfter, peers: map[string][]Peer{}, own: map[string][]string{},
+		readAt: map[string]time.Time{}, now: time.Now}
+}
+
+// SetOwn records the channels this machine maps on a server, which the
+// others must not map too.
+func (f *Fleet) SetOwn(server string, channels []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.own[server] = slices.Clone(channels)
 }
 
 // SetPeers records the panel messages read from a server's general
@@ -109,6 +178,7 @@ func (f *Fleet) SetPeers(server string, seen []Peer) bool {
 	defer f.mu.Unlock()
 	before := f.lineLocked(server)
 	f.peers[server] = peers
+	f.readAt[server] = f.now()
 	return f.lineLocked(server) != before
 }
 
@@ -122,19 +192,52 @@ func (f *Fleet) Peers(server string) []Peer {
 func (f *Fleet) up(p Peer) bool { return !p.Stopped && f.now().Sub(p.CheckedIn) < f.UnreachableAfter }
 
 // Leads reports whether this machine answers for a server's channels that
-// no machine maps: the first by name of the machines that are up.
+// no machine maps: the first by name of the machines that are up. It does
+// not while its view of the others may be stale (not read within
+// UnreachableAfter) or partial (a machine that is up whose channels are not
+// all known): a channel it takes for unmapped may be another's.
 func (f *Fleet) Leads(server string) bool {
 	if f == nil {
 		return true
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if at, ok := f.readAt[server]; !ok || f.now().Sub(at) >= f.UnreachableAfter {
+		return false
+	}
 	for _, p := range f.peers[server] {
-		if p.Machine < f.Machine && f.up(p) {
+		if f.up(p) && (p.Machine < f.Machine || !p.Complete) {
 			return false
 		}
 	}
 	return true
+}
+
+// Overlaps lists, for each other machine that is up, the channels it maps
+// that this machine maps too: both would type each message into a Claude
+// of their own, and both would reply.
+func (f *Fleet) Overlaps(server string) map[string][]string {
+	if f == nil {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.overlapsLocked(server)
+}
+
+func (f *Fleet) overlapsLocked(server string) map[string][]string {
+	out := map[string][]string{}
+	for _, p := range f.peers[server] {
+		if !f.up(p) {
+			continue
+		}
+		for _, ch := range f.own[server] {
+			if slices.Contains(p.Channels, ch) {
+				out[p.Machine] = append(out[p.Machine], ch)
+			}
+		}
+	}
+	return out
 }
 
 // Owner finds the other machine whose panel lists a channel (or thread):
@@ -180,5 +283,14 @@ func (f *Fleet) lineLocked(server string) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return "Other machines: " + strings.Join(parts, " · ")
+	line := "Other machines: " + strings.Join(parts, " · ")
+	overlaps := f.overlapsLocked(server)
+	for _, m := range slices.Sorted(maps.Keys(overlaps)) {
+		var refs []string
+		for _, ch := range overlaps[m] {
+			refs = append(refs, "<#"+ch+">")
+		}
+		line += fmt.Sprintf("\n⚠️ **%s** maps %s too: both machines answer there. Map each channel on one machine only.", m, strings.Join(refs, " "))
+	}
+	return line
 }

@@ -13,7 +13,7 @@ import (
 
 // usageCommand is /usage: what the statusLine last reported for every
 // session of the channel's project (model, context, cost, lines, plan limits).
-var usageCommand = chat.CommandSpec{Name: "usage", Description: "Show model, context, cost and plan limits of this project's sessions"}
+var usageCommand = chat.CommandSpec{Name: "usage", Description: "Model, context, cost and plan limits"}
 
 // usageText lists the figures of the project's sessions, the channel's own
 // first, then its threads', latest figures first. Thread sessions are never

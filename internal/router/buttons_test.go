@@ -336,14 +336,24 @@ func TestArchivedThreadInUseAgainIsNotStopped(t *testing.T) {
 	}
 }
 
-// A deleted thread's session stops at once, even mid-turn, and its kept
-// worktree is reported in the parent by the thread's name.
-func TestDeletedThreadStopsAtOnce(t *testing.T) {
-	r, ss, _, l, _ := newRouter(t)
+// TestDeleteMidTurnStopsAfterTheTurn (security review 2, finding 12): a
+// thread deleted mid-turn (Manage Threads, as for archiving) keeps its
+// session until the turn ends, then stops it; its kept worktree is
+// reported in the parent by the thread's name.
+func TestDeleteMidTurnStopsAfterTheTurn(t *testing.T) {
+	r, ss, _, l, store := newRouter(t)
 	key := registerThread(t, r)
 	ss.setState("busy")
 	ss.releases = []session.Release{keptRelease("fp1")}
 	r.HandleThreadDeleted("home", thread, channel)
+	ss.waitStatus(t)
+	touch(t, store, key)
+	touch(t, store, key)
+	if slices.ContainsFunc(l.all(), func(op string) bool { return strings.HasPrefix(op, "stop") }) {
+		t.Fatalf("a busy session was stopped: %q", l.all())
+	}
+	ss.setState("idle")
+	touch(t, store, key)
 	l.waitFor(t, "stop "+key)
 	r.waitClosed(t)
 	if !slices.ContainsFunc(l.all(), func(op string) bool {
@@ -351,6 +361,27 @@ func TestDeletedThreadStopsAtOnce(t *testing.T) {
 	}) {
 		t.Fatalf("ops = %q", l.all())
 	}
+	if slices.Contains(l.all(), "archive "+thread) {
+		t.Fatalf("a deleted thread was archived again: %q", l.all())
+	}
+}
+
+// A thread archived mid-turn, then deleted, whose turn does not end, is
+// stopped once the cap on a deleted thread's wait is reached.
+func TestDeleteMidTurnStopsAtTheCap(t *testing.T) {
+	r, ss, _, l, _ := newRouter(t)
+	r.deletedCap = 300 * time.Millisecond
+	key := registerThread(t, r)
+	ss.setState("busy")
+	r.HandleThreadArchived("home", thread, channel)
+	ss.waitStatus(t)
+	r.HandleThreadDeleted("home", thread, channel)
+	time.Sleep(100 * time.Millisecond)
+	if slices.ContainsFunc(l.all(), func(op string) bool { return strings.HasPrefix(op, "stop") }) {
+		t.Fatalf("stopped before the cap: %q", l.all())
+	}
+	l.waitFor(t, "stop "+key)
+	r.waitClosed(t)
 }
 
 // touch changes a session record, which wakes whoever watches them.
@@ -394,18 +425,6 @@ func TestClosingAnUnknownThreadDoesNothing(t *testing.T) {
 	}
 }
 
-// A thread archived mid-turn and then deleted stops at once.
-func TestDeleteDuringTheArchiveWaitStopsAtOnce(t *testing.T) {
-	r, ss, _, l, store := newRouter(t)
-	key := registerThread(t, r)
-	ss.setState("busy")
-	r.HandleThreadArchived("home", thread, channel)
-	r.HandleThreadDeleted("home", thread, channel)
-	touch(t, store, key)
-	l.waitFor(t, "stop "+key)
-	r.waitClosed(t)
-}
-
 // A thread archived mid-turn before a restart still stops when its turn
 // ends: the new daemon finds the archive in the registry.
 func TestArchiveMidTurnSurvivesARestart(t *testing.T) {
@@ -443,5 +462,32 @@ func TestScreenWithANoteFits(t *testing.T) {
 	reply := screenReply("inst1", "home-api", screenChanged, screen, time.Now())
 	if n := len([]rune(reply.Content)); n > chat.Limit || !strings.HasPrefix(reply.Content, screenChanged+"\n```\n…") {
 		t.Fatalf("%d characters: %q", n, reply.Content[:200])
+	}
+}
+
+// TestChosenNamesAreShownPlain (security review 2, finding 21): a thread's
+// name and a file's name, which non-owners may choose, draw no link, no
+// formatting and no mention in the bot's notices.
+func TestChosenNamesAreShownPlain(t *testing.T) {
+	r, ss, _, l, _ := newRouter(t)
+	key := registerThread(t, r)
+	r.remember(key, func(g *state.Registered) { g.ThreadName = "[Delete anyway is safe](https://e.example) **now**" })
+	rel := keptRelease("fp1")
+	rel.Changes.Ignored = []string{"[x](https://e.example)<@1>.env"}
+	ss.releases = []session.Release{rel}
+	ss.setState("idle")
+	r.HandleThreadDeleted("home", thread, channel)
+	l.waitFor(t, "stop "+key)
+	r.waitClosed(t)
+	var post string
+	for _, op := range l.all() {
+		if strings.HasPrefix(op, "post ") {
+			post = op
+		}
+	}
+	for _, want := range []string{`“\[Delete anyway is safe\](https://e.example) \*\*now\*\*”`, `(such as \[x\](https://e.example)\<\@1>.env)`} {
+		if !strings.Contains(post, want) {
+			t.Errorf("the notice does not show %s plain: %q", want, post)
+		}
 	}
 }

@@ -1,8 +1,10 @@
 package router
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ccbridge/ccbridge/internal/approval"
 	"github.com/ccbridge/ccbridge/internal/chat"
@@ -16,11 +18,40 @@ var (
 	errNoChange = prompt.ErrNoChange
 )
 
+// errCardChanged: an approving click came from a message that is not the
+// card as ccbridge drew it.
+var errCardChanged = errors.New("the clicked message is not the card as drawn")
+
+// cardChanged is the answer to such a click.
+const cardChanged = "⚠️ This card was changed after ccbridge posted it (or it is a copy), so nothing was approved; answer in the terminal."
+
+// clicked is the message an interaction came from, as Discord gave it.
+type clicked struct {
+	id, content string
+	rows        []chat.Row
+	files       []string
+}
+
+// unbound are the actions that approve nothing: they may come from any
+// message showing the card's buttons. Every other action (allow, always,
+// a plan's approval or edit, an answer to a question) counts only from the
+// card itself, still showing what ccbridge drew: anyone holding the bot
+// token (another machine of the fleet, a model that read it) can edit a
+// card to show something harmless, or post a copy of its buttons.
+var unbound = map[string]bool{"deny": true, "denymsg": true, "denytext": true, "back": true,
+	"plankeep": true, "plantext": true, "chat": true, "chattext": true}
+
+// isCard reports whether m is the request's card showing what was drawn.
+func isCard(req *state.Request, m clicked) bool {
+	return req.MessageID != "" && req.CardHash != "" && m.id == req.MessageID &&
+		state.CardHash(chat.Face(m.content, m.rows), m.files) == req.CardHash
+}
+
 // answerCard applies a click or a modal to a prompt's card. The request is
 // changed only while pending, inside one locked update, so of two clicks
 // racing one decides and the other is told it came too late. The answer is
 // an update of the card itself, well within Discord's 3 seconds.
-func (r *Router) answerCard(server, reqID string, a approval.Action, resp chat.Responder) {
+func (r *Router) answerCard(server, reqID string, a approval.Action, m clicked, resp chat.Responder) {
 	log := r.opt.Log.With("request", reqID, "action", a.Name)
 	req, err := r.opt.Store.Requests.Get(reqID)
 	if err != nil || req.Server != server {
@@ -31,10 +62,26 @@ func (r *Router) answerCard(server, reqID string, a approval.Action, resp chat.R
 		_ = resp.Respond(chat.Reply{Content: closedNotice(req), Ephemeral: true})
 		return
 	}
+	if req.MessageID == "" && !unbound[a.Name] {
+		r.waitCardRecorded(reqID)
+	}
 	updated, result, err := prompt.Decide(r.ctx, r.opt.Store.Requests, reqID, func(cur *state.Request) (approval.Result, error) {
-		return approval.Apply(reqID, cur, a)
+		if !unbound[a.Name] && !isCard(cur, m) {
+			return approval.Result{}, errCardChanged
+		}
+		res, err := approval.Apply(reqID, cur, a)
+		if err == nil && res.Modal == nil && res.Notice == "" && m.id == cur.MessageID {
+			// The click redraws the card: what it shows from now on.
+			card := approval.Render(reqID, *cur)
+			cur.CardHash = state.CardHash(chat.Face(card.Content, card.Rows), cur.CardFiles)
+		}
+		return res, err
 	})
 	switch {
+	case errors.Is(err, errCardChanged):
+		log.Warn("refused a click on a message that is not the card as drawn", "message", m.id, "card", req.MessageID, "by", a.User)
+		_ = resp.Respond(chat.Reply{Content: cardChanged, Ephemeral: true})
+		return
 	case errors.Is(err, errStale):
 		cur, _ := r.opt.Store.Requests.Get(reqID)
 		_ = resp.Respond(chat.Reply{Content: closedNotice(cur), Ephemeral: true})
@@ -61,6 +108,32 @@ func (r *Router) answerCard(server, reqID string, a approval.Action, resp chat.R
 	}
 	if err := resp.Update(approval.Render(reqID, updated)); err != nil {
 		log.Error("could not update the card", "err", err)
+	}
+}
+
+// cardRecordWait bounds the wait for the hook to record the card it just
+// posted (it does so as soon as Discord answers the post), well within
+// the 3 seconds an interaction may take to answer.
+const cardRecordWait = 2 * time.Second
+
+// waitCardRecorded waits until the request names its card's message, so a
+// click that came quicker than the hook's record is judged, not refused.
+func (r *Router) waitCardRecorded(reqID string) {
+	ctx, cancel := context.WithTimeout(r.ctx, cardRecordWait)
+	defer cancel()
+	events, _ := r.opt.Store.Requests.Watch(ctx)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if req, err := r.opt.Store.Requests.Get(reqID); err != nil || req.MessageID != "" || req.Status != state.RequestPending {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-events:
+		case <-tick.C:
+		}
 	}
 }
 
@@ -97,7 +170,8 @@ func (r *Router) HandleModal(ev chat.ModalEvent, resp chat.Responder) {
 		_ = resp.Respond(chat.Reply{Content: "This form is no longer valid.", Ephemeral: true})
 		return
 	}
-	r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Fields: ev.Values, User: mention(ev.User)}, resp)
+	r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Fields: ev.Values, User: mention(ev.User)},
+		clicked{ev.MessageID, ev.Content, ev.Rows, ev.FileIDs}, resp)
 }
 
 func mention(u chat.User) string { return "<@" + u.ID + ">" }

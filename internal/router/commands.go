@@ -12,28 +12,112 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/approval"
 	"github.com/ccbridge/ccbridge/internal/chat"
-	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/panel"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
 // Commands are the slash commands ccbridge registers in every guild.
+// Descriptions stay short: a phone's picker cuts them at about 50
+// characters.
 func Commands() []chat.CommandSpec {
-	return append([]chat.CommandSpec{
-		{Name: "status", Description: "Show the state of this channel's Claude session"},
-		{Name: "stop", Description: "Interrupt Claude's current turn (Escape)"},
-		{Name: "new", Description: "Start a fresh Claude conversation in the same session (/clear)"},
-		{Name: "screen", Description: "Show the session's terminal, with buttons to press keys"},
-		{Name: "mode", Description: "Change the session's permission mode", Options: []chat.OptionSpec{
-			{Name: "mode", Description: "permission mode", Required: true, Choices: config.PermissionModes}}},
-		{Name: "model", Description: "Change the session's model", Options: []chat.OptionSpec{
-			{Name: "name", Description: "model name or alias, e.g. sonnet or opus", Required: true}}},
-		{Name: "thread", Description: "Start a thread with its own Claude session", Options: []chat.OptionSpec{
+	return append(append([]chat.CommandSpec{
+		{Name: "status", Description: "Show this channel's Claude session"},
+		{Name: "stop", Description: "Interrupt Claude's turn (like Esc)"},
+		{Name: "new", Description: "Start a fresh conversation (/clear)"},
+		{Name: "screen", Description: "Show the terminal, with keys to press"},
+		{Name: "mode", Description: "Switch the permission mode", Options: []chat.OptionSpec{
+			{Name: "mode", Description: "permission mode", Required: true, Choices: switchableModes}}},
+		{Name: "model", Description: "Switch the model", Options: []chat.OptionSpec{
+			{Name: "name", Description: "model alias or name, e.g. sonnet or opus", Required: true, Autocomplete: true}}},
+		{Name: "thread", Description: "Start a thread with its own Claude", Options: []chat.OptionSpec{
 			{Name: "name", Description: "thread name", Required: true, MaxLength: maxThreadName},
 			{Name: "prompt", Description: "first message for Claude in the thread"}}},
 		usageCommand, // attention.go
-	}, slices.Concat(SessionCommands(), landCommands(), scheduleCommands())...) // sessions.go, land.go, schedule.go
+	}, slices.Concat(SessionCommands(), landCommands(), scheduleCommands())...), helpCommand) // sessions.go, land.go, schedule.go
+}
+
+// switchableModes are the permission modes a running session can switch
+// to: the ones Shift+Tab cycles through (session.SetMode). The others
+// (bypassPermissions, dontAsk) need a restart with the mode in the config.
+var switchableModes = []chat.Choice{
+	{Name: "Manual: ask before edits", Value: "default"},
+	{Name: "Accept edits", Value: "acceptEdits"},
+	{Name: "Plan first, then ask", Value: "plan"},
+	{Name: "Auto", Value: "auto"},
+}
+
+var helpCommand = chat.CommandSpec{Name: "help", Description: "List ccbridge's commands"}
+
+// helpText lists every command, from the same list that registers them.
+func helpText() string {
+	var b strings.Builder
+	b.WriteString("**ccbridge commands** (in a project channel or one of its threads; only the owners can use them)\n")
+	for _, c := range Commands() {
+		fmt.Fprintf(&b, "\n`/%s`", c.Name)
+		for _, o := range c.Options {
+			if o.Required {
+				fmt.Fprintf(&b, " `%s`", o.Name)
+			} else {
+				fmt.Fprintf(&b, " `[%s]`", o.Name)
+			}
+		}
+		b.WriteString(" — " + c.Description)
+	}
+	b.WriteString("\n\nAnything else you write in the channel goes to Claude.")
+	return b.String()
+}
+
+// models are the model aliases /model suggests; any other name Claude
+// Code accepts can be typed in full.
+var models = []chat.Choice{
+	{Name: "sonnet — the latest Sonnet", Value: "sonnet"},
+	{Name: "opus — the latest Opus", Value: "opus"},
+	{Name: "haiku — the latest Haiku", Value: "haiku"},
+	{Name: "opusplan — Opus to plan, Sonnet to work", Value: "opusplan"},
+	{Name: "sonnet[1m] — Sonnet with a 1M-token context", Value: "sonnet[1m]"},
+	{Name: "default — the account's default model", Value: "default"},
+}
+
+// suggesters give the suggestions of each option that autocompletes, by
+// command and option name.
+var suggesters = map[[2]string]func(r *Router, tg target, typed string) []chat.Choice{
+	{"model", "name"}: (*Router).suggestModels,
+}
+
+// HandleAutocomplete suggests values for an option being typed into: nil
+// (no answer) for a channel this daemon does not map, which another
+// machine sharing the bot may; nothing for anyone but an owner.
+func (r *Router) HandleAutocomplete(ev chat.AutocompleteEvent) []chat.Choice {
+	tg, ok := r.resolve(ev.Server, ev.ChannelID, ev.ParentID)
+	if !ok {
+		return nil
+	}
+	suggest, ok := suggesters[[2]string{ev.Command, ev.Option}]
+	if !ok || !r.allowed(ev.Server, ev.User) {
+		return []chat.Choice{}
+	}
+	out := suggest(r, tg, strings.TrimSpace(ev.Value))
+	return out[:min(len(out), chat.MaxChoices)]
+}
+
+// suggestModels suggests the session's own model first (when it is not an
+// alias), then the aliases, those matching what was typed.
+func (r *Router) suggestModels(tg target, typed string) []chat.Choice {
+	var all []chat.Choice
+	if st, err := r.opt.Sessions.Status(r.ctx, tg.key); err == nil && st.Session.Model != "" &&
+		!slices.ContainsFunc(models, func(c chat.Choice) bool { return c.Value == st.Session.Model }) {
+		all = append(all, chat.Choice{Name: clip(st.Session.Model+" — this session's model", 100), Value: clip(st.Session.Model, 100)})
+	}
+	all = append(all, models...)
+	typed = strings.ToLower(typed)
+	var out []chat.Choice
+	for _, c := range all {
+		if strings.Contains(strings.ToLower(c.Name), typed) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // screenTTL is how long /screen buttons may press keys: what was on screen
@@ -197,8 +281,13 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 			return chat.Reply{Content: "⚠️ " + errText(err)}
 		}
 		return screenReply(r.opt.Instance, key, "", screen, r.now())
+	case "help":
+		return chat.Reply{Content: helpText()}
 	case "mode":
 		mode := ev.Options["mode"]
+		if !slices.ContainsFunc(switchableModes, func(c chat.Choice) bool { return c.Value == mode }) {
+			return chat.Reply{Content: "⚠️ " + mode + " cannot be switched to in a running session; set it as permission_mode in the config."}
+		}
 		if err := r.opt.Sessions.SetMode(ctx, key, mode); err != nil && !errors.Is(err, session.ErrNoPane) {
 			return chat.Reply{Content: "⚠️ " + errText(err)}
 		}
@@ -278,7 +367,8 @@ func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
 	case id.Kind == state.ResumeKind && len(id.Args) == 1:
 		r.continueAtResetButton(ev, id.Args, resp) // attention.go
 	case id.Kind == approval.IDKind && len(id.Args) >= 2:
-		r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Values: ev.Values, User: mention(ev.User)}, resp)
+		r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Values: ev.Values, User: mention(ev.User)},
+			clicked{ev.MessageID, ev.Content, ev.Rows, ev.FileIDs}, resp)
 	default:
 		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
 	}

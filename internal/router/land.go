@@ -55,13 +55,13 @@ func (r *Router) landCtx() (context.Context, context.CancelFunc) {
 // landCommands are the slash commands of this file.
 func landCommands() []chat.CommandSpec {
 	return []chat.CommandSpec{
-		{Name: "diff", Description: "Show this session's changes (against the thread's base), with the patch attached"},
-		{Name: "commit", Description: "Commit every change in this thread's worktree", Options: []chat.OptionSpec{
+		{Name: "diff", Description: "Show this session's changes, patch attached"},
+		{Name: "commit", Description: "Commit every change (asks first outside a worktree)", Options: []chat.OptionSpec{
 			{Name: "message", Description: "commit message (without one, a form asks for it)"}}},
-		{Name: "merge", Description: "Merge this thread's branch into the branch it started from, in the project checkout"},
-		{Name: "discard", Description: "Throw away this session's uncommitted changes (asks first)"},
-		{Name: "audit", Description: "Show this project's last decisions: prompts answered, policy refusals, commits and merges", Options: []chat.OptionSpec{
-			{Name: "count", Description: "how many (default 10, at most 50)"}}},
+		{Name: "merge", Description: "Merge this thread's branch into its base"},
+		{Name: "discard", Description: "Throw away uncommitted changes (asks first)"},
+		{Name: "audit", Description: "Last decisions: prompts, refusals, commits, merges", Options: []chat.OptionSpec{
+			{Name: "count", Description: "how many (default 10)", Integer: true, MinValue: 1, MaxValue: maxAudit}}},
 	}
 }
 

@@ -113,7 +113,7 @@ type Router struct {
 	mu        sync.Mutex // guards workers, stopping, closing and followers
 	workers   map[string]chan chat.MessageEvent
 	stopping  bool                       // the context ended: no message is queued any more
-	closing   map[string]bool            // thread sessions being stopped → deleted (stop at once)
+	closing   map[string]bool            // thread sessions being stopped → deleted
 	followers map[string]*screenFollower // /screen messages following a pane after a key, by session
 
 	// pending holds a /commit message given in a channel while the person
@@ -124,6 +124,9 @@ type Router struct {
 	schedWake chan struct{} // a schedule was added (schedule.go)
 
 	now func() time.Time // the clock (tests move it)
+
+	// deletedCap bounds the wait for a deleted thread's turn (0: deletedTurnCap).
+	deletedCap time.Duration
 }
 
 // target is the session an event belongs to: a project channel's, or a

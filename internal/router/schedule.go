@@ -35,11 +35,11 @@ const (
 
 func scheduleCommands() []chat.CommandSpec {
 	return []chat.CommandSpec{
-		{Name: "schedule", Description: "Send Claude a prompt at a set time, once or repeatedly", Options: []chat.OptionSpec{
+		{Name: "schedule", Description: "Send Claude a prompt later, or by cron", Options: []chat.OptionSpec{
 			{Name: "when", Description: `"in 20m", "in 2h", "at 09:00" or a cron line like "0 9 * * 1-5"`, Required: true, MaxLength: 100},
 			{Name: "prompt", Description: "what to send Claude then", Required: true, MaxLength: maxScheduledPrompt},
-			{Name: "where", Description: "this channel or thread (default), or a new thread each run", Choices: []string{"this", "new-thread"}}}},
-		{Name: "schedules", Description: "List this server's schedules, each with a Cancel button"},
+			{Name: "where", Description: "this channel or thread (default), or a new thread each run", Choices: []chat.Choice{{Name: "this channel or thread", Value: "this"}, {Name: "a new thread", Value: "new-thread"}}}}},
+		{Name: "schedules", Description: "List the schedules, each with Cancel"},
 	}
 }
 

@@ -36,8 +36,8 @@ const (
 // SessionCommands are /sessions and /fork, registered with the others.
 func SessionCommands() []chat.CommandSpec {
 	return []chat.CommandSpec{
-		{Name: "sessions", Description: "List this project's Claude sessions: take over a running one, resume or fork a past one"},
-		{Name: "fork", Description: "Fork this conversation into a new thread (the original stays as it is)", Options: []chat.OptionSpec{
+		{Name: "sessions", Description: "Sessions: take over, resume or fork one"},
+		{Name: "fork", Description: "Fork this conversation into a new thread", Options: []chat.OptionSpec{
 			{Name: "prompt", Description: "first message for the fork"}}},
 	}
 }

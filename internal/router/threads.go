@@ -79,8 +79,11 @@ func (r *Router) known(key string) bool {
 	return err == nil
 }
 
-// HandleThreadDeleted stops a deleted thread's session at once (nobody can
-// read it any more) and treats its worktree as on archive.
+// HandleThreadDeleted stops a deleted thread's session once its turn is
+// over, as on archive (deleting takes the same Manage Threads right, and a
+// turn cut off may leave half-written files), but waits at most
+// deletedTurnCap: nobody can read the thread any more. Its worktree is
+// treated as on archive.
 func (r *Router) HandleThreadDeleted(server, threadID, parentID string) {
 	tg, ok := r.resolve(server, threadID, parentID)
 	if !ok || tg.threadID == "" || !r.known(tg.key) {
@@ -90,15 +93,19 @@ func (r *Router) HandleThreadDeleted(server, threadID, parentID string) {
 	r.closeThread(tg, true)
 }
 
+// deletedTurnCap is how long a deleted thread's turn may go on before its
+// session is stopped anyway.
+const deletedTurnCap = 10 * time.Minute
+
 // closeThread stops a thread's session in the background, when its turn
-// is over (at once for a deleted thread), unless the thread comes back to
-// life first; one closing per thread at a time (r.closing: whether the
-// thread was deleted).
+// is over (a deleted thread's after deletedTurnCap at most), unless the
+// thread comes back to life first; one closing per thread at a time
+// (r.closing: whether the thread was deleted).
 func (r *Router) closeThread(tg target, deleted bool) {
 	r.mu.Lock()
 	if _, ok := r.closing[tg.key]; ok {
 		if deleted {
-			r.closing[tg.key] = true // the waiting closer stops it now
+			r.closing[tg.key] = true // the waiting closer caps its wait
 		}
 		r.mu.Unlock()
 		return
@@ -113,12 +120,9 @@ func (r *Router) closeThread(tg target, deleted bool) {
 			delete(r.closing, tg.key)
 			r.mu.Unlock()
 		}()
-		midTurn := false
-		if !deleted {
-			var ok bool
-			if ok, midTurn = r.waitTurnEnd(tg); !ok {
-				return
-			}
+		ok, midTurn := r.waitTurnEnd(tg)
+		if !ok {
+			return
 		}
 		r.mu.Lock()
 		deleted = r.closing[tg.key]
@@ -131,10 +135,11 @@ func (r *Router) closeThread(tg target, deleted bool) {
 	}()
 }
 
-// waitTurnEnd waits until the thread's session is not in a turn. It is
-// false when the wait should end without a stop: the daemon is stopping, or
-// a new message un-archived the thread. midTurn says whether it waited: a
-// turn ended after the archive, and its reply un-archives the thread.
+// waitTurnEnd waits until the thread's session is not in a turn, or, once
+// the thread is deleted, for deletedTurnCap at most. It is false when the
+// wait should end without a stop: the daemon is stopping, or a new message
+// un-archived the thread. midTurn says whether it waited: a turn ended
+// after the archive, and its reply un-archives the thread.
 func (r *Router) waitTurnEnd(tg target) (ok, midTurn bool) {
 	ctx := r.ctx
 	events, err := r.opt.Store.Sessions.Watch(ctx)
@@ -144,12 +149,21 @@ func (r *Router) waitTurnEnd(tg target) (ok, midTurn bool) {
 	tick := time.NewTicker(idleCheck)
 	defer tick.Stop()
 	told := false
+	capped := r.deletedCap
+	if capped <= 0 {
+		capped = deletedTurnCap
+	}
+	var deletedAt time.Time
 	for {
 		r.mu.Lock()
 		deleted := r.closing[tg.key]
 		r.mu.Unlock()
-		if deleted {
-			return true, told // deleted meanwhile: nobody can read it any more
+		if deleted && deletedAt.IsZero() {
+			deletedAt = time.Now()
+		}
+		if deleted && time.Since(deletedAt) >= capped {
+			r.opt.Log.Warn("a deleted thread's turn did not end in time; stopping its session", "session", tg.key, "waited", capped)
+			return true, told
 		}
 		if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && !reg.Archived {
 			r.opt.Log.Info("archived thread is in use again; its session stays", "session", tg.key)
@@ -160,14 +174,19 @@ func (r *Router) waitTurnEnd(tg target) (ok, midTurn bool) {
 			return true, told
 		}
 		if !told {
-			r.opt.Log.Info("thread archived mid-turn; its session stops when the turn ends", "session", tg.key, "state", st.State)
+			r.opt.Log.Info("thread closed mid-turn; its session stops when the turn ends", "session", tg.key, "state", st.State, "deleted", deleted)
 			told = true
+		}
+		var capC <-chan time.Time
+		if deleted {
+			capC = time.After(time.Until(deletedAt.Add(capped)))
 		}
 		select {
 		case <-ctx.Done():
 			return false, told
 		case <-events:
 		case <-tick.C:
+		case <-capC:
 		}
 	}
 }
@@ -298,7 +317,7 @@ func (r *Router) stopThread(tg target, deleted bool) {
 }
 
 // threadRef names a thread in its parent channel: a link, or (deleted)
-// its name.
+// its name, which whoever started or renamed the thread chose: plain text.
 func threadRef(threadID, name string, deleted bool) string {
 	if !deleted {
 		return "<#" + threadID + ">"
@@ -306,7 +325,7 @@ func threadRef(threadID, name string, deleted bool) string {
 	if name == "" {
 		return "a deleted thread"
 	}
-	return "the deleted thread “" + clip(name, 100) + "”"
+	return "the deleted thread “" + chat.Plain(clip(name, 100)) + "”"
 }
 
 // keptWorktree is the message about a worktree kept on archive.
@@ -316,7 +335,7 @@ func (r *Router) keptWorktree(key, thread string, rel session.Release) chat.Mess
 		why = append(why, "uncommitted changes")
 	}
 	if n := len(rel.Changes.Ignored); n > 0 {
-		why = append(why, fmt.Sprintf("%d file(s) git ignores (such as %s)", n, clip(rel.Changes.Ignored[0], 80)))
+		why = append(why, fmt.Sprintf("%d file(s) git ignores (such as %s)", n, chat.Plain(clip(rel.Changes.Ignored[0], 80))))
 	}
 	if rel.Changes.Ahead > 0 {
 		why = append(why, fmt.Sprintf("%d commit(s) beyond its base", rel.Changes.Ahead))

@@ -309,9 +309,16 @@ type Request struct {
 	AgentType       string          `json:"agent_type,omitempty"`
 	PolicyRule      string          `json:"policy_rule,omitempty"` // the [policy] ask rule that forced this prompt
 	MessageID       string          `json:"message_id,omitempty"`
-	HookPID         int             `json:"hook_pid"`
-	Created         time.Time       `json:"created"`
-	Deadline        time.Time       `json:"deadline"`
+	// CardHash is the CardHash of the card as it was last drawn (posted or
+	// updated by a click), and CardFiles the ids of its attachments as
+	// Discord stored them: a click approves only while the clicked
+	// message is still that card (anyone holding the bot token can edit
+	// a card or post a copy of its buttons).
+	CardHash  string    `json:"card_hash,omitempty"`
+	CardFiles []string  `json:"card_files,omitempty"`
+	HookPID   int       `json:"hook_pid"`
+	Created   time.Time `json:"created"`
+	Deadline  time.Time `json:"deadline"`
 
 	Status   string          `json:"status"`
 	Decision json.RawMessage `json:"decision,omitempty"` // the PermissionRequest decision to print

@@ -1,7 +1,6 @@
 package fakediscord
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"path"
@@ -198,17 +197,8 @@ func (s *Server) Command(channelID, name string, user User, opts map[string]any)
 		if err != nil {
 			return nil, err
 		}
-		var cmdID string
-		for _, scope := range []string{c.GuildID, "global"} {
-			for _, raw := range s.commands[scope] {
-				var cmd struct{ ID, Name string }
-				_ = json.Unmarshal(raw, &cmd)
-				if cmd.Name == name {
-					cmdID = cmd.ID
-				}
-			}
-		}
-		if cmdID == "" {
+		cmd, ok := s.registeredCommand(c.GuildID, name) // autocomplete.go
+		if !ok {
 			return nil, fmt.Errorf("command /%s was never registered", name)
 		}
 		var options []any
@@ -222,9 +212,16 @@ func (s *Server) Command(channelID, name string, user User, opts map[string]any)
 			case float64:
 				typ = 10
 			}
-			options = append(options, map[string]any{"name": k, "type": typ, "value": opts[k]})
+			value := opts[k]
+			if o, ok := registeredOption(cmd, k); ok {
+				var err error
+				if typ, value, err = optionValue(o, value); err != nil {
+					return nil, err
+				}
+			}
+			options = append(options, map[string]any{"name": k, "type": typ, "value": value})
 		}
-		return s.newInteraction(2, channelID, "", user, map[string]any{"id": cmdID, "name": name, "type": 1, "guild_id": c.GuildID, "options": nonNil(options)})
+		return s.newInteraction(2, channelID, "", user, map[string]any{"id": cmd["id"], "name": name, "type": 1, "guild_id": c.GuildID, "options": nonNil(options)})
 	})
 }
 

@@ -179,7 +179,7 @@ func (s *Server) messageJSON(m *Message) map[string]any {
 type Interaction struct {
 	ID        string
 	Token     string
-	Type      int // 2 command, 3 component, 5 modal submit
+	Type      int // 2 command, 3 component, 4 autocomplete, 5 modal submit
 	ChannelID string
 	GuildID   string
 	User      User

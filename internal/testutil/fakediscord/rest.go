@@ -718,6 +718,10 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request, token string) 
 		writeFormError(w, e)
 		return
 	}
+	if e := autocompleteAllowed(it, cb.Type, cb.Data); e != nil { // autocomplete.go
+		writeFormError(w, e)
+		return
+	}
 	switch cb.Type {
 	case 4, 5, 7:
 		if data.tooLarge != nil {
@@ -765,6 +769,7 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request, token string) 
 		it.OriginalID = m.ID
 	case 6: // deferred update: @original is the message the component is on
 		it.OriginalID = it.MessageID
+	case 8: // autocomplete suggestions (checked above)
 	case 9: // modal
 		var modal map[string]any
 		_ = json.Unmarshal(cb.Data, &modal)

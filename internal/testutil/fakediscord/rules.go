@@ -474,6 +474,9 @@ func validateOptions(opts []any, p string) *formError {
 				return err
 			}
 		}
+		if err := validateOptionValues(om, typ, op); err != nil { // autocomplete.go
+			return err
+		}
 		choices, _ := om["choices"].([]any)
 		if len(choices) > 25 {
 			return invalid(op+".choices", "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
