@@ -407,3 +407,17 @@ func TestOpenedFoldersInSessions(t *testing.T) {
 		t.Fatalf("another server's listing: %q", reply.Content)
 	}
 }
+
+// An opened folder's thread archived mid-turn before a restart still
+// stops once its turn is over, as any thread's.
+func TestOpenedThreadArchivedBeforeARestartStops(t *testing.T) {
+	f := newOpenRouter(t, true)
+	f.command(channel, "", openName, map[string]string{"path": "api"})
+	key := session.ThreadKey("home", session.OpenedProject, openedID)
+	f.l.waitFor(t, "ensure "+key)
+	f.r.remember(key, func(g *state.Registered) { g.Archived = true }) // what the old daemon recorded
+	f.ss.setState("idle")
+	again := f.start(t)
+	again.FinishArchivedThreads()
+	f.l.waitFor(t, "stop "+key)
+}

@@ -528,8 +528,13 @@ func (r *Router) FinishArchivedThreads() {
 	}
 }
 
-// projectThread is the target of a thread of a configured project.
+// projectThread is the target of a thread of a configured project (or
+// of a folder opened with /open).
 func (r *Router) projectThread(server, project, threadID string) (target, bool) {
+	if project == session.OpenedProject {
+		tg, _ := r.openedThread(server, threadID) // open.go
+		return tg, tg.key != ""
+	}
 	for _, rt := range r.routes {
 		if rt.server.Name == server && rt.project.Name == project {
 			return r.resolve(server, threadID, rt.project.ChannelID)
