@@ -328,7 +328,7 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 func statusText(machine string, rt route, st session.Status) string {
 	s := st.Session
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s** — %s\nMachine: %s\n", rt.project.Name, st.State, machine)
+	fmt.Fprintf(&b, "**%s** — %s\nMachine: %s\n", rt.label(), st.State, machine) // open.go
 	if st.State == "stopped" {
 		dir, _ := rt.project.ProjectPath()
 		fmt.Fprintf(&b, "Directory: `%s`\nSend a message to start Claude.", dir)

@@ -64,6 +64,15 @@ func openedProject(o state.Opened) config.Project {
 		Progress: config.DefaultProgress, Thread: config.ThreadDefaults{Isolation: iso}}
 }
 
+// label names a route's project in answers: the project name of opened
+// folders is no name a person gave.
+func (rt route) label() string {
+	if rt.project.Name == session.OpenedProject {
+		return "folders opened with /open"
+	}
+	return rt.project.Name
+}
+
 func (r *Router) server(name string) (config.Server, bool) {
 	for _, s := range r.opt.Config.Servers {
 		if s.Name == name {

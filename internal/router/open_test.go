@@ -421,3 +421,26 @@ func TestOpenedThreadArchivedBeforeARestartStops(t *testing.T) {
 	again.FinishArchivedThreads()
 	f.l.waitFor(t, "stop "+key)
 }
+
+// /status and /usage in an opened folder's thread answer for it, naming
+// no made-up project; /usage counts the opened folders' sessions.
+func TestStatusAndUsageInAnOpenedThread(t *testing.T) {
+	f := newOpenRouter(t, true)
+	f.command(channel, "", openName, map[string]string{"path": "api"})
+	key := session.ThreadKey("home", session.OpenedProject, openedID)
+	f.l.waitFor(t, "ensure "+key)
+	if _, err := f.store.Sessions.Update(context.Background(), key, func(s *state.Session) error {
+		s.Server, s.Project, s.ThreadID = "home", session.OpenedProject, openedID
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f.command(openedID, channel, "usage", nil)
+	if got := f.lastEdit(t); !strings.Contains(got, "**Usage — folders opened with /open**") || !strings.Contains(got, "thread <#"+openedID+">: no figures yet") {
+		t.Errorf("/usage: %s", got)
+	}
+	f.command(openedID, channel, "status", nil)
+	if got := f.lastEdit(t); !strings.Contains(got, "**folders opened with /open** — busy") || strings.Contains(got, session.OpenedProject) {
+		t.Errorf("/status: %s", got)
+	}
+}
