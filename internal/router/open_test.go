@@ -403,6 +403,10 @@ func TestOpenedFoldersInSessions(t *testing.T) {
 	if want := "**Opened folders** (/open)\n<#" + openedID + "> `" + filepath.Join(f.root, "web") + "` — busy"; !strings.Contains(reply.Content, want) {
 		t.Fatalf("listing:\n%s\nwant %q", reply.Content, want)
 	}
+	f.command(channel, "", "sessions", nil)
+	if got := f.lastEdit(t); !strings.Contains(got, "**Opened folders** (/open)\n<#"+openedID+">") {
+		t.Errorf("/sessions: %s", got)
+	}
 	if reply := f.r.withOpened(chat.Reply{Content: "x"}, "work"); reply.Content != "x" {
 		t.Fatalf("another server's listing: %q", reply.Content)
 	}
