@@ -59,3 +59,18 @@ open_roots = ["relative/src", "", "` + file + `", "` + dir + `", "` + dir + `/",
 		}
 	}
 }
+
+func TestSummaryNamesOpenRoots(t *testing.T) {
+	c := parseValid(t)
+	var b strings.Builder
+	c.WriteSummary(&b)
+	if strings.Contains(b.String(), "/open") {
+		t.Errorf("a summary without open_roots mentions /open:\n%s", b.String())
+	}
+	c.Servers[0].OpenRoots = []string{"~/src", "/work"}
+	b.Reset()
+	c.WriteSummary(&b)
+	if !strings.Contains(b.String(), ", /open under ~/src, /work\n") {
+		t.Errorf("summary:\n%s", b.String())
+	}
+}
