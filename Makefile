@@ -1,4 +1,4 @@
-# ccbridge: make build | make test (all tiers; what CI runs) | make bench | make install
+# ccbridge: make build | make test (all tiers; what CI runs) | make bench | make install | make dist
 GO            ?= go
 CLAUDE_VERSION := 2.1.328
 CLAUDE_DIR    := .cache/claude-code
@@ -9,7 +9,7 @@ CLAUDE_STAMP  := $(CLAUDE_DIR)/.installed-$(CLAUDE_VERSION)
 E2E_PARALLEL  ?= 4
 BINS          := bin/ccbridge bin/ccbridge-hook-stop bin/ccbridge-hook-pretool
 
-.PHONY: all build test unit integration e2e e2e-latest bench soak vet tools claude clean install
+.PHONY: all build test unit integration e2e e2e-latest bench soak vet tools claude clean install dist
 
 all: build
 
@@ -19,8 +19,9 @@ build:
 	$(GO) build -trimpath -o bin/ccbridge-hook-pretool ./cmd/hook-pretool
 
 # The whole suite: unit and integration (real tmux, real git) in one race-enabled run, then the
-# end-to-end tier (real binaries, real Claude Code CLI, fake model, fake Discord).
-test: tools claude vet
+# end-to-end tier (real binaries, real Claude Code CLI, fake model, fake Discord). The release
+# archives are built first, so a change that breaks a platform's build fails here.
+test: tools claude vet dist
 	$(GO) test -race -count=1 -tags integration ./...
 	$(GO) test -count=1 -tags e2e -timeout 8m -parallel $(E2E_PARALLEL) ./e2e/...
 
@@ -89,5 +90,28 @@ soak: tools claude
 install:
 	./install.sh
 
+# Release archives: one per platform, each with the three binaries (stripped, the version
+# stamped), install.sh (which installs them without Go), the README, the example config and a
+# SHA256SUMS of its files; $(DIST_DIR)/SHA256SUMS lists the archives.
+VERSION        ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+DIST_DIR       ?= dist
+DIST_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+DIST_LDFLAGS   := -s -w -X github.com/ccbridge/ccbridge/internal/daemon.version=$(VERSION)
+SHA256         := $(shell command -v sha256sum >/dev/null 2>&1 && echo sha256sum || echo shasum -a 256)
+
+dist:
+	@rm -rf $(DIST_DIR) && mkdir -p $(DIST_DIR)
+	@set -e; for p in $(DIST_PLATFORMS); do \
+	  os=$${p%/*}; arch=$${p#*/}; name=ccbridge-$(VERSION)-$$os-$$arch; d=$(DIST_DIR)/$$name; \
+	  echo "dist: $$name"; mkdir -p $$d/bin; \
+	  for c in bridge:ccbridge hook-stop:ccbridge-hook-stop hook-pretool:ccbridge-hook-pretool; do \
+	    CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(DIST_LDFLAGS)' -o $$d/bin/$${c#*:} ./cmd/$${c%%:*}; \
+	  done; \
+	  cp README.md config.example.toml install.sh $$d/; \
+	  (cd $$d && $(SHA256) bin/* README.md config.example.toml install.sh > SHA256SUMS); \
+	  tar -C $(DIST_DIR) -czf $$d.tar.gz $$name; rm -rf $$d; \
+	done
+	@cd $(DIST_DIR) && $(SHA256) *.tar.gz > SHA256SUMS && cat SHA256SUMS
+
 clean:
-	rm -rf bin
+	rm -rf bin dist

@@ -158,9 +158,14 @@ func TestFooterTerminalPromptsAndClear(t *testing.T) {
 	b.model.SetUsage(&fakemodel.Usage{InputTokens: 20000, CacheCreationInputTokens: 100000, CacheReadInputTokens: 300000, OutputTokens: 40})
 	b.say(p, "hello footer")
 	reply := b.waitReply(p, "ok: hello footer")
-	if !footerRE.MatchString(reply.Content) || !strings.HasPrefix(reply.Content, "ok: hello footer\n-# ") {
-		t.Errorf("reply %q has no footer matching %s", reply.Content, footerRE)
+	if !strings.HasPrefix(reply.Content, "ok: hello footer\n-# Opus 5.5") {
+		t.Errorf("reply %q was posted without a footer", reply.Content)
 	}
+	// The reply does not wait for the turn's own statusLine: its figures
+	// are edited in when they come.
+	reply = b.srv.WaitMessage(long, "the turn's own figures in the footer", func(m *fakediscord.Message) bool {
+		return m.ID == reply.ID && footerRE.MatchString(m.Content) && strings.HasPrefix(m.Content, "ok: hello footer\n-# ")
+	})
 
 	b.typeInPane(p, "typed in the pane")
 	b.waitReply(p, "ok: typed in the pane")

@@ -23,6 +23,7 @@ import (
 // Claude Code's UserPromptSubmit hook, with the real CLI (session warm).
 func BenchmarkMessageToPrompt(b *testing.B) {
 	br := newBridge(b, 1, 1, "")
+	br.defaults()
 	p := br.projects[0]
 	br.say(p, "warm up")
 	br.waitReply(p, "ok: warm up")
@@ -54,6 +55,7 @@ func BenchmarkMessageToPrompt(b *testing.B) {
 // × 5 projects connected and idle.
 func BenchmarkDaemonIdleRSS(b *testing.B) {
 	br := newBridge(b, 2, 5, "")
+	br.defaults()
 	time.Sleep(10 * time.Second)
 	rss, hwm := procKiB(b, br.cmd.Process.Pid, "VmRSS"), procKiB(b, br.cmd.Process.Pid, "VmHWM")
 	b.ReportMetric(float64(rss)/1024, "MiB-rss")
@@ -80,6 +82,7 @@ func procKiB(b *testing.B, pid int, field string) int {
 // Discord on loopback.
 func BenchmarkClickToDecision(b *testing.B) {
 	br := newBridge(b, 1, 1, "")
+	br.defaults()
 	p := br.projects[0]
 	const key = "bench-click"
 	if _, err := br.store.Sessions.Update(context.Background(), key, func(s *state.Session) error {
@@ -140,23 +143,59 @@ func (b *bridge) replyLatency(p *project, want string) time.Duration {
 	return 0
 }
 
-// BenchmarkStopToReply measures the Stop hook firing → the reply visible in
-// the fake Discord, with the real CLI (session warm).
-func BenchmarkStopToReply(b *testing.B) {
+// BenchmarkModelDoneToReply measures the model's last answer of a turn
+// written out in full → the reply created in Discord, with the real CLI
+// (session warm) and the product's defaults (footer on): Claude Code,
+// the Stop hook and the post, nothing of the test's own polling.
+func BenchmarkModelDoneToReply(b *testing.B) {
 	br := newBridge(b, 1, 1, "")
+	br.defaults()
 	p := br.projects[0]
 	br.say(p, "warm up")
 	br.waitReply(p, "ok: warm up")
 	const samples = 20
 	var lat []time.Duration
 	for i := range samples {
-		text := fmt.Sprintf("stop probe %d", i)
+		text := fmt.Sprintf("done probe %d", i)
 		br.say(p, text)
-		lat = append(lat, br.replyLatency(p, "ok: "+text))
+		reply := br.waitReply(p, "ok: "+text)
+		var done time.Time
+		for _, r := range br.model.Requests() {
+			if r.LastUserText == text && len(r.ToolResults) == 0 {
+				done = r.Done
+			}
+		}
+		if done.IsZero() {
+			b.Fatalf("no finished model answer for %q", text)
+		}
+		if !strings.Contains(reply.Content, "\n-# ") {
+			b.Fatalf("reply %q has no footer: not the default config", reply.Content)
+		}
+		lat = append(lat, reply.Created().Sub(done))
 	}
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms-p50")
 	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "ms-p95")
+}
+
+// BenchmarkSlowThenQuickInOrder sends a slow prompt and, while Claude
+// works on it, a quick one, 20 times (the two Stop hooks overlap each
+// time), and counts the pairs whose replies came in turn order: all 20.
+func BenchmarkSlowThenQuickInOrder(b *testing.B) {
+	br := newBridge(b, 1, 1, "")
+	br.defaults()
+	p := br.projects[0]
+	const runs = 20
+	inOrder := 0
+	for i := range runs {
+		slow, quick := br.slowThenQuick(p, strconv.Itoa(i), time.Second)
+		if slow >= 0 && quick > slow {
+			inOrder++
+		} else {
+			b.Errorf("run %d: slow reply at %d, quick reply at %d", i, slow, quick)
+		}
+	}
+	b.ReportMetric(float64(inOrder), "in-order/20")
 }
 
 // BenchmarkTenTurnsAtOnce measures ten sessions finishing their turns at the
@@ -165,6 +204,7 @@ func BenchmarkStopToReply(b *testing.B) {
 func BenchmarkTenTurnsAtOnce(b *testing.B) {
 	const n = 10
 	br := newBridge(b, 1, n, "")
+	br.defaults()
 	var wg sync.WaitGroup
 	for _, p := range br.projects {
 		wg.Add(1)

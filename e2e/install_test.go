@@ -50,3 +50,78 @@ func TestInstallIsIdempotent(t *testing.T) {
 		t.Errorf("installed ccbridge version: %q, %v", out, err)
 	}
 }
+
+// handSettings is a ~/.claude/settings.json as a person formats it: keys
+// in their own order, compact arrays, && in a command, a 20-digit integer.
+const handSettings = `{
+    "model" : "opus",
+    "permissions": { "allow": ["Bash(npm test *)", "Read"], "deny": [] },
+    "env": {"BUILD": "make && make check", "SEED": 12345678901234567890},
+    "hooks": {
+        "Stop": [ {"hooks": [{"type": "command", "command": "notify.sh && beep"}]} ]
+    },
+    "alwaysThinkingEnabled": true
+}
+`
+
+// install-hooks then uninstall-hooks, through the real binary, give the
+// user's settings back byte for byte, keep a backup of every version they
+// replaced (even within one second), and leave no file where there was
+// none (issue 20 item 3).
+func TestInstallHooksRoundTripKeepsTheUsersSettings(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	settings := filepath.Join(home, ".claude", "settings.json")
+	run := func(args ...string) string {
+		cmd := exec.Command(bins.bridge, args...)
+		cmd.Env = append(os.Environ(), "HOME="+home, "XDG_STATE_HOME="+filepath.Join(home, "state"), "CCBRIDGE_CONFIG="+filepath.Join(home, "none.toml"))
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("ccbridge %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+
+	// No settings file: nothing is left after uninstall.
+	run("install-hooks")
+	if b, err := os.ReadFile(settings); err != nil || !strings.Contains(string(b), "ccbridge-hook-stop") {
+		t.Fatalf("install-hooks wrote no hooks: %v\n%s", err, b)
+	}
+	run("uninstall-hooks")
+	if _, err := os.Stat(settings); !os.IsNotExist(err) {
+		b, _ := os.ReadFile(settings)
+		t.Fatalf("uninstall-hooks left a file ccbridge created: %v\n%s", err, b)
+	}
+
+	// A hand-formatted file comes back byte for byte, twice in a row.
+	if err := os.WriteFile(settings, []byte(handSettings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var installed []byte
+	for range 2 {
+		run("install-hooks")
+		installed, _ = os.ReadFile(settings)
+		if strings.Contains(string(installed), `\u0026`) || !strings.Contains(string(installed), "12345678901234567890") {
+			t.Fatalf("install-hooks rewrote the user's values:\n%s", installed)
+		}
+		run("uninstall-hooks")
+		if b, _ := os.ReadFile(settings); string(b) != handSettings {
+			t.Fatalf("uninstall-hooks did not give the file back:\n%s\nwant\n%s", b, handSettings)
+		}
+	}
+	// Four runs that changed the file, most within one second: four
+	// backups, the original and the installed version among them.
+	backups, _ := filepath.Glob(settings + ".ccbridge-backup-*")
+	originals, withHooks := 0, 0
+	for _, p := range backups {
+		switch b, _ := os.ReadFile(p); string(b) {
+		case handSettings:
+			originals++
+		case string(installed):
+			withHooks++
+		}
+	}
+	if len(backups) != 4 || originals != 2 || withHooks != 2 {
+		t.Errorf("backups: %d files, %d of the original, %d with the hooks: %v", len(backups), originals, withHooks, backups)
+	}
+}

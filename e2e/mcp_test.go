@@ -36,6 +36,7 @@ type mcpEnv struct {
 	runtime string
 	env     []string
 	cs      *sdk.ClientSession
+	cmd     *exec.Cmd // the running `ccbridge mcp`
 }
 
 // newMCP configures [claude] and [tmux] only (no Discord) and connects a
@@ -91,7 +92,7 @@ func (e *mcpEnv) connect(opt *sdk.ClientOptions) {
 	if err != nil {
 		e.t.Fatalf("connect: %v\nstderr: %s", err, stderr.String())
 	}
-	e.cs = cs
+	e.cs, e.cmd = cs, cmd
 	e.t.Cleanup(func() {
 		_ = cs.Close()
 		if e.t.Failed() {

@@ -239,3 +239,95 @@ func TestRedactionHoldsBackAFileWithASecret(t *testing.T) {
 		}
 	}
 }
+
+// The model rewrites the policy record the hooks used to read, with no
+// rules at all (review 2, finding 6): a session ccbridge started has its
+// rules on its own command line, and the deny still holds.
+func TestPolicyHoldsWhenTheModelRewritesTheRecord(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, policyTOML)
+	p := b.projects[0]
+	build := filepath.Join(p.dir, "build")
+	if err := os.MkdirAll(build, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pols, err := state.OpenPolicies(b.store.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pols.Update(context.Background(), state.PoliciesKey, func(p *state.Policies) error { p.Scopes = nil; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	b.model.Script("SCN_POL_REWRITTEN", fakemodel.Tool("", "Bash", map[string]any{"command": "rm -fr build", "description": "Clean"}))
+	b.say(p, "SCN_POL_REWRITTEN")
+	b.waitReply(p, "ccbridge policy: denied by rule Bash(rm -rf *)")
+	if _, err := os.Stat(build); err != nil {
+		t.Fatalf("the denied command ran: %v", err)
+	}
+}
+
+// The model is denied a Read of the bot's record, which holds its token
+// (review 2, finding 1): Claude Code itself refuses, from the deny rules
+// of the session's inline settings.
+func TestPolicyKeepsTheBotTokenFromTheModel(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	rec := filepath.Join(b.runtime, "bots", p.bot.Name+".json")
+	if _, err := os.Stat(rec); err != nil {
+		t.Fatal(err)
+	}
+	b.model.Script("SCN_READ_TOKEN", fakemodel.Tool("", "Read", map[string]any{"file_path": rec}))
+	b.say(p, "SCN_READ_TOKEN")
+	b.waitReply(p, "denied by your permission settings")
+	for _, r := range b.model.Requests() {
+		for _, tr := range r.ToolResults {
+			if strings.Contains(tr.Content, p.bot.Token) {
+				t.Fatalf("the model was given the token: %q", tr.Content)
+			}
+		}
+	}
+}
+
+// A headless claude -p in a project's directory, with the daemon up and
+// the hooks installed globally, is never held for a card (review 2,
+// finding 11): it returns within seconds, and nothing of it is posted.
+func TestHeadlessClaudeInAProjectReturnsAtOnce(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	home := claudeHome(t, b.cfg)
+	out, err := exec.Command(bins.bridge, "install-hooks", "--settings", filepath.Join(home, ".claude", "settings.json"), "--config", b.cfg).CombinedOutput()
+	if err != nil {
+		t.Fatalf("install-hooks: %v\n%s", err, out)
+	}
+	b.model.Script("SCN_HEADLESS", fakemodel.Tool("", "Bash", map[string]any{"command": "touch headless.txt", "description": "Touch"}))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, claudetest.Binary(t), "-p", "SCN_HEADLESS")
+	cmd.Dir = p.dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), state.EnvRuntimeDir + "=" + b.runtime}
+	for k, v := range claudetest.Env(home, b.model.URL) {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	start := time.Now()
+	out, err = cmd.CombinedOutput()
+	took := time.Since(start)
+	if err != nil || !strings.Contains(string(out), "Done. Last tool result:") {
+		t.Fatalf("claude -p: %v after %s\n%s", err, took, out)
+	}
+	// A card would hold it for prompt_timeout (30 min); Claude Code's own
+	// refusal takes a few seconds, more under load.
+	if took > 30*time.Second {
+		t.Errorf("claude -p took %s", took)
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, "headless.txt")); err == nil {
+		t.Error("the command ran without anyone allowing it")
+	}
+	time.Sleep(2 * time.Second) // the async hooks of its Stop
+	for _, m := range b.botMessages(p.channel) {
+		if strings.Contains(m.Content, "touch headless.txt") || strings.Contains(m.Content, "Done. Last tool result") {
+			t.Errorf("the headless run reached the channel: %q", m.Content)
+		}
+	}
+}

@@ -511,3 +511,68 @@ func TestRelayNewAndModel(t *testing.T) {
 	}
 	b.waitReply(p, "which model now")
 }
+
+// defaults drops the harness's footer = "off": the scenario runs with the
+// product's defaults (footer on).
+func (b *bridge) defaults() {
+	b.t.Helper()
+	b.turnOn("")
+}
+
+// slowThenQuick sends a slow prompt and, while Claude works on it, a quick
+// one, which Claude Code runs the moment the slow turn ends: the two Stop
+// hooks overlap. It returns the two replies' positions in the channel.
+func (b *bridge) slowThenQuick(p *project, tag string, delay time.Duration) (slow, quick int) {
+	b.t.Helper()
+	trigger := "SCN_ORDER_" + tag + "_" // not a prefix of another tag's
+	b.model.Script(trigger, fakemodel.Step{Delay: delay, Texts: []string{"slow reply " + tag}})
+	b.say(p, trigger)
+	b.model.WaitRequest(b.t, long, "the slow prompt", func(r fakemodel.Request) bool { return strings.Contains(r.LastUserText, trigger) })
+	b.say(p, "quick "+tag)
+	b.waitReply(p, "slow reply "+tag)
+	b.waitReply(p, "ok: quick "+tag)
+	return b.index(p, "slow reply "+tag), b.index(p, "ok: quick "+tag)
+}
+
+// A slow turn followed at once by a quick one posts the two replies in turn
+// order, with the default footer on each.
+func TestRelayRepliesInTurnOrder(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	b.defaults()
+	slow, quick := b.slowThenQuick(p, "A", 2*time.Second)
+	if slow < 0 || quick < slow {
+		t.Fatalf("slow reply at %d, quick reply at %d: %q", slow, quick, b.contents(p.channel))
+	}
+	for _, c := range b.contents(p.channel) {
+		if !strings.Contains(c, "\n-# ") {
+			t.Errorf("reply %q has no footer", c)
+		}
+	}
+}
+
+// The same while Discord answers the next five creates with 500: what the
+// hooks cannot post goes through the outbox, still in turn order, once each.
+func TestRelayRepliesInTurnOrderUnder500s(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	b.defaults()
+	trigger := "SCN_ORDER_F"
+	b.model.Script(trigger, fakemodel.Step{Delay: 2 * time.Second, Texts: []string{"slow reply F"}})
+	b.say(p, trigger)
+	b.model.WaitRequest(t, long, "the slow prompt", func(r fakemodel.Request) bool { return strings.Contains(r.LastUserText, trigger) })
+	b.srv.Fail("POST", "/channels/"+p.channel+"/messages", 500, 5)
+	b.say(p, "quick F")
+	b.waitReply(p, "slow reply F")
+	b.waitReply(p, "ok: quick F")
+	time.Sleep(time.Second) // a duplicate would show up by now
+	var got []string
+	for _, c := range b.contents(p.channel) {
+		got = append(got, strings.SplitN(c, "\n", 2)[0])
+	}
+	if strings.Join(got, "|") != "slow reply F|ok: quick F" {
+		t.Fatalf("replies = %q", b.contents(p.channel))
+	}
+}

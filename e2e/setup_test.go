@@ -166,11 +166,11 @@ func TestSetupEndToEnd(t *testing.T) {
 	s.expect("https://discord.com/oauth2/authorize?client_id=" + h.bot.UserID + "&permissions=326417632320&scope=bot+applications.commands")
 	s.expect("Waiting for the bot to join a server")
 	h.srv.JoinGuild(h.bot) // the person opened the invite URL
+	s.answer("Your Discord user id (the application's owner is "+h.owner.ID, "")
 	s.expect("3. #web")
 	s.answer("Channel to map", "2")
 	s.answer("Project directory for #api", apiDir)
 	s.answer("Channel to map", "")
-	s.answer("Your Discord user id (the application's owner is "+h.owner.ID, "")
 	s.expect("config OK")
 	if code := s.wait(); code != 0 {
 		t.Fatalf("setup exit %d:\n%s", code, s.out.String())
@@ -210,11 +210,11 @@ func TestSetupEndToEnd(t *testing.T) {
 	before, _ := config.Load(h.cfg)
 	s = h.start("setup")
 	s.answer("Bot token (Enter keeps the current one", "")
+	s.answer("Discord user ids allowed to drive sessions (comma separated) ["+h.owner.ID+"]", "")
 	s.expect("#api  → project api (" + apiDir + ")")
 	s.answer("Channel to map", "3")
 	s.answer("Project directory for #web", webDir)
 	s.answer("Channel to map", "")
-	s.answer("Discord user ids allowed to drive sessions (comma separated) ["+h.owner.ID+"]", "")
 	s.expect("config OK")
 	if code := s.wait(); code != 0 {
 		t.Fatalf("second setup exit %d:\n%s", code, s.out.String())

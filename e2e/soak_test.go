@@ -101,7 +101,7 @@ func TestSoak(t *testing.T) {
 		case "kill":
 			stats.kills++
 			b.kill()
-			time.Sleep(time.Duration(ev.arg) * time.Millisecond)
+		case "start":
 			b.start()
 		}
 	}
@@ -143,8 +143,11 @@ func soakSchedule(rng *rand.Rand, dur time.Duration, lanes int) []soakEvent {
 	for at := between(4*time.Second, 12*time.Second); at < dur; at += between(4*time.Second, 12*time.Second) {
 		evs = append(evs, soakEvent{at: at, kind: "fault", arg: rng.IntN(7)})
 	}
+	// The daemon stays down 1–8 s while messages go on being posted: catch-up
+	// must deliver them when it is back.
 	for at := between(45*time.Second, 90*time.Second); at < dur; at += between(45*time.Second, 90*time.Second) {
-		evs = append(evs, soakEvent{at: at, kind: "kill", arg: 1000 + rng.IntN(7000)})
+		down := time.Duration(1000+rng.IntN(7000)) * time.Millisecond
+		evs = append(evs, soakEvent{at: at, kind: "kill"}, soakEvent{at: at + down, kind: "start"})
 	}
 	slices.SortStableFunc(evs, func(a, b soakEvent) int { return int(a.at - b.at) })
 	return evs

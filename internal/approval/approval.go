@@ -113,8 +113,10 @@ func anyMasked(texts ...string) bool {
 const maxStatus = chat.Limit / 2
 
 // clip shortens s to at most n characters, marking the cut with "…".
+// Like every cut on a card, it masks secrets first: a secret cut in two
+// no longer looks like one, and its head would be shown.
 func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
+	if r := []rune(redact.String(s)); len(r) > n {
 		return string(r[:max(n-1, 0)]) + "…"
 	}
 	return s
@@ -177,7 +179,7 @@ func arg(a Action, i int) (int, bool) {
 // head and its tail (where a payload hides behind padding), and says how
 // much is cut between them.
 func codeBlock(lang, text string, limit int) string {
-	r := []rune(codeText(text))
+	r := []rune(codeText(redact.String(text)))
 	room := max(limit-len([]rune(fence(lang, ""))), 0)
 	if len(r) <= room {
 		return fence(lang, string(r))
@@ -254,7 +256,7 @@ func escapeMarkdown(s string) string {
 // inlineCode shows a path in an inline code span it cannot leave, its head
 // and tail when it is long.
 func inlineCode(s string) string {
-	s = strings.ReplaceAll(visible(strings.Join(strings.Fields(s), " "), ""), "`", "ʼ")
+	s = strings.ReplaceAll(visible(strings.Join(strings.Fields(redact.String(s)), " "), ""), "`", "ʼ")
 	if r := []rune(s); len(r) > maxPath {
 		s = string(r[:maxPath/2]) + "…" + string(r[len(r)-maxPath/2:])
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -207,7 +208,15 @@ func permissionBody(req state.Request, room int, warn string) chat.Message {
 func permissionMasked(req state.Request) bool {
 	req.Status = state.RequestPending
 	m := permissionBody(req, chat.Limit, "")
-	texts := []string{m.Content}
+	// The card masks before it cuts, so the request's own texts are
+	// checked, as well as what the card shows of them.
+	_, _, text, _ := permissionInput(req)
+	var in struct {
+		Description string `json:"description"`
+		FilePath    string `json:"file_path"`
+	}
+	_ = json.Unmarshal(req.ToolInput, &in)
+	texts := []string{in.Description + "\n" + in.FilePath + "\n" + text, string(req.ToolInput), req.AgentType, req.ToolName, req.PolicyRule, m.Content}
 	for _, f := range m.Files {
 		texts = append(texts, string(f.Data))
 	}
@@ -280,7 +289,7 @@ func applyPermission(id string, req *state.Request, a Action) (Result, error) {
 }
 
 func oneLine(s string, n int) string {
-	s = strings.ReplaceAll(s, "\n", " ")
+	s = strings.ReplaceAll(redact.String(s), "\n", " ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n]) + "…"
 	}

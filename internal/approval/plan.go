@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -38,7 +39,8 @@ func planMasked(in claudehook.PlanInput) bool {
 func renderPlan(id string, req state.Request, room int) chat.Message {
 	in := planInput(req)
 	m := chat.Message{}
-	plan := chat.Markdown(strings.TrimSpace(in.Plan))
+	// Masked before it is cut to the card's room.
+	plan := redact.String(chat.Markdown(strings.TrimSpace(in.Plan)))
 	title := "📋 **Claude's plan**\n\n"
 	// Whether the plan is attached is decided as on the pending card,
 	// which is posted with its files; a closed card is an edit of it.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -106,7 +107,7 @@ func optionLabel(o claudehook.QuestionOption, i, n int) string {
 }
 
 func short(s string, n int) string {
-	if r := []rune(s); len(r) > n {
+	if r := []rune(redact.String(s)); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
 	return s

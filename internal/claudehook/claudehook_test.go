@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -202,5 +205,64 @@ func TestTextBeforeAToolCall(t *testing.T) {
 	}
 	if _, _, found, _ := TextBefore(p, "toolu_missing"); found {
 		t.Error("found a missing call")
+	}
+}
+
+// A session's rules reach Claude Code as permissions and every hook, as
+// the shell Claude runs hook commands in passes them, intact.
+func TestWithPolicyReachesTheHooksIntact(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "it's a hook")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\nfor a; do printf '%s\\0' \"$a\"; done\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	p := SessionPolicy{Ask: []string{"Bash(git push *)"}, Deny: []string{`Bash(echo 'a' "b" $(x) \ *)`}, RedactOff: true, AuditDir: "/a b"}
+	s := BridgeSettings(bin, bin, time.Minute).WithPolicy(p, []string{"Read(//run/ccbridge/bots/**)"})
+	var back Settings
+	if err := json.Unmarshal(s.Inline(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Permissions == nil || !slices.Equal(back.Permissions.Deny, []string{p.Deny[0], "Read(//run/ccbridge/bots/**)"}) || !slices.Equal(back.Permissions.Ask, p.Ask) {
+		t.Errorf("permissions = %+v", back.Permissions)
+	}
+	if len(back.Hooks) != 11 {
+		t.Errorf("%d events, want 11", len(back.Hooks))
+	}
+	for ev, ms := range back.Hooks {
+		for _, m := range ms {
+			for _, h := range m.Hooks {
+				out, err := exec.Command("sh", "-c", h.Command).Output()
+				if err != nil {
+					t.Fatalf("%s: %s: %v", ev, h.Command, err)
+				}
+				got, ok, err := PolicyArg(strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"))
+				if !ok || err != nil || !reflect.DeepEqual(got, p) {
+					t.Errorf("%s: %s gave %+v %v %v", ev, h.Command, got, ok, err)
+				}
+			}
+		}
+	}
+	if _, ok, _ := PolicyArg([]string{"--policy", GlobalFlag}); ok {
+		t.Error("a policy found in a global hook's arguments")
+	}
+	if BridgeSettings(bin, bin, time.Minute).WithPolicy(SessionPolicy{}, nil).Permissions != nil {
+		t.Error("permissions without rules")
+	}
+}
+
+// Rules go to Claude Code in the form it applies (as 2.1.328's startup
+// warnings say), and never one it would stop the session's start over.
+func TestWithPolicyWritesRulesClaudeApplies(t *testing.T) {
+	p := SessionPolicy{Ask: []string{"Write(.env*)", "Glob(secrets/**)", "Edit(.env*)"}, Deny: []string{"WebFetch(example.com)", "WebFetch(domain:evil.com)", "NotebookEdit", "Bash(rm -rf *)"}}
+	s := BridgeSettings("/b/s", "/b/p", time.Minute).WithPolicy(p, nil)
+	if !slices.Equal(s.Permissions.Ask, []string{"Edit(.env*)", "Read(secrets/**)"}) {
+		t.Errorf("ask = %q", s.Permissions.Ask)
+	}
+	if !slices.Equal(s.Permissions.Deny, []string{"WebFetch(domain:evil.com)", "NotebookEdit", "Bash(rm -rf *)"}) {
+		t.Errorf("deny = %q", s.Permissions.Deny)
+	}
+	// The hooks still get every rule as written.
+	got, _, _ := PolicyArg([]string{strings.ReplaceAll(strings.Trim(strings.TrimPrefix(s.Hooks[EventPreToolUse][1].Hooks[0].Command, "'/b/p' --policy "), "'"), `'\''`, "'")})
+	if !reflect.DeepEqual(got, p) {
+		t.Errorf("hook policy = %+v", got)
 	}
 }

@@ -1,12 +1,17 @@
 package claudehook
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 )
 
 // GlobalFlag is added to hook commands registered in the user's own
@@ -19,125 +24,220 @@ func isOurGlobal(command string) bool {
 	return strings.HasSuffix(command, " "+GlobalFlag) && strings.Contains(command, "ccbridge-hook-")
 }
 
+// The settings file is the user's: it is edited in place, as raw JSON, and
+// never decoded and encoded again. Keys keep their order, arrays their
+// layout, strings their escapes and numbers their digits, and removing
+// ccbridge's hooks gives back the bytes there were before they were added.
+
 // AddGlobalHooks registers ccbridge's hooks in a Claude Code settings
 // document (the contents of ~/.claude/settings.json; empty = none yet),
 // keeping every other key and hook. changed is false when they were all
 // registered already.
 func AddGlobalHooks(doc []byte, stopBin, pretoolBin string, promptTimeout time.Duration) (out []byte, changed bool, err error) {
-	root, hooks, err := parseSettings(doc)
-	if err != nil {
+	fresh := len(bytes.TrimSpace(doc)) == 0
+	if fresh {
+		doc = []byte("{}")
+	}
+	if err := checkSettings(doc); err != nil {
 		return nil, false, err
 	}
+	if fresh {
+		// A file of ccbridge's own is laid out for reading.
+		defer func() {
+			var b bytes.Buffer
+			if err == nil && json.Indent(&b, out, "", "  ") == nil {
+				out = append(b.Bytes(), '\n')
+			}
+		}()
+	}
+	out = doc
 	want := BridgeSettings(stopBin, pretoolBin, promptTimeout)
 	for _, event := range slices.Sorted(maps.Keys(want.Hooks)) {
-		list, _ := hooks[event].([]any)
 		for _, m := range want.Hooks[event] {
 			for i := range m.Hooks {
 				m.Hooks[i].Command += " " + GlobalFlag
 			}
-			if found, updated := syncCommand(list, m.Hooks[0]); found {
-				changed = changed || updated
+			var found, updated bool
+			if out, found, updated, err = syncCommand(out, event, m.Hooks[0]); err != nil {
+				return nil, false, err
+			}
+			changed = changed || updated
+			if found {
 				continue
 			}
-			var entry any
-			b, _ := json.Marshal(m)
-			_ = json.Unmarshal(b, &entry)
-			list = append(list, entry)
+			if out, err = appendMatcher(out, event, m); err != nil {
+				return nil, false, err
+			}
 			changed = true
 		}
-		hooks[event] = list
 	}
-	root["hooks"] = hooks
-	out, err = json.MarshalIndent(root, "", "  ")
-	return append(out, '\n'), changed, err
+	return out, changed, nil
 }
 
-// RemoveGlobalHooks removes ccbridge's global hooks and nothing else.
-func RemoveGlobalHooks(doc []byte) (out []byte, changed bool, err error) {
-	root, hooks, err := parseSettings(doc)
+// appendMatcher adds a matcher at the end of an event's list, creating the
+// list (and the hooks object) when there is none.
+func appendMatcher(doc []byte, event string, m HookMatcher) ([]byte, error) {
+	raw, err := compact(m)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	for event, v := range hooks {
-		list, _ := v.([]any)
-		var kept []any
-		for _, entry := range list {
-			em, ok := entry.(map[string]any)
-			inner, _ := em["hooks"].([]any)
-			var innerKept []any
-			for _, h := range inner {
-				hm, _ := h.(map[string]any)
-				if c, _ := hm["command"].(string); isOurGlobal(c) {
-					changed = true
-					continue
+	path, value := "hooks."+event+".-1", raw
+	switch {
+	case !gjson.GetBytes(doc, "hooks").Exists():
+		path, value = "hooks", `{"`+event+`":[`+raw+`]}`
+	case !gjson.GetBytes(doc, "hooks."+event).Exists():
+		path, value = "hooks."+event, "["+raw+"]"
+	case !gjson.GetBytes(doc, "hooks."+event).IsArray():
+		return nil, fmt.Errorf("settings file: hooks.%s is not a list", event)
+	}
+	out, err := sjson.SetRawBytes(doc, path, []byte(value))
+	if err != nil {
+		return nil, fmt.Errorf("settings file: add hooks.%s: %w", event, err)
+	}
+	return out, nil
+}
+
+// compact encodes v on one line, leaving & < > as they are.
+func compact(v any) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(b.String()), nil
+}
+
+// RemoveGlobalHooks removes ccbridge's global hooks and nothing else: a
+// matcher that held only ccbridge's hooks goes, and so does an event list
+// (or the hooks object) that it leaves empty. empty reports that the
+// document is left with no key at all, so that a file ccbridge created can
+// be removed rather than left as {}.
+func RemoveGlobalHooks(doc []byte) (out []byte, changed, empty bool, err error) {
+	if len(bytes.TrimSpace(doc)) == 0 {
+		return doc, false, true, nil
+	}
+	if err := checkSettings(doc); err != nil {
+		return nil, false, false, err
+	}
+	out = doc
+	hooks := gjson.GetBytes(doc, "hooks")
+	removedEvents, events := 0, 0
+	hooks.ForEach(func(event, list gjson.Result) bool {
+		events++
+		if !list.IsArray() {
+			return true
+		}
+		entries := list.Array()
+		// Deletions, last first, so earlier indices stay valid.
+		var paths []string
+		left := len(entries)
+		for i, entry := range entries {
+			inner := entry.Get("hooks").Array()
+			var ours []int
+			for j, h := range inner {
+				if isOurGlobal(h.Get("command").String()) {
+					ours = append(ours, j)
 				}
-				innerKept = append(innerKept, h)
 			}
-			if ok && len(inner) > 0 && len(innerKept) == 0 {
-				continue // the matcher held only our hooks
+			switch {
+			case len(ours) == 0:
+			case len(ours) == len(inner):
+				paths = append(paths, fmt.Sprintf("hooks.%s.%d", escapeKey(event.String()), i))
+				left--
+			default:
+				for _, j := range ours {
+					paths = append(paths, fmt.Sprintf("hooks.%s.%d.hooks.%d", escapeKey(event.String()), i, j))
+				}
 			}
-			if ok {
-				em["hooks"] = innerKept
-			}
-			kept = append(kept, entry)
 		}
-		if len(kept) == 0 {
-			delete(hooks, event)
-		} else {
-			hooks[event] = kept
+		if len(paths) == 0 {
+			return true
+		}
+		changed = true
+		if left == 0 {
+			removedEvents++
+			paths = []string{"hooks." + escapeKey(event.String())}
+		}
+		slices.Reverse(paths)
+		for _, p := range paths {
+			if out, err = sjson.DeleteBytes(out, p); err != nil {
+				err = fmt.Errorf("settings file: remove %s: %w", p, err)
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return nil, false, false, err
+	}
+	if changed && removedEvents == events {
+		if out, err = sjson.DeleteBytes(out, "hooks"); err != nil {
+			return nil, false, false, fmt.Errorf("settings file: remove hooks: %w", err)
 		}
 	}
-	if len(hooks) == 0 {
-		delete(root, "hooks")
-	} else {
-		root["hooks"] = hooks
-	}
-	out, err = json.MarshalIndent(root, "", "  ")
-	return append(out, '\n'), changed, err
+	empty = len(gjson.ParseBytes(out).Map()) == 0
+	return out, changed, empty, nil
 }
 
-func parseSettings(doc []byte) (root, hooks map[string]any, err error) {
-	root = map[string]any{}
-	if len(strings.TrimSpace(string(doc))) > 0 {
-		if err := json.Unmarshal(doc, &root); err != nil {
-			return nil, nil, fmt.Errorf("settings file is not valid JSON: %w", err)
+// escapeKey escapes the characters that a gjson/sjson path gives meaning.
+func escapeKey(k string) string {
+	var b strings.Builder
+	for _, r := range k {
+		if strings.ContainsRune(`.*?|#@\!=<>%`, r) {
+			b.WriteByte('\\')
 		}
+		b.WriteRune(r)
 	}
-	hooks = map[string]any{}
-	if h, ok := root["hooks"]; ok {
-		if hooks, ok = h.(map[string]any); !ok {
-			return nil, nil, fmt.Errorf("settings file: \"hooks\" is not an object")
-		}
-	}
-	return root, hooks, nil
+	return b.String()
 }
 
-// syncCommand finds the hooks in list that run want's command and gives
-// them want's timeout and async, so that a changed prompt_timeout reaches
-// hand-started sessions. found is false when none runs it.
-func syncCommand(list []any, want HookCommand) (found, changed bool) {
-	for _, entry := range list {
-		em, _ := entry.(map[string]any)
-		inner, _ := em["hooks"].([]any)
-		for _, h := range inner {
-			hm, _ := h.(map[string]any)
-			if hm == nil || hm["command"] != want.Command {
+// checkSettings refuses a document that is not a JSON object, or whose
+// hooks are not an object.
+func checkSettings(doc []byte) error {
+	if !gjson.ValidBytes(doc) || !gjson.ParseBytes(doc).IsObject() {
+		return fmt.Errorf("settings file is not a valid JSON object")
+	}
+	if h := gjson.GetBytes(doc, "hooks"); h.Exists() && !h.IsObject() {
+		return fmt.Errorf("settings file: \"hooks\" is not an object")
+	}
+	return nil
+}
+
+// syncCommand finds the hooks of an event that run want's command and
+// gives them want's timeout and async, so that a changed prompt_timeout
+// reaches hand-started sessions. found is false when none runs it.
+func syncCommand(doc []byte, event string, want HookCommand) (out []byte, found, changed bool, err error) {
+	out = doc
+	for i, entry := range gjson.GetBytes(doc, "hooks."+escapeKey(event)).Array() {
+		for j, h := range entry.Get("hooks").Array() {
+			if h.Get("command").String() != want.Command {
 				continue
 			}
 			found = true
-			if t, _ := hm["timeout"].(float64); t != float64(want.Timeout) {
-				hm["timeout"], changed = want.Timeout, true
+			at := fmt.Sprintf("hooks.%s.%d.hooks.%d.", escapeKey(event), i, j)
+			if h.Get("timeout").Int() != int64(want.Timeout) {
+				changed = true
 				if want.Timeout == 0 {
-					delete(hm, "timeout")
+					out, err = sjson.DeleteBytes(out, at+"timeout")
+				} else {
+					out, err = sjson.SetRawBytes(out, at+"timeout", []byte(strconv.Itoa(want.Timeout)))
 				}
 			}
-			if a, _ := hm["async"].(bool); a != want.Async {
-				hm["async"], changed = want.Async, true
-				if !want.Async {
-					delete(hm, "async")
+			if err == nil {
+				if h.Get("async").Bool() != want.Async {
+					changed = true
+					if !want.Async {
+						out, err = sjson.DeleteBytes(out, at+"async")
+					} else {
+						out, err = sjson.SetRawBytes(out, at+"async", []byte("true"))
+					}
 				}
+			}
+			if err != nil {
+				return nil, false, false, fmt.Errorf("settings file: update hooks.%s: %w", event, err)
 			}
 		}
 	}
-	return found, changed
+	return out, found, changed, nil
 }

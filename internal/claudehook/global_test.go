@@ -36,7 +36,7 @@ func TestGlobalHooksInstallIdempotentAndUninstallCleanly(t *testing.T) {
 	if err != nil || changed || string(again) != string(out) {
 		t.Fatalf("second install changed the document (changed=%v, err=%v)", changed, err)
 	}
-	removed, changed, err := RemoveGlobalHooks(out)
+	removed, changed, _, err := RemoveGlobalHooks(out)
 	if err != nil || !changed {
 		t.Fatalf("uninstall: %v, %v", err, changed)
 	}
@@ -48,7 +48,7 @@ func TestGlobalHooksInstallIdempotentAndUninstallCleanly(t *testing.T) {
 	if string(b1) != string(b2) {
 		t.Fatalf("uninstall did not restore the user's settings:\n%s\nwant\n%s", b1, b2)
 	}
-	if _, changed, _ := RemoveGlobalHooks(removed); changed {
+	if _, changed, _, _ := RemoveGlobalHooks(removed); changed {
 		t.Error("second uninstall changed something")
 	}
 }
@@ -87,5 +87,67 @@ func TestGlobalHooksTakeANewPromptTimeout(t *testing.T) {
 	}
 	if _, changed, _ := AddGlobalHooks(out, "/b/ccbridge-hook-stop", "/b/ccbridge-hook-pretool", 10*time.Minute); changed {
 		t.Error("the same timeout again is a change")
+	}
+}
+
+// handFormatted is a settings file as a person writes it: keys in their
+// own order, compact arrays, && in a command, a 20-digit integer, and
+// hooks of their own.
+const handFormatted = `{
+    "model" : "opus",
+    "permissions": { "allow": ["Bash(npm test *)", "Read"], "deny": [] },
+    "env": {"BUILD": "make && make check", "SEED": 12345678901234567890},
+    "hooks": {
+        "Stop": [ {"hooks": [{"type": "command", "command": "notify.sh && beep"}]} ],
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [
+                {"type": "command", "command": "/home/u/bin/guard.sh"}
+            ]}
+        ]
+    },
+    "alwaysThinkingEnabled": true
+}
+`
+
+// install-hooks then uninstall-hooks give the user's file back byte for
+// byte (issue 20 item 3: keys were re-sorted, arrays exploded, && became
+// \u0026\u0026 and large integers were rounded).
+func TestGlobalHooksRoundTripIsByteIdentical(t *testing.T) {
+	for _, doc := range []string{handFormatted, `{"model":"opus"}`, "{\n  \"hooks\": {}\n,  \"x\": [1,2]\n}", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"a"}]}]}}`} {
+		out, changed, err := AddGlobalHooks([]byte(doc), "/opt/bin/ccbridge-hook-stop", "/opt/bin/ccbridge-hook-pretool", 30*time.Minute)
+		if err != nil || !changed {
+			t.Fatalf("install: %v, changed=%v", err, changed)
+		}
+		var parsed struct{ Hooks map[string][]HookMatcher }
+		if err := json.Unmarshal(out, &parsed); err != nil || len(parsed.Hooks[EventPermissionRequest]) != 1 {
+			t.Fatalf("installed document (%v):\n%s", err, out)
+		}
+		if strings.Contains(string(out), `\u0026`) || (doc == handFormatted && !strings.Contains(string(out), "12345678901234567890")) {
+			t.Errorf("install rewrote the user's values:\n%s", out)
+		}
+		back, changed, empty, err := RemoveGlobalHooks(out)
+		if err != nil || !changed || empty {
+			t.Fatalf("uninstall: %v, changed=%v, empty=%v", err, changed, empty)
+		}
+		if doc == "{\n  \"hooks\": {}\n,  \"x\": [1,2]\n}" {
+			// An empty hooks object the user wrote goes with ccbridge's.
+			continue
+		}
+		if string(back) != doc {
+			t.Errorf("uninstall did not give the file back:\n%s\nwant\n%s", back, doc)
+		}
+	}
+}
+
+// A document ccbridge created from nothing is empty again after
+// uninstall, so the file can be removed.
+func TestGlobalHooksOnNoFileLeaveNothing(t *testing.T) {
+	out, _, err := AddGlobalHooks(nil, "/b/ccbridge-hook-stop", "/b/ccbridge-hook-pretool", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, changed, empty, err := RemoveGlobalHooks(out)
+	if err != nil || !changed || !empty {
+		t.Fatalf("uninstall: %v, changed=%v, empty=%v: %s", err, changed, empty, back)
 	}
 }

@@ -2,6 +2,8 @@ package claudehook
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -22,8 +24,99 @@ type HookMatcher struct {
 
 // Settings is the part of a Claude Code settings file ccbridge writes.
 type Settings struct {
-	Hooks      map[string][]HookMatcher `json:"hooks"`
-	StatusLine *StatusLine              `json:"statusLine,omitempty"`
+	Hooks       map[string][]HookMatcher `json:"hooks"`
+	StatusLine  *StatusLine              `json:"statusLine,omitempty"`
+	Permissions *Permissions             `json:"permissions,omitempty"`
+}
+
+// Permissions are permission rules Claude Code enforces itself, in its
+// own process: deny refuses, ask opens the dialog in every mode.
+type Permissions struct {
+	Deny []string `json:"deny,omitempty"`
+	Ask  []string `json:"ask,omitempty"`
+}
+
+// SessionPolicy is one session's [policy], as its hooks get it.
+type SessionPolicy struct {
+	Ask       []string `json:"ask,omitempty"`
+	Deny      []string `json:"deny,omitempty"`
+	RedactOff bool     `json:"redact_off,omitempty"`
+	AuditDir  string   `json:"audit_dir,omitempty"`
+}
+
+// RulesFlag carries a SessionPolicy (JSON) on a hook's command line.
+const RulesFlag = "--rules="
+
+// WithPolicy returns the settings of one session. Its rules go to Claude
+// Code as permissions, which it enforces in-process, and to every hook on
+// its command line; protect are more deny rules (ccbridge's own files).
+// Both live in the arguments of the running claude, which the model it
+// runs cannot rewrite, unlike any file the hooks could read.
+func (s Settings) WithPolicy(p SessionPolicy, protect []string) Settings {
+	b, _ := json.Marshal(p) // cannot fail: strings and a bool
+	arg := " " + shellQuote(RulesFlag+string(b))
+	out := Settings{Hooks: map[string][]HookMatcher{}, StatusLine: s.StatusLine}
+	for ev, ms := range s.Hooks {
+		for _, m := range ms {
+			m.Hooks = slices.Clone(m.Hooks)
+			for i := range m.Hooks {
+				m.Hooks[i].Command += arg
+			}
+			out.Hooks[ev] = append(out.Hooks[ev], m)
+		}
+	}
+	deny, ask := native(append(slices.Clone(p.Deny), protect...)), native(p.Ask)
+	if len(deny) > 0 || len(ask) > 0 {
+		out.Permissions = &Permissions{Deny: deny, Ask: ask}
+	}
+	return out
+}
+
+// Claude Code 2.1.328 applies a file rule by its tool family: it warns
+// that Write(x) "never matches · use Edit(x)" and Glob(x) "never matches ·
+// use Read(x)", and LS matches no tool.
+var (
+	nativeEdit = []string{"Write", "MultiEdit", "NotebookEdit"}
+	nativeRead = []string{"Glob", "Grep", "LS", "NotebookRead"}
+)
+
+// native turns [policy] rules into rules Claude Code enforces as meant:
+// file rules by their family (wider than the hook's, so Claude asks or
+// refuses more, never less); a WebFetch rule without domain:, which it
+// refuses with a dialog that would hold the session at its start, is left
+// to the hook.
+func native(rules []string) []string {
+	var out []string
+	for _, r := range rules {
+		tool, spec, has := strings.Cut(strings.TrimSpace(r), "(")
+		switch {
+		case !has:
+		case slices.Contains(nativeEdit, tool):
+			r = "Edit(" + spec
+		case slices.Contains(nativeRead, tool):
+			r = "Read(" + spec
+		case tool == "WebFetch" && !strings.HasPrefix(spec, "domain:"):
+			continue
+		}
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// PolicyArg returns the SessionPolicy on a hook's command line; ok is
+// false when there is none (a hook registered in the user's settings).
+func PolicyArg(args []string) (p SessionPolicy, ok bool, err error) {
+	for _, a := range args {
+		if v, found := strings.CutPrefix(a, RulesFlag); found {
+			if err := json.Unmarshal([]byte(v), &p); err != nil {
+				return p, true, fmt.Errorf("decode %s: %w", RulesFlag, err)
+			}
+			return p, true, nil
+		}
+	}
+	return p, false, nil
 }
 
 // StatusLine is Claude Code's statusLine setting.

@@ -45,6 +45,10 @@ type Discord struct {
 	// APIBase is the origin for REST and gateway discovery, used by the daemon
 	// and the hooks alike (a proxy, or a test server).
 	APIBase string `toml:"api_base"`
+	// CatchUp is how old a message sent while the daemon was down (or its
+	// gateway lost events) may be and still be delivered on its own; older
+	// ones are offered with a Deliver anyway button.
+	CatchUp Duration `toml:"catch_up"`
 }
 
 // Tmux selects the dedicated tmux server.
@@ -146,6 +150,7 @@ const (
 	DefaultPermissionMode = "default"
 	DefaultPromptTimeout  = 30 * time.Minute
 	DefaultStartTimeout   = 90 * time.Second
+	DefaultCatchUp        = 15 * time.Minute
 	DefaultIsolation      = "none"
 	DefaultProgress       = "text"
 	// DefaultUnreachableAfter: a machine refreshes its panel message three
@@ -230,6 +235,9 @@ func (c *Config) applyDefaults() {
 		c.General.UnreachableAfter.Duration = DefaultUnreachableAfter
 	}
 	def(&c.Discord.APIBase, DefaultAPIBase)
+	if c.Discord.CatchUp.Duration == 0 {
+		c.Discord.CatchUp.Duration = DefaultCatchUp
+	}
 	c.Discord.APIBase = strings.TrimRight(c.Discord.APIBase, "/")
 	def(&c.Tmux.Socket, DefaultSocket)
 	def(&c.Claude.Command, DefaultCommand)

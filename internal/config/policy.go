@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -66,8 +68,13 @@ func (v *checker) policy(key string, p Policy, top bool) {
 		rules []string
 	}{{"ask", p.Ask}, {"deny", p.Deny}} {
 		for i, r := range list.rules {
-			if !ruleSyntax.MatchString(strings.TrimSpace(r)) {
+			r = strings.TrimSpace(r)
+			switch {
+			case !ruleSyntax.MatchString(r):
 				v.errf(fmt.Sprintf("%s.%s[%d]", key, list.name, i), "%q is not a permission rule; write Tool or Tool(specifier), e.g. \"Bash(git push *)\" or \"Write(.env*)\"", r)
+			case strings.HasPrefix(r, "WebFetch(") && !strings.HasPrefix(r, "WebFetch(domain:"):
+				// Claude Code refuses it with a dialog at start.
+				v.errf(fmt.Sprintf("%s.%s[%d]", key, list.name, i), "%q: a WebFetch rule names a host: write WebFetch(domain:example.com)", r)
 			}
 		}
 	}
@@ -92,4 +99,93 @@ func (c *Config) checkPolicies(v *checker) {
 			}
 		}
 	}
+}
+
+// SessionPolicy is the policy of one session: a project's channel (thread
+// ""), or one of its threads. A session of another front end (ccbridge
+// mcp: no server) gets the channel policy of the project whose directory
+// holds dir, and none outside every project, as the hooks decide.
+func (c *Config) SessionPolicy(server, project, thread, dir string) Policy {
+	for _, s := range c.Servers {
+		for _, p := range s.Projects {
+			if server != "" && s.Name == server && p.Name == project {
+				if thread == "" {
+					return c.ChannelPolicy(p)
+				}
+				return c.ThreadPolicy(p, thread)
+			}
+		}
+	}
+	if server != "" {
+		return c.Policy
+	}
+	var best *Project
+	bestLen := -1
+	for i := range c.Servers {
+		for j := range c.Servers[i].Projects {
+			p := &c.Servers[i].Projects[j]
+			if pp, err := p.ProjectPath(); err == nil && within(filepath.Clean(dir), pp) && len(pp) > bestLen {
+				best, bestLen = p, len(pp)
+			}
+		}
+	}
+	if best == nil {
+		return Policy{}
+	}
+	return c.ChannelPolicy(*best)
+}
+
+// SecretPaths are where the config and the bot tokens live, for the deny
+// rules that keep a session's model from reading or rewriting them: the
+// config's directory (as dir/) when it is ccbridge's own, else the config file and
+// the service's environment file (service.env) next to it; and each
+// token_file.
+func (c *Config) SecretPaths() []string {
+	var out []string
+	if c.Path != "" {
+		if abs, err := filepath.Abs(c.Path); err == nil {
+			dir := filepath.Dir(abs)
+			if c.OwnDir(dir) {
+				out = append(out, dir+"/")
+			} else {
+				out = append(out, abs, filepath.Join(dir, "service.env"))
+			}
+		}
+	}
+	for _, s := range c.Servers {
+		if s.TokenFile == "" {
+			continue
+		}
+		if p, err := ExpandHome(s.TokenFile); err == nil {
+			if abs, err := filepath.Abs(p); err == nil {
+				out = append(out, abs)
+			}
+		}
+	}
+	return out
+}
+
+// OwnDir reports whether dir is ccbridge's own (named for it, like
+// ~/.config/ccbridge) and holds nothing a session works on: not the home
+// directory, and no project inside it or around it.
+func (c *Config) OwnDir(dir string) bool {
+	if !strings.Contains(filepath.Base(dir), "ccbridge") {
+		return false
+	}
+	if home, err := os.UserHomeDir(); err == nil && within(home, dir) {
+		return false
+	}
+	for _, s := range c.Servers {
+		for _, p := range s.Projects {
+			if pp, err := p.ProjectPath(); err == nil && (within(pp, dir) || within(dir, pp)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// within reports whether p is dir or lies under it.
+func within(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -37,15 +38,71 @@ func TestPolicyAddsUpAndIsChecked(t *testing.T) {
 		t.Error("redaction must be on by default")
 	}
 
-	bad, err := Parse("[policy]\nask = [\"Bash(\", \"rm -rf\"]\nredact = false\n" + strings.ReplaceAll(validTOML, "%s", t.TempDir()))
+	bad, err := Parse("[policy]\nask = [\"Bash(\", \"rm -rf\", \"WebFetch(example.com)\"]\nredact = false\n" + strings.ReplaceAll(validTOML, "%s", t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	msg := bad.Validate()
-	if msg == nil || !strings.Contains(msg.Error(), "policy.ask[0]") || !strings.Contains(msg.Error(), "policy.ask[1]") {
+	if msg == nil || !strings.Contains(msg.Error(), "policy.ask[0]") || !strings.Contains(msg.Error(), "policy.ask[1]") || !strings.Contains(msg.Error(), "policy.ask[2]") {
 		t.Errorf("bad rules not reported: %v", msg)
 	}
 	if bad.RedactOn() {
 		t.Error("redact = false ignored")
+	}
+}
+
+// A session gets its scope's rules; a session of another front end, those
+// of the project that holds its directory, and none outside every project.
+func TestSessionPolicy(t *testing.T) {
+	t.Setenv("CCBRIDGE_TEST_TOKEN", "tok-0123456789")
+	proj := t.TempDir()
+	c, err := Parse("[policy]\ndeny = [\"Bash(rm -rf *)\"]\n" + strings.ReplaceAll(validTOML, "%s", proj) + `
+  [servers.projects.thread.policy]
+  ask = ["Edit"]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := c.SessionPolicy("home", "api", "", proj); !slices.Equal(p.Deny, []string{"Bash(rm -rf *)"}) || len(p.Ask) != 0 {
+		t.Errorf("channel: %+v", p)
+	}
+	if p := c.SessionPolicy("home", "api", "1234", "/elsewhere"); !slices.Equal(p.Ask, []string{"Edit"}) {
+		t.Errorf("thread: %+v", p)
+	}
+	if p := c.SessionPolicy("", "", "", filepath.Join(proj, "sub")); !slices.Equal(p.Deny, []string{"Bash(rm -rf *)"}) {
+		t.Errorf("mcp in the project: %+v", p)
+	}
+	if p := c.SessionPolicy("", "", "", t.TempDir()); len(p.Deny)+len(p.Ask) != 0 {
+		t.Errorf("mcp elsewhere: %+v", p)
+	}
+}
+
+// The config's own directory is kept from the model whole; a directory it
+// shares with a project only loses the config file and service.env.
+func TestSecretPaths(t *testing.T) {
+	t.Setenv("CCBRIDGE_TEST_TOKEN", "tok-0123456789")
+	base := t.TempDir()
+	proj := filepath.Join(base, "proj")
+	c, err := Parse(strings.ReplaceAll(validTOML, "%s", proj))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Servers[0].TokenFile = filepath.Join(base, "tokens", "home")
+	c.Path = filepath.Join(base, "ccbridge", "config.toml")
+	if got := c.SecretPaths(); !slices.Equal(got, []string{filepath.Join(base, "ccbridge") + "/", filepath.Join(base, "tokens", "home")}) {
+		t.Errorf("own dir: %q", got)
+	}
+	c.Path = filepath.Join(base, "config.toml") // the project's parent
+	if got := c.SecretPaths(); !slices.Equal(got[:2], []string{c.Path, filepath.Join(base, "service.env")}) {
+		t.Errorf("shared dir: %q", got)
+	}
+}
+
+// A directory not named for ccbridge (/etc, a dotfiles folder) is never
+// denied whole.
+func TestSecretPathsOutsideAnOwnDir(t *testing.T) {
+	c := &Config{Path: "/etc/ccbridge.toml"}
+	if got := c.SecretPaths(); !slices.Equal(got, []string{"/etc/ccbridge.toml", "/etc/service.env"}) {
+		t.Errorf("got %q", got)
 	}
 }

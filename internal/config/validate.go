@@ -26,6 +26,9 @@ var (
 	safeName   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 	envName    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	maxTimeout = 24 * time.Hour
+	// maxCatchUp bounds catch_up: a longer one would replay a day-old
+	// conversation into Claude unasked.
+	maxCatchUp = 24 * time.Hour
 	// minUnreachable leaves room for three panel refreshes (at most one
 	// every 3 s) before a machine counts as unreachable.
 	minUnreachable = 10 * time.Second
@@ -130,6 +133,9 @@ func (c *Config) check(v *checker) {
 	if u, err := url.Parse(c.Discord.APIBase); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		v.errf("discord.api_base", "%q must be an http(s) URL such as https://discord.com", c.Discord.APIBase)
 	}
+	if d := c.Discord.CatchUp.Duration; d < time.Second || d > maxCatchUp {
+		v.errf("discord.catch_up", "%s must be between 1s and %s (how old a message sent while ccbridge was down may be and still be delivered)", d, maxCatchUp)
+	}
 	if !safeName.MatchString(c.Tmux.Socket) {
 		v.errf("tmux.socket", "%q must be a plain name (letters, digits, - and _), not a path", c.Tmux.Socket)
 	}
@@ -152,7 +158,7 @@ func (c *Config) check(v *checker) {
 		}
 	}
 	if len(c.Servers) == 0 {
-		v.errf("servers", "no [[servers]]: add one bot with its guild, owners and projects")
+		v.errf("servers", "no [[servers]] yet: run `ccbridge setup` to add your bot (its server, owners and projects)")
 	}
 	serverNames := map[string]bool{}
 	channels := map[string]string{} // channel id → key of its first use

@@ -2,12 +2,13 @@ package daemon
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/claudehook"
@@ -28,13 +29,15 @@ func cmdHooks(install bool, args []string, stdout, stderr io.Writer) int {
 		summary = "Register ccbridge's hooks in Claude Code's user settings, so sessions started by hand in a\n" +
 			"project directory report to its channel. Safe to run again; a backup of the file is kept."
 	}
-	flags := flag.NewFlagSet(name, flag.ContinueOnError)
-	flags.SetOutput(stderr)
-	settings := flags.String("settings", "", "Claude Code settings file (default ~/.claude/settings.json)")
-	cfgPath := flags.String("config", "", "config file, for prompt_timeout (default $CCBRIDGE_CONFIG or ~/.config/ccbridge/config.toml)")
-	flags.Usage = func() {
-		fmt.Fprintf(flags.Output(), "Usage: ccbridge %s [--settings FILE]\n\n%s\n\n", name, summary)
-		flags.PrintDefaults()
+	synopsis := name + " [--settings FILE]"
+	if install {
+		synopsis += " [--config FILE]"
+	}
+	flags := newFlags(name, synopsis, summary)
+	settings := flags.String("settings", "", "Claude Code settings `FILE` (default ~/.claude/settings.json)")
+	cfgPath := new(string) // only install reads the config (prompt_timeout)
+	if install {
+		cfgPath = flags.String("config", "", "config `FILE`, for prompt_timeout; else $CCBRIDGE_CONFIG, else ~/.config/ccbridge/config.toml")
 	}
 	if code, ok := parseFlags(flags, args, stdout, stderr, name); !ok {
 		return code
@@ -68,10 +71,24 @@ func cmdHooks(install bool, args []string, stdout, stderr io.Writer) int {
 			return exitError
 		}
 	} else {
-		out, changed, err = claudehook.RemoveGlobalHooks(old)
+		var empty bool
+		out, changed, empty, err = claudehook.RemoveGlobalHooks(old)
 		if err != nil {
 			fmt.Fprintf(stderr, "ccbridge: %s: %v\n", path, err)
 			return exitError
+		}
+		if changed && empty && createdByUs(path) {
+			// ccbridge made this file: take it away rather than leave {}.
+			if err := os.Remove(path); err != nil {
+				fmt.Fprintln(stderr, "ccbridge:", err)
+				return exitError
+			}
+			forgetCreated(path)
+			fmt.Fprintf(stdout, "removed %s, which install-hooks had created\n", path)
+			return exitOK
+		}
+		if changed {
+			forgetCreated(path) // it holds the user's settings now
 		}
 	}
 	if !changed {
@@ -101,15 +118,89 @@ func writeSettings(path string, old, out []byte, existed bool, stdout io.Writer)
 		if fi, err := os.Stat(path); err == nil {
 			perm = fi.Mode().Perm()
 		}
-		backup := path + ".ccbridge-backup-" + time.Now().Format("20060102T150405")
-		if err := state.WriteAtomic(backup, old, perm); err != nil {
+		backup, err := backUp(path, old, perm)
+		if err != nil {
 			return fmt.Errorf("back up %s: %w", path, err)
 		}
 		fmt.Fprintf(stdout, "backup: %s\n", backup)
 	} else if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return state.WriteAtomic(path, out, perm)
+	if err := state.WriteAtomic(path, out, perm); err != nil {
+		return err
+	}
+	if !existed {
+		rememberCreated(path)
+	}
+	return nil
+}
+
+// backUp writes old to a backup file of its own: never one an earlier run
+// wrote, even within the same second.
+func backUp(path string, old []byte, perm os.FileMode) (string, error) {
+	base := path + ".ccbridge-backup-" + time.Now().Format("20060102T150405")
+	for n := 1; ; n++ {
+		name := base
+		if n > 1 {
+			name = fmt.Sprintf("%s-%d", base, n)
+		}
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, err = f.Write(old)
+		if err = errors.Join(err, f.Sync(), f.Close()); err != nil {
+			os.Remove(name)
+			return "", err
+		}
+		return name, nil
+	}
+}
+
+// createdList is the record, in ccbridge's state dir, of the settings
+// files install-hooks created (one path a line).
+func createdList() string {
+	dir, err := state.DurableDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "created-settings")
+}
+
+func createdPaths() []string {
+	b, err := os.ReadFile(createdList())
+	if err != nil {
+		return nil
+	}
+	return slices.DeleteFunc(strings.Split(string(b), "\n"), func(p string) bool { return p == "" })
+}
+
+func createdByUs(path string) bool { return slices.Contains(createdPaths(), absPath(path)) }
+
+func absPath(path string) string {
+	if a, err := filepath.Abs(path); err == nil {
+		return a
+	}
+	return path
+}
+
+func rememberCreated(path string) {
+	path = absPath(path)
+	if list := createdList(); list != "" && !createdByUs(path) {
+		_ = os.MkdirAll(filepath.Dir(list), 0o700)
+		_ = state.WriteAtomic(list, []byte(strings.Join(append(createdPaths(), path), "\n")+"\n"), 0o600)
+	}
+}
+
+func forgetCreated(path string) {
+	path = absPath(path)
+	if list := createdList(); list != "" && createdByUs(path) {
+		kept := slices.DeleteFunc(createdPaths(), func(p string) bool { return p == path })
+		_ = state.WriteAtomic(list, []byte(strings.Join(kept, "\n")+"\n"), 0o600)
+	}
 }
 
 // promptTimeout reads [claude].prompt_timeout when a config is at hand.

@@ -38,7 +38,7 @@ func TestInstallHooksKeepsASymlinkedSettingsFile(t *testing.T) {
 		t.Fatalf("link now points to %q", l)
 	}
 	b, _ := os.ReadFile(target)
-	if !strings.Contains(string(b), "ccbridge-hook-stop") || !strings.Contains(string(b), `"theme": "dark"`) {
+	if !strings.Contains(string(b), "ccbridge-hook-stop") || !strings.Contains(string(b), `{"theme":"dark"`) {
 		t.Fatalf("target after install:\n%s", b)
 	}
 	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o640 {

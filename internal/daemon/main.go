@@ -7,9 +7,9 @@ package daemon
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os/signal"
 	"runtime/debug"
 	"syscall"
@@ -27,21 +27,24 @@ const (
 const usage = `ccbridge drives Claude Code sessions in tmux from Discord.
 
 Usage:
+  ccbridge setup [--config FILE]          create or edit the config step by step (token, server, channels)
+  ccbridge config check [--config FILE]   check the config and list every problem in it
+  ccbridge doctor [--config FILE]         check everything ccbridge needs and say how to fix what is not right
   ccbridge run [--config FILE] [--log-file FILE] [--debug]
-                                         connect the bots and serve until stopped
-  ccbridge config check [--config FILE]  check the config and print what it resolves to
-  ccbridge setup [--config FILE]         create or edit the config step by step (token, server, channels)
-  ccbridge doctor [--config FILE]        check everything ccbridge needs and say how to fix what is not right
-  ccbridge service install|uninstall|status
-                                         run the daemon as a systemd user service (launchd agent on macOS)
-  ccbridge mcp [--config FILE]           serve Claude Code sessions to an MCP client over stdio
-  ccbridge install-hooks                 register the hooks in ~/.claude/settings.json, for
-                                         sessions started by hand in a project directory
-  ccbridge uninstall-hooks               remove them again
-  ccbridge version                       print the version
+                                          connect the bots and serve until stopped
+  ccbridge service install|uninstall|status [--config FILE]
+                                          run the daemon as a systemd user service (launchd agent on macOS)
+  ccbridge mcp [--config FILE]            serve Claude Code sessions to an MCP client over stdio
+  ccbridge install-hooks [--settings FILE] [--config FILE]
+                                          register the hooks in ~/.claude/settings.json, for
+                                          sessions started by hand in a project directory
+  ccbridge uninstall-hooks [--settings FILE]
+                                          remove them again
+  ccbridge version                        print the version (also --version)
+  ccbridge help [COMMAND]                 print this, or a command's help (also COMMAND --help)
 
-The config is --config, else $CCBRIDGE_CONFIG, else ~/.config/ccbridge/config.toml.
-Run "ccbridge COMMAND --help" for a command's options.
+The config is --config FILE (before or after the command), else $CCBRIDGE_CONFIG,
+else ~/.config/ccbridge/config.toml. New here? Run "ccbridge setup".
 `
 
 // Main runs the ccbridge command and returns its exit code.
@@ -52,10 +55,20 @@ func Main(args []string, stdout, stderr io.Writer) int {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfgPath, args, ok := globalConfig(args)
+	if !ok {
+		fmt.Fprint(stderr, "ccbridge: --config needs a FILE\n\n"+usage)
+		return exitUsage
+	}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
+	if args[0] == "help" && len(args) > 1 {
+		// help COMMAND is COMMAND --help.
+		args = []string{args[1], "--help"}
+	}
+	args = withConfig(cfgPath, args)
 	switch args[0] {
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
@@ -76,49 +89,48 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "install-hooks", "uninstall-hooks":
 		return cmdHooks(args[0] == "install-hooks", args[1:], stdout, stderr)
 	case "config":
-		if len(args) < 2 || args[1] != "check" {
-			if len(args) >= 2 && (args[1] == "-h" || args[1] == "--help") {
-				fmt.Fprintln(stdout, "Usage: ccbridge config check [--config FILE]")
-				return exitOK
-			}
-			fmt.Fprintln(stderr, "usage: ccbridge config check [--config FILE]")
-			return exitUsage
+		switch {
+		case len(args) >= 2 && args[1] == "check":
+			return cmdConfigCheck(args[2:], stdout, stderr)
+		case len(args) >= 2 && (args[1] == "-h" || args[1] == "--help" || args[1] == "help"):
+			return cmdConfigCheck([]string{"--help"}, stdout, stderr)
 		}
-		return cmdConfigCheck(args[2:], stdout, stderr)
+		fmt.Fprintln(stderr, "usage: ccbridge config check [--config FILE]\nRun \"ccbridge config --help\" for what it does.")
+		return exitUsage
 	}
 	fmt.Fprintf(stderr, "ccbridge: unknown command %q\n\n%s", args[0], usage)
 	return exitUsage
 }
 
-// flags parses a subcommand's flags; help goes to stdout with exit 0.
+// flags parses the flags of a command whose only flag is --config.
 func flags(name, summary string, args []string, stdout, stderr io.Writer) (cfgPath string, code int, ok bool) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfgPath, "config", "", "config file (default $CCBRIDGE_CONFIG or ~/.config/ccbridge/config.toml)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: ccbridge %s [--config FILE]\n\n%s\n\n", name, summary)
-		fs.PrintDefaults()
-	}
+	fs := newFlags(name, name+" [--config FILE]", summary)
+	fs.StringVar(&cfgPath, "config", "", configUsage)
 	if code, ok := parseFlags(fs, args, stdout, stderr, name); !ok {
 		return "", code, false
 	}
 	return cfgPath, exitOK, true
 }
 
-// loadConfig loads and validates, printing every problem for a person.
+// loadConfig loads and validates, printing every problem for a person:
+// those that keep a value from decoding and those validation finds.
 func loadConfig(flagPath string, stderr io.Writer) (*config.Config, bool) {
 	path, err := config.DefaultPath(flagPath)
 	if err != nil {
 		fmt.Fprintln(stderr, "ccbridge:", err)
 		return nil, false
 	}
-	cfg, err := config.Load(path)
+	cfg, problems, err := config.LoadAll(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(stderr, "ccbridge: there is no config at %s yet: run `ccbridge setup` to create it\n", path)
+		return nil, false
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "ccbridge:", err)
 		return nil, false
 	}
 	ok := true
-	for _, p := range cfg.Check() {
+	for _, p := range problems {
 		if p.Warning {
 			fmt.Fprintf(stderr, "warning: %s\n", p)
 		} else {
@@ -133,7 +145,9 @@ func loadConfig(flagPath string, stderr io.Writer) (*config.Config, bool) {
 }
 
 func cmdConfigCheck(args []string, stdout, stderr io.Writer) int {
-	path, code, ok := flags("config check", "Check the config file and print what it resolves to, with tokens redacted.", args, stdout, stderr)
+	path, code, ok := flags("config check", "Check the config file: every problem is listed in one run (TOML errors, unknown keys with\n"+
+		"the key you probably meant, and every invalid value), then what the config resolves to, with tokens\n"+
+		"redacted. Exit status 0 when it is usable.", args, stdout, stderr)
 	if !ok {
 		return code
 	}
@@ -146,8 +160,16 @@ func cmdConfigCheck(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// Version reports the module version and VCS revision the binary was built from.
+// version is the release's version, stamped by `make dist` (-ldflags
+// "-X github.com/ccbridge/ccbridge/internal/daemon.version=v1.2.3").
+var version string
+
+// Version reports the stamped release version, else the module version and
+// VCS revision the binary was built from.
 func Version() string {
+	if version != "" {
+		return version
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"
@@ -159,23 +181,4 @@ func Version() string {
 		}
 	}
 	return v
-}
-
-// parseFlags parses a command's flags. Help goes to stdout and exits 0; a
-// bad flag (already reported by the flag set) or a stray argument is a
-// usage error. When ok is false the command returns code.
-func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer, name string) (code int, ok bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return exitOK, false
-		}
-		return exitUsage, false
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "ccbridge %s: unexpected argument %q\n", name, fs.Arg(0))
-		return exitUsage, false
-	}
-	return exitOK, true
 }

@@ -17,7 +17,8 @@ import (
 
 // cmdMCP serves the MCP front end on stdin/stdout. It needs no config; with
 // one, its [claude] and [tmux] settings apply, so it shares sessions with
-// the daemon.
+// the daemon. SIGINT and SIGTERM (ctx) stop it at once, its queued
+// messages left for the next one.
 func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	path, code, ok := flags("mcp", "Serve Claude Code sessions to an MCP client over stdio (claude mcp add ccbridge -- ccbridge mcp).", args, stdout, stderr)
 	if !ok {
@@ -73,7 +74,7 @@ func serveMCP(ctx context.Context, cfg *config.Config, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := mcp.New(mcp.Options{Config: cfg, Store: store, Sessions: sessions, Log: log})
+	srv := mcp.New(mcp.Options{Config: cfg, Store: store, Sessions: sessions, Log: log, Version: Version(), Registry: registry})
 	log.Info("ccbridge mcp serving", "version", Version(), "config", cfg.Path, "runtime", store.Dir.Root())
 	return srv.Run(ctx, &sdk.StdioTransport{})
 }

@@ -422,3 +422,35 @@ func TestRefusedEntryIsKeptInTheFailedFolder(t *testing.T) {
 		t.Fatalf("notices in the parent: %q", notices)
 	}
 }
+
+// A reply whose hook still holds its place in the channel's order (its turn
+// ended first, but it is still being posted) holds back what is queued
+// after it, whatever finished first; what was queued before it goes.
+func TestDrainWaitsForAnEarlierReply(t *testing.T) {
+	ctx := context.Background()
+	f := newDrainFixture(t)
+	f.queue(t, "before")
+	places, err := state.OpenPlaces(f.store.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, release, err := places.Hold(ctx, f.store, f.bot.ChannelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.queue(t, "after")
+	r := f.relay(t)
+	r.drainOnce(ctx)
+	if got := f.contents(); strings.Join(got, "|") != "before" {
+		t.Fatalf("with the place held: %q", got)
+	}
+	// The earlier reply's hook posts it, then gives its place up.
+	if _, err := r.posters["home"].Send(ctx, f.bot.ChannelID, "the earlier reply", nil); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	r.drainOnce(ctx)
+	if got := f.contents(); strings.Join(got, "|") != "before|the earlier reply|after" {
+		t.Fatalf("after the place was given up: %q", got)
+	}
+}

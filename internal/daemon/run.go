@@ -58,6 +58,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	}
 	defer unlock()
 	store.Dir.SetLogger(log)
+	discord.RouteLogs(log)
 	// Stopped with a cause when the runtime dir is no longer ours.
 	ctx, stopUnsafe := context.WithCancelCause(ctx)
 	defer stopUnsafe(nil)
@@ -129,8 +130,12 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	if err != nil {
 		return err
 	}
+	cursors, err := state.OpenCursors(registry.Dir)
+	if err != nil {
+		return err
+	}
 	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: recording, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance, Fleet: fleet,
-		Land: worktree.New(execx.Exec{})})
+		Land: worktree.New(execx.Exec{}), History: history{posters}, Cursors: cursors}) // catchup.go
 	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, log: log, unknownLogged: map[string]bool{}}
 	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations, relay.watchWorktrees,
 		func(ctx context.Context) { relay.keepPanels(ctx, pnl) },
@@ -156,9 +161,10 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 		err = errors.Join(err, errors.Join(errs...))
 	}()
 	for _, srv := range cfg.Servers {
+		start := time.Now()
 		b, err := gateway.Open(ctx, log, cfg.Discord.APIBase, srv, rt, router.Commands())
 		if err != nil {
-			return err
+			return connectError(srv.Name, cfg.Discord.APIBase, time.Since(start), err)
 		}
 		bots = append(bots, b)
 	}
@@ -172,6 +178,21 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	}
 	log.Info("ccbridge stopping")
 	return nil
+}
+
+// connectError says why a bot could not connect as setup and doctor do: a
+// refused token with what to do about it (not Discord's raw body), a
+// network error naming the host asked, a wait that got no answer as such.
+func connectError(server, apiBase string, waited time.Duration, err error) error {
+	if discord.RefusedToken(err) {
+		return fmt.Errorf("server %s: Discord refused the bot token: copy a fresh token (Developer Portal → your application → Bot → "+
+			"Reset Token) and run `ccbridge setup`", server)
+	}
+	d := discord.Describe(err, apiBase, waited)
+	if _, ok := d.(*discord.NoAnswerError); ok {
+		return fmt.Errorf("server %s: %w", server, d)
+	}
+	return d // its text names the server already
 }
 
 // writeRoutes gives the hooks of hand-started sessions the project table.

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,15 +12,10 @@ import (
 // logs there as well as to stderr, rotated by size: what a service uses)
 // and --debug.
 func runFlags(args []string, stdout, stderr io.Writer) (cfgPath, logFile string, debug bool, code int, ok bool) {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfgPath, "config", "", "config file (default $CCBRIDGE_CONFIG or ~/.config/ccbridge/config.toml)")
-	fs.StringVar(&logFile, "log-file", "", fmt.Sprintf("also log to this file (mode 0600), rotated at %d MiB keeping %d old files", logfile.DefaultMaxSize>>20, logfile.DefaultKeep))
+	fs := newFlags("run", "run [--config FILE] [--log-file FILE] [--debug]", "Connect every configured bot and serve until interrupted.")
+	fs.StringVar(&cfgPath, "config", "", configUsage)
+	fs.StringVar(&logFile, "log-file", "", fmt.Sprintf("also log to `FILE` (mode 0600), rotated at %d MiB keeping %d old files", logfile.DefaultMaxSize>>20, logfile.DefaultKeep))
 	fs.BoolVar(&debug, "debug", false, "log debug messages too")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: ccbridge run [--config FILE] [--log-file FILE] [--debug]\n\n%s\n\n", "Connect every configured bot and serve until interrupted.")
-		fs.PrintDefaults()
-	}
 	if code, ok := parseFlags(fs, args, stdout, stderr, "run"); !ok {
 		return "", "", false, code, false
 	}

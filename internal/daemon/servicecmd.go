@@ -10,6 +10,8 @@ import (
 	"os/user"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/execx"
@@ -26,17 +28,23 @@ restarted when it fails, logging to <state dir>/ccbridge.log (rotated).
              token variables the config names, from this shell, in a 0600 file),
              enable it and (re)start it
   uninstall  stop and remove it (sessions running in tmux are left alone)
-  status     say whether it is installed and running (exit status 0 when running)
+  status     say whether it is installed and running, and if not, why (exit status 0 when running)
+
+Flags:
+  --config FILE  config FILE; else $CCBRIDGE_CONFIG, else ~/.config/ccbridge/config.toml
 `
 
 func cmdService(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
+	verb, rest := serviceVerb(args)
+	switch verb {
+	case "":
+		if slices.ContainsFunc(args, func(a string) bool { return a == "-h" || a == "--help" }) {
+			fmt.Fprint(stdout, serviceUsage)
+			return exitOK
+		}
 		fmt.Fprint(stderr, serviceUsage)
 		return exitUsage
-	}
-	verb := args[0]
-	switch verb {
-	case "-h", "--help", "help":
+	case "help":
 		fmt.Fprint(stdout, serviceUsage)
 		return exitOK
 	case "install", "uninstall", "status":
@@ -45,10 +53,9 @@ func cmdService(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitUsage
 	}
 	fs := flag.NewFlagSet("service "+verb, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfgFlag := fs.String("config", "", "config file (default $CCBRIDGE_CONFIG or ~/.config/ccbridge/config.toml)")
-	fs.Usage = func() { fmt.Fprint(fs.Output(), serviceUsage+"\n"); fs.PrintDefaults() }
-	if code, ok := parseFlags(fs, args[1:], stdout, stderr, "service "+verb); !ok {
+	cfgFlag := fs.String("config", "", configUsage)
+	fs.Usage = func() { fmt.Fprint(fs.Output(), serviceUsage) }
+	if code, ok := parseFlags(fs, rest, stdout, stderr, "service "+verb); !ok {
 		return code
 	}
 	o, err := serviceOptions(*cfgFlag, verb == "install", stderr)
@@ -72,6 +79,23 @@ func cmdService(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitError
 	}
 	return exitOK
+}
+
+// serviceVerb finds the action among the arguments, which may come after
+// a flag ("service --config FILE status"), and returns the rest.
+func serviceVerb(args []string) (verb string, rest []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--config" || a == "-config" {
+			i++ // its value
+			continue
+		}
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		return a, append(append([]string{}, args[:i]...), args[i+1:]...)
+	}
+	return "", args
 }
 
 // serviceOptions describes this machine's service; install also needs a
@@ -100,6 +124,10 @@ func serviceOptions(cfgFlag string, install bool, stderr io.Writer) (service.Opt
 	}
 	if o.ConfigPath, err = filepath.Abs(path); err != nil {
 		return o, err
+	}
+	o.Socket = config.DefaultSocket
+	if cfg, err := config.Load(o.ConfigPath); err == nil {
+		o.Socket = cfg.Tmux.Socket
 	}
 	durable, err := state.DurableDir()
 	if err != nil {

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,20 +17,16 @@ import (
 var stdin io.Reader = os.Stdin
 
 func cmdSetup(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("setup", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfgPath := fs.String("config", "", "config file to create or edit (default $CCBRIDGE_CONFIG or ~/.config/ccbridge/config.toml)")
-	wait := fs.Duration("wait", setup.DefaultWait, "how long to wait for the bot to join a server")
-	poll := fs.Duration("poll", setup.DefaultPollEvery, "how often to look whether it has")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: ccbridge setup [--config FILE] [--wait DURATION]\n\n%s\n\n",
-			"Walk through everything in the terminal: the bot token (hidden input), the Message Content intent,\n"+
-				"the invite URL, the server, channels → project directories and the owners; then write the config and\n"+
-				"the token file (both 0600) and check them. Re-running it edits the config and keeps every key in it\n"+
-				"(comments are not kept; the first run saves the file it replaces as <config>.bak, and later runs\n"+
-				"keep that backup).")
-		fs.PrintDefaults()
-	}
+	fs := newFlags("setup", "setup [--config FILE] [--wait DURATION]",
+		"Walk through everything in the terminal: the bot token (hidden input), the Message Content intent,\n"+
+			"the invite URL, the server, the owners and channels → project directories (a channel setup creates is\n"+
+			"visible to the owners and the bot only); then write the config and the token file (both 0600) and\n"+
+			"check them. Re-running it edits the config and keeps every key in it; the token of another bot adds\n"+
+			"a new bot entry and leaves the others as they are. Comments are not kept: the first run saves the\n"+
+			"file it replaces as <config>.bak, and later runs keep that backup.")
+	cfgPath := fs.String("config", "", "config `FILE` to create or edit; else $CCBRIDGE_CONFIG, else ~/.config/ccbridge/config.toml")
+	wait := fs.Duration("wait", setup.DefaultWait, "how long to wait for the bot to join a server (a `DURATION` like 10m)")
+	poll := fs.Duration("poll", setup.DefaultPollEvery, "how often to look whether it has (a `DURATION`)")
 	if code, ok := parseFlags(fs, args, stdout, stderr, "setup"); !ok {
 		return code
 	}

@@ -3,11 +3,11 @@ package discord
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 )
@@ -121,12 +121,15 @@ type TextChannel struct {
 	// Perms is what the bot may do in it (computed from the guild's roles,
 	// the bot's roles and the channel's overwrites); set by ChannelPerms.
 	Perms int64
+	// Public: every member of the server may view it (private.go).
+	Public bool
 }
 
 // Client reads the bot's account for setup and doctor. Each call is one
 // bounded REST request.
 type Client struct {
-	dg *discordgo.Session
+	dg      *discordgo.Session
+	apiBase string
 }
 
 // NewClient returns a client for one bot token.
@@ -135,27 +138,29 @@ func NewClient(apiBase, token string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{dg: dg}, nil
+	return &Client{dg: dg, apiBase: apiBase}, nil
 }
 
 // Me returns the bot user's id and name.
 func (c *Client) Me(ctx context.Context) (id, name string, err error) {
+	start := time.Now()
 	u, err := c.dg.User("@me", discordgo.WithContext(ctx))
 	if err != nil {
-		return "", "", fmt.Errorf("who am i: %w", err)
+		return "", "", c.fail("who am i", start, err)
 	}
 	return u.ID, u.Username, nil
 }
 
 // Application returns the bot's application.
 func (c *Client) Application(ctx context.Context) (App, error) {
+	start := time.Now()
 	body, err := c.dg.Request("GET", discordgo.EndpointOAuth2Application("@me"), nil, discordgo.WithContext(ctx))
 	if err != nil {
-		return App{}, fmt.Errorf("read application: %w", err)
+		return App{}, c.fail("read application", start, err)
 	}
 	var a discordgo.Application
 	if err := json.Unmarshal(body, &a); err != nil {
-		return App{}, fmt.Errorf("read application: %w", err)
+		return App{}, c.fail("read application", start, err)
 	}
 	out := App{ID: a.ID, Name: a.Name, Flags: a.Flags}
 	switch {
@@ -169,9 +174,10 @@ func (c *Client) Application(ctx context.Context) (App, error) {
 
 // Guilds returns the servers the bot is in.
 func (c *Client) Guilds(ctx context.Context) ([]Guild, error) {
+	start := time.Now()
 	gs, err := c.dg.UserGuilds(200, "", "", false, discordgo.WithContext(ctx))
 	if err != nil {
-		return nil, fmt.Errorf("list servers: %w", err)
+		return nil, c.fail("list servers", start, err)
 	}
 	out := make([]Guild, 0, len(gs))
 	for _, g := range gs {
@@ -182,25 +188,33 @@ func (c *Client) Guilds(ctx context.Context) ([]Guild, error) {
 
 // TextChannels returns a guild's text channels in their displayed order.
 func (c *Client) TextChannels(ctx context.Context, guildID string) ([]TextChannel, error) {
+	start := time.Now()
 	chs, err := c.dg.GuildChannels(guildID, discordgo.WithContext(ctx))
 	if err != nil {
-		return nil, fmt.Errorf("list channels: %w", err)
+		return nil, c.fail("list channels", start, err)
+	}
+	roles, err := c.dg.GuildRoles(guildID, discordgo.WithContext(ctx))
+	if err != nil {
+		return nil, c.fail("read roles", start, err)
 	}
 	slices.SortStableFunc(chs, func(a, b *discordgo.Channel) int { return a.Position - b.Position })
 	var out []TextChannel
 	for _, ch := range chs {
 		if ch.Type == discordgo.ChannelTypeGuildText {
-			out = append(out, TextChannel{ID: ch.ID, Name: ch.Name})
+			out = append(out, TextChannel{ID: ch.ID, Name: ch.Name, Public: everyoneCanView(guildID, roles, ch.PermissionOverwrites)})
 		}
 	}
 	return out, nil
 }
 
-// CreateTextChannel creates a text channel and returns it.
-func (c *Client) CreateTextChannel(ctx context.Context, guildID, name string) (TextChannel, error) {
-	ch, err := c.dg.GuildChannelCreate(guildID, name, discordgo.ChannelTypeGuildText, discordgo.WithContext(ctx))
+// CreateTextChannel creates a text channel only the bot and the owners can
+// see, and returns it.
+func (c *Client) CreateTextChannel(ctx context.Context, guildID, name, botID string, ownerIDs []string) (TextChannel, error) {
+	start := time.Now()
+	ch, err := c.dg.GuildChannelCreateComplex(guildID, discordgo.GuildChannelCreateData{Name: name, Type: discordgo.ChannelTypeGuildText,
+		PermissionOverwrites: privateOverwrites(guildID, botID, ownerIDs)}, discordgo.WithContext(ctx))
 	if err != nil {
-		return TextChannel{}, fmt.Errorf("create channel #%s: %w", name, err)
+		return TextChannel{}, c.fail("create channel #"+name, start, err)
 	}
 	return TextChannel{ID: ch.ID, Name: ch.Name}, nil
 }
@@ -211,29 +225,31 @@ func (c *Client) CreateTextChannel(ctx context.Context, guildID, name string) (T
 // overwrites for @everyone, its roles and itself; owner and Administrator
 // have everything.
 func (c *Client) ChannelPerms(ctx context.Context, guildID string) (map[string]TextChannel, error) {
+	start := time.Now()
 	botID, _, err := c.Me(ctx)
 	if err != nil {
 		return nil, err
 	}
 	g, err := c.dg.Guild(guildID, discordgo.WithContext(ctx))
 	if err != nil {
-		return nil, fmt.Errorf("read server %s: %w", guildID, err)
+		return nil, c.fail("read server "+guildID, start, err)
 	}
 	roles, err := c.dg.GuildRoles(guildID, discordgo.WithContext(ctx))
 	if err != nil {
-		return nil, fmt.Errorf("read roles: %w", err)
+		return nil, c.fail("read roles", start, err)
 	}
 	member, err := c.dg.GuildMember(guildID, botID, discordgo.WithContext(ctx))
 	if err != nil {
-		return nil, fmt.Errorf("read the bot's roles: %w", err)
+		return nil, c.fail("read the bot's roles", start, err)
 	}
 	chs, err := c.dg.GuildChannels(guildID, discordgo.WithContext(ctx))
 	if err != nil {
-		return nil, fmt.Errorf("list channels: %w", err)
+		return nil, c.fail("list channels", start, err)
 	}
 	out := map[string]TextChannel{}
 	for _, ch := range chs {
-		out[ch.ID] = TextChannel{ID: ch.ID, Name: ch.Name, Perms: computePerms(g.ID, g.OwnerID, botID, roles, member.Roles, ch.PermissionOverwrites)}
+		out[ch.ID] = TextChannel{ID: ch.ID, Name: ch.Name, Perms: computePerms(g.ID, g.OwnerID, botID, roles, member.Roles, ch.PermissionOverwrites),
+			Public: everyoneCanView(g.ID, roles, ch.PermissionOverwrites)}
 	}
 	return out, nil
 }

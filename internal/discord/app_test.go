@@ -61,7 +61,7 @@ func TestClientReadsWhatSetupNeeds(t *testing.T) {
 	if err != nil || len(chs) != 2 || chs[0].ID != bot.ChannelID || chs[1].ID != api {
 		t.Fatalf("TextChannels: %v %v", chs, err)
 	}
-	if _, err := c.CreateTextChannel(ctx, bot.GuildID, "web"); HTTPStatus(err) != 403 {
+	if _, err := c.CreateTextChannel(ctx, bot.GuildID, "web", bot.UserID, nil); HTTPStatus(err) != 403 {
 		t.Errorf("create without Manage Channels: %v", err)
 	}
 	srv.DenyBotInChannel(bot, api, fakediscord.PermAddReactions|fakediscord.PermAttachFiles)

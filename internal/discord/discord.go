@@ -4,8 +4,10 @@
 package discord
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -40,6 +42,24 @@ func NewSession(apiBase, token string) (*discordgo.Session, error) {
 	dg.Client = client
 	dg.UserAgent = "DiscordBot (https://github.com/ccbridge/ccbridge, 0) ccbridge"
 	return dg, nil
+}
+
+// RouteLogs sends discordgo's own log lines (gateway errors, reconnects)
+// to log, instead of the standard logger's other format next to slog's.
+// discordgo's logger is process-wide: the daemon calls this once.
+func RouteLogs(log *slog.Logger) {
+	discordgo.Logger = func(level, _ int, format string, a ...any) {
+		lv := slog.LevelDebug
+		switch level {
+		case discordgo.LogError:
+			lv = slog.LevelError
+		case discordgo.LogWarning:
+			lv = slog.LevelWarn
+		case discordgo.LogInformational:
+			lv = slog.LevelInfo
+		}
+		log.Log(context.Background(), lv, fmt.Sprintf(format, a...), "from", "discordgo")
+	}
 }
 
 // restSession is a session for REST calls whose retries the caller bounds:

@@ -120,7 +120,7 @@ func (d *doctor) run(ctx context.Context) {
 }
 
 func (d *doctor) config() *config.Config {
-	c, err := config.Load(d.ConfigPath)
+	c, problems, err := config.LoadAll(d.ConfigPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		d.add("config", Fail, d.ConfigPath+" does not exist", "run `ccbridge setup` to create it")
 		return nil
@@ -130,14 +130,20 @@ func (d *doctor) config() *config.Config {
 		return nil
 	}
 	var errs, warns []string
-	for _, p := range c.Check() {
+	onlyUnsetTokens := true
+	for _, p := range problems {
 		if p.Warning {
 			warns = append(warns, p.Error())
 		} else {
 			errs = append(errs, p.Error())
+			onlyUnsetTokens = onlyUnsetTokens && strings.HasSuffix(p.Key, ".token_env")
 		}
 	}
 	switch {
+	case len(errs) > 0 && onlyUnsetTokens:
+		// The file is right; the shell lacks the token.
+		d.add("config", Fail, strings.Join(errs, "; "), "export the variable in this shell, or run `ccbridge setup`, which saves the token in a token_file")
+		return c
 	case len(errs) > 0:
 		d.add("config", Fail, strings.Join(errs, "; "), "fix these keys in "+d.ConfigPath+" (or re-run `ccbridge setup`)")
 		return c // the Discord checks still help
@@ -278,6 +284,8 @@ func (d *doctor) server(ctx context.Context, cfg *config.Config, s config.Server
 	}
 	cctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
+	// Said before the wait: a network that does not answer takes Timeout.
+	fmt.Fprintf(d.out, "%-4s  %-22s checking with Discord (%s)…\n", "…", name, cfg.Discord.APIBase)
 	id, user, err := client.Me(cctx)
 	if err != nil {
 		if discord.IsAuth(err) {
@@ -305,7 +313,7 @@ func (d *doctor) server(ctx context.Context, cfg *config.Config, s config.Server
 	}
 	guilds, err := client.Guilds(cctx)
 	if err != nil {
-		d.add(name+" server", Fail, err.Error(), "")
+		d.add(name+" server", Fail, err.Error(), "check the network or [discord].api_base, then run doctor again")
 		return
 	}
 	in := false
@@ -318,7 +326,7 @@ func (d *doctor) server(ctx context.Context, cfg *config.Config, s config.Server
 	}
 	perms, err := client.ChannelPerms(cctx, s.GuildID)
 	if err != nil {
-		d.add(name+" server", Fail, err.Error(), "")
+		d.add(name+" server", Fail, err.Error(), "check guild_id and that the bot may read the server's channels (re-invite: "+invite+")")
 		return
 	}
 	d.add(name+" server", OK, "in server "+s.GuildID, "")
@@ -330,6 +338,7 @@ func (d *doctor) server(ctx context.Context, cfg *config.Config, s config.Server
 	if s.GeneralChannelID != "" {
 		channels = append(channels, mapped{"panel", s.GeneralChannelID, discord.PanelNeeded})
 	}
+	defer d.privacy(name, s, perms)
 	for _, p := range s.Projects {
 		channels = append(channels, mapped{"project " + p.Name, p.ChannelID, discord.Needed})
 	}
@@ -344,6 +353,23 @@ func (d *doctor) server(ctx context.Context, cfg *config.Config, s config.Server
 				"in Discord: #"+ch.Name+" → Edit Channel → Permissions → the bot's role → allow them (or re-invite: "+invite+")")
 		default:
 			d.add(check, OK, "#"+ch.Name+": every permission ccbridge needs", "")
+		}
+	}
+}
+
+// privacy warns about project channels every member of the server can
+// read: everything ccbridge posts there (commands on cards, /screen, diffs,
+// replies) is theirs to read too.
+func (d *doctor) privacy(name string, s config.Server, perms map[string]discord.TextChannel) {
+	for _, p := range s.Projects {
+		ch, ok := perms[p.ChannelID]
+		switch {
+		case !ok:
+		case ch.Public:
+			d.add(name+" project "+p.Name+" privacy", Warn, "#"+ch.Name+": every member of the server can read it, and everything ccbridge posts there",
+				"in Discord: #"+ch.Name+" → Edit Channel → Permissions → @everyone → View Channel off; allow yourself and the bot")
+		default:
+			d.add(name+" project "+p.Name+" privacy", OK, "#"+ch.Name+": hidden from @everyone", "")
 		}
 	}
 }

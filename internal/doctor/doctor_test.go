@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ccbridge/ccbridge/internal/claudehook"
 	"github.com/ccbridge/ccbridge/internal/config"
@@ -33,6 +35,7 @@ type world struct {
 	settings   string
 	runtime    string
 	configText string
+	timeout    time.Duration
 }
 
 func newWorld(t *testing.T) *world {
@@ -82,7 +85,7 @@ func (w *world) run() ([]Result, string) {
 	}
 	var out bytes.Buffer
 	rs := Run(context.Background(), Env{ConfigPath: w.cfg, Runner: execx.NewFake(w.t, calls...), LookPath: look, RuntimeDir: w.runtime,
-		ClaudeSettings: w.settings, HookBinaries: bins}, &out)
+		ClaudeSettings: w.settings, HookBinaries: bins, Timeout: w.timeout}, &out)
 	return rs, out.String()
 }
 
@@ -93,6 +96,27 @@ func find(rs []Result, name string) Result {
 		}
 	}
 	return Result{Name: name, Status: -1}
+}
+
+// A project channel every member can read is a warning with the fix; one
+// hidden from @everyone is fine (security review 2, finding 8).
+func TestDoctorWarnsAboutAPublicProjectChannel(t *testing.T) {
+	w := newWorld(t)
+	rs, out := w.run()
+	r := find(rs, "bot home project api privacy")
+	if r.Status != Warn || !strings.Contains(r.Detail, "every member of the server can read it") || !strings.Contains(out, "→ in Discord: #api → Edit Channel → Permissions → @everyone → View Channel off") {
+		t.Errorf("public channel: %v %q\n%s", r.Status, r.Detail, out)
+	}
+	if !Passed(rs) {
+		t.Errorf("a warning failed doctor:\n%s", out)
+	}
+	w = newWorld(t)
+	w.srv.SetOverwrite(w.bot, w.api, w.bot.GuildID, fakediscord.OverwriteRole, 0, fakediscord.PermViewChannel)
+	w.srv.SetOverwrite(w.bot, w.api, w.bot.UserID, fakediscord.OverwriteMember, fakediscord.PermViewChannel, 0)
+	rs, out = w.run()
+	if r := find(rs, "bot home project api privacy"); r.Status != OK {
+		t.Errorf("private channel: %v %q\n%s", r.Status, r.Detail, out)
+	}
 }
 
 func TestDoctorAllGreen(t *testing.T) {
@@ -135,6 +159,9 @@ func TestDoctorEachFailingCheck(t *testing.T) {
 		},
 			"config", Fail, "not a Discord id", "re-run `ccbridge setup`"},
 		{"no token", func(w *world) { _ = os.Remove(filepath.Join(w.dir, "home.token")) }, "bot home", Fail, "no token", "token_file"},
+		{"token variable unset", func(w *world) {
+			w.configText = strings.Replace(w.configText, "token_file = ", "token_env = \"CCBRIDGE_DOCTOR_UNSET\"\n#", 1)
+		}, "config", Fail, "CCBRIDGE_DOCTOR_UNSET is not set", "export the variable"},
 		{"bad token", func(w *world) { _ = os.WriteFile(filepath.Join(w.dir, "home.token"), []byte("nope"), 0o600) }, "bot home", Fail, "HTTP 401", "Reset Token"},
 		{"intent off", func(w *world) { w.srv.SetMessageContentIntent(w.bot, false) }, "bot home intents", Fail, "Message Content intent is off", "Privileged Gateway Intents"},
 		{"not in server", func(w *world) { w.srv.LeaveGuild(w.bot) }, "bot home server", Fail, "not in the server", "discord.com/oauth2/authorize"},
@@ -235,5 +262,37 @@ func TestDoctorPanelNeedsLess(t *testing.T) {
 	rs, out := w.run()
 	if r := find(rs, "bot home panel"); r.Status != OK || !Passed(rs) {
 		t.Errorf("panel: %+v\n%s", r, out)
+	}
+}
+
+// On a network that does not answer, doctor says what it is checking
+// before the wait, and then that Discord (at the configured host) did not
+// answer in time.
+func TestDoctorSaysWhatItWaitsFor(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	w := newWorld(t)
+	hole := "http://" + ln.Addr().String()
+	w.configText = strings.Replace(w.configText, w.srv.URL, hole, 1)
+	w.timeout = 300 * time.Millisecond
+	rs, out := w.run()
+	r := find(rs, "bot home")
+	if r.Status != Fail || !strings.Contains(r.Detail, "Discord did not answer in ") || !strings.Contains(r.Detail, hole) || strings.Contains(r.Detail, "discord.com") {
+		t.Errorf("bot home = %v %q", r.Status, r.Detail)
+	}
+	if i, j := strings.Index(out, "checking with Discord ("+hole+")…"), strings.Index(out, "FAIL  bot home"); i < 0 || j < i {
+		t.Errorf("no word of what is checked before the wait:\n%s", out)
 	}
 }

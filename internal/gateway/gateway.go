@@ -112,6 +112,7 @@ func Open(ctx context.Context, log *slog.Logger, apiBase string, srv config.Serv
 	b := &Bot{Server: srv, Session: dg, log: log}
 	dg.AddHandler(func(s *discordgo.Session, r *discordgo.Ready) {
 		log.Info("gateway ready", "bot", r.User.Username, "guilds", len(r.Guilds))
+		b.catchUp(h) // catchup.go
 		go b.registerCommands(r.Application.ID, commands)
 	})
 	dg.AddHandler(func(_ *discordgo.Session, _ *discordgo.Resumed) { log.Info("gateway resumed") })
@@ -271,13 +272,9 @@ func sameCommand(a, b *discordgo.ApplicationCommand) bool {
 }
 
 func (b *Bot) onMessage(s *discordgo.Session, m *discordgo.MessageCreate, h Handler) {
-	ev := chat.MessageEvent{Server: b.Server.Name, ChannelID: m.ChannelID, MessageID: m.ID, Content: m.Content, Type: int(m.Type),
-		Author: chat.User{ID: m.Author.ID, Name: m.Author.Username, Bot: m.Author.Bot}, Flags: int(m.Flags)}
+	ev := discord.MessageEvent(m.Message) // the same as catch-up reads back
+	ev.Server = b.Server.Name
 	ev.ParentID, ev.ThreadName = parentOf(s, m.ChannelID)
-	for _, a := range m.Attachments {
-		ev.Attachments = append(ev.Attachments, chat.Attachment{Name: a.Filename, URL: a.URL, Size: a.Size,
-			ContentType: a.ContentType, DurationSecs: a.DurationSecs})
-	}
 	h.HandleMessage(ev)
 }
 

@@ -12,13 +12,6 @@ import (
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
-func TestMain(m *testing.M) {
-	// Replies in these tests have no statusLine unless a test writes one;
-	// the wait for it is shortened, and lengthened where a test needs it.
-	statusWait = 50 * time.Millisecond
-	os.Exit(m.Run())
-}
-
 func (r *relay) extras(t *testing.T) *state.Extras {
 	t.Helper()
 	e, err := state.OpenExtras(r.store.Dir)
@@ -174,23 +167,27 @@ func TestReplyFooter(t *testing.T) {
 	}
 	put("p1", 0.25)
 	r.stop(t, "p1", "Answer one.")
-	// The turn's own statusLine lands after Stop: the footer waits for it.
-	put("p1", 0.25)
-	statusWait = 5 * time.Second
-	defer func() { statusWait = 50 * time.Millisecond }()
-	go func() {
-		time.Sleep(300 * time.Millisecond) // the statusLine running late, not a wait for correctness
-		put("p2", 0.5)
-	}()
+	if _, err := r.footerEdits(t).Get("sid"); err == nil {
+		t.Error("a footer with the turn's own figures is due an edit")
+	}
+	// The turn's own statusLine has not come yet (it often lands after
+	// Stop, and never when the next prompt went in at once): the reply
+	// goes at once, with the figures known; it used to wait up to 2 s.
+	start := time.Now()
 	r.stop(t, "p2", "Answer two.")
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("the Stop hook took %s: it waited for the statusLine", took)
+	}
 	got := r.contents()
 	want := []string{"Answer one.\n-# Opus 5.5 · ctx 42% · $0.25 · 5h 45% (resets 2h30m) · 7d 12%",
-		"Answer two.\n-# Opus 5.5 · ctx 42% · $0.50 · 5h 45% (resets 2h30m) · 7d 12%"}
+		"Answer two.\n-# Opus 5.5 · ctx 42% · $0.25 · 5h 45% (resets 2h30m) · 7d 12%"}
 	if !slices.Equal(got, want) {
 		t.Errorf("posted %q, want %q", got, want)
 	}
+	if e, err := r.footerEdits(t).Get("sid"); err != nil || e.PromptID != "p2" || e.Content != want[1] {
+		t.Errorf("footer edit = %+v, %v", e, err)
+	}
 	// footer = "off"
-	statusWait = 50 * time.Millisecond
 	off := on
 	off.Footer = false
 	r.setPrefs(t, nil, off)
@@ -198,5 +195,80 @@ func TestReplyFooter(t *testing.T) {
 	r.stop(t, "p3", "Answer three.")
 	if got := r.contents(); got[len(got)-1] != "Answer three." {
 		t.Errorf("footer off: %q", got[len(got)-1])
+	}
+}
+
+func (r *relay) footerEdits(t *testing.T) *state.Collection[state.FooterEdit] {
+	t.Helper()
+	c, err := state.OpenFooterEdits(r.store.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// statusLine runs the statusLine command for Claude session "sid" at a
+// prompt, with the fake API's usage of the e2e tier (42% of 1,000,000).
+func (r *relay) statusLine(t *testing.T, prompt string, cost float64) {
+	t.Helper()
+	in := fmt.Sprintf(`{"session_id":"sid","prompt_id":%q,"cwd":"/p","model":{"id":"claude-opus-5-5","display_name":"Opus 5.5"},
+ "workspace":{"current_dir":"/p","project_dir":""},"cost":{"total_cost_usd":%g},
+ "context_window":{"context_window_size":1000000,"current_usage":{"input_tokens":20000,"cache_creation_input_tokens":100000,"cache_read_input_tokens":300000}}}`, prompt, cost)
+	env := map[string]string{state.EnvRuntimeDir: r.root, state.EnvSession: "home-api", "HOME": t.TempDir()}
+	var out, errb strings.Builder
+	if code := Main(context.Background(), Stop, []string{StatusLineArg}, strings.NewReader(in), &out, &errb, func(k string) string { return env[k] }); code != 0 || errb.Len() > 0 {
+		t.Fatalf("statusLine: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// The turn's own figures, when the statusLine brings them after the reply
+// was posted, are edited into its footer; figures of a later turn are not.
+func TestFooterEditedInWhenTheTurnsFiguresCome(t *testing.T) {
+	r := newRelay(t)
+	r.statusLine(t, "p1", 0.25)
+	r.stop(t, "p1", "Answer one.")
+	r.stop(t, "p2", "Answer two.")
+	msgs := r.srv.Messages(r.bot.ChannelID)
+	if len(msgs) != 2 || msgs[1].Content != "Answer two.\n-# Opus 5.5 · ctx 42% · $0.25" {
+		t.Fatalf("posted %q", r.contents())
+	}
+	r.statusLine(t, "p2", 0.5)
+	if got := r.contents(); !slices.Equal(got, []string{"Answer one.\n-# Opus 5.5 · ctx 42% · $0.25", "Answer two.\n-# Opus 5.5 · ctx 42% · $0.50"}) {
+		t.Errorf("after the turn's statusLine: %q", got)
+	}
+	// Later refreshes of the same turn keep it current; the next turn's
+	// figures leave it alone and retire the record.
+	r.statusLine(t, "p2", 0.75)
+	r.statusLine(t, "p3", 1.5)
+	if got := r.contents(); got[1] != "Answer two.\n-# Opus 5.5 · ctx 42% · $0.75" {
+		t.Errorf("after later refreshes: %q", got)
+	}
+	if _, err := r.footerEdits(t).Get("sid"); err == nil {
+		t.Error("the record outlived its turn")
+	}
+	if m := r.srv.Messages(r.bot.ChannelID)[1]; m.Edits != 2 {
+		t.Errorf("%d edits, want 2", m.Edits)
+	}
+}
+
+// The model and context of the footer come from the transcript's last
+// assistant message, which is there when the reply is posted, not from an
+// older statusLine record.
+func TestFooterFiguresFromTheTranscript(t *testing.T) {
+	r := newRelay(t)
+	r.statusLine(t, "p1", 0.25) // Opus 5.5, 1,000,000 tokens
+	usage := func(model string, tokens int) {
+		line := fmt.Sprintf(`{"type":"assistant","message":{"id":"m-u","model":%q,"content":[{"type":"text","text":"x"}],"usage":{"input_tokens":%d,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":3}}}`, model, tokens)
+		f, _ := os.OpenFile(r.transcript, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		f.WriteString(line + "\n")
+		f.Close()
+	}
+	usage("claude-opus-5-5", 555000)
+	r.stop(t, "p2", "Answer two.")
+	usage("claude-sonnet-5-5-20261001", 1000)
+	r.stop(t, "p3", "Answer three.")
+	want := []string{"Answer two.\n-# Opus 5.5 · ctx 56% · $0.25", "Answer three.\n-# Sonnet 5.5 · $0.25"}
+	if got := r.contents(); !slices.Equal(got, want) {
+		t.Errorf("posted %q, want %q", got, want)
 	}
 }

@@ -16,6 +16,12 @@ const (
 	envTmuxPane = "TMUX_PANE" // "%<pane id>"
 )
 
+// headless reports a Claude without a terminal: claude -p (entrypoint
+// sdk-cli, unattended, as 2.1.328 tells its hooks) or the Agent SDK.
+func headless(getenv Env) bool {
+	return strings.HasPrefix(getenv("CLAUDE_CODE_ENTRYPOINT"), "sdk") || getenv("CLAUDE_CODE_SESSION_ATTENDED") == "0"
+}
+
 // paneEnv reads the hook's environment for tmux's variables (a variable
 // for tests).
 var paneEnv = os.Getenv

@@ -4,7 +4,8 @@
 // imports only claudehook and state (a test enforces that it does not pull
 // in the daemon's packages). It fails open: on any error it logs to the
 // runtime directory and exits 0 with no output, which leaves Claude's own
-// flow untouched.
+// flow untouched. The policy hook is the exception: where a session's
+// rules should hold but cannot be known, it asks (policy.go).
 package hook
 
 import (
@@ -51,9 +52,14 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 	if prog == Stop && len(args) > 0 && args[0] == StatusLineArg {
 		return StatusLine(ctx, stdin, stdout, stderr, getenv)
 	}
-	if slices.Contains(args, claudehook.GlobalFlag) && getenv(state.EnvSession) != "" {
+	global := slices.Contains(args, claudehook.GlobalFlag)
+	enforcing := prog == PreTool && slices.Contains(args, claudehook.PolicyFlag)
+	if global && !enforcing && getenv(state.EnvSession) != "" {
 		// Registered in the user's settings, running in a pane ccbridge
-		// started: that pane's own --settings hooks handle this event.
+		// started: that pane's own --settings hooks handle this event. A
+		// claude the model starts from that pane lands here too; only the
+		// policy hook below governs it (its replies and prompts are not
+		// the session's).
 		return 0
 	}
 	// Claude ends a hook that waits for an answer with a signal when the
@@ -61,15 +67,24 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
 
+	arg, hasArg, argErr := claudehook.PolicyArg(args)
+	h := &handler{out: stdout, session: getenv(state.EnvSession), headless: headless(getenv), argErr: argErr}
+	if hasArg && argErr == nil {
+		h.arg = &arg
+	}
 	root := getenv(state.EnvRuntimeDir)
 	if root == "" {
-		root = state.DefaultRuntimeDir()
+		root = state.HookRuntimeDir()
 	}
 	store, err := state.OpenStore(root)
 	if err != nil {
 		// No runtime dir, no log file: say it on stderr, which Claude shows
-		// only in verbose mode for exit 0, and stay out of the way.
+		// only in verbose mode for exit 0. The policy still holds.
 		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+		if enforcing {
+			h.log = slog.New(slog.NewTextHandler(stderr, nil))
+			return h.enforceWithout(stdin, global)
+		}
 		return 0
 	}
 	logf, err := store.Dir.OpenLog("hook.log")
@@ -93,9 +108,9 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 		ctx, cancel = context.WithTimeout(ctx, budget)
 		defer cancel()
 	}
-	h := &handler{store: store, out: stdout, log: log.With("event", in.HookEventName, "claude_session", in.SessionID), session: getenv(state.EnvSession)}
-	if prog == PreTool && slices.Contains(args, claudehook.PolicyFlag) {
-		err = h.enforce(in) // policy.go
+	h.store, h.log = store, log.With("event", in.HookEventName, "claude_session", in.SessionID)
+	if enforcing {
+		err = h.enforce(in, global) // policy.go
 	} else {
 		err = h.handle(ctx, prog, in)
 	}
@@ -112,8 +127,15 @@ type handler struct {
 	session string        // CCBRIDGE_SESSION, or the key of a hand-started session
 	route   *state.Route  // for a hand-started session: its project, by cwd
 	ext     *state.Extras // opened on first use (see extras)
-	// policies is the daemon's copy of the config's [policy] (policy.go).
+	// policies is the daemon's copy of the config's [policy] (policy.go);
+	// policiesErr, why it could not be read.
 	policies    state.Policies
+	policiesErr error
+	// arg is the session's policy from the hook's command line (a session
+	// ccbridge started); argErr, why it could not be decoded.
+	arg         *claudehook.SessionPolicy
+	argErr      error
+	headless    bool      // claude -p or the Agent SDK: no terminal (handstarted.go)
 	secretsOnce sync.Once // loadSecrets
 }
 
@@ -137,6 +159,13 @@ func (h *handler) routeByCwd(cwd string) bool {
 }
 
 func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input) error {
+	if h.session == "" && h.headless {
+		// A headless claude -p the user or a script runs in a project's
+		// directory: nobody would see a card or a mirrored reply, and a
+		// card would hold it for prompt_timeout. Claude Code decides.
+		h.log.Debug("a headless Claude not started by ccbridge; ignored", "cwd", in.Cwd)
+		return nil
+	}
 	if h.session == "" && !h.routeByCwd(in.Cwd) {
 		h.log.Debug("not a ccbridge session and no project holds its cwd; ignored", "cwd", in.Cwd)
 		return nil
@@ -185,6 +214,8 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	if !isStop {
 		return nil
 	}
+	pl := h.holdPlace(ctx, sess) // post.go: the reply's place in its channel's order, taken as Stop arrives
+	defer pl.release()
 	turn, created, err := h.recordTurn(ctx, in)
 	if err != nil || !created {
 		return err
@@ -195,7 +226,7 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	if sess.ChannelID == "" {
 		return fmt.Errorf("session %s has no channel", h.session)
 	}
-	err = h.postTurn(ctx, sess, turn)
+	err = h.postTurn(ctx, sess, turn, pl)
 	return errors.Join(err, h.liveTurnEnded(ctx, in, sess), h.turnEnded(ctx, sess, turn))
 }
 

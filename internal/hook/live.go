@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -62,7 +63,8 @@ func (h *handler) liveTool(ctx context.Context, in *claudehook.Input, sess state
 		var add []state.ActivityItem
 		for _, t := range texts {
 			if strings.TrimSpace(t) != "" {
-				add = append(add, state.ActivityItem{Text: t})
+				// Masked before Render cuts it.
+				add = append(add, state.ActivityItem{Text: redact.String(t)})
 			}
 		}
 		for i := range a.Items {

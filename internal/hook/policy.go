@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -14,14 +15,18 @@ import (
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
-// loadPolicies reads what the daemon wrote of the config's [policy] (a
-// missing record means no rules, redaction on, the default audit dir). It
-// runs once a hook knows the session is ccbridge's.
+// loadPolicies sets what the hooks need of the config's [policy]: from
+// the hook's own command line in a session ccbridge started (the model
+// cannot rewrite it), else from the daemon's record (a missing or
+// unreadable record means no rules, redaction on, the default audit dir;
+// enforce fails closed on it instead). It runs once a hook knows the
+// session is ccbridge's.
 func (h *handler) loadPolicies() {
-	if c, err := state.OpenPolicies(h.store.Dir); err == nil {
-		if p, err := c.Get(state.PoliciesKey); err == nil {
-			h.policies = p
-		}
+	switch {
+	case h.arg != nil:
+		h.policies = state.Policies{RedactOff: h.arg.RedactOff, AuditDir: h.arg.AuditDir}
+	case h.store != nil:
+		h.policies, h.policiesErr = state.ReadPolicies(h.store.Dir)
 	}
 	redact.SetEnabled(!h.policies.RedactOff)
 }
@@ -33,6 +38,9 @@ func (h *handler) loadPolicies() {
 func (h *handler) loadSecrets() {
 	h.secretsOnce.Do(func() {
 		audit.SetRedactor(redact.String)
+		if h.store == nil {
+			return
+		}
 		if bots, err := h.store.Bots.List(); err == nil {
 			for _, b := range bots {
 				redact.AddSecret(b.Token)
@@ -71,31 +79,39 @@ const policyAuditWait = 500 * time.Millisecond
 // on), or ask, which makes Claude Code open its permission dialog in every
 // mode, and so raise PermissionRequest and a card. No rule, no output: the
 // normal flow runs. It runs for hand-started sessions too (by cwd).
-func (h *handler) enforce(in *claudehook.Input) error {
+//
+// It fails closed: where a session's rules should hold but cannot be known
+// (the record missing, corrupt or of another version, the session's
+// record unreadable), it asks.
+func (h *handler) enforce(in *claudehook.Input, global bool) error {
 	if in.HookEventName != claudehook.EventPreToolUse {
 		return nil
 	}
+	if global && h.session != "" && h.ownClaude(in.SessionID) {
+		return nil // the Claude ccbridge started: its own --settings hook enforces
+	}
+	rules, sc, unknown := h.rulesFor(in)
 	var v policy.Verdict
 	var reason string
-	sc, known := h.policyScope(in)
-	if known && sc == (scope{}) {
-		return nil // no project's rules hold here
-	}
-	h.loadPolicies()
-	if known {
-		v = h.check(in, sc)
-		reason = fmt.Sprintf("%s: denied by rule %s", policyReason, v.Rule)
-		if v.Decision == "ask" {
-			reason = fmt.Sprintf("%s: rule %s asks for confirmation", policyReason, v.Rule)
-		}
-	} else if h.policies.Any() {
+	switch {
+	case unknown != "":
 		v.Decision = "ask"
-		reason = policyReason + ": the session's record cannot be read, so which rules hold is unknown; confirm this call"
+		reason = fmt.Sprintf("%s: %s, so which rules hold is unknown; confirm this call", policyReason, unknown)
+	case len(rules.Ask) > 0 || len(rules.Deny) > 0:
+		v = h.check(in, sc, rules)
+		switch {
+		case v.Unsure:
+			reason = fmt.Sprintf("%s: cannot tell whether rule %s covers this call (it runs something the rule cannot see); confirm it", policyReason, v.Rule)
+		case v.Decision == "ask":
+			reason = fmt.Sprintf("%s: rule %s asks for confirmation", policyReason, v.Rule)
+		default:
+			reason = fmt.Sprintf("%s: denied by rule %s", policyReason, v.Rule)
+		}
 	}
 	if v.Decision == "" {
 		return nil
 	}
-	h.log.Info("policy", "decision", v.Decision, "rule", v.Rule, "tool", in.ToolName)
+	h.log.Info("policy", "decision", v.Decision, "rule", v.Rule, "unsure", v.Unsure, "unknown", unknown, "tool", in.ToolName)
 	// The decision first: the audit record must never delay or lose it.
 	err := json.NewEncoder(h.out).Encode(claudehook.PreToolUseOutput{HookSpecificOutput: claudehook.PreToolUseDecision{
 		HookEventName: claudehook.EventPreToolUse, PermissionDecision: v.Decision, PermissionDecisionReason: reason}})
@@ -106,6 +122,59 @@ func (h *handler) enforce(in *claudehook.Input) error {
 		h.log.Error("audit", "err", aerr)
 	}
 	return err
+}
+
+// ownClaude reports whether claudeSession is the Claude recorded for the
+// hook's CCBRIDGE_SESSION. A claude the model starts from that session's
+// shell inherits the variable but not its settings: the global hooks must
+// govern it with the session's rules rather than step aside.
+func (h *handler) ownClaude(claudeSession string) bool {
+	if h.store == nil || claudeSession == "" {
+		return false
+	}
+	s, err := h.store.Sessions.Get(h.session)
+	return err == nil && s.ClaudeSessionID == claudeSession
+}
+
+// rulesFor returns the rules that hold where in runs and their scope; or,
+// when rules should hold but cannot be read, why not.
+func (h *handler) rulesFor(in *claudehook.Input) (rules state.PolicyRules, sc scope, unknown string) {
+	if h.argErr != nil {
+		return rules, scope{root: in.Cwd}, "the hook's rules cannot be decoded"
+	}
+	if h.arg != nil {
+		// A session ccbridge started: its rules came on the command line.
+		sc = scope{root: in.Cwd}
+		if h.store != nil {
+			if sess, err := h.store.Sessions.Get(h.session); err == nil {
+				sc = h.sessionScope(sess, in.Cwd)
+				if sc.root == "" {
+					sc.root = in.Cwd
+				}
+			}
+		}
+		return state.PolicyRules{Ask: h.arg.Ask, Deny: h.arg.Deny}, sc, ""
+	}
+	if h.store == nil {
+		if h.session != "" {
+			return rules, scope{root: in.Cwd}, "the runtime directory cannot be opened"
+		}
+		return rules, sc, ""
+	}
+	sc, known := h.policyScope(in)
+	if known && sc == (scope{}) {
+		return rules, sc, "" // no project's rules hold here
+	}
+	h.loadPolicies()
+	switch {
+	case h.policiesErr != nil:
+		return rules, sc, "the policy record cannot be read (" + h.policiesErr.Error() + ")"
+	case !known && h.policies.Any():
+		return rules, sc, "the session's record cannot be read"
+	case !known:
+		return rules, sc, ""
+	}
+	return h.policies.Rules(sc.server, sc.project, sc.thread), sc, ""
 }
 
 // scope is where a session's [policy] rules come from, and the directory
@@ -176,12 +245,9 @@ func (h *handler) sessionScope(sess state.Session, cwd string) scope {
 	return sc
 }
 
-// check applies the scope's rules to the call.
-func (h *handler) check(in *claudehook.Input, sc scope) policy.Verdict {
-	rules := h.policies.Rules(sc.server, sc.project, sc.thread)
-	if len(rules.Ask) == 0 && len(rules.Deny) == 0 {
-		return policy.Verdict{}
-	}
+// check applies rules to the call; relative paths start at the scope's
+// root.
+func (h *handler) check(in *claudehook.Input, sc scope, rules state.PolicyRules) policy.Verdict {
 	set, err := policy.New(rules.Ask, rules.Deny)
 	if err != nil {
 		h.log.Warn("policy rules left out", "err", err)
@@ -193,8 +259,31 @@ func (h *handler) check(in *claudehook.Input, sc scope) policy.Verdict {
 // askRule names the ask rule that made Claude Code open this prompt, for
 // the card; "" when none covers the call.
 func (h *handler) askRule(in *claudehook.Input, sess state.Session) string {
-	if v := h.check(in, h.sessionScope(sess, in.Cwd)); v.Decision == "ask" {
+	sc := h.sessionScope(sess, in.Cwd)
+	rules := h.policies.Rules(sc.server, sc.project, sc.thread)
+	if h.arg != nil {
+		rules = state.PolicyRules{Ask: h.arg.Ask, Deny: h.arg.Deny}
+	}
+	if len(rules.Ask) == 0 && len(rules.Deny) == 0 {
+		return ""
+	}
+	if v := h.check(in, sc, rules); v.Decision == "ask" {
 		return v.Rule
 	}
 	return ""
+}
+
+// enforceWithout runs the policy hook when the runtime directory cannot be
+// opened (removed, replaced, not this user's): the rules on the command
+// line still hold, and a ccbridge session without them asks.
+func (h *handler) enforceWithout(stdin io.Reader, global bool) int {
+	in, err := claudehook.Decode(stdin)
+	if err != nil {
+		h.log.Error("bad input", "err", err)
+		return 0
+	}
+	if err := h.enforce(in, global); err != nil {
+		h.log.Error("hook failed", "err", err)
+	}
+	return 0
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
@@ -45,8 +46,38 @@ type outgoing struct {
 	key string
 }
 
-// postTurn posts a turn's reply (or failure) to the session's channel.
-func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.Turn) error {
+// place is a turn's place in its channel's reply order (state.Places),
+// taken as its Stop arrives; order is "" when none could be taken.
+type place struct {
+	order   string
+	release func() // gives the place up; safe to call more than once
+}
+
+// holdPlace takes the turn's place in its channel's reply order. A reply
+// that could not take one is posted as any other message is, in the order
+// its hook gets to it.
+func (h *handler) holdPlace(ctx context.Context, sess state.Session) place {
+	none := place{release: func() {}}
+	if sess.Channel() == "" {
+		return none
+	}
+	places, err := state.OpenPlaces(h.store.Dir)
+	if err != nil {
+		h.log.Warn("reply order unavailable", "err", err)
+		return none
+	}
+	order, release, err := places.Hold(ctx, h.store, sess.Channel())
+	if err != nil {
+		h.log.Warn("reply order unavailable", "err", err)
+		return none
+	}
+	return place{order: order, release: sync.OnceFunc(release)}
+}
+
+// postTurn posts a turn's reply (or failure) to the session's channel, in
+// the turn's place, and gives the place up.
+func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.Turn, pl place) error {
+	defer pl.release()
 	text := turn.Reply
 	var resetAt time.Time
 	var known bool
@@ -70,15 +101,26 @@ func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.T
 		text = strings.TrimSpace(text + "\n\n" + strings.Join(notes, "\n"))
 	}
 	chunks := h.chunks(chat.Markdown(text))
+	footer, own := "", true
 	if prefs, _ := h.prefs(sess); prefs.Footer && len(chunks) > 0 {
-		chunks = withFooter(chunks, h.footer(ctx, turn.ClaudeSessionID, turn.PromptID))
+		footer, own = h.footer(sess, turn)
+		chunks = withFooter(chunks, footer)
 	}
 	msgs := compose(chunks, files)
 	if len(msgs) == 0 {
 		h.log.Info("empty reply; nothing to post")
 		return nil
 	}
-	err = h.deliver(ctx, sess, msgs)
+	ids, err := h.deliverAt(ctx, sess, msgs, pl.order)
+	pl.release()
+	// Sessions ccbridge started run its statusLine, which edits the turn's
+	// own figures in; one started by hand has it only if the user set it
+	// up. A footer queued in the outbox keeps the figures it has.
+	if last := len(chunks) - 1; !own && h.route == nil && last < len(ids) && ids[last] != "" {
+		if aerr := h.awaitFigures(ctx, sess, turn, ids[last], msgs[last].content, footer); aerr != nil {
+			h.log.Warn("footer left as posted", "err", aerr)
+		}
+	}
 	if known {
 		err = errors.Join(err, h.offerContinue(ctx, sess, turn.ClaudeSessionID, turn.PromptID, resetAt))
 	}
@@ -180,31 +222,58 @@ func compose(chunks []string, files []string) []outgoing {
 	return msgs
 }
 
-// deliver posts msgs in order under the channel's lock. If the outbox
-// already holds messages for the channel, or Discord stays unavailable,
-// the rest goes to the outbox, which the daemon drains in order.
+// deliver posts msgs in order under the channel's lock, after the replies
+// of the turns that ended before it was called (see deliverAt).
 func (h *handler) deliver(ctx context.Context, sess state.Session, msgs []outgoing) error {
+	_, err := h.deliverAt(ctx, sess, msgs, "")
+	return err
+}
+
+// placeWait bounds the wait for the replies of earlier turns in the
+// channel: what cannot wait longer goes to the outbox, which the daemon
+// drains behind them.
+var placeWait = 10 * time.Second
+
+// deliverAt posts msgs in order under the channel's lock, at order (a
+// place in the channel's reply order; "" for none) or, without one, after
+// the places held when it was called. If the outbox holds earlier messages
+// for the channel, or Discord stays unavailable, the rest goes to the
+// outbox, which the daemon drains in order. It returns the ids of the
+// messages posted ("" for those queued).
+func (h *handler) deliverAt(ctx context.Context, sess state.Session, msgs []outgoing, order string) ([]string, error) {
+	ids := make([]string, len(msgs))
 	channel := sess.Channel()
+	if order != "" {
+		for i := range msgs {
+			msgs[i].key = state.PartKey(order, i) // sorts after every turn that ended before
+		}
+	}
+	if err := h.awaitEarlier(ctx, channel, order); err != nil {
+		h.log.Warn("an earlier reply is still being posted; queueing this one behind it", "err", err)
+		return ids, h.enqueue(ctx, sess, msgs, "waiting for an earlier reply")
+	}
 	lctx, cancel := context.WithTimeout(ctx, lockWait)
 	unlock, err := h.store.Dir.LockChannel(lctx, channel)
 	cancel()
 	if err != nil {
 		h.log.Warn("channel busy; queueing the reply", "err", err)
-		return h.enqueue(ctx, sess, msgs, "channel lock: "+err.Error())
+		return ids, h.enqueue(ctx, sess, msgs, "channel lock: "+err.Error())
 	}
 	defer unlock()
-	if queued, _ := h.channelQueued(channel); queued {
-		return h.enqueue(ctx, sess, msgs, "earlier messages are still queued")
+	if queued, _ := h.queuedBefore(channel, order); queued {
+		return ids, h.enqueue(ctx, sess, msgs, "earlier messages are still queued")
 	}
 	poster, _, err := h.poster(sess.Server)
 	switch {
 	case errors.Is(err, errNoCredentials):
-		return h.enqueue(ctx, sess, msgs, "no credentials for server "+sess.Server+" (is the daemon running?)")
+		return ids, h.enqueue(ctx, sess, msgs, "no credentials for server "+sess.Server+" (is the daemon running?)")
 	case err != nil:
-		return err
+		return ids, err
 	}
-	for i := range msgs {
-		msgs[i].key = h.store.OutboxKey() // after the lock: sorts after what is queued already
+	if order == "" {
+		for i := range msgs {
+			msgs[i].key = h.store.OutboxKey() // after the lock: sorts after what is queued already
+		}
 	}
 	for i, m := range msgs {
 		files, err := readFiles(h.store.Dir, m.files)
@@ -223,17 +292,17 @@ func (h *handler) deliver(ctx context.Context, sess state.Session, msgs []outgoi
 		switch {
 		case errors.Is(err, discord.ErrTransient):
 			h.log.Warn("Discord unavailable; queueing the rest of the reply", "err", err, "left", len(msgs)-i)
-			return h.enqueue(ctx, sess, msgs[i:], err.Error())
+			return ids, h.enqueue(ctx, sess, msgs[i:], err.Error())
 		case discord.IsMissingPermission(err) && len(files) > 0:
 			// Most likely Attach Files: the daemon posts the text alone,
 			// saying where the files are, and the rest after it.
 			h.log.Warn("Discord refuses this reply's files; the daemon posts the text", "err", err, "left", len(msgs)-i)
-			return h.enqueue(ctx, sess, msgs[i:], err.Error())
+			return ids, h.enqueue(ctx, sess, msgs[i:], err.Error())
 		case discord.IsAuth(err):
 			// A bad token or lost access: a person must act, and the
 			// reply waits for them in the outbox; the daemon says so.
 			h.log.Error("Discord refuses the bot; queueing the rest of the reply", "err", err, "left", len(msgs)-i)
-			return h.enqueue(ctx, sess, msgs[i:], err.Error())
+			return ids, h.enqueue(ctx, sess, msgs[i:], err.Error())
 		case err != nil:
 			// Discord refused this message for good: keep it on the host
 			// (text and files) and say so where the reply was due.
@@ -250,11 +319,41 @@ func (h *handler) deliver(ctx context.Context, sess state.Session, msgs []outgoi
 				continue // the copies are kept: the kept message names them
 			}
 		default:
+			ids[i] = id
 			h.log.Info("reply posted", "message", id, "part", i+1, "of", len(msgs))
 		}
 		removeCopies(h.store.Dir, m.files, h.log)
 	}
-	return nil
+	return ids, nil
+}
+
+// awaitEarlier waits, up to placeWait, until no reply of a turn that ended
+// before order (before now, for "") is still being posted in the channel.
+func (h *handler) awaitEarlier(ctx context.Context, channel, order string) error {
+	places, err := state.OpenPlaces(h.store.Dir)
+	if err != nil {
+		return nil // no order to keep: post as before
+	}
+	if places.First(ctx, channel, order) == "" {
+		return nil
+	}
+	if order == "" {
+		order = h.store.OutboxKey() // only the places held now
+	}
+	wctx, cancel := context.WithTimeout(ctx, placeWait)
+	defer cancel()
+	changes, _ := places.Watch(wctx)
+	for {
+		select {
+		case <-wctx.Done():
+			return wctx.Err()
+		case <-changes:
+		case <-time.After(missedEventPoll):
+		}
+		if places.First(ctx, channel, order) == "" {
+			return nil
+		}
+	}
 }
 
 var errNoCredentials = errors.New("no credentials")
@@ -300,10 +399,12 @@ func removeCopies(d *state.Dir, paths []string, log *slog.Logger) {
 	}
 }
 
-func (h *handler) channelQueued(channel string) (bool, error) {
+// queuedBefore reports whether the outbox holds messages for the channel
+// that go before order (any, for "").
+func (h *handler) queuedBefore(channel, order string) (bool, error) {
 	all, err := h.store.Outbox.List()
-	for _, o := range all {
-		if o.ChannelID == channel {
+	for k, o := range all {
+		if o.ChannelID == channel && (order == "" || k < order) {
 			return true, err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/discord"
 	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
@@ -292,5 +293,70 @@ func TestBotTokensAreLoadedOnlyToPost(t *testing.T) {
 	got := r.contents()
 	if len(got) != 1 || strings.Contains(got[0], other) {
 		t.Fatalf("posted %q; want one message with the other bot's token masked", got)
+	}
+}
+
+// holdEarlier takes a place in the channel's reply order, as the Stop hook
+// of a turn that ended before would, still posting its reply.
+func (r *relay) holdEarlier(t *testing.T) (string, func()) {
+	t.Helper()
+	places, err := state.OpenPlaces(r.store.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	order, release, err := places.Hold(context.Background(), r.store, r.bot.ChannelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return order, release
+}
+
+// A reply waits for the reply of a turn that ended before it; once the
+// earlier one is posted it goes, after it.
+func TestReplyFollowsAnEarlierTurnStillPosting(t *testing.T) {
+	r := newRelay(t)
+	_, release := r.holdEarlier(t)
+	poster, err := discord.NewPoster(r.srv.URL, r.bot.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		// The earlier hook, slower (its transcript, its retries): it posts
+		// once the later one is waiting for it.
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if _, err := r.store.Turns.Get(state.TurnKey("sid", "p2")); err == nil {
+				break
+			}
+		}
+		poster.Send(context.Background(), r.bot.ChannelID, "the earlier reply", nil)
+		release()
+	}()
+	r.stop(t, "p2", "the later reply")
+	if got := r.contents(); strings.Join(got, "|") != "the earlier reply|the later reply" {
+		t.Fatalf("posted %q", got)
+	}
+}
+
+// An earlier reply that takes longer than placeWait: the later one goes to
+// the outbox, ordered after the earlier turn (the daemon drains it once the
+// earlier hook is done), and nothing is posted ahead of it.
+func TestReplyQueuedBehindAnEarlierTurn(t *testing.T) {
+	r := newRelay(t)
+	defer func(w time.Duration) { placeWait = w }(placeWait)
+	placeWait = 100 * time.Millisecond
+	order, release := r.holdEarlier(t)
+	defer release()
+	r.stop(t, "p2", "the later reply")
+	if got := r.contents(); len(got) != 0 {
+		t.Fatalf("posted ahead of the earlier turn: %q", got)
+	}
+	all, _ := r.store.Outbox.List()
+	if len(all) != 1 {
+		t.Fatalf("outbox = %+v", all)
+	}
+	for k, o := range all {
+		if k <= order || !strings.HasPrefix(o.Content, "the later reply") {
+			t.Errorf("queued %q at %q, want it after %q", o.Content, k, order)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -86,7 +87,8 @@ func toolLine(in *claudehook.Input) string {
 			break
 		}
 	}
-	detail = strings.ReplaceAll(strings.ReplaceAll(detail, "\n", " "), "`", "ʼ")
+	// Masked before it is cut: a cut secret is no longer recognised.
+	detail = strings.ReplaceAll(strings.ReplaceAll(redact.String(detail), "\n", " "), "`", "ʼ")
 	if r := []rune(detail); len(r) > 180 {
 		detail = string(r[:180]) + "…"
 	}

@@ -77,6 +77,7 @@ func (in *statusInput) status(sessionKey string, now time.Time) state.Status {
 		s.Model = in.Model.ID
 	}
 	cw := in.ContextWindow
+	s.ContextSize = cw.ContextWindowSize
 	// The usage of the last request gives the share exactly; Claude's own
 	// used_percentage is rounded to a whole percent.
 	if u := cw.CurrentUsage; u != nil && cw.ContextWindowSize > 0 {
@@ -110,45 +111,53 @@ func StatusLine(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, 
 		return 0
 	}
 	st := in.status(getenv(state.EnvSession), time.Now())
-	if err := cacheStatus(ctx, getenv, in.SessionID, st); err != nil {
-		fmt.Fprintf(stderr, "ccbridge statusline: %v\n", err)
-	}
-	if cmd := userStatusLine(getenv("HOME"), in.Workspace.ProjectDir, in.Cwd); cmd != "" {
-		out, err := runUserStatusLine(ctx, cmd, raw, in.Cwd)
-		if err != nil {
-			fmt.Fprintf(stderr, "ccbridge statusline: your statusLine: %v\n", err)
-		}
-		_, _ = stdout.Write(out)
-		return 0
-	}
-	fmt.Fprintln(stdout, StatusText(st, time.Now()))
-	return 0
-}
-
-// cacheStatus stores the record unless it says what the stored one says.
-func cacheStatus(ctx context.Context, getenv Env, sid string, st state.Status) error {
-	if sid == "" {
-		return nil
-	}
 	root := getenv(state.EnvRuntimeDir)
 	if root == "" {
 		root = state.DefaultRuntimeDir()
 	}
 	d, err := state.Open(root)
 	if err != nil {
-		return err
+		fmt.Fprintf(stderr, "ccbridge statusline: %v\n", err)
+	}
+	changed, err := cacheStatus(ctx, d, in.SessionID, st)
+	if err != nil {
+		fmt.Fprintf(stderr, "ccbridge statusline: %v\n", err)
+	}
+	if cmd := sessionStatusLine(ctx, d, in.SessionID, getenv("HOME"), in.Workspace.ProjectDir); cmd != "" {
+		out, err := runUserStatusLine(ctx, cmd, raw, in.Cwd)
+		if err != nil {
+			fmt.Fprintf(stderr, "ccbridge statusline: your statusLine: %v\n", err)
+		}
+		_, _ = stdout.Write(out)
+	} else {
+		fmt.Fprintln(stdout, StatusText(st, time.Now()))
+	}
+	// After the line: Claude's screen does not wait for Discord.
+	if changed {
+		if err := editFooter(ctx, d, in.SessionID, st); err != nil {
+			fmt.Fprintf(stderr, "ccbridge statusline: footer: %v\n", err)
+		}
+	}
+	return 0
+}
+
+// cacheStatus stores the record unless it says what the stored one says,
+// and reports whether it wrote it.
+func cacheStatus(ctx context.Context, d *state.Dir, sid string, st state.Status) (bool, error) {
+	if sid == "" || d == nil {
+		return false, nil
 	}
 	statuses, err := state.OpenStatuses(d)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if cur, err := statuses.Get(sid); err == nil {
 		cur.At = st.At
 		if sameStatus(cur, st) {
-			return nil
+			return false, nil
 		}
 	}
-	return statuses.Cache(ctx, sid, st)
+	return true, statuses.Cache(ctx, sid, st)
 }
 
 func sameStatus(a, b state.Status) bool {
@@ -157,18 +166,46 @@ func sameStatus(a, b state.Status) bool {
 	return bytes.Equal(ja, jb)
 }
 
+// keepUserStatusLines is how long a session's statusLine command is kept.
+const keepUserStatusLines = 7 * 24 * time.Hour
+
+// sessionStatusLine is the statusLine command of the session's own
+// settings, read once per Claude session (as Claude Code reads its
+// settings, for the workspace it trusted) and then taken from the runtime
+// dir: a settings file written or changed later, in the project or
+// wherever the session cd'ed to, chooses nothing. Without a session id
+// (nothing to cache by) it is read each time.
+func sessionStatusLine(ctx context.Context, d *state.Dir, sid, home, projectDir string) string {
+	if d == nil || sid == "" {
+		return userStatusLine(home, projectDir)
+	}
+	cmds, err := state.OpenUserStatusLines(d)
+	if err != nil {
+		return userStatusLine(home, projectDir)
+	}
+	if c, err := cmds.Get(sid); err == nil {
+		return c.Command
+	}
+	cmd := userStatusLine(home, projectDir)
+	if created, err := cmds.Create(ctx, sid, state.UserStatusLine{Command: cmd, At: time.Now().UTC()}); err == nil && created {
+		// Once per session: forget those of sessions long gone.
+		_, _ = cmds.Prune(ctx, time.Now().Add(-keepUserStatusLines), 1000)
+	} else if c, err := cmds.Get(sid); err == nil {
+		return c.Command // another run read it first
+	}
+	return cmd
+}
+
 // userStatusLine finds the statusLine command of the user's own settings:
 // the project's local settings, then the project's, then the user's
-// (Claude's order of precedence). ccbridge's own, which Claude takes from
-// --settings over all of these, is skipped wherever it turns up.
-func userStatusLine(home, projectDir, cwd string) string {
-	dir := projectDir
-	if dir == "" {
-		dir = cwd
-	}
+// (Claude's order of precedence). The project is the one Claude names,
+// never the cwd: a cd into a cloned repository must not choose what runs.
+// ccbridge's own, which Claude takes from --settings over all of these, is
+// skipped wherever it turns up.
+func userStatusLine(home, projectDir string) string {
 	var files []string
-	if dir != "" {
-		files = append(files, filepath.Join(dir, ".claude", "settings.local.json"), filepath.Join(dir, ".claude", "settings.json"))
+	if projectDir != "" {
+		files = append(files, filepath.Join(projectDir, ".claude", "settings.local.json"), filepath.Join(projectDir, ".claude", "settings.json"))
 	}
 	if home != "" {
 		files = append(files, filepath.Join(home, ".claude", "settings.json"))

@@ -90,15 +90,46 @@ func TestStatusLineRunsTheUsersOwn(t *testing.T) {
 		t.Errorf("the user's statusLine got %q, want the same input", b)
 	}
 	// The project's settings win over the user's; ccbridge's own entry is
-	// never run as "theirs".
+	// never run as "theirs". (Settings are read once per session: each
+	// case is a new session.)
 	os.MkdirAll(filepath.Join(proj, ".claude"), 0o700)
 	os.WriteFile(filepath.Join(proj, ".claude", "settings.json"), []byte(`{"statusLine":{"type":"command","command":"echo PROJECT"}}`), 0o600)
-	if out, _ := runStatusLine(t, root, home, input); out != "PROJECT\n" {
+	if out, _ := runStatusLine(t, root, home, strings.Replace(input, "sid-7", "sid-71", 1)); out != "PROJECT\n" {
 		t.Errorf("printed %q, want the project's statusLine", out)
 	}
 	os.WriteFile(filepath.Join(proj, ".claude", "settings.local.json"), []byte(`{"statusLine":{"type":"command","command":"'/usr/bin/ccbridge-hook-stop' statusline"}}`), 0o600)
-	if out, _ := runStatusLine(t, root, home, input); out != "PROJECT\n" {
+	if out, _ := runStatusLine(t, root, home, strings.Replace(input, "sid-7", "sid-72", 1)); out != "PROJECT\n" {
 		t.Errorf("printed %q; ccbridge's own statusLine must be skipped", out)
+	}
+}
+
+// security-2 finding 20: the statusLine a session runs is chosen once, by
+// the settings of the project Claude names, never by the cwd (a cd into a
+// cloned repository), and a settings file written later changes nothing.
+func TestStatusLineIgnoresTheCwdAndLaterSettings(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "rt")
+	home, cwd := t.TempDir(), t.TempDir()
+	ran := filepath.Join(t.TempDir(), "ran")
+	os.MkdirAll(filepath.Join(cwd, ".claude"), 0o700)
+	os.WriteFile(filepath.Join(cwd, ".claude", "settings.json"), []byte(`{"statusLine":{"type":"command","command":"touch '`+ran+`'; echo CWD"}}`), 0o600)
+	noProject := strings.Replace(statusJSON(cwd, 0), `"project_dir":"`+cwd+`"`, `"project_dir":""`, 1)
+	out, _ := runStatusLine(t, root, home, noProject)
+	if _, err := os.Stat(ran); err == nil || strings.Contains(out, "CWD") {
+		t.Fatalf("the cwd's statusLine ran (printed %q)", out)
+	}
+	if !strings.HasPrefix(out, "Opus 5.5 · ctx 42%") {
+		t.Errorf("printed %q, want ccbridge's line", out)
+	}
+	// The project had no statusLine when the session began: one added
+	// since does not run either, in this session.
+	proj := t.TempDir()
+	withProject := statusJSON(proj, 0)
+	runStatusLine(t, root, home, strings.Replace(withProject, "sid-7", "sid-9", 1))
+	os.MkdirAll(filepath.Join(proj, ".claude"), 0o700)
+	os.WriteFile(filepath.Join(proj, ".claude", "settings.json"), []byte(`{"statusLine":{"type":"command","command":"touch '`+ran+`'; echo LATER"}}`), 0o600)
+	out, _ = runStatusLine(t, root, home, strings.Replace(withProject, "sid-7", "sid-9", 1))
+	if _, err := os.Stat(ran); err == nil || strings.Contains(out, "LATER") {
+		t.Fatalf("a statusLine written mid-session ran (printed %q)", out)
 	}
 }
 

@@ -1,9 +1,13 @@
 package hook
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -70,4 +74,63 @@ func awaitTranscript(ctx context.Context, path string, try func() (bool, error))
 			return err
 		}
 	}
+}
+
+// lastUsageTail is how much of the transcript's end lastUsage reads: the
+// turn's final message is there by the time the reply is posted.
+const lastUsageTail = 64 << 10
+
+// usage is what the transcript says of the last assistant message: its
+// model and the context it used.
+type usage struct {
+	model  string // the model id, as the API answered it
+	tokens int64  // input, cache creation and cache read: the context in use
+	ok     bool   // the message carried its usage
+}
+
+// lastUsage reads the model and usage of the transcript's last assistant
+// message (not a subagent's).
+func lastUsage(path string) (usage, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return usage{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return usage{}, err
+	}
+	off := max(fi.Size()-lastUsageTail, 0)
+	buf := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return usage{}, err
+	}
+	lines := bytes.Split(buf, []byte{'\n'})
+	if off > 0 {
+		lines = lines[1:] // cut at the start
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		line := lines[i]
+		if !bytes.Contains(line, []byte(`"assistant"`)) || !bytes.Contains(line, []byte(`"usage"`)) {
+			continue
+		}
+		var e struct {
+			Type        string `json:"type"`
+			IsSidechain bool   `json:"isSidechain"`
+			Message     struct {
+				Model string `json:"model"`
+				Usage *struct {
+					InputTokens              int64 `json:"input_tokens"`
+					CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+					CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+				} `json:"usage"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(line, &e) != nil || e.Type != "assistant" || e.IsSidechain || e.Message.Usage == nil {
+			continue
+		}
+		u := e.Message.Usage
+		return usage{model: e.Message.Model, tokens: u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens, ok: true}, nil
+	}
+	return usage{}, nil
 }

@@ -60,6 +60,11 @@ type Options struct {
 	ClaudeHome string
 	// SessionIDWait bounds the wait for a new Claude's SessionStart hook.
 	SessionIDWait time.Duration
+	// Version is ccbridge's, for the client (serverInfo.version).
+	Version string
+	// Registry holds the Discord front end's sessions, whose conversations
+	// this one must not resume (nil: none).
+	Registry *state.Registry
 }
 
 // Server is the MCP front end.
@@ -74,6 +79,7 @@ type Server struct {
 	interrupted map[string]time.Time   // when claude_interrupt stopped a session
 	undelivered map[string][]string    // queued messages that never went in, with why
 	sends       map[string][]*outgoing // each session's messages not yet delivered, in order
+	stopping    bool                   // stop has begun: nothing more is typed
 }
 
 // New builds the server with its tools.
@@ -89,7 +95,11 @@ func New(opt Options) *Server {
 	}
 	s := &Server{opt: opt, started: map[string]bool{}, elicited: map[string]bool{}, interrupted: map[string]time.Time{}, undelivered: map[string][]string{},
 		sends: map[string][]*outgoing{}}
-	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ccbridge", Version: "1"}, &sdk.ServerOptions{
+	if opt.Version == "" {
+		opt.Version = "dev"
+	}
+	s.opt.Version = opt.Version
+	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ccbridge", Version: opt.Version}, &sdk.ServerOptions{
 		// Prompts are pushed as elicitations when they arise, outside any
 		// request: 2026-07-28 forbids that (elicitation only as input
 		// requests of a tool call), so the handshake-era versions are spoken.
@@ -114,18 +124,34 @@ func (s *Server) promptTimeout() time.Duration {
 
 // Run serves one client over the transport until it disconnects or ctx
 // ends; prompts of the sessions it started go to it as elicitations when
-// it supports them.
+// it supports them. Every request read before the input ends is answered.
+// When ctx ends (SIGINT or SIGTERM) it stops taking calls at once and,
+// as when the client goes, leaves the messages it still holds for the
+// next `ccbridge mcp` (spool.go) before it returns.
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
-	wctx, cancel := context.WithCancel(ctx)
+	// The deliveries outlive ctx until stop has taken what they hold.
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	s.mu.Lock()
 	s.ctx = wctx
 	s.mu.Unlock()
-	ss, err := s.srv.Connect(ctx, t, nil)
+	s.deliverSpooled()
+	ss, err := s.srv.Connect(wctx, draining{t}, nil)
 	if err != nil {
+		s.stop()
 		return fmt.Errorf("mcp connect: %w", err)
 	}
-	err = ss.Wait()
+	waited := make(chan error, 1)
+	go func() { waited <- ss.Wait() }()
+	select {
+	case err = <-waited:
+	case <-ctx.Done():
+		s.opt.Log.Info("stopping on a signal")
+		// Closing may wait on the input; the process ends without it.
+		go func() { _ = ss.Close() }()
+		err = nil
+	}
+	s.stop()
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

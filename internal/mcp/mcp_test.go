@@ -28,6 +28,8 @@ type fakeSessions struct {
 	queued    int  // Screen shows Claude Code's own queue this many times
 	queueOpen bool // Screen shows Claude Code's own queue until cleared
 	delivered []string
+	stopped   map[string]bool // sessions whose pane is gone
+	noReceipt bool            // WaitReceipt finds none
 }
 
 func (f *fakeSessions) Ensure(ctx context.Context, t session.Target) (string, bool, error) {
@@ -54,6 +56,11 @@ func (f *fakeSessions) deliveredTexts() []string {
 	return slices.Clone(f.delivered)
 }
 func (f *fakeSessions) WaitReceipt(context.Context, string, time.Time, string, time.Duration) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.noReceipt {
+		return session.ErrNoReceipt
+	}
 	return nil
 }
 func (f *fakeSessions) PressEnter(context.Context, string) error { return nil }
@@ -70,7 +77,12 @@ func (f *fakeSessions) Screen(context.Context, string, int) (string, error) {
 }
 func (f *fakeSessions) InterruptTurn(context.Context, string) error   { return nil }
 func (f *fakeSessions) SetMode(context.Context, string, string) error { return nil }
-func (f *fakeSessions) Status(context.Context, string) (session.Status, error) {
+func (f *fakeSessions) Status(_ context.Context, key string) (session.Status, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stopped[key] {
+		return session.Status{State: "stopped"}, nil
+	}
 	return session.Status{State: "idle"}, nil
 }
 
@@ -254,9 +266,17 @@ func TestUndeliveredQueuedMessageIsReported(t *testing.T) {
 func TestInterruptedUntilTheNextPrompt(t *testing.T) {
 	h := newHarness(t, nil)
 	key, sid := h.start(t)
+	// A turn runs.
+	if _, err := h.store.Sessions.Update(context.Background(), key, func(s *state.Session) error { s.Busy = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
 	var st StatusOutput
 	if text, isErr := h.call(t, "claude_interrupt", map[string]any{"sessionId": sid}, nil); isErr {
 		t.Fatal(text)
+	}
+	// The Stop hook of the interrupted turn.
+	if _, err := h.store.Sessions.Update(context.Background(), key, func(s *state.Session) error { s.Busy = false; return nil }); err != nil {
+		t.Fatal(err)
 	}
 	if h.call(t, "claude_status", map[string]any{"sessionId": sid}, &st); st.Status != "interrupted" {
 		t.Fatalf("status after the interrupt = %q", st.Status)

@@ -23,7 +23,7 @@ type StartInput struct {
 	Prompt             string   `json:"prompt" jsonschema:"the first message to Claude"`
 	WorkingDirectory   string   `json:"workingDirectory" jsonschema:"absolute path of the directory Claude works in"`
 	Model              string   `json:"model,omitempty" jsonschema:"model alias or name (--model); Claude's own default otherwise"`
-	PermissionMode     string   `json:"permissionMode,omitempty" jsonschema:"default, acceptEdits, plan, auto, bypassPermissions or dontAsk (--permission-mode)"`
+	PermissionMode     string   `json:"permissionMode,omitempty" jsonschema:"Claude Code's permission mode (--permission-mode)"`
 	AllowedTools       []string `json:"allowedTools,omitempty" jsonschema:"tools allowed without asking, e.g. Bash(npm test *) (--allowedTools)"`
 	DisallowedTools    []string `json:"disallowedTools,omitempty" jsonschema:"tools Claude may not use (--disallowedTools)"`
 	AppendSystemPrompt string   `json:"appendSystemPrompt,omitempty" jsonschema:"text appended to Claude's system prompt"`
@@ -125,12 +125,19 @@ type ListOutput struct {
 }
 
 func (s *Server) addTools() {
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_start", Description: "Start a new interactive Claude Code session in its own tmux window, with ccbridge's hooks, and give it a first message. Returns Claude's session id."}, s.start)
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_say", Description: "Send a message to a Claude Code session, as typed in its terminal. A session whose terminal is gone is resumed first."}, s.say)
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_status", Description: "A session's state (active, awaiting_input, idle, error, interrupted), its recent output, tool calls, the reply to the last message, and the prompt it waits on, if any."}, s.status)
+	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true}
+	destructive := true
+	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_start", Description: "Start a new interactive Claude Code session in its own tmux window, with ccbridge's hooks, and give it a first message. Returns Claude's session id.",
+		InputSchema: withModes(schemaFor[StartInput]())}, s.start)
+	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_say", Description: "Send a message to a Claude Code session, as typed in its terminal. A session whose terminal is gone is resumed first.",
+		InputSchema: withModes(schemaFor[SayInput]())}, s.say)
+	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_status", Description: "A session's state (active, awaiting_input, idle, error, interrupted), its recent output, tool calls, the reply to the last message, and the prompt it waits on, if any.",
+		Annotations: readOnly}, s.status)
 	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_respond", Description: "Answer the prompt a session waits on (see pendingQuestion in claude_status). The first answer wins, from here, the terminal or Discord."}, s.respond)
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_interrupt", Description: "Interrupt a session's running turn (Escape)."}, s.interrupt)
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_list", Description: "Claude Code's session history, newest first, marking the sessions running in ccbridge's tmux."}, s.list)
+	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_interrupt", Description: "Interrupt a session's running turn (Escape). A session with no turn running is left as it is.",
+		Annotations: &sdk.ToolAnnotations{DestructiveHint: &destructive}}, s.interrupt)
+	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_list", Description: "Claude Code's session history, newest first, marking the sessions running in ccbridge's tmux.",
+		Annotations: readOnly}, s.list)
 }
 
 // toolError is an error the client reads as a tool result.
@@ -223,7 +230,7 @@ func (s *Server) waitSessionID(ctx context.Context, key string) (string, error) 
 // earlier messages given here wait their turn), it reports the message
 // queued at once and delivers it in the background when its turn comes.
 func (s *Server) deliver(_ context.Context, key, text string) (queued bool, err error) {
-	m := &outgoing{text: text, held: make(chan struct{}), done: make(chan error, 1)}
+	m := &outgoing{text: text, held: make(chan struct{}), done: make(chan error, 1), given: time.Now()}
 	s.mu.Lock()
 	behind := len(s.sends[key]) > 0
 	s.sends[key] = append(s.sends[key], m)
@@ -243,11 +250,17 @@ func (s *Server) deliver(_ context.Context, key, text string) (queued bool, err 
 
 // outgoing is a message in a session's FIFO.
 type outgoing struct {
-	text string
-	held chan struct{} // closed when its caller was told it is queued
-	done chan error    // its outcome, when its caller still waits
+	text  string
+	held  chan struct{} // closed when its caller was told it is queued
+	done  chan error    // its outcome, when its caller still waits
+	given time.Time
+	// check, when set, is when a stopped server may have typed it: it is
+	// typed only if Claude has received no such prompt since.
+	check time.Time
 	// Under Server.mu:
 	queued, finished bool
+	typing, typed    bool // in Claude's input box now, or already
+	spooled          bool // left for the next server at stop
 }
 
 // hold answers a message's caller that it is queued, unless it already
@@ -278,15 +291,15 @@ func (s *Server) sendLoop(key string) {
 		m := s.sends[key][0]
 		s.mu.Unlock()
 		hold := func() { s.hold(m) }
-		err := session.Send(ctx, s.opt.Sessions, key, m.text, session.SendOptions{
+		err := session.Send(ctx, typist{s.opt.Sessions, s, m}, key, m.text, session.SendOptions{
 			DialogWait: s.promptTimeout(),
 			OnDialog:   hold,
 			OnQueue:    hold,
 		})
 		s.mu.Lock()
 		m.finished = true
-		queued := m.queued
-		if err != nil && queued {
+		queued, spooled := m.queued, m.spooled
+		if err != nil && queued && !spooled {
 			s.undelivered[key] = append(s.undelivered[key], fmt.Sprintf("%q: %v", shorten(m.text, 100), err))
 		}
 		s.sends[key] = s.sends[key][1:]
@@ -298,6 +311,7 @@ func (s *Server) sendLoop(key string) {
 		switch {
 		case !queued:
 			m.done <- err
+		case spooled:
 		case err != nil:
 			s.opt.Log.Error("queued message not delivered", "session", key, "err", err)
 		default:
@@ -359,6 +373,9 @@ func (s *Server) live(ctx context.Context, sid string) (key string, resumed bool
 		if st, err := s.opt.Sessions.Status(ctx, key); err == nil && st.State != "stopped" {
 			return key, false, nil
 		}
+	}
+	if why := s.heldElsewhere(sid); why != "" {
+		return "", false, toolError("session %s %s: continuing it here too would run two Claudes on one conversation. Send the message there, or start a new session with claude_start", sid, why)
 	}
 	dir := rec.Cwd
 	if !ok || !strings.HasPrefix(key, KeyPrefix) {
@@ -553,6 +570,11 @@ func (s *Server) interrupt(ctx context.Context, _ *sdk.CallToolRequest, in Sessi
 	key, _, ok := s.find(ctx, in.SessionID)
 	if !ok {
 		return nil, InterruptOutput{}, toolError("unknown session %s", in.SessionID)
+	}
+	if s.idle(ctx, key) {
+		// Nothing runs: an Escape would do nothing, and the session
+		// must not read as interrupted.
+		return nil, InterruptOutput{Status: "idle"}, nil
 	}
 	if err := s.opt.Sessions.InterruptTurn(ctx, key); err != nil {
 		if errors.Is(err, session.ErrNoPane) {

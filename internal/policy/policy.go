@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"net/url"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -84,6 +83,15 @@ type Call struct {
 	Home  string
 	// fields is Input decoded, once per Check rather than once per rule.
 	fields map[string]any
+	memo   *memo
+}
+
+// memo is what a Check works out once for all its rules.
+type memo struct {
+	cmds   []simple
+	cmdsOK bool
+	parsed bool
+	real   map[string]string // path → with its symlinks resolved
 }
 
 // decoded returns the call's input fields.
@@ -100,20 +108,43 @@ func (c Call) decoded() map[string]any {
 type Verdict struct {
 	Decision string // "deny", "ask" or "" (no rule matched)
 	Rule     string // the rule that decided, as written
+	// Unsure is set on an "ask" given because the call could not be
+	// judged against Rule (a command run through sh -c "$X", xargs, a
+	// nested claude…): a person decides rather than the rule be dodged.
+	Unsure bool
 }
 
-// Check returns the verdict for a call: deny rules first, then ask rules.
+// Check returns the verdict for a call: deny rules first, then ask rules,
+// then ask when a rule could not be judged.
 func (s Set) Check(c Call) Verdict {
 	c.fields = c.decoded()
-	for _, r := range s.Deny {
-		if r.Match(c) {
-			return Verdict{Decision: "deny", Rule: r.Text}
+	c.memo = &memo{real: map[string]string{}}
+	var unsureRule string
+	for _, list := range []struct {
+		rules    []Rule
+		decision string
+	}{{s.Deny, "deny"}, {s.Ask, "ask"}} {
+		for _, r := range list.rules {
+			switch r.judge(c) {
+			case yes:
+				return Verdict{Decision: list.decision, Rule: r.Text}
+			case unsure:
+				if unsureRule == "" {
+					unsureRule = r.Text
+				}
+			}
 		}
 	}
-	for _, r := range s.Ask {
-		if r.Match(c) {
-			return Verdict{Decision: "ask", Rule: r.Text}
+	if unsureRule == "" && c.Tool == "Bash" && c.runsClaude() {
+		// A Claude started from the shell has none of this session's
+		// settings: nothing of the policy would hold inside it.
+		for _, r := range append(slices.Clone(s.Deny), s.Ask...) {
+			unsureRule = r.Text
+			break
 		}
+	}
+	if unsureRule != "" {
+		return Verdict{Decision: "ask", Rule: unsureRule, Unsure: true}
 	}
 	return Verdict{}
 }
@@ -125,35 +156,63 @@ var (
 	readTools = []string{"Read", "Grep", "Glob", "LS", "NotebookRead"}
 )
 
+// outcome of judging a rule against a call.
+type outcome int
+
+const (
+	no     outcome = iota
+	yes            // the rule covers the call
+	unsure         // the call hides what it does from the rule
+)
+
+func (c Call) str(k string) string { v, _ := c.decoded()[k].(string); return v }
+
 // Match reports whether the rule covers the call.
-func (r Rule) Match(c Call) bool {
+func (r Rule) Match(c Call) bool { return r.judge(c) == yes }
+
+func (r Rule) judge(c Call) outcome {
+	if c.Tool == "Bash" && r.has && (r.Tool == "Read" || r.Tool == "Edit") {
+		// Read and Edit rules hold for the files a command names too.
+		return r.judgeShellPaths(c)
+	}
 	if !r.toolMatches(c.Tool) {
-		return false
+		return no
 	}
 	if !r.has {
-		return true
+		return yes
 	}
-	in := c.decoded()
-	str := func(k string) string { v, _ := in[k].(string); return v }
 	switch {
 	case c.Tool == "Bash":
-		return matchCommand(r.Spec, str("command"))
+		return c.judgeCommand(r.Spec)
 	case c.Tool == "WebFetch" && strings.HasPrefix(r.Spec, "domain:"):
-		u, err := url.Parse(str("url"))
+		u, err := url.Parse(c.str("url"))
 		if err != nil {
-			return false
+			return unsure
 		}
-		d := strings.TrimPrefix(r.Spec, "domain:")
-		h := u.Hostname()
-		return h == d || strings.HasSuffix(h, "."+d)
+		d := normHost(strings.TrimPrefix(r.Spec, "domain:"))
+		h := normHost(u.Hostname())
+		return when(h == d || strings.HasSuffix(h, "."+d))
+	case c.Tool == "Grep" || c.Tool == "Glob":
+		return r.judgeSearch(c)
 	}
 	for _, k := range []string{"file_path", "notebook_path", "path"} {
-		if p := str(k); p != "" {
-			return matchPath(r.Spec, p, c.Cwd, c.Home)
+		if p := c.str(k); p != "" {
+			return when(c.matchPath(r.Spec, p))
 		}
 	}
-	return false
+	return no
 }
+
+func when(b bool) outcome {
+	if b {
+		return yes
+	}
+	return no
+}
+
+// normHost is a host name as DNS compares it: case folded, without the
+// trailing dot of a fully qualified name.
+func normHost(h string) string { return strings.TrimSuffix(strings.ToLower(h), ".") }
 
 func (r Rule) toolMatches(tool string) bool {
 	switch {
@@ -171,47 +230,39 @@ func (r Rule) toolMatches(tool string) bool {
 	return false
 }
 
-// matchCommand matches a Bash specifier against a command and against each
-// of its subcommands (split at &&, ||, ;, | and newlines), so that a rule
-// for `git push *` also holds for `cd repo && git push`. `*` matches any
-// text; a trailing ` *` (or the legacy `:*`) also matches the bare
-// command.
-func matchCommand(spec, cmd string) bool {
-	spec = strings.TrimSpace(spec)
-	if strings.HasSuffix(spec, ":*") {
-		spec = strings.TrimSuffix(spec, ":*") + " *"
+// judgeSearch applies a Read rule to Grep and Glob: they read every file
+// under their path that their filter (Grep's glob, Glob's pattern) lets
+// through. A filter that can pick the rule's file matches; no filter over
+// a directory that may hold it cannot be judged.
+func (r Rule) judgeSearch(c Call) outcome {
+	root := c.str("path")
+	if root != "" && c.matchPath(r.Spec, root) {
+		return yes
 	}
-	for _, sub := range append([]string{cmd}, subcommands(cmd)...) {
-		sub = strings.Join(strings.Fields(sub), " ")
-		if sub == "" {
-			continue
-		}
-		if glob(spec, sub) || (strings.HasSuffix(spec, " *") && sub == strings.TrimSuffix(spec, " *")) {
-			return true
-		}
+	if root == "" {
+		root = c.Cwd
 	}
-	return false
-}
-
-// subcommands splits a shell command at its control operators. It does not
-// parse quotes: a split inside a quoted string only adds candidates, which
-// can make a rule match more often, never less.
-func subcommands(cmd string) []string {
-	f := func(r rune) bool {
-		return r == ';' || r == '|' || r == '&' || r == '\n' || r == '(' || r == ')' || r == '`'
+	if !c.mayHold(r.Spec, root) {
+		return no
 	}
-	parts := strings.FieldsFunc(cmd, f)
-	// A leading "sudo", "env X=1" or "time" still runs the command after it.
-	var out []string
-	for _, p := range parts {
-		out = append(out, p)
-		w := strings.Fields(p)
-		for len(w) > 0 && (w[0] == "sudo" || w[0] == "time" || w[0] == "env" || w[0] == "nohup" || w[0] == "exec" || strings.Contains(w[0], "=")) {
-			w = w[1:]
-			out = append(out, strings.Join(w, " "))
-		}
+	filter := c.str("glob")
+	if c.Tool == "Glob" {
+		filter = c.str("pattern")
 	}
-	return out
+	if filter == "" {
+		return unsure
+	}
+	fb, rb := path.Base(filter), path.Base(strings.TrimSuffix(r.Spec, "/**"))
+	if ok, _ := path.Match(fb, rb); ok {
+		return yes
+	}
+	if ok, _ := path.Match(rb, fb); ok {
+		return yes
+	}
+	if strings.HasSuffix(r.Spec, "/**") || strings.HasSuffix(r.Spec, "/") {
+		return unsure // any file of a denied directory
+	}
+	return no
 }
 
 // glob matches s against a pattern whose only wildcard is * (any text).
@@ -232,47 +283,6 @@ func glob(pattern, s string) bool {
 		s = s[j+len(parts[i]):]
 	}
 	return strings.HasSuffix(s, parts[len(parts)-1])
-}
-
-// matchPath matches a gitignore-style file pattern: `//abs/path`, `~/p`,
-// `/p` (from the project root), `./p` or `dir/p` (from the session's
-// directory), or a pattern without a slash, which matches the file's name
-// in any directory. `**` matches any number of directories.
-func matchPath(pattern, file, cwd, home string) bool {
-	if !filepath.IsAbs(file) {
-		file = filepath.Join(cwd, file)
-	}
-	file = filepath.Clean(file)
-	var full string
-	switch {
-	case strings.HasPrefix(pattern, "//"):
-		full = pattern[1:]
-	case strings.HasPrefix(pattern, "~/") && home != "":
-		full = filepath.Join(home, pattern[2:])
-	case strings.HasPrefix(pattern, "/"):
-		full = filepath.Join(cwd, pattern)
-	case strings.HasPrefix(pattern, "./"):
-		full = filepath.Join(cwd, pattern[2:])
-	case !strings.Contains(strings.TrimSuffix(pattern, "/**"), "/"):
-		if strings.HasSuffix(pattern, "/**") {
-			// dir/** anywhere: any file under a directory of that name.
-			dir := strings.TrimSuffix(pattern, "/**")
-			for d := filepath.Dir(file); d != "/" && d != "."; d = filepath.Dir(d) {
-				if ok, _ := path.Match(dir, filepath.Base(d)); ok {
-					return true
-				}
-			}
-			return false
-		}
-		ok, _ := path.Match(pattern, filepath.Base(file))
-		return ok
-	default:
-		full = filepath.Join(cwd, pattern)
-	}
-	if strings.HasSuffix(pattern, "/") {
-		full += "/**"
-	}
-	return matchSegments(strings.Split(strings.Trim(full, "/"), "/"), strings.Split(strings.Trim(file, "/"), "/"))
 }
 
 // matchSegments matches path segments, ** standing for zero or more.

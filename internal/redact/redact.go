@@ -32,6 +32,9 @@ type rule struct {
 	// begins; lineKey ones only where that word starts the line's first
 	// token.
 	keyed, lineKey bool
+	// notCode keyed rules skip values that read as code (an identifier:
+	// self.api_key = api_key), since their shape is also an assignment's.
+	notCode bool
 	// group is the submatch that holds the secret (0: the whole match);
 	// the rest of the match (a key name, quotes) stays readable.
 	group int
@@ -50,8 +53,8 @@ var rules = []rule{
 		pat: (`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`)},
 	{name: "GitLab token", hint: []string{"gl"},
 		pat: (`\bgl(?:pat|dt|rt|ptt|ft|soat|cbt|imt|agent|oas)-[A-Za-z0-9_-]{20,}`)},
-	{name: "Slack token", hint: []string{"xox", "hooks.slack.com"},
-		pat: (`\bxox[abposre]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]+`)},
+	{name: "Slack token", hint: []string{"xox", "xapp-", "hooks.slack.com"},
+		pat: (`\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]+`)},
 	{name: "Discord webhook", hint: []string{"/api/webhooks/"},
 		pat: (`https://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]+`)},
 	{name: "Discord token", pre: tokenDot,
@@ -61,17 +64,35 @@ var rules = []rule{
 	{name: "Google API key", hint: []string{"AIza"}, pat: (`\bAIza[0-9A-Za-z_-]{35}`)},
 	{name: "Stripe key", hint: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"},
 		pat: (`\b(?:[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})`)},
+	{name: "Hugging Face token", hint: []string{"hf_"}, pat: (`\bhf_[A-Za-z0-9]{30,}`)},
+	{name: "Google OAuth token", hint: []string{"ya29."}, pat: (`\bya29\.[A-Za-z0-9_-]{20,}`)},
+	{name: "SendGrid key", hint: []string{"SG."}, pat: (`\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}`)},
+	{name: "Azure key", hint: []string{"AccountKey=", "SharedAccessKey="}, group: 1,
+		pat: (`(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{20,}={0,2})`)},
 	{name: "JWT", hint: []string{"eyJ"},
 		pat: (`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`)},
 	// key = "literal" and key: 'literal' in any language or config file.
 	{name: "secret", keyed: true, group: 2,
-		pat: (`^(` + assignKeys + keySuffix + `["']?[ \t]*(?::=|=>|[:=])[ \t]*)["']([^"'\s$<>{}]{4,})["']`)},
+		pat: (`^(` + assignKeys + keySuffix + `["']?[ \t]*(?::=|=>|[:=])[ \t]*)["']([^"'\s<>{}]{4,})["']`)},
 	// KEY=value (no spaces: env files, shell, URLs' query strings, flags).
 	{name: "secret", keyed: true, group: 2,
-		pat: (`^(` + assignKeys + keySuffix + `=)([^\s"'$<>{}()&;,~]{4,})`)},
+		pat: (`^(` + assignKeys + keySuffix + `=)([^\s"'<>{}()&;,~]{4,})`)},
 	// key: value, alone on a line (YAML).
 	{name: "secret", keyed: true, lineKey: true, group: 2,
 		pat: (`^(` + assignKeys + keySuffix + `:[ \t]+)([^\s"'$<>{}()\[\]#;,]{8,})[ \t]*\n?$`)},
+	// key = value, unquoted, alone on a line: INI files such as
+	// ~/.aws/credentials and .pypirc.
+	{name: "secret", keyed: true, lineKey: true, group: 2, notCode: true,
+		pat: (`^(` + assignKeys + keySuffix + `[ \t]*=[ \t]*)([^\s"'<>{}()\[\];,]{4,})[ \t]*\r?\n?$`)},
+	// Authorization: Bearer <token> (or Basic), in curl lines and logs.
+	{name: "token", fold: true, hint: []string{"bearer", "basic"}, group: 1,
+		pat: (`(?i:\bbearer[ \t]+|\bauthorization:[ \t]*basic[ \t]+)([A-Za-z0-9._~+/-]{16,}=*)`)},
+	// X-Api-Key: …, X-Auth-Token: … and the like.
+	{name: "token", fold: true, hint: []string{"x-"}, group: 1,
+		pat: (`(?i:\bx-[a-z0-9-]*(?:key|token|secret|auth)[a-z0-9-]*)["']?:[ \t]*["']?([^\s"'<>{}]{8,})`)},
+	// mysql -p<password> (the password glued to the flag).
+	{name: "password", hint: []string{"mysql"}, group: 1,
+		pat: (`\bmysql(?:dump|admin|sh)?\b[^\n|;&]*?[ \t]-p([^\s"'$;&|<>]{3,})`)},
 	// URL credentials: scheme://user:password@host.
 	{name: "password", hint: []string{"://"}, group: 1,
 		pat: (`\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s:/@]{3,})@`)},
@@ -82,10 +103,13 @@ var rules = []rule{
 // another word (tokenizer).
 const keySuffix = `(?:[_.-][A-Za-z0-9]+|[A-Z][A-Za-z0-9]*)*`
 
-const assignKeys = `(?i:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|auth)`
+const assignKeys = `(?i:password|passwd|passphrase|pass|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|auth)`
 
 // keyStarts are the first letters of every assignKeys word, lower case.
-var keyStarts = []string{"pass", "secret", "token", "api", "access", "private", "client", "auth"}
+var keyStarts = []string{"pass", "pwd", "secret", "token", "api", "access", "private", "client", "auth"}
+
+// upperKeys may start inside an upper-case word: PGPASSWORD, MYSQLPASSWD.
+var upperKeys = []string{"PASSWORD", "PASSWD"}
 
 // notSecret are values that an assignment rule matches in ordinary code or
 // docs and that are never real secrets.
@@ -171,12 +195,11 @@ func (r *rule) applies(s string) bool {
 	return containsAny(s, r.hint)
 }
 
-// replaceKeyed runs a keyed rule on one line.
-func (r *rule) replaceKeyed(line string) string {
-	var b strings.Builder
-	last := 0
+// keyedSpans finds the secrets of a keyed rule in one line.
+func (r *rule) keyedSpans(line string) []span {
+	var out []span
 	for i := 0; i < len(line); i++ {
-		if i < last || !startsKey(line, i) {
+		if !startsKey(line, i) {
 			continue
 		}
 		if r.lineKey && !firstToken(line[:i]) {
@@ -188,20 +211,12 @@ func (r *rule) replaceKeyed(line string) string {
 		}
 		ka, kz := i+m[2], i+m[3]
 		a, z := i+m[2*r.group], i+m[2*r.group+1]
-		if !secretValue(line[ka:kz], line[a:z]) {
-			i = z - 1
-			continue
+		if secretValue(line[ka:kz], line[a:z]) && !(r.notCode && identifier(line[a:z])) {
+			out = append(out, span{a, z})
 		}
-		b.WriteString(line[last:a])
-		b.WriteString(mask(r.name))
-		last = z
 		i = z - 1
 	}
-	if last == 0 {
-		return line
-	}
-	b.WriteString(line[last:])
-	return b.String()
+	return out
 }
 
 // startsKey reports whether a keyStarts word begins at s[i], not in the
@@ -215,7 +230,7 @@ func startsKey(s string, i int) bool {
 	if i > 0 {
 		if c := s[i-1] | 0x20; c >= 'a' && c <= 'z' {
 			if s[i-1] >= 'A' && s[i-1] <= 'Z' && s[i] >= 'A' && s[i] <= 'Z' {
-				return false // inside an upper-case word
+				return slices.ContainsFunc(upperKeys, func(k string) bool { return strings.HasPrefix(s[i:], k) })
 			}
 			if !(s[i] >= 'A' && s[i] <= 'Z') {
 				return false // inside a lower-case word; camelCase starts are fine
@@ -246,7 +261,7 @@ func firstToken(prefix string) bool {
 // ordinary code and docs: placeholders, environment variable names, keys
 // that name a file or a variable rather than hold the secret.
 func secretValue(key, val string) bool {
-	if slices.Contains(notSecret, strings.ToLower(val)) || strings.HasPrefix(val, "[redacted") {
+	if slices.Contains(notSecret, strings.ToLower(val)) || strings.HasPrefix(val, "[redacted") || strings.HasPrefix(val, "$") {
 		return false
 	}
 	k := strings.ToLower(strings.TrimRight(key, " \t:=>\"'"))
@@ -255,24 +270,77 @@ func secretValue(key, val string) bool {
 			return false
 		}
 	}
-	upper := true
-	for i := 0; i < len(val); i++ {
-		if c := val[i]; !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
-			upper = false
-			break
-		}
-	}
-	return !upper
+	return !envName(val)
 }
 
-func (r *rule) replace(s string) string {
+// identifier reports whether val is a (dotted) name with no digit, as a
+// variable in code is.
+func identifier(val string) bool {
+	for i := 0; i < len(val); i++ {
+		if c := val[i] | 0x20; !(c >= 'a' && c <= 'z' || val[i] == '_' || val[i] == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// envName reports whether val reads as the name of an environment
+// variable (token=GITHUB_TOKEN) rather than an upper-case secret: upper
+// case, starting with a letter, and words joined by _ or no digits at all.
+func envName(val string) bool {
+	if val == "" || !(val[0] >= 'A' && val[0] <= 'Z') {
+		return false
+	}
+	digits, under := false, false
+	for i := 0; i < len(val); i++ {
+		switch c := val[i]; {
+		case c >= '0' && c <= '9':
+			digits = true
+		case c == '_':
+			under = true
+		case !(c >= 'A' && c <= 'Z'):
+			return false
+		}
+	}
+	return under || !digits
+}
+
+func (r *rule) replace(s string) string { return maskSpans(s, r.spans(s), r.name) }
+
+// span is the byte range [a, z) of a secret.
+type span struct{ a, z int }
+
+// spans finds the secrets of a rule in s.
+func (r *rule) spans(s string) []span {
 	if r.keyed {
-		return r.replaceKeyed(s)
+		return r.keyedSpans(s)
 	}
-	if r.group == 0 {
-		return r.re.ReplaceAllStringFunc(s, func(string) string { return mask(r.name) })
+	var out []span
+	for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
+		a, z := m[2*r.group], m[2*r.group+1]
+		if a < 0 || r.group > 0 && (slices.Contains(notSecret, strings.ToLower(s[a:z])) || strings.HasPrefix(s[a:z], "[redacted")) {
+			continue
+		}
+		out = append(out, span{a, z})
 	}
-	return replaceGroup(s, r)
+	return out
+}
+
+// maskSpans replaces each span of s (in order, not overlapping) with the
+// mask of name.
+func maskSpans(s string, spans []span, name string) string {
+	if len(spans) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(s[last:sp.a])
+		b.WriteString(mask(name))
+		last = sp.z
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // perLine applies a rule to each line that passes its cheap test: secrets
@@ -306,30 +374,6 @@ func (r *rule) perLine(s string) string {
 	if !changed {
 		return s
 	}
-	return b.String()
-}
-
-// replaceGroup masks submatch r.group of every match, keeping the rest.
-func replaceGroup(s string, r *rule) string {
-	idx := r.re.FindAllStringSubmatchIndex(s, -1)
-	if idx == nil {
-		return s
-	}
-	var b strings.Builder
-	last := 0
-	for _, m := range idx {
-		a, z := m[2*r.group], m[2*r.group+1]
-		if a < 0 || slices.Contains(notSecret, strings.ToLower(s[a:z])) || strings.HasPrefix(s[a:z], "[redacted") {
-			continue
-		}
-		b.WriteString(s[last:a])
-		b.WriteString(mask(r.name))
-		last = z
-	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
 	return b.String()
 }
 

@@ -375,6 +375,8 @@ func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
 		r.landAction(ev, id.Args[0], id.Args[1], id.Args[2:], resp) // land.go
 	case id.Kind == "wt" && len(id.Args) >= 2:
 		r.worktreeAction(ev, id.Args, resp)
+	case id.Kind == lateKind:
+		r.deliverAnyway(ev, id.Args, resp) // late.go
 	case id.Kind == state.ResumeKind && len(id.Args) == 1:
 		r.continueAtResetButton(ev, id.Args, resp) // attention.go
 	case id.Kind == approval.IDKind && len(id.Args) >= 2:

@@ -78,6 +78,11 @@ type Options struct {
 	Fleet Fleet
 	// Transcriber turns voice notes into words (nil: [voice].command).
 	Transcriber Transcriber
+	// History and Cursors make catch-up work (catchup.go): the last message
+	// handled per channel, and what came after it read back on READY.
+	// Without them messages sent while ccbridge is down are not read back.
+	History History
+	Cursors *state.Collection[state.Cursor]
 }
 
 // Fleet knows the other machines that share this daemon's bots.
@@ -110,8 +115,9 @@ type Router struct {
 	ctx context.Context
 	wg  sync.WaitGroup
 
-	mu        sync.Mutex // guards workers, stopping, closing and followers
-	workers   map[string]chan chat.MessageEvent
+	mu        sync.Mutex // guards workers, queued, stopping, closing and followers
+	workers   map[string]chan item
+	queued    recent                     // messages queued in this process (catchup.go)
 	stopping  bool                       // the context ended: no message is queued any more
 	closing   map[string]bool            // thread sessions being stopped → deleted
 	followers map[string]*screenFollower // /screen messages following a pane after a key, by session
@@ -120,7 +126,7 @@ type Router struct {
 	// confirms committing in the project checkout (land.go), by session.
 	pending sync.Map
 
-	voices voiceReviews // transcripts waiting for Send (voice.go)
+	voices    voiceReviews  // transcripts waiting for Send (voice.go)
 	schedWake chan struct{} // a schedule was added (schedule.go)
 
 	now func() time.Time // the clock (tests move it)
@@ -187,7 +193,7 @@ func New(ctx context.Context, opt Options) *Router {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
 	opt.Replier = fittingReplier{opt.Replier} // limits.go
-	r := &Router{opt: opt, ctx: ctx, routes: map[string]route{}, owners: map[string]map[string]bool{}, workers: map[string]chan chat.MessageEvent{}, closing: map[string]bool{}, followers: map[string]*screenFollower{}, now: time.Now, schedWake: make(chan struct{}, 1)}
+	r := &Router{opt: opt, ctx: ctx, routes: map[string]route{}, owners: map[string]map[string]bool{}, workers: map[string]chan item{}, closing: map[string]bool{}, followers: map[string]*screenFollower{}, now: time.Now, schedWake: make(chan struct{}, 1)}
 	for _, s := range opt.Config.Servers {
 		r.owners[s.Name] = map[string]bool{}
 		for _, o := range s.OwnerIDs {
@@ -243,10 +249,12 @@ func (r *Router) HandleMessage(ev chat.MessageEvent) {
 		r.rememberThreadName(tg, ev.ThreadName)
 	}
 	if audio, ok := ev.Voice(); ok {
-		r.voiceNote(tg, ev, audio) // voice.go: beside the queue, not in it
+		if r.claim(ev) { // catchup.go
+			r.voiceNote(tg, ev, audio) // voice.go: beside the queue, not in it
+		}
 		return
 	}
-	r.enqueue(tg, ev)
+	r.enqueue(tg, item{ev: ev})
 }
 
 // rememberThreadName records the name of a thread started in the Discord
@@ -263,115 +271,82 @@ func (r *Router) rememberThreadName(tg target, name string) {
 	})
 }
 
-// enqueue hands a message to its session's worker, starting the worker.
-// Once the daemon is stopping, the message is told so at once.
-func (r *Router) enqueue(tg target, ev chat.MessageEvent) {
+// enqueue hands an item to its session's worker, starting the worker.
+// Once the daemon is stopping, a message is told so at once. A message
+// queued already (read back by catch-up, then arriving live, or the other
+// way round) is not queued again.
+func (r *Router) enqueue(tg target, it item) {
+	switch r.tryEnqueue(tg, it) {
+	case enqueueStopped:
+		r.tellStopped(notReached, it)
+	case enqueueFull:
+		r.opt.Log.Warn("session queue full; message dropped", "session", tg.key)
+		r.react(it.ev, "⚠️") // handled: catch-up must not deliver it after it was sent again
+		r.send(it.ev.Server, it.ev.ChannelID, "⚠️ Too many messages are waiting for this session; this one was not delivered. Send it again shortly.")
+	}
+}
+
+// What tryEnqueue did.
+const (
+	enqueued = iota
+	enqueueDuplicate
+	enqueueStopped
+	enqueueFull
+)
+
+func (r *Router) tryEnqueue(tg target, it item) int {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.stopping || r.ctx.Err() != nil {
-		r.mu.Unlock()
-		r.tellStopped(notReached, ev)
-		return
+		return enqueueStopped
+	}
+	id, ch := it.ev.MessageID, it.ev.ChannelID
+	if id != "" && !it.again && r.queued.has(ch, id) {
+		return enqueueDuplicate
 	}
 	q, ok := r.workers[tg.key]
 	if !ok {
-		q = make(chan chat.MessageEvent, queuePerSession)
+		q = make(chan item, queuePerSession)
 		r.workers[tg.key] = q
 		r.wg.Add(1)
 		go r.work(tg, q)
 	}
-	full := false
 	select {
-	case q <- ev:
+	case q <- it:
 	default:
-		full = true
+		return enqueueFull
 	}
-	r.mu.Unlock()
-	if full {
-		r.opt.Log.Warn("session queue full; message dropped", "session", tg.key)
-		r.send(ev.Server, ev.ChannelID, "⚠️ Too many messages are waiting for this session; this one was not delivered. Send it again shortly.")
+	if id != "" && !it.again {
+		r.queued.add(ch, id)
 	}
+	return enqueued
 }
 
-// work delivers a session's messages in order. When the daemon stops, the
-// messages still queued are told they were not delivered: nothing would
-// deliver them, and the people who sent them would never know.
-func (r *Router) work(tg target, q chan chat.MessageEvent) {
+// work handles a session's messages in order, recording each one handled
+// (catchup.go). When the daemon stops, the messages still queued are told
+// they were not delivered: with catch-up they will be once ccbridge is
+// back; without it nothing would deliver them, and the people who sent them
+// would never know.
+func (r *Router) work(tg target, q chan item) {
 	defer r.wg.Done()
 	for {
 		select {
 		case <-r.ctx.Done():
 			r.mu.Lock()
 			r.stopping = true // enqueue queues no more: the queue is final
-			var left []chat.MessageEvent
+			var left []item
 			for len(q) > 0 {
 				left = append(left, <-q)
 			}
 			r.mu.Unlock()
 			r.tellStopped(notReached, left...)
 			return
-		case ev := <-q:
-			r.deliver(tg, ev)
-		}
-	}
-}
-
-// What a message (%s) is told when the daemon stops before it was
-// delivered.
-const (
-	notReached   = "⚠️ ccbridge stopped before %s reached Claude; send it again once it is back."
-	notConfirmed = "⚠️ ccbridge stopped before Claude confirmed %s: it may have reached Claude, or still sit in the input box. Check with /screen once ccbridge is back."
-)
-
-// Shutdown notices run on a context of their own, the router's having
-// ended: each call gets stopNotice, all of one worker's stopBudget.
-const (
-	stopNotice = 5 * time.Second
-	stopBudget = 20 * time.Second
-)
-
-// tellStopped marks messages ⚠️ and says, under each, that the daemon
-// stopped before delivering it.
-func (r *Router) tellStopped(text string, evs ...chat.MessageEvent) {
-	if len(evs) == 0 {
-		return
-	}
-	budget, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), stopBudget)
-	defer cancel()
-	for _, ev := range evs {
-		r.opt.Log.Warn("ccbridge stopped before a message was delivered", "channel", ev.ChannelID, "message", ev.MessageID)
-		if ev.MessageID != "" {
-			ctx, cancel := context.WithTimeout(budget, stopNotice)
-			if err := r.opt.Replier.React(ctx, ev.Server, ev.ChannelID, ev.MessageID, "⚠️"); err != nil {
-				r.opt.Log.Error("could not react", "message", ev.MessageID, "err", err)
+		case it := <-q:
+			if r.handle(tg, it) {
+				r.markHandled(it.ev)
 			}
-			cancel()
 		}
-		what := "this message"
-		if ev.MessageID == "" { // a prompt ccbridge typed itself (/thread's)
-			what = "this thread's first prompt"
-		}
-		ctx, cancel := context.WithTimeout(budget, stopNotice)
-		if err := r.opt.Replier.Send(ctx, ev.Server, ev.ChannelID, fmt.Sprintf(text, what)); err != nil {
-			r.opt.Log.Error("could not post a notice", "channel", ev.ChannelID, "err", err)
-		}
-		cancel()
 	}
-}
-
-// stoppedDuring tells a message that failed because the daemon is
-// stopping so (typed: it was typed into the pane, unconfirmed), and
-// reports whether that was the cause: the failure's own notice would
-// only say "context canceled", and could not be posted.
-func (r *Router) stoppedDuring(ev chat.MessageEvent, typed bool) bool {
-	if r.ctx.Err() == nil {
-		return false
-	}
-	text := notReached
-	if typed {
-		text = notConfirmed
-	}
-	r.tellStopped(text, ev)
-	return true
 }
 
 // typist notes whether Send typed the text into the pane.
@@ -386,39 +361,44 @@ func (t *typist) Deliver(ctx context.Context, key, text string) (time.Time, erro
 	return at, err
 }
 
-// deliver runs one message through to a receipt.
-func (r *Router) deliver(tg target, ev chat.MessageEvent) {
+// deliver runs one message through to a receipt. It reports whether the
+// message was handled: delivered, or told why not; false when the daemon
+// stopped first (catch-up then handles it once ccbridge is back).
+func (r *Router) deliver(tg target, it item) bool {
+	ev := it.ev
 	ctx := r.ctx
 	key := tg.key
 	log := r.opt.Log.With("session", key, "message", ev.MessageID)
-	if r.stoppedDuring(ev, false) {
-		return
+	if r.stoppedDuring(it, false) {
+		return false
 	}
 	prompt := r.withAttachments(ctx, key, ev)
-	if r.stoppedDuring(ev, false) {
-		return
+	if r.stoppedDuring(it, false) {
+		return false
 	}
 	if strings.TrimSpace(prompt) == "" {
-		return // only attachments, and none could be had: start nothing
+		return true // only attachments, and none could be had: start nothing
 	}
 	target, err := r.sessionTarget(tg)
 	if err != nil {
-		if !r.stoppedDuring(ev, false) {
-			r.send(ev.Server, ev.ChannelID, "⚠️ "+errText(err))
+		if r.stoppedDuring(it, false) {
+			return false
 		}
-		return
+		r.send(ev.Server, ev.ChannelID, "⚠️ "+errText(err))
+		return true
 	}
 	if _, started, err := r.opt.Sessions.Ensure(ctx, target); err != nil {
-		if r.stoppedDuring(ev, false) {
-			return
+		if r.stoppedDuring(it, false) {
+			return false
 		}
 		log.Error("could not start Claude", "err", err)
 		r.react(ev, "⚠️")
 		r.send(ev.Server, ev.ChannelID, startFailure(target, err))
-		return
+		return true
 	} else if started {
 		log.Info("session started for a message")
 	}
+	r.recordTyped(key, it, prompt) // catchup.go
 	ty := &typist{Typist: r.opt.Sessions}
 	err = session.Send(ctx, ty, key, prompt, session.SendOptions{
 		DialogWait: r.opt.Config.Claude.PromptTimeout.Duration,
@@ -430,7 +410,8 @@ func (r *Router) deliver(tg target, ev chat.MessageEvent) {
 	switch {
 	case err == nil:
 		r.react(ev, "✅")
-	case r.stoppedDuring(ev, ty.typed):
+	case r.stoppedDuring(it, ty.typed):
+		return false
 	case errors.Is(err, session.ErrNoReceipt):
 		r.react(ev, "⚠️")
 		r.send(ev.Server, ev.ChannelID, "⚠️ Claude did not confirm this message. It may still be sitting in the input box: check with /screen.")
@@ -439,6 +420,7 @@ func (r *Router) deliver(tg target, ev chat.MessageEvent) {
 		r.react(ev, "⚠️")
 		r.send(ev.Server, ev.ChannelID, "⚠️ Could not deliver your message to Claude: "+errText(err))
 	}
+	return true
 }
 
 func startFailure(t session.Target, err error) string {

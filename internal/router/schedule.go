@@ -285,6 +285,6 @@ func (r *Router) runScheduled(s state.Schedule, log *slog.Logger) {
 	if err != nil {
 		log.Error("could not post a scheduled prompt", "err", err)
 	}
-	r.enqueue(tg, chat.MessageEvent{Server: s.Server, ChannelID: ch, ParentID: parent, MessageID: msgID,
-		Author: chat.User{ID: s.Owner}, Content: s.Prompt})
+	r.enqueue(tg, item{ev: chat.MessageEvent{Server: s.Server, ChannelID: ch, ParentID: parent, MessageID: msgID,
+		Author: chat.User{ID: s.Owner}, Content: s.Prompt}, own: true}) // catchup.go
 }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/history"
+	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -90,6 +92,7 @@ func (r *Router) listSessions(tg target) chat.Reply {
 		return chat.Reply{Content: "⚠️ Could not read Claude's history: " + errText(err)}
 	}
 	running := map[string]bool{}
+	listed := strconv.FormatInt(r.now().Unix(), 36)
 	var b strings.Builder
 	var takeRow []chat.Button
 	fmt.Fprintf(&b, "**Running Claude sessions in `%s`**\n", clip(dir, 200))
@@ -127,9 +130,9 @@ func (r *Router) listSessions(tg target) chat.Reply {
 		n++
 		fmt.Fprintf(&b, "%c. “%s” — %d turn(s), %s\n", 'A'+n-1, clip(oneLine(c.FirstPrompt), 120), c.Turns, age(c.Modified))
 		rows = append(rows, chat.Row{Buttons: []chat.Button{
-			{Label: fmt.Sprintf("Resume %c", 'A'+n-1), CustomID: r.ssID("resume", c.ID), Style: chat.Secondary},
-			{Label: fmt.Sprintf("Fork %c", 'A'+n-1), CustomID: r.ssID("fork", c.ID), Style: chat.Secondary},
-			{Label: fmt.Sprintf("Resume %c here", 'A'+n-1), CustomID: r.ssID("here", c.ID), Style: chat.Secondary},
+			{Label: fmt.Sprintf("Resume %c", 'A'+n-1), CustomID: r.ssID("resume", c.ID, listed), Style: chat.Secondary},
+			{Label: fmt.Sprintf("Fork %c", 'A'+n-1), CustomID: r.ssID("fork", c.ID, listed), Style: chat.Secondary},
+			{Label: fmt.Sprintf("Resume %c here", 'A'+n-1), CustomID: r.ssID("here", c.ID, listed), Style: chat.Secondary},
 		}})
 	}
 	if n == 0 {
@@ -192,10 +195,8 @@ func (r *Router) sessionsAction(ev chat.ComponentEvent, args []string, resp chat
 	switch args[0] {
 	case "take":
 		reply = r.takeOver(tk, tg, args[1])
-	case "resume", "fork":
-		reply = r.resumeButton(tk, tg, args[1], args[0] == "fork")
-	case "here":
-		reply = r.resumeHere(tk, tg, args[1])
+	case "resume", "fork", "here":
+		reply = r.pastConversation(tk, tg, args)
 	default:
 		reply = chat.Reply{Content: "This button is no longer valid."}
 	}
@@ -206,7 +207,7 @@ func (r *Router) sessionsAction(ev chat.ComponentEvent, args []string, resp chat
 
 // threadTitle names a thread after a conversation's first prompt.
 func threadTitle(prefix, prompt, fallback string) string {
-	name := oneLine(prompt)
+	name := oneLine(redact.String(prompt)) // masked before it is cut
 	if name == "" {
 		name = fallback
 	}
@@ -251,6 +252,62 @@ func (r *Router) takeOver(tk Takeovers, tg target, arg string) chat.Reply {
 	}
 	r.send(tg.rt.server.Name, threadID, msg)
 	return chat.Reply{Content: "🖐 Took over in <#" + threadID + ">."}
+}
+
+// listingTTL is how long the Resume and Fork buttons of a /sessions
+// listing stay valid: it showed which conversations were not running
+// then.
+const listingTTL = 10 * time.Minute
+
+// pastConversation answers Resume, Fork and Resume here, from a listing
+// young enough, and resumes only a conversation that no Claude runs now:
+// two Claudes on one conversation both write its transcript
+// (security-2.md finding 16). A fork is a new conversation, so it may copy
+// a running one.
+func (r *Router) pastConversation(tk Takeovers, tg target, args []string) chat.Reply {
+	if len(args) < 3 {
+		return chat.Reply{Content: "This listing is from an older ccbridge; run /sessions again."}
+	}
+	listed, err := strconv.ParseInt(args[2], 36, 64)
+	if age := r.now().Sub(time.Unix(listed, 0)); err != nil || age > listingTTL || age < -listingTTL {
+		return chat.Reply{Content: "This listing is more than 10 minutes old, so what it shows may have changed; run /sessions again."}
+	}
+	if args[0] == "fork" {
+		return r.resumeButton(tk, tg, args[1], true)
+	}
+	if where := r.runningConversation(tk, tg, args[1]); where != "" {
+		return chat.Reply{Content: "⚠️ That conversation is running now (" + where + "); resuming it too would put two Claudes on it. Fork it instead, or talk to it there."}
+	}
+	if args[0] == "here" {
+		return r.resumeHere(tk, tg, args[1])
+	}
+	return r.resumeButton(tk, tg, args[1], false)
+}
+
+// runningConversation says where a Claude runs on the conversation a
+// button names ("" when none does): a session of ccbridge's (a Discord
+// one, or an MCP client's, which /sessions does not list) whose pane is
+// alive, or a Claude started by hand in this project.
+func (r *Router) runningConversation(tk Takeovers, tg target, arg string) string {
+	all, _ := r.opt.Store.Sessions.List()
+	for k, s := range all {
+		if s.ClaudeSessionID == "" || !chat.ArgIs(arg, s.ClaudeSessionID) {
+			continue
+		}
+		if st, err := r.opt.Sessions.Status(r.ctx, k); err == nil && st.State != "stopped" {
+			if strings.HasPrefix(k, "mcp@") {
+				return "in a session of an MCP client"
+			}
+			return "in ccbridge's session " + k
+		}
+	}
+	live, _ := tk.LiveSessions(r.ctx, tg.rt.server.Name, tg.rt.project.Name)
+	for _, l := range live {
+		if chat.ArgIs(arg, l.ClaudeSessionID) {
+			return "in a Claude started by hand"
+		}
+	}
+	return ""
 }
 
 // findLive finds the hand-started Claude a button names, in this project.
@@ -318,7 +375,7 @@ func (r *Router) startFrom(tg target, claudeSessionID, name string, fork bool, p
 		}
 	})
 	if prompt != "" {
-		r.enqueue(th, chat.MessageEvent{Server: tg.rt.server.Name, ChannelID: threadID, ParentID: tg.rt.project.ChannelID, Content: prompt})
+		r.enqueue(th, item{ev: chat.MessageEvent{Server: tg.rt.server.Name, ChannelID: threadID, ParentID: tg.rt.project.ChannelID, Content: prompt}})
 		return threadID, nil
 	}
 	r.wg.Add(1)

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -50,7 +51,7 @@ func (r *Router) newThread(ev chat.CommandEvent, tg target) chat.Reply {
 		g.Server, g.Project, g.ThreadID, g.ThreadName = tg.rt.server.Name, tg.rt.project.Name, threadID, name
 	})
 	if prompt := strings.TrimSpace(ev.Options["prompt"]); prompt != "" {
-		r.enqueue(th, chat.MessageEvent{Server: ev.Server, ChannelID: threadID, ParentID: ev.ChannelID, Author: ev.User, Content: prompt})
+		r.enqueue(th, item{ev: chat.MessageEvent{Server: ev.Server, ChannelID: threadID, ParentID: ev.ChannelID, Author: ev.User, Content: prompt}})
 	}
 	return chat.Reply{Content: "🧵 Started <#" + threadID + ">: its messages go to a Claude session of their own."}
 }
@@ -378,8 +379,10 @@ func (r *Router) wtID(key string, args ...string) string {
 	return id
 }
 
+// clip masks secrets before it cuts: a secret cut in two is no longer
+// recognised by the redaction on the way to Discord.
 func clip(s string, n int) string {
-	s = strings.ReplaceAll(s, "```", "ʼʼʼ")
+	s = strings.ReplaceAll(redact.String(s), "```", "ʼʼʼ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n]) + "…"
 	}

@@ -122,7 +122,7 @@ func (r *Router) transcribe(tg target, ev chat.MessageEvent, audio chat.Attachme
 	}
 	words, err := r.transcriber().Transcribe(r.ctx, file)
 	if r.ctx.Err() != nil {
-		r.tellStopped(notReached, ev)
+		r.tellStopped(notReached, item{ev: ev})
 		return
 	}
 	var failed *voice.Error
@@ -170,10 +170,10 @@ func (r *Router) transcribe(tg target, ev chat.MessageEvent, audio chat.Attachme
 
 // spoken is the voice note as the message its words make: it goes through
 // the queue like typed text, and its receipt lands on the voice note.
-func spoken(note chat.MessageEvent, words string) chat.MessageEvent {
+func spoken(note chat.MessageEvent, words string) item {
 	ev := note
 	ev.Content, ev.Attachments, ev.Flags = words, nil, 0
-	return ev
+	return item{ev: ev, again: true} // the note was claimed when it arrived (catchup.go)
 }
 
 // transcriptFits leaves room in a message for the heading.

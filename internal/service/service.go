@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/execx"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -45,6 +46,9 @@ type Options struct {
 	Runner execx.Runner
 	// LingerDir is /var/lib/systemd/linger (a variable for tests).
 	LingerDir string
+	// Socket is the config's tmux socket ([tmux].socket), for the advice
+	// uninstall gives.
+	Socket string
 }
 
 // UnitPath is where the systemd user unit goes.
@@ -229,17 +233,31 @@ func Install(ctx context.Context, o Options, out io.Writer) error {
 	}
 	switch o.OS {
 	case "linux":
-		if err := writeFile(o.EnvPath(), envFile(o.Env), 0o600); err != nil {
-			return fmt.Errorf("write %s: %w", o.EnvPath(), err)
+		if repo := config.GitWorkTree(filepath.Dir(o.EnvPath())); repo != "" && len(o.Env) > 0 {
+			fmt.Fprintf(out, "warning: %s is inside the git work tree %s and will hold the bot tokens: keep it out of git "+
+				"(.gitignore), or use token_file outside the tree (ccbridge setup does) so there is nothing to copy\n", o.EnvPath(), repo)
 		}
-		if err := writeFile(o.UnitPath(), SystemdUnit(o), 0o644); err != nil {
-			return fmt.Errorf("write unit: %w", err)
+		_, statErr := os.Stat(o.UnitPath())
+		unitExisted := statErr == nil
+		restore, err := writeFiles([]fileWrite{{o.EnvPath(), envFile(o.Env), 0o600}, {o.UnitPath(), SystemdUnit(o), 0o644}})
+		if err != nil {
+			return err
 		}
 		fmt.Fprintf(out, "wrote %s\nwrote %s (mode 0600: the token variables)\n", o.UnitPath(), o.EnvPath())
+		var reloaded, enabled bool
 		for _, args := range [][]string{{"systemctl", "--user", "daemon-reload"}, {"systemctl", "--user", "enable", Unit}, {"systemctl", "--user", "restart", Unit}} {
 			if _, err := o.run(ctx, args...); err != nil {
-				return fmt.Errorf("%s: %w (is this a systemd session? `systemctl --user status` tells)", strings.Join(args, " "), err)
+				err = fmt.Errorf("%s: %w (is this a systemd session? `systemctl --user status` tells)", strings.Join(args, " "), err)
+				if rbErr := o.rollback(ctx, restore, unitExisted, enabled, reloaded); rbErr != nil {
+					return fmt.Errorf("%w; undoing the install failed too: %v", err, rbErr)
+				}
+				if unitExisted {
+					return fmt.Errorf("%w; the previous service files are back as they were", err)
+				}
+				return fmt.Errorf("%w; what install wrote is removed again", err)
 			}
+			reloaded = reloaded || args[2] == "daemon-reload"
+			enabled = enabled || args[2] == "enable"
 		}
 		fmt.Fprintf(out, "enabled and started %s; logs: %s (and journalctl --user -u ccbridge)\n", Unit, o.LogFile)
 		if _, err := os.Stat(filepath.Join(o.LingerDir, o.User)); err != nil {
@@ -247,14 +265,18 @@ func Install(ctx context.Context, o Options, out io.Writer) error {
 		}
 		return nil
 	case "darwin":
-		if err := writeFile(o.PlistPath(), LaunchdPlist(o), 0o600); err != nil {
-			return fmt.Errorf("write plist: %w", err)
+		restore, err := writeFiles([]fileWrite{{o.PlistPath(), LaunchdPlist(o), 0o600}})
+		if err != nil {
+			return err
 		}
 		fmt.Fprintf(out, "wrote %s (mode 0600: it holds the token variables)\n", o.PlistPath())
 		domain := fmt.Sprintf("gui/%d", o.UID)
 		_, _ = o.run(ctx, "launchctl", "bootout", domain+"/"+Label) // not loaded yet is fine
 		if _, err := o.run(ctx, "launchctl", "bootstrap", domain, o.PlistPath()); err != nil {
-			return fmt.Errorf("launchctl bootstrap: %w", err)
+			if rbErr := restore(); rbErr != nil {
+				return fmt.Errorf("launchctl bootstrap: %w; undoing the install failed too: %v", err, rbErr)
+			}
+			return fmt.Errorf("launchctl bootstrap: %w; the agent's file is back as it was", err)
 		}
 		fmt.Fprintf(out, "loaded %s; it starts at login; logs: %s\n", Label, o.LogFile)
 		return nil
@@ -297,7 +319,7 @@ func Uninstall(ctx context.Context, o Options, out io.Writer) error {
 		fmt.Fprintln(out, "no ccbridge service was installed; nothing changed")
 		return nil
 	}
-	fmt.Fprintln(out, "the service is removed; sessions already running in tmux are left alone (tmux -L <socket> kill-server ends them)")
+	fmt.Fprintf(out, "the service is removed; sessions already running in tmux are left alone (tmux -L %s kill-server ends them)\n", o.socket())
 	return nil
 }
 
@@ -326,8 +348,27 @@ func Status(ctx context.Context, o Options, out io.Writer) (running bool, err er
 	if err != nil && !errors.As(err, &ce) {
 		return false, err
 	}
-	if o.OS == "linux" {
-		return err == nil, nil // systemctl status exits 3 when inactive
+	running = err == nil // systemctl status exits 3 when inactive
+	if o.OS == "darwin" {
+		running = running && strings.Contains(text, "state = running")
 	}
-	return err == nil && strings.Contains(text, "state = running"), nil
+	if !running {
+		whyNotRunning(o, text+"\n"+errText(err), out)
+	}
+	return running, nil
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// socket is the tmux socket the sessions run on.
+func (o Options) socket() string {
+	if o.Socket == "" {
+		return "ccbridge"
+	}
+	return o.Socket
 }

@@ -269,3 +269,97 @@ func TestInstallRefusesOtherSystems(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// systemctl refusing the install undoes it: new files removed, a unit it
+// enabled disabled again, systemd told; an earlier install's files come
+// back byte for byte.
+func TestInstallUndoesWhatSystemdRefused(t *testing.T) {
+	noBus := execx.Exit(1, "Failed to connect to bus: No medium found")
+	o := options(t, "linux", execx.NewFake(t,
+		execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}},
+		execx.Call{Args: []string{"systemctl", "--user", "enable", Unit}},
+		execx.Call{Args: []string{"systemctl", "--user", "restart", Unit}, Err: noBus},
+		execx.Call{Args: []string{"systemctl", "--user", "disable", Unit}},
+		execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}},
+	))
+	err := Install(context.Background(), o, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "Failed to connect to bus") || !strings.Contains(err.Error(), "removed again") {
+		t.Fatalf("err = %v", err)
+	}
+	for _, p := range []string{o.UnitPath(), o.EnvPath()} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s left behind", p)
+		}
+	}
+
+	// An earlier install's files: put back as they were.
+	o = options(t, "linux", execx.NewFake(t,
+		execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}, Err: noBus},
+	))
+	_ = os.MkdirAll(filepath.Dir(o.UnitPath()), 0o700)
+	_ = os.MkdirAll(filepath.Dir(o.EnvPath()), 0o700)
+	_ = os.WriteFile(o.UnitPath(), []byte("old unit\n"), 0o644)
+	_ = os.WriteFile(o.EnvPath(), []byte("OLD=1\n"), 0o600)
+	if err := Install(context.Background(), o, io.Discard); err == nil || !strings.Contains(err.Error(), "back as they were") {
+		t.Fatalf("err = %v", err)
+	}
+	if b, _ := os.ReadFile(o.UnitPath()); string(b) != "old unit\n" {
+		t.Errorf("unit: %q", b)
+	}
+	if b, _ := os.ReadFile(o.EnvPath()); string(b) != "OLD=1\n" || perm(t, o.EnvPath()) != 0o600 {
+		t.Errorf("env file: %q %o", b, perm(t, o.EnvPath()))
+	}
+}
+
+// An installed service that is not running: status says why, from the
+// daemon's log or the service manager.
+func TestStatusSaysWhyItIsNotRunning(t *testing.T) {
+	o := options(t, "linux", nil)
+	o.Runner = execx.NewFake(t,
+		execx.Call{Args: []string{"systemctl", "--user", "status", "--no-pager", Unit}, Stdout: "× ccbridge.service\n   Active: failed\n", Err: execx.Exit(3, "")},
+		execx.Call{Args: []string{"systemctl", "--user", "status", "--no-pager", Unit}, Err: execx.Exit(1, "Failed to connect to bus: No medium found")})
+	_ = os.MkdirAll(filepath.Dir(o.UnitPath()), 0o700)
+	_ = os.WriteFile(o.UnitPath(), []byte(SystemdUnit(o)), 0o644)
+	_ = os.MkdirAll(filepath.Dir(o.LogFile), 0o700)
+	_ = os.WriteFile(o.LogFile, []byte("time=x level=INFO msg=\"ccbridge starting\"\nccbridge: server home: Discord refused the bot token: copy a fresh token\n"), 0o600)
+	var out bytes.Buffer
+	if running, err := Status(context.Background(), o, &out); running || err != nil || !strings.Contains(out.String(), "why: the last lines of "+o.LogFile) ||
+		!strings.Contains(out.String(), "Discord refused the bot token") {
+		t.Errorf("status: %v %v\n%s", running, err, out.String())
+	}
+	out.Reset()
+	if running, err := Status(context.Background(), o, &out); running || err != nil || !strings.Contains(out.String(), "systemd's user manager cannot be reached") {
+		t.Errorf("status without a bus: %v %v\n%s", running, err, out.String())
+	}
+}
+
+// Uninstall names the sessions' real tmux socket.
+func TestUninstallNamesTheSocket(t *testing.T) {
+	o := options(t, "linux", execx.NewFake(t,
+		execx.Call{Args: []string{"systemctl", "--user", "disable", "--now", Unit}},
+		execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}}))
+	o.Socket = "work"
+	_ = os.MkdirAll(filepath.Dir(o.UnitPath()), 0o700)
+	_ = os.WriteFile(o.UnitPath(), []byte(SystemdUnit(o)), 0o644)
+	var out bytes.Buffer
+	if err := Uninstall(context.Background(), o, &out); err != nil || !strings.Contains(out.String(), "tmux -L work kill-server") || strings.Contains(out.String(), "<socket>") {
+		t.Errorf("uninstall: %v\n%s", err, out.String())
+	}
+}
+
+// service.env holds the tokens: a config dir inside a git work tree
+// (dotfiles) gets a warning.
+func TestInstallWarnsAboutAGitTree(t *testing.T) {
+	o := options(t, "linux", execx.NewFake(t,
+		execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}},
+		execx.Call{Args: []string{"systemctl", "--user", "enable", Unit}},
+		execx.Call{Args: []string{"systemctl", "--user", "restart", Unit}}))
+	_ = os.MkdirAll(filepath.Join(filepath.Dir(o.ConfigPath), ".git"), 0o700)
+	var out bytes.Buffer
+	if err := Install(context.Background(), o, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "warning: "+o.EnvPath()+" is inside the git work tree") {
+		t.Errorf("no warning:\n%s", out.String())
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/tmux"
 )
@@ -65,6 +66,8 @@ const screenBudget = 1900
 // Screen returns the session's screen as a person reads it on a phone:
 // blank runs collapsed, at most lines lines, within screenBudget
 // characters, keeping the input box or the dialog and what is above it.
+// Secrets are masked before it is cut, on the whole screen, so that one
+// the TUI wrapped over several lines, or one at the cut, is masked whole.
 func (m *Manager) Screen(ctx context.Context, key string, lines int) (string, error) {
 	pane, err := m.pane(ctx, key)
 	if err != nil {
@@ -74,7 +77,7 @@ func (m *Manager) Screen(ctx context.Context, key string, lines int) (string, er
 	if err != nil {
 		return "", err
 	}
-	return Condense(screen, lines, screenBudget), nil
+	return Condense(redact.Screen(screen), lines, screenBudget), nil
 }
 
 // errScreenWait says the screen never showed what was waited for.

@@ -92,7 +92,7 @@ type Options struct {
 // own lock; different sessions proceed in parallel.
 type Manager struct {
 	opt      Options
-	settings string // the hook settings, passed inline with --settings
+	settings claudehook.Settings // the hooks; settingsFor adds a session's policy
 
 	mu    sync.Mutex // guards locks and typed
 	locks map[string]*sync.Mutex
@@ -122,7 +122,7 @@ func New(opt Options) (*Manager, error) {
 	// taken-over pane's to the user's server (foreign.go).
 	opt.Panes = &panes{own: opt.Panes, user: opt.UserServers}
 	s := claudehook.BridgeSettings(opt.HookStop, opt.HookPretool, opt.Config.Claude.PromptTimeout.Duration)
-	return &Manager{opt: opt, locks: map[string]*sync.Mutex{}, typed: map[string]string{}, settings: string(s.Inline())}, nil
+	return &Manager{opt: opt, locks: map[string]*sync.Mutex{}, typed: map[string]string{}, settings: s}, nil
 }
 
 // HookBinaries finds the hook programs next to the running executable,

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ccbridge/ccbridge/internal/claudehook"
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/tmux"
@@ -211,7 +210,8 @@ func TestEnsureStartsClaudeOnceWithTheBridgeEnvironment(t *testing.T) {
 	spec := panes.specs[0]
 	// The hook settings go inline: no file in the runtime dir that someone
 	// could replace between daemon start and a session start.
-	settings := string(claudehook.BridgeSettings("/bin/hs", "/bin/hp", cfgPromptTimeout(m)).Inline())
+	// (TestSettingsCarryTheSessionPolicy checks what they hold.)
+	settings := m.settingsFor(target)
 	wantArgv := []string{"/opt/claude", "--verbose", "--permission-mode", "default", "--settings", settings}
 	if !slices.Equal(spec.Argv[:len(wantArgv)], wantArgv) || !slices.Contains(spec.Argv, "--model") || spec.Argv[len(spec.Argv)-1] != "sonnet" {
 		t.Errorf("argv = %q", spec.Argv)

@@ -113,7 +113,7 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 	if t.PermissionMode != "" {
 		argv = append(argv, "--permission-mode", t.PermissionMode)
 	}
-	argv = append(argv, "--settings", m.settings)
+	argv = append(argv, "--settings", m.settingsFor(t)) // policy.go
 	if !t.Plain {
 		argv = append(argv, "--append-system-prompt", claudeSystemPrompt(outputs))
 	}

@@ -15,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -175,13 +174,13 @@ func (w *wizard) run(ctx context.Context) error {
 	} else {
 		w.say("Creating %s.", w.ConfigPath)
 	}
-	srv, err := w.pickServer(cfg)
+	i, err := w.pickServer(cfg)
 	if err != nil {
 		return err
 	}
 
 	// 1. The token and who the bot is.
-	newToken, err := w.token(ctx, apiBase, srv)
+	tok, err := w.token(ctx, apiBase, &cfg.Servers[i])
 	if err != nil {
 		return err
 	}
@@ -190,36 +189,33 @@ func (w *wizard) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Another bot's token gets an entry of its own; the entry chosen
+	// stays as it is.
+	if i, err = w.otherBot(cfg, i, tok); err != nil {
+		return err
+	}
 	// 3. The invite, and the server the bot is in.
 	w.say("\nInvite the bot to your server with exactly the permissions ccbridge needs (open in a browser):\n  %s", discord.InviteURL(app.ID))
-	guild, err := w.guild(ctx, srv.GuildID)
+	guild, err := w.guild(ctx, cfg.Servers[i].GuildID)
 	if err != nil {
 		return err
 	}
-	if srv.GuildID != "" && srv.GuildID != guild.ID {
-		// Another server's entry (or the example's placeholders, as
-		// install.sh writes them): its owners and channels are not this one's.
-		w.say("The config had this bot in server %s; its owners, panel channel and %d project(s) belong to that server.", srv.GuildID, len(srv.Projects))
-		fresh, err := w.yes("Start this bot's entry afresh for "+strconv.Quote(guild.Name)+" (n keeps them)?", true)
-		if err != nil {
-			return err
-		}
-		if fresh {
-			srv.OwnerIDs, srv.GeneralChannelID, srv.Projects = nil, "", nil
-		}
-	}
-	srv.GuildID = guild.ID
-	// 4. Channels → project directories.
-	if err := w.projects(ctx, guild, srv); err != nil {
+	if i, err = w.otherServer(cfg, i, tok, guild); err != nil {
 		return err
 	}
-	// 5. Owners.
+	srv := &cfg.Servers[i]
+	srv.GuildID = guild.ID
+	// 4. Owners: before the channels, which are created for them alone.
 	if err := w.owners(app, srv); err != nil {
 		return err
 	}
+	// 5. Channels → project directories.
+	if err := w.projects(ctx, guild, srv, tok.botID); err != nil {
+		return err
+	}
 	// 6. Write the token file and the config.
-	if newToken != "" {
-		if err := w.writeToken(srv, newToken); err != nil {
+	if tok.typed != "" {
+		if err := w.writeToken(srv, tok.typed); err != nil {
 			return err
 		}
 	}
@@ -238,85 +234,6 @@ func safeName(s string) string {
 		s = "project"
 	}
 	return s
-}
-
-// pickServer returns the [[servers]] entry to set up, adding one if needed.
-func (w *wizard) pickServer(cfg *config.Config) (*config.Server, error) {
-	switch len(cfg.Servers) {
-	case 0:
-		name, err := w.ask("A short name for this bot (letters, digits, - and _)", "home")
-		if err != nil {
-			return nil, err
-		}
-		cfg.Servers = append(cfg.Servers, config.Server{Name: safeName(name)})
-		return &cfg.Servers[0], nil
-	case 1:
-		w.say("Setting up the bot %q.", cfg.Servers[0].Name)
-		return &cfg.Servers[0], nil
-	}
-	w.say("This config has several bots:")
-	for i, s := range cfg.Servers {
-		w.say("  %d. %s", i+1, s.Name)
-	}
-	for {
-		a, err := w.ask("Which one to set up (number)", "1")
-		if err != nil {
-			return nil, err
-		}
-		if n, err := strconv.Atoi(a); err == nil && n >= 1 && n <= len(cfg.Servers) {
-			return &cfg.Servers[n-1], nil
-		}
-		w.say("Type a number between 1 and %d.", len(cfg.Servers))
-	}
-}
-
-// token asks for the bot token (keeping a working one on Enter), checks it
-// and sets w.client; newToken is set when one was typed.
-func (w *wizard) token(ctx context.Context, apiBase string, srv *config.Server) (newToken string, err error) {
-	current, curErr := srv.ResolveToken()
-	prompt := "Bot token (Developer Portal → your application → Bot → Reset Token; input is hidden)"
-	if curErr == nil {
-		prompt = "Bot token (Enter keeps the current one; input is hidden)"
-	}
-	for attempt := 1; ; attempt++ {
-		typed, err := w.secret(prompt)
-		if err != nil {
-			return "", err
-		}
-		token := discord.NormalizeToken(typed)
-		if token == "" {
-			if curErr != nil {
-				w.say("A token is needed.")
-				if attempt >= 3 {
-					return "", errors.New("no bot token given")
-				}
-				continue
-			}
-			token = current
-		}
-		if w.client, err = discord.NewClient(apiBase, token); err != nil {
-			return "", err
-		}
-		id, name, err := w.client.Me(ctx)
-		if err == nil {
-			w.say("The token works: the bot is %s (id %s).", name, id)
-			if typed != "" {
-				newToken = token
-			}
-			return newToken, nil
-		}
-		if !discord.IsAuth(err) {
-			return "", fmt.Errorf("check the token: %w", err)
-		}
-		w.say("Discord refused this token (HTTP %d). Copy it again, or press Reset Token in the Developer Portal's Bot page.", discord.HTTPStatus(err))
-		if typed == "" {
-			curErr = err // the stored token is dead: ask for a new one
-			prompt = "Bot token (input is hidden)"
-		}
-		if attempt >= 3 {
-			return "", errors.New("Discord refused the bot token three times")
-		}
-	}
 }
 
 // application reads the owner and makes sure the Message Content intent is
@@ -394,132 +311,6 @@ func (w *wizard) guild(ctx context.Context, current string) (discord.Guild, erro
 	}
 }
 
-// projects lets the person map channels to directories.
-func (w *wizard) projects(ctx context.Context, guild discord.Guild, srv *config.Server) error {
-	chs, err := w.client.TextChannels(ctx, guild.ID)
-	if err != nil {
-		return err
-	}
-	for {
-		w.say("\nText channels of %q:", guild.Name)
-		for i, ch := range chs {
-			mark := ""
-			if p := projectOf(srv, ch.ID); p != nil {
-				mark = fmt.Sprintf("  → project %s (%s)", p.Name, p.Path)
-			} else if ch.ID == srv.GeneralChannelID {
-				mark = "  → control panel"
-			}
-			w.say("  %d. #%s%s", i+1, ch.Name, mark)
-		}
-		for _, p := range srv.Projects {
-			if !slices.ContainsFunc(chs, func(c discord.TextChannel) bool { return c.ID == p.ChannelID }) {
-				w.say("  (project %s maps channel %s, which is not a text channel of this server: fix it in the config)", p.Name, p.ChannelID)
-			}
-		}
-		a, err := w.ask("Channel to map to a project directory: its number, or a new name to create it (Enter when done)", "")
-		if err != nil {
-			return err
-		}
-		if a == "" {
-			if len(srv.Projects) == 0 {
-				w.say("No project mapped yet: the bot would answer nothing. Map at least one channel.")
-				continue
-			}
-			return nil
-		}
-		var ch discord.TextChannel
-		if n, err := strconv.Atoi(a); err == nil {
-			if n < 1 || n > len(chs) {
-				w.say("Type a number between 1 and %d.", len(chs))
-				continue
-			}
-			ch = chs[n-1]
-		} else {
-			created, err := w.client.CreateTextChannel(ctx, guild.ID, discord.ChannelName(a))
-			if discord.HTTPStatus(err) == 403 {
-				w.say("The bot may not create channels (the invite leaves out Manage Channels on purpose).\n"+
-					"Create #%s in Discord yourself, then press Enter here to list the channels again.", discord.ChannelName(a))
-				if _, err := w.ask("Press Enter when it exists", ""); err != nil {
-					return err
-				}
-				if chs, err = w.client.TextChannels(ctx, guild.ID); err != nil {
-					return err
-				}
-				continue
-			}
-			if st := discord.HTTPStatus(err); st >= 400 && st < 500 {
-				// A name Discord refuses (empty once cleaned, too long…):
-				// failing here would lose every answer so far.
-				w.say("Discord refused to create #%s: %v\nType another name, or the number of an existing channel.", discord.ChannelName(a), err)
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			w.say("Created #%s.", created.Name)
-			chs = append(chs, created)
-			ch = created
-		}
-		if err := w.mapChannel(srv, ch); err != nil {
-			return err
-		}
-	}
-}
-
-func projectOf(srv *config.Server, channelID string) *config.Project {
-	for i := range srv.Projects {
-		if srv.Projects[i].ChannelID == channelID {
-			return &srv.Projects[i]
-		}
-	}
-	return nil
-}
-
-func (w *wizard) mapChannel(srv *config.Server, ch discord.TextChannel) error {
-	p := projectOf(srv, ch.ID)
-	def := ""
-	if p != nil {
-		def = p.Path
-	} else if home, err := os.UserHomeDir(); err == nil {
-		def = "~/" + ch.Name
-		if _, err := os.Stat(filepath.Join(home, ch.Name)); err != nil {
-			def = ""
-		}
-	}
-	var path string
-	for {
-		a, err := w.ask(fmt.Sprintf("Project directory for #%s (absolute, or starting with ~/)", ch.Name), def)
-		if err != nil {
-			return err
-		}
-		abs, err := config.ExpandHome(a)
-		if err != nil || !filepath.IsAbs(abs) {
-			w.say("%q is not an absolute path or ~/path.", a)
-			continue
-		}
-		if fi, err := os.Stat(abs); err != nil {
-			w.say("Note: %s does not exist yet; sessions there start once it does.", abs)
-		} else if !fi.IsDir() {
-			w.say("%s is not a directory.", abs)
-			continue
-		}
-		path = a
-		break
-	}
-	if p != nil {
-		p.Path = path
-		w.say("Project %s: #%s → %s.", p.Name, ch.Name, path)
-		return nil
-	}
-	name := safeName(ch.Name)
-	for i := 2; slices.ContainsFunc(srv.Projects, func(q config.Project) bool { return q.Name == name }); i++ {
-		name = fmt.Sprintf("%s-%d", safeName(ch.Name), i)
-	}
-	srv.Projects = append(srv.Projects, config.Project{Name: name, ChannelID: ch.ID, Path: path})
-	w.say("Project %s: #%s → %s.", name, ch.Name, path)
-	return nil
-}
-
 var snowflake = regexp.MustCompile(`^[0-9]{15,21}$`)
 
 // owners sets owner_ids: kept when set, else the application's owner,
@@ -552,29 +343,6 @@ func (w *wizard) owners(app discord.App, srv *config.Server) error {
 	}
 }
 
-func (w *wizard) writeToken(srv *config.Server, token string) error {
-	path := srv.TokenFile
-	if path == "" {
-		path = tildePath(filepath.Join(filepath.Dir(w.ConfigPath), srv.Name+".token"))
-	}
-	abs, err := config.ExpandHome(path)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return fmt.Errorf("token file: %w", err)
-	}
-	if err := state.WriteAtomic(abs, []byte(token+"\n"), 0o600); err != nil {
-		return fmt.Errorf("token file: %w", err)
-	}
-	if srv.TokenEnv != "" {
-		w.say("The token now comes from %s; token_env %s is no longer used.", path, srv.TokenEnv)
-	}
-	srv.TokenFile, srv.TokenEnv, srv.Token = path, "", ""
-	w.say("Saved the token in %s (mode 0600).", abs)
-	return nil
-}
-
 // hasBackup reports whether <config>.bak exists.
 func (w *wizard) hasBackup() bool {
 	_, err := os.Lstat(w.ConfigPath + ".bak")
@@ -583,7 +351,7 @@ func (w *wizard) hasBackup() bool {
 
 func (w *wizard) write(cfg *config.Config, existed bool) error {
 	out := config.Encode(cfg, "ccbridge configuration, written by `ccbridge setup`.\n"+
-		"Every key is documented in config.example.toml; check with: ccbridge config check")
+		"Every key, with its default: config.example.toml (install.sh puts it next to this file); check with: ccbridge config check")
 	if err := os.MkdirAll(filepath.Dir(w.ConfigPath), 0o700); err != nil {
 		return fmt.Errorf("write config: %w", err)
 	}

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -107,11 +109,10 @@ func TestSetupFirstRun(t *testing.T) {
 		{line: "bot " + f.bot.Token}, // pasted with a "Bot " prefix
 		// The intent is off: the person enables it, then presses Enter.
 		{line: "", before: func() { f.srv.SetMessageContentIntent(f.bot, true) }},
-		// The wizard waits for the join; the person opens the invite URL.
-		{line: "2", before: func() {}},
+		{line: ""}, // the owner: the application's owner
+		{line: "2"},
 		{line: proj},
 		{line: ""},
-		{line: ""}, // the owner: the application's owner
 	}
 	// Join only once the wizard has looked and found no server.
 	go func() {
@@ -124,7 +125,7 @@ func TestSetupFirstRun(t *testing.T) {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
 	for _, want := range []string{"the bot is main-bot", "Message Content Intent is OFF", "Message Content Intent: enabled",
-		"permissions=326417632320", "Waiting for the bot to join", "#api", "config OK"} {
+		"permissions=326417632320", "Waiting for the bot to join", "#api", "every member of", "config OK"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -195,7 +196,7 @@ general_channel_id = "` + f.bot.ChannelID + `"
 	if err := os.WriteFile(f.cfg, []byte(existing), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := f.run(t, lines("", "2", web, "", ""), time.Second)
+	out, err := f.run(t, lines("", "", "2", web, ""), time.Second)
 	if err != nil {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
@@ -254,7 +255,7 @@ func TestSetupTimesOutWhenTheBotNeverJoins(t *testing.T) {
 func TestSetupRetriesARefusedToken(t *testing.T) {
 	f := newFixture(t)
 	proj := t.TempDir()
-	out, err := f.run(t, lines("home", "not-a-token", f.bot.Token, "1", proj, "", ""), time.Second)
+	out, err := f.run(t, lines("home", "not-a-token", f.bot.Token, "", "1", proj, ""), time.Second)
 	if err != nil {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
@@ -268,21 +269,27 @@ func TestSetupCreatesAChannelOrSaysWhyNot(t *testing.T) {
 	proj := t.TempDir()
 	// Without Manage Channels (the invite's set) creation is refused with
 	// advice; once the person created it, it is listed and mapped.
-	out, err := f.run(t, []step{{line: "home"}, {line: f.bot.Token}, {line: "Docs Site"},
-		{line: "", before: func() { f.srv.AddChannel(f.bot.GuildID, "docs-site") }}, {line: "2"}, {line: proj}, {line: ""}, {line: ""}}, time.Second)
+	out, err := f.run(t, []step{{line: "home"}, {line: f.bot.Token}, {line: ""}, {line: "Docs Site"},
+		{line: "", before: func() { f.srv.AddChannel(f.bot.GuildID, "docs-site") }}, {line: "2"}, {line: proj}, {line: ""}}, time.Second)
 	if err != nil || !strings.Contains(out, "may not create channels") {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
 	// With Manage Channels the bot creates it.
 	f2 := newFixture(t)
 	f2.srv.SetBotPermissions(f2.bot, fakediscord.PermInvite|fakediscord.PermManageChannels)
-	out, err = f2.run(t, lines("home", f2.bot.Token, "Docs Site", proj, "", ""), time.Second)
+	out, err = f2.run(t, lines("home", f2.bot.Token, "", "Docs Site", proj, ""), time.Second)
 	if err != nil || !strings.Contains(out, "Created #docs-site") {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
 	c, _ := config.Load(f2.cfg)
 	if len(c.Servers[0].Projects) != 1 || c.Servers[0].Projects[0].Name != "docs-site" {
-		t.Errorf("projects %+v", c.Servers[0].Projects)
+		t.Fatalf("projects %+v", c.Servers[0].Projects)
+	}
+	// The channel is the owners': hidden from the rest of the server.
+	ch := c.Servers[0].Projects[0].ChannelID
+	if !f2.srv.CanView(f2.bot, ch, f2.owner.ID) || !f2.srv.CanView(f2.bot, ch, f2.bot.UserID) || f2.srv.CanView(f2.bot, ch, f2.srv.NewUser("member").ID) {
+		t.Errorf("#docs-site: owner %v, bot %v, another member %v (want true, true, false)", f2.srv.CanView(f2.bot, ch, f2.owner.ID),
+			f2.srv.CanView(f2.bot, ch, f2.bot.UserID), f2.srv.CanView(f2.bot, ch, f2.srv.NewUser("member").ID))
 	}
 }
 
@@ -293,7 +300,7 @@ func TestSetupAsksAgainForARefusedChannelName(t *testing.T) {
 	f.srv.InvalidBodiesExpected.Store(true) // "#" is a name Discord refuses, on purpose
 	proj := t.TempDir()
 	f.srv.SetBotPermissions(f.bot, fakediscord.PermInvite|fakediscord.PermManageChannels)
-	out, err := f.run(t, lines("home", f.bot.Token, "#", "Docs", proj, "", ""), time.Second)
+	out, err := f.run(t, lines("home", f.bot.Token, "", "#", "Docs", proj, ""), time.Second)
 	if err != nil {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
@@ -319,9 +326,10 @@ func TestSetupLeavesAnUnreadableConfigAlone(t *testing.T) {
 	}
 }
 
-// install.sh writes config.example.toml as the config; setup on it replaces
-// the example's placeholder server (another guild) and keeps the rest.
-func TestSetupOnTheExampleConfig(t *testing.T) {
+// An entry for another server (here the example's placeholders) is
+// forgotten only when the person types y: its owners and projects go, the
+// other settings stay.
+func TestSetupForgetsAnotherServersEntryOnlyOnYes(t *testing.T) {
 	f := newFixture(t)
 	t.Setenv("CCBRIDGE_TOKEN_HOME", "")
 	example, err := os.ReadFile("../../config.example.toml")
@@ -331,12 +339,12 @@ func TestSetupOnTheExampleConfig(t *testing.T) {
 	text := strings.Replace(string(example), `api_base = "https://discord.com"`, `api_base = "`+f.srv.URL+`"`, 1)
 	_ = os.WriteFile(f.cfg, []byte(text), 0o600)
 	proj := t.TempDir()
-	out, err := f.run(t, lines(f.bot.Token, "", "1", proj, "", ""), time.Second)
+	out, err := f.run(t, lines(f.bot.Token, "y", "", "1", proj, ""), time.Second)
 	if err != nil {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "had this bot in server 100000000000000001") {
-		t.Errorf("no word about the other server:\n%s", out)
+	if !strings.Contains(out, `The entry "home" is for server 100000000000000001`) || !strings.Contains(out, "(y/N)") {
+		t.Errorf("no word about the other server, or a default other than no:\n%s", out)
 	}
 	c, err := config.Load(f.cfg)
 	if err != nil {
@@ -346,9 +354,9 @@ func TestSetupOnTheExampleConfig(t *testing.T) {
 		t.Fatalf("config check: %v", err)
 	}
 	s := c.Servers[0]
-	if s.Name != "home" || s.GuildID != f.bot.GuildID || len(s.OwnerIDs) != 1 || s.OwnerIDs[0] != f.owner.ID || s.TokenEnv != "" ||
+	if len(c.Servers) != 1 || s.Name != "home" || s.GuildID != f.bot.GuildID || len(s.OwnerIDs) != 1 || s.OwnerIDs[0] != f.owner.ID || s.TokenEnv != "" ||
 		len(s.Projects) != 1 || s.Projects[0].ChannelID != f.bot.ChannelID {
-		t.Errorf("placeholders kept: %+v", s)
+		t.Errorf("placeholders kept: %+v", c.Servers)
 	}
 	if c.Claude.Command != "claude" || c.Tmux.Socket != "ccbridge" || c.Claude.StartTimeout.Duration != 90*time.Second {
 		t.Errorf("the example's other settings were lost: %+v", c)
@@ -392,5 +400,171 @@ func TestSetupStopsAtAPromptWhenInterrupted(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(f.cfg); !bytes.Equal(before, after) {
 		t.Error("config changed")
+	}
+}
+
+// existingHome is a config with the main bot's entry "home": its token from
+// the environment, its server, an owner, the panel and one project.
+func existingHome(t *testing.T, f *fixture) string {
+	t.Helper()
+	t.Setenv("CCBRIDGE_SETUP_TEST_TOKEN", f.bot.Token)
+	proj := t.TempDir()
+	text := `[discord]
+api_base = "` + f.srv.URL + `"
+
+[[servers]]
+name = "home"
+token_env = "CCBRIDGE_SETUP_TEST_TOKEN"
+guild_id = "` + f.bot.GuildID + `"
+owner_ids = ["` + f.owner.ID + `"]
+general_channel_id = "` + f.bot.ChannelID + `"
+
+  [[servers.projects]]
+  name = "api"
+  channel_id = "` + f.srv.AddChannel(f.bot.GuildID, "api") + `"
+  path = "` + proj + `"
+`
+	if err := os.WriteFile(f.cfg, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return text
+}
+
+// The token of a bot the config does not have adds an entry for it (its
+// name asked); the existing bot's entry, owners, panel and projects stay.
+func TestSetupAnotherBotsTokenAddsAnEntry(t *testing.T) {
+	f := newFixture(t)
+	existingHome(t, f)
+	before, err := config.Load(f.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := f.srv.NewBot("work-bot")
+	f.srv.SetAppOwner(other, f.owner.ID)
+	proj := t.TempDir()
+	out, err := f.run(t, lines(other.Token, "home", "work", "", "1", proj, ""), time.Second)
+	if err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, `not for the bot of "home"`) {
+		t.Errorf("no word that this is another bot:\n%s", out)
+	}
+	c, err := config.Load(f.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("config check: %v", err)
+	}
+	if len(c.Servers) != 2 || !reflect.DeepEqual(c.Servers[0], before.Servers[0]) {
+		t.Fatalf("the existing entry changed:\nbefore %+v\nafter  %+v", before.Servers, c.Servers)
+	}
+	s := c.Servers[1]
+	if !strings.Contains(out, `already has a bot named "home"`) {
+		t.Errorf("a taken name was not refused:\n%s", out)
+	}
+	if s.Name != "work" || s.GuildID != other.GuildID || len(s.Projects) != 1 || s.Projects[0].ChannelID != other.ChannelID {
+		t.Errorf("new entry %+v", s)
+	}
+	if tok, err := s.ResolveToken(); err != nil || tok != other.Token {
+		t.Errorf("new entry's token %q %v", tok, err)
+	}
+}
+
+// The same bot in another server: Enter (the default) adds an entry for
+// that server and keeps the old one whole.
+func TestSetupAnotherServerKeepsTheEntryByDefault(t *testing.T) {
+	f := newFixture(t)
+	text := existingHome(t, f)
+	_ = os.WriteFile(f.cfg, []byte(strings.Replace(text, `guild_id = "`+f.bot.GuildID+`"`, `guild_id = "100000000000000077"`, 1)), 0o600)
+	before, err := config.Load(f.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj := t.TempDir()
+	web := f.srv.AddChannel(f.bot.GuildID, "web")
+	out, err := f.run(t, lines("", "", "", "", "3", proj, ""), time.Second)
+	if err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	c, err := config.Load(f.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Servers) != 2 || !reflect.DeepEqual(c.Servers[0], before.Servers[0]) {
+		t.Fatalf("the existing entry changed:\nbefore %+v\nafter  %+v", before.Servers, c.Servers)
+	}
+	if s := c.Servers[1]; s.GuildID != f.bot.GuildID || s.TokenEnv != "CCBRIDGE_SETUP_TEST_TOKEN" || len(s.Projects) != 1 || s.Projects[0].ChannelID != web {
+		t.Errorf("new entry %+v", s)
+	}
+}
+
+// A config directory linked into a git work tree (dotfiles) does not get
+// the token: it goes to the state directory, and setup says why.
+func TestSetupKeepsTheTokenOutOfAGitTree(t *testing.T) {
+	f := newFixture(t)
+	repo := filepath.Join(f.dir, "dotfiles")
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// ~/.config/ccbridge → dotfiles/ccbridge, as GNU stow links it.
+	linked := filepath.Join(f.dir, "linked")
+	_ = os.Rename(filepath.Dir(f.cfg), filepath.Join(repo, "ccbridge"))
+	if err := os.Symlink(filepath.Join(repo, "ccbridge"), linked); err != nil {
+		t.Fatal(err)
+	}
+	f.cfg = filepath.Join(linked, "config.toml")
+	stateDir := filepath.Join(f.dir, "state")
+	t.Setenv("XDG_STATE_HOME", stateDir)
+	proj := t.TempDir()
+	out, err := f.run(t, lines("home", f.bot.Token, "", "1", proj, ""), time.Second)
+	if err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "inside the git work tree") {
+		t.Errorf("no word about the git tree:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "ccbridge", "home.token")); err == nil {
+		t.Error("the token was written into the git work tree")
+	}
+	want := filepath.Join(stateDir, "ccbridge", "home.token")
+	if b, err := os.ReadFile(want); err != nil || strings.TrimSpace(string(b)) != f.bot.Token {
+		t.Errorf("token not in %s: %q %v", want, b, err)
+	}
+	c, _ := config.Load(f.cfg)
+	if tok, err := c.Servers[0].ResolveToken(); err != nil || tok != f.bot.Token {
+		t.Errorf("the config does not find the token: %q %v", tok, err)
+	}
+}
+
+// On a network that does not answer, setup says what it checks before the
+// wait, and then that Discord, at the configured host, did not answer.
+func TestSetupSaysWhatItWaitsFor(t *testing.T) {
+	f := newFixture(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	hole := "http://" + ln.Addr().String()
+	_ = os.WriteFile(f.cfg, []byte("[discord]\napi_base = \""+hole+"\"\n"), 0o600)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	var out bytes.Buffer
+	err = Run(ctx, Options{ConfigPath: f.cfg, In: &script{steps: lines("home", "tok")}, Out: &out})
+	if err == nil || !strings.Contains(err.Error(), "Discord did not answer in") || !strings.Contains(err.Error(), hole) || strings.Contains(err.Error(), "discord.com") {
+		t.Errorf("err = %v", err)
+	}
+	if !strings.Contains(out.String(), "Checking the token with Discord ("+hole+")…") {
+		t.Errorf("no word of what is checked:\n%s", out.String())
 	}
 }

@@ -18,6 +18,7 @@ type Status struct {
 	// meaningful only when HasContext.
 	ContextPct   float64   `json:"context_pct,omitempty"`
 	HasContext   bool      `json:"has_context,omitempty"`
+	ContextSize  int64     `json:"context_size,omitempty"` // the window, in tokens
 	CostUSD      float64   `json:"cost_usd,omitempty"`
 	LinesAdded   int       `json:"lines_added,omitempty"`
 	LinesRemoved int       `json:"lines_removed,omitempty"`

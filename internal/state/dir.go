@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -43,6 +44,33 @@ func DefaultRuntimeDir() string {
 		return filepath.Join(x, "ccbridge")
 	}
 	return filepath.Join(os.TempDir(), "ccbridge-"+strconv.Itoa(os.Getuid()))
+}
+
+// HookRuntimeDir is the runtime directory for a hook of a Claude that
+// ccbridge did not start, which has no CCBRIDGE_RUNTIME_DIR unless its
+// shell sets one. A shell without the daemon's environment (su, ssh
+// without pam_systemd, cron) has no XDG_RUNTIME_DIR, so DefaultRuntimeDir
+// would name /tmp while the daemon runs in systemd's /run/user/<uid>: no
+// routes there, so no project's rules. Of the two, the hook takes the one
+// whose routes a daemon wrote or refreshed (Touch) last.
+func HookRuntimeDir() string {
+	d := DefaultRuntimeDir()
+	if os.Getenv(EnvRuntimeDir) != "" {
+		return d
+	}
+	return freshestRuntime([]string{d, filepath.Join("/run/user", strconv.Itoa(os.Getuid()), "ccbridge")})
+}
+
+// freshestRuntime returns the directory whose routes record changed last;
+// the first when none has one.
+func freshestRuntime(dirs []string) string {
+	best, at := dirs[0], time.Time{}
+	for _, d := range dirs {
+		if fi, err := os.Stat(filepath.Join(d, "routes", RoutesKey+".json")); err == nil && fi.ModTime().After(at) {
+			best, at = d, fi.ModTime()
+		}
+	}
+	return best
 }
 
 // lingering reports whether systemd keeps this user's runtime directory
@@ -241,8 +269,8 @@ func (d *Dir) LockDaemon() (unlock func() error, err error) {
 }
 
 // Touch sets the modification time of what must outlive an idle spell to
-// now: the directories, lock files, the hook settings, the bots' and
-// routes' records, sessions and queued replies. The directory lock already
+// now: the directories, lock files, the bots', routes' and policies'
+// records, sessions, queued replies and the attention features' records. The directory lock already
 // keeps systemd-tmpfiles away (see LockDaemon); this covers cleaners that
 // go by age alone (tmpreaper, a cron job). Turns, requests, uploads and the
 // like are left alone: they are pruned by age.
@@ -290,8 +318,11 @@ func (d *Dir) Touch() error {
 	return nil
 }
 
-// keepAlive are the folders whose every file Touch refreshes.
-var keepAlive = map[string]bool{"bots": true, "routes": true, "sessions": true, "outbox": true, "locks": true}
+// keepAlive are the folders whose every file Touch refreshes: among them
+// the [policy] record the hooks enforce (a cleaner that removed it would
+// make every governed call ask) and the attention features' records.
+var keepAlive = map[string]bool{"bots": true, "routes": true, "sessions": true, "outbox": true, "locks": true,
+	"policies": true, "statuses": true, "prefs": true, "delivered": true, "resumes": true, "waiting": true}
 
 // OpenLog opens (appending, 0600) a log file in the runtime directory's
 // logs/ folder. Hooks log there because their stdout is Claude's protocol
@@ -306,6 +337,28 @@ func (d *Dir) OpenLog(name string) (*os.File, error) {
 		return nil, fmt.Errorf("open log: %w", err)
 	}
 	return f, nil
+}
+
+// Guarded returns the folders of the runtime directory that a Claude
+// session has no business reading or writing: every one but files/ (the
+// uploads it reads, the outputs it writes), so the bots' tokens, the
+// policy record, sessions and requests among them. A session's settings
+// deny them to its model.
+func (d *Dir) Guarded() []string {
+	names := map[string]bool{"bots": true, "policies": true, "sessions": true, "requests": true, "routes": true, "live": true}
+	if ents, err := os.ReadDir(d.root); err == nil {
+		for _, e := range ents {
+			if e.IsDir() && e.Name() != filesDir {
+				names[e.Name()] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(names))
+	for n := range names {
+		out = append(out, filepath.Join(d.root, n))
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Files is the subtree for files people and Claude exchange (uploads and

@@ -29,6 +29,23 @@ func OpenPolicies(d *Dir) (*Collection[Policies], error) {
 	return newCollection[Policies](d, "policies", policiesVersion)
 }
 
+// ReadPolicies reads the Policies record for a hook that enforces it. It
+// never moves an unreadable record aside (Get would, and start afresh with
+// no rules): a missing, corrupt or other-version record is an error, and
+// the hook fails closed on it.
+func ReadPolicies(d *Dir) (Policies, error) {
+	c, err := OpenPolicies(d)
+	if err != nil {
+		return Policies{}, err
+	}
+	p, err := c.path(PoliciesKey)
+	if err != nil {
+		return Policies{}, err
+	}
+	v, _, err := c.read(p)
+	return v, err
+}
+
 // PolicyScope names a scope: a project's channel (thread ""), the threads
 // of a project by default (thread "*"), or one configured thread.
 func PolicyScope(server, project, thread string) string {

@@ -1,6 +1,10 @@
 package state
 
 import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -33,5 +37,33 @@ func TestPoliciesAny(t *testing.T) {
 	empty.Scopes[PolicyScope("home", "web", "*")] = PolicyRules{Ask: []string{"Edit"}}
 	if !empty.Any() {
 		t.Error("not Any with an ask rule")
+	}
+}
+
+// A hook that enforces the rules reads a corrupt record as an error and
+// leaves it where it is: moving it aside would start the key afresh with
+// no rules at all.
+func TestReadPoliciesNeverQuarantines(t *testing.T) {
+	s, err := OpenStore(filepath.Join(t.TempDir(), "rt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadPolicies(s.Dir); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("missing: %v", err)
+	}
+	c, _ := OpenPolicies(s.Dir)
+	if _, err := c.Update(context.Background(), PoliciesKey, func(p *Policies) error { p.AuditDir = "/a"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := ReadPolicies(s.Dir); err != nil || p.AuditDir != "/a" {
+		t.Fatalf("read: %+v %v", p, err)
+	}
+	f := filepath.Join(s.Dir.Root(), "policies", "policies.json")
+	os.WriteFile(f, []byte("x"), 0o600)
+	if _, err := ReadPolicies(s.Dir); err == nil || errors.Is(err, ErrNotFound) {
+		t.Fatalf("corrupt: %v", err)
+	}
+	if b, _ := os.ReadFile(f); string(b) != "x" {
+		t.Fatalf("the corrupt record was moved: %q", b)
 	}
 }

@@ -14,8 +14,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Session is one Claude Code session that ccbridge runs in a tmux pane, keyed
@@ -71,16 +69,6 @@ type Prompt struct {
 	// one clock for every process on the machine, which the wall clock's
 	// steps do not move (see NotBefore).
 	Boot int64 `json:"boot,omitempty"`
-}
-
-// bootNanos reads CLOCK_BOOTTIME (monotonic, counts suspend, the same in
-// every process until the machine reboots).
-func bootNanos() (int64, bool) {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
-		return 0, false
-	}
-	return ts.Nano(), true
 }
 
 // NotBefore reports whether the prompt was accepted at or after since, a
@@ -175,9 +163,14 @@ var wallNow = time.Now
 // the wall clock: its number is the wall time in nanoseconds or, if that
 // is not larger, one more than the last number issued (kept in the
 // runtime dir under a lock).
-func (s *Store) OutboxKey() string {
+func (s *Store) OutboxKey() string { return s.outboxKey(true) }
+
+// outboxKey is OutboxKey; durable false skips the fsync of the order file,
+// for keys that matter only while the machine runs (a reply's place, held
+// by a live process), not across a power cut.
+func (s *Store) outboxKey(durable bool) string {
 	n := wallNow().UnixNano()
-	if next, err := s.Dir.nextOrder(n); err == nil {
+	if next, err := s.Dir.nextOrder(n, durable); err == nil {
 		n = next
 	} else {
 		s.Dir.logger().Warn("outbox order file unusable; ordering by the wall clock", "err", err)
@@ -190,7 +183,7 @@ const orderLockWait = 2 * time.Second
 
 // nextOrder returns max(now, last+1) and stores it as the last, under an
 // exclusive lock on locks/outbox-order.
-func (d *Dir) nextOrder(now int64) (int64, error) {
+func (d *Dir) nextOrder(now int64, durable bool) (int64, error) {
 	dir, err := d.subdir("locks")
 	if err != nil {
 		return 0, err
@@ -222,6 +215,9 @@ func (d *Dir) nextOrder(now int64) (int64, error) {
 	}
 	if _, err := f.WriteAt([]byte(strconv.FormatInt(now, 10)+"\n"), 0); err != nil {
 		return 0, fmt.Errorf("outbox order: %w", err)
+	}
+	if !durable {
+		return now, nil
 	}
 	if err := f.Sync(); err != nil {
 		return 0, fmt.Errorf("outbox order: %w", err)

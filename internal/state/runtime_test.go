@@ -119,9 +119,14 @@ func TestTouchRefreshesWhatMustLive(t *testing.T) {
 	s.Turns.Update(ctx, "t1", func(*Turn) error { return nil })
 	lock, _ := s.Dir.LockChannel(ctx, "c1")
 	lock()
+	pols, _ := OpenPolicies(s.Dir)
+	pols.Update(ctx, PoliciesKey, func(p *Policies) error { p.AuditDir = "/a"; return nil })
+	ext, _ := OpenExtras(s.Dir)
+	ext.Prefs.Update(ctx, "u1", func(*Prefs) error { return nil })
 	old := time.Now().Add(-20 * 24 * time.Hour)
 	live := []string{root, filepath.Join(root, "daemon.lock"), filepath.Join(root, "bots"),
-		filepath.Join(root, "bots", "home.json"), filepath.Join(root, "bots", ".lock"), filepath.Join(root, "locks", "channel-c1")}
+		filepath.Join(root, "bots", "home.json"), filepath.Join(root, "bots", ".lock"), filepath.Join(root, "locks", "channel-c1"),
+		filepath.Join(root, "policies", "policies.json"), filepath.Join(root, "prefs", "u1.json")}
 	turn := filepath.Join(root, "turns", "t1.json")
 	for _, p := range append(live, turn) {
 		if err := os.Chtimes(p, old, old); err != nil {
@@ -224,5 +229,28 @@ func TestVerifyNoticesChmodAndRecreation(t *testing.T) {
 	os.Mkdir(root, 0o700)
 	if err := d.Verify(); !errors.Is(err, ErrUnsafeDir) {
 		t.Fatalf("Verify of a re-created dir = %v, want ErrUnsafeDir", err)
+	}
+}
+
+// A hook whose shell lacks the daemon's environment finds the runtime
+// directory a daemon keeps, not an empty one (review 2, finding 6d).
+func TestHookFindsTheDaemonsRuntimeDir(t *testing.T) {
+	tmp, run := filepath.Join(t.TempDir(), "tmp-rt"), filepath.Join(t.TempDir(), "run-rt")
+	if got := freshestRuntime([]string{tmp, run}); got != tmp {
+		t.Errorf("with no routes anywhere: %s", got)
+	}
+	for _, d := range []string{tmp, run} {
+		s, err := OpenStore(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Routes.Update(context.Background(), RoutesKey, func(*Routes) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-48 * time.Hour)
+	os.Chtimes(filepath.Join(tmp, "routes", RoutesKey+".json"), old, old) // a daemon that ran there once
+	if got := freshestRuntime([]string{tmp, run}); got != run {
+		t.Errorf("got %s, want the directory a daemon keeps", got)
 	}
 }

@@ -321,8 +321,9 @@ func idLess(a, b string) bool {
 // characters (50035).
 func (s *Server) createGuildChannel(w http.ResponseWriter, r *http.Request, bot *Bot) {
 	var body struct {
-		Name string `json:"name"`
-		Type int    `json:"type"`
+		Name       string             `json:"name"`
+		Type       int                `json:"type"`
+		Overwrites []overwriteRequest `json:"permission_overwrites"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 		apiError(w, 400, 50109, "The request body contains invalid JSON.")
@@ -342,13 +343,18 @@ func (s *Server) createGuildChannel(w http.ResponseWriter, r *http.Request, bot 
 		apiError(w, 400, 50035, "Invalid Form Body")
 		return
 	}
+	ows, ok := s.createOverwrites(w, bot, body.Overwrites) // channel_overwrites.go
+	if !ok {
+		return
+	}
 	// Discord lowercases text channel names and joins words with dashes.
 	name = strings.Join(strings.Fields(strings.ToLower(name)), "-")
 	c := &Channel{ID: s.id(), GuildID: bot.GuildID, Type: 0, Name: name}
 	s.channels[c.ID] = c
+	s.app(bot).overwrites[c.ID] = ows
 	m := c.json()
 	m["position"] = 0
-	m["permission_overwrites"] = []any{}
+	m["permission_overwrites"] = overwritesJSON(ows)
 	writeJSON(w, 201, m)
 }
 

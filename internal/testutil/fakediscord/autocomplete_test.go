@@ -10,6 +10,7 @@ import (
 
 func TestAutocompleteAndIntegerOptionRules(t *testing.T) {
 	srv := New(t)
+	srv.InvalidBodiesExpected.Store(true) // these bodies are meant to be refused
 	bot := srv.Main()
 	auth := "Bot " + bot.Token
 	path := "/applications/" + bot.UserID + "/guilds/" + bot.GuildID + "/commands"

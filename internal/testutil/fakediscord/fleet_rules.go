@@ -3,7 +3,6 @@ package fakediscord
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
 )
 
 // Rules for several daemons sharing one bot (issue 13): reading a
@@ -21,7 +20,7 @@ func (s *Server) routeFleet(w http.ResponseWriter, r *http.Request, bot *Bot, se
 	m, n := r.Method, len(seg)
 	switch {
 	case m == "GET" && n == 3 && seg[0] == "channels" && seg[2] == "messages":
-		s.listMessages(w, r, bot, seg[1])
+		s.listMessages(w, r, bot, seg[1]) // history.go
 	case n >= 5 && seg[0] == "applications" && seg[2] == "guilds" && seg[4] == "commands":
 		switch {
 		case m == "GET" && n == 5:
@@ -35,51 +34,6 @@ func (s *Server) routeFleet(w http.ResponseWriter, r *http.Request, bot *Bot, se
 		return false
 	}
 	return true
-}
-
-// listMessages is GET /channels/{id}/messages: newest first, limit 1 to
-// 100 (default 50; otherwise 400 50035), before/after a message id. It
-// needs View Channel (403 50001); without Read Message History Discord
-// answers an empty list. Ephemeral and deleted messages are not history.
-func (s *Server) listMessages(w http.ResponseWriter, r *http.Request, bot *Bot, chID string) {
-	q := r.URL.Query()
-	limit := 50
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 100 {
-			writeFormError(w, invalid("limit", "NUMBER_TYPE_MAX", "int value should be less than or equal to 100."))
-			return
-		}
-		limit = n
-	}
-	before, after := q.Get("before"), q.Get("after")
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.guildChannel(w, bot, chID); !ok {
-		return
-	}
-	perms := s.botPermissions(bot, chID)
-	if perms&PermViewChannel == 0 {
-		apiError(w, 403, 50001, "Missing Access")
-		return
-	}
-	out := []any{}
-	if perms&PermReadHistory == 0 {
-		writeJSON(w, 200, out)
-		return
-	}
-	ids := s.order[chID]
-	for i := len(ids) - 1; i >= 0 && len(out) < limit; i-- {
-		msg := s.messages[ids[i]]
-		if msg == nil || msg.Deleted || msg.Ephemeral {
-			continue
-		}
-		if (before != "" && !idLess(msg.ID, before)) || (after != "" && !idLess(after, msg.ID)) {
-			continue
-		}
-		out = append(out, s.messageJSON(msg))
-	}
-	writeJSON(w, 200, out)
 }
 
 // guildCommands is GET /applications/{app}/guilds/{guild}/commands.

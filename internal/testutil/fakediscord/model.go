@@ -160,6 +160,12 @@ func (s *Server) messageJSON(m *Message) map[string]any {
 	out := map[string]any{"id": m.ID, "channel_id": m.ChannelID, "type": m.Type, "content": m.Content, "author": userJSON(m.Author),
 		"attachments": atts, "embeds": embeds, "components": comps, "mentions": []any{}, "mention_roles": []any{},
 		"mention_everyone": false, "tts": false, "pinned": false, "flags": m.Flags, "timestamp": timestamp(), "edited_timestamp": nil}
+	if !m.created.IsZero() {
+		out["timestamp"] = m.created.UTC().Format(time.RFC3339Nano)
+	}
+	if len(m.Reactions) > 0 {
+		out["reactions"] = reactionsJSON(m.Reactions) // history.go
+	}
 	if m.Nonce != "" {
 		out["nonce"] = m.Nonce
 	}

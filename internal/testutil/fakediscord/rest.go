@@ -172,9 +172,9 @@ type outgoing struct {
 	EnforceNonce    bool              `json:"enforce_nonce"`
 	// MessageReference makes the message a reply (voice.go).
 	MessageReference *messageReference `json:"message_reference"`
-	hasComponents   bool
-	hasAttachments  bool
-	attachments     []struct {
+	hasComponents    bool
+	hasAttachments   bool
+	attachments      []struct {
 		ID json.RawMessage `json:"id"`
 	}
 	files []File

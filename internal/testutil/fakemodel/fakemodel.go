@@ -62,6 +62,8 @@ type Request struct {
 	// MidTurn is a message the user sent while a tool ran: Claude Code
 	// absorbs it into the running turn, beside the tool result.
 	MidTurn string
+	// Done is when the answer was written out in full (zero until then).
+	Done time.Time
 }
 
 // ToolResult is a tool_result the CLI sent back.
@@ -166,6 +168,12 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	req := parseRequest(r.URL.Path, body)
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
+	idx := len(s.requests) - 1
+	defer func() {
+		s.mu.Lock()
+		s.requests[idx].Done = time.Now()
+		s.mu.Unlock()
+	}()
 	step := s.next(body, req)
 	cached := s.cached
 	usage, headers := s.usage, s.headers

@@ -1,0 +1,203 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
+)
+
+// stop stops the daemon with SIGTERM, as systemd or an upgrade would, and
+// waits for it to exit.
+func (b *bridge) stop() {
+	b.t.Helper()
+	_ = b.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = b.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		b.t.Fatalf("the daemon did not stop on SIGTERM; output:\n%s", b.out.String())
+	}
+}
+
+// received returns what Claude received in a session, in order: the text
+// of each UserPromptSubmit (the last eight).
+func (b *bridge) received(p *project) []string {
+	b.t.Helper()
+	rec, err := b.store.Sessions.Get(p.key)
+	if err != nil {
+		b.t.Fatalf("session %s: %v", p.key, err)
+	}
+	var out []string
+	for _, pr := range rec.Prompts {
+		out = append(out, pr.Text)
+	}
+	return out
+}
+
+// onceInOrder checks that each text reached Claude exactly once, in order.
+func onceInOrder(t *testing.T, got []string, want ...string) {
+	t.Helper()
+	all := strings.Join(got, "\n")
+	at := -1
+	for _, w := range want {
+		if n := strings.Count(all, w); n != 1 {
+			t.Errorf("%q reached Claude %d times; Claude received %q", w, n, got)
+			continue
+		}
+		i := strings.Index(all, w)
+		if i < at {
+			t.Errorf("%q reached Claude out of order; Claude received %q", w, got)
+		}
+		at = i
+	}
+}
+
+// repliesOnce checks that each text was answered exactly once.
+func (b *bridge) repliesOnce(p *project, texts ...string) {
+	b.t.Helper()
+	for _, text := range texts {
+		n := 0
+		for _, m := range b.botMessages(p.channel) {
+			if strings.Contains(m.Content, "ok: "+text) {
+				n++
+			}
+		}
+		if n != 1 {
+			b.t.Errorf("%q was answered %d times", text, n)
+		}
+	}
+}
+
+// Messages posted while the daemon is stopped (SIGTERM) and while it is
+// dead (SIGKILL) reach Claude once each, in order, with their ✅, once it
+// is back.
+func TestCatchUpAfterStopAndCrash(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	warm := b.say(p, "CU_WARM")
+	b.waitReaction(warm, "✅")
+	b.waitReply(p, "ok: CU_WARM")
+
+	b.stop()
+	stopped := []*fakediscord.Message{b.say(p, "CU_TERM_1"), b.say(p, "CU_TERM_2"), b.say(p, "CU_TERM_3")}
+	b.start()
+	for _, m := range stopped {
+		b.waitReaction(m, "✅")
+		b.waitReply(p, "ok: "+m.Content)
+	}
+
+	b.kill()
+	dead := []*fakediscord.Message{b.say(p, "CU_KILL_1"), b.say(p, "CU_KILL_2")}
+	b.start()
+	for _, m := range dead {
+		b.waitReaction(m, "✅")
+		b.waitReply(p, "ok: "+m.Content)
+	}
+	live := b.say(p, "CU_LIVE")
+	b.waitReaction(live, "✅")
+	b.waitReply(p, "ok: CU_LIVE")
+
+	onceInOrder(t, b.received(p), "CU_WARM", "CU_TERM_1", "CU_TERM_2", "CU_TERM_3", "CU_KILL_1", "CU_KILL_2", "CU_LIVE")
+	time.Sleep(time.Second) // a second reply would come within it
+	b.repliesOnce(p, "CU_WARM", "CU_TERM_1", "CU_TERM_2", "CU_TERM_3", "CU_KILL_1", "CU_KILL_2", "CU_LIVE")
+	for _, m := range append(stopped, dead...) {
+		if cur, _ := b.srv.Message(m.ID); contains(cur.Reactions, "⚠️") {
+			t.Errorf("%q was marked ⚠️", m.Content)
+		}
+	}
+}
+
+// A message older than catch_up (15m by default) gets ⚠️ and a Deliver
+// anyway offer instead of reaching Claude; the button delivers it once, a
+// second click nothing.
+func TestCatchUpOldMessageDeliverAnywayOnce(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	warm := b.say(p, "CU_WARM")
+	b.waitReaction(warm, "✅")
+
+	b.kill()
+	old := b.say(p, "CU_OLD")
+	b.srv.Backdate(old.ID, time.Now().Add(-20*time.Minute))
+	fresh := b.say(p, "CU_FRESH")
+	b.start()
+	b.waitReaction(fresh, "✅")
+	b.waitReply(p, "ok: CU_FRESH")
+	b.waitReaction(old, "⚠️")
+	offer := b.waitReply(p, "longer ago than `catch_up`")
+	if !strings.Contains(offer.Content, old.ID) {
+		t.Errorf("the offer does not point at the message: %q", offer.Content)
+	}
+	onceInOrder(t, b.received(p), "CU_WARM", "CU_FRESH")
+	if strings.Contains(strings.Join(b.received(p), "\n"), "CU_OLD") {
+		t.Fatalf("the old message reached Claude unasked")
+	}
+	id := ""
+	for _, c := range offer.CustomIDs() {
+		if strings.Contains(c, "|late|") {
+			id = c
+		}
+	}
+	if id == "" {
+		t.Fatalf("no Deliver anyway button: %v", offer.CustomIDs())
+	}
+	stranger := b.srv.NewUser("stranger")
+	it := b.srv.WaitResponse(b.srv.Click(offer.ID, id, stranger), 10*time.Second)
+	if !strings.Contains(string(it.Response), "Only the owners") {
+		t.Errorf("a stranger's click: %s", it.Response)
+	}
+	it = b.srv.WaitResponse(b.srv.Click(offer.ID, id, b.owner), 10*time.Second)
+	if it.ResponseType != 7 {
+		t.Errorf("the click was answered with type %d, want 7 (the offer updated)", it.ResponseType)
+	}
+	b.waitReaction(old, "✅")
+	b.waitReply(p, "ok: CU_OLD")
+	if cur, _ := b.srv.Message(offer.ID); len(cur.CustomIDs()) != 0 {
+		t.Errorf("the offer still has buttons: %v", cur.CustomIDs())
+	}
+	again := b.srv.WaitResponse(b.srv.ClickStale(offer.ID, id, b.owner), 10*time.Second)
+	if !strings.Contains(string(again.Response), "delivered already") {
+		t.Errorf("a second click: %s", again.Response)
+	}
+	time.Sleep(2 * time.Second) // a second delivery would reach Claude within it
+	onceInOrder(t, b.received(p), "CU_WARM", "CU_FRESH", "CU_OLD")
+	b.repliesOnce(p, "CU_FRESH", "CU_OLD")
+}
+
+// A thread with a session of its own is caught up too, beside its channel,
+// each in its own order.
+func TestCatchUpInAThread(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	th := threadOf(p, b.srv.StartThread(p.channel, "side work", b.owner))
+	first := b.say(th, "CU_THREAD_0")
+	b.waitReaction(first, "✅")
+	b.waitReply(th, "ok: CU_THREAD_0")
+
+	b.kill()
+	inThread := []*fakediscord.Message{b.say(th, "CU_THREAD_1"), b.say(th, "CU_THREAD_2")}
+	inChannel := b.say(p, "CU_CHANNEL_1")
+	b.start()
+	for _, m := range inThread {
+		b.waitReaction(m, "✅")
+		b.waitReply(th, "ok: "+m.Content)
+	}
+	b.waitReaction(inChannel, "✅")
+	b.waitReply(p, "ok: CU_CHANNEL_1")
+	onceInOrder(t, b.received(th), "CU_THREAD_0", "CU_THREAD_1", "CU_THREAD_2")
+	if got := strings.Join(b.received(p), "\n"); strings.Contains(got, "CU_THREAD") || strings.Count(got, "CU_CHANNEL_1") != 1 {
+		t.Errorf("the channel's session received %q", b.received(p))
+	}
+	time.Sleep(time.Second)
+	b.repliesOnce(th, "CU_THREAD_1", "CU_THREAD_2")
+	b.repliesOnce(p, "CU_CHANNEL_1")
+}

@@ -1,0 +1,190 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// LoadAll reads a config for `ccbridge config check` and `run`: where Load
+// stops at the first value it cannot decode or at unknown keys, LoadAll
+// goes on, and returns every problem at once: values of the wrong type or
+// form and unknown keys (each with the key probably meant), then what
+// Check finds in the rest. Only a file that cannot be read, or TOML that
+// cannot be parsed at all, is an error.
+func LoadAll(path string) (*Config, []Problem, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read config: %w", err)
+	}
+	c, problems, err := parseAll(string(b))
+	if err != nil {
+		return nil, nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	c.Path = path
+	return c, append(problems, c.Check()...), nil
+}
+
+// parseAll decodes strictly when it can; otherwise it sets aside each bad
+// key, so the rest still decodes, and reports it.
+func parseAll(text string) (*Config, []Problem, error) {
+	if c, err := Parse(text); err == nil {
+		return c, nil, nil
+	}
+	var raw map[string]any
+	if _, err := toml.Decode(text, &raw); err != nil {
+		return nil, nil, err // not TOML at all: nothing after it can be read
+	}
+	problems := sift("", raw, reflect.TypeFor[Config]())
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(raw); err != nil {
+		return nil, nil, err
+	}
+	c, err := Parse(buf.String())
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, problems, nil
+}
+
+// sift removes from m every key t does not have or whose value does not
+// decode into its field, and returns a problem for each; prefix is the
+// dotted path of m.
+func sift(prefix string, m map[string]any, t reflect.Type) []Problem {
+	fields := map[string]reflect.Type{}
+	var names []string
+	collectFields(t, fields, &names)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var out []Problem
+	for _, k := range keys {
+		key := prefix + k
+		ft, ok := fields[k]
+		if !ok {
+			msg := "unknown key"
+			if s := closest(k, names); s != "" {
+				msg += "; did you mean " + s + "?"
+			}
+			out = append(out, Problem{Key: key, Msg: msg})
+			delete(m, k)
+			continue
+		}
+		switch v := m[k]; {
+		case isTable(ft) && ft.Kind() == reflect.Struct:
+			sub, ok := v.(map[string]any)
+			if !ok {
+				out = append(out, Problem{Key: key, Msg: "must be a table ([" + key + "])"})
+				delete(m, k)
+				continue
+			}
+			out = append(out, sift(key+".", sub, ft)...)
+		case isTable(ft):
+			subs, ok := v.([]map[string]any)
+			if !ok {
+				out = append(out, Problem{Key: key, Msg: "must be an array of tables ([[" + key + "]])"})
+				delete(m, k)
+				continue
+			}
+			for i, sub := range subs {
+				out = append(out, sift(fmt.Sprintf("%s[%s].", key, elemName(sub, i)), sub, ft.Elem())...)
+			}
+		default:
+			if err := decodesAs(v, ft); err != nil {
+				out = append(out, Problem{Key: key, Msg: err.Error()})
+				delete(m, k)
+			}
+		}
+	}
+	return out
+}
+
+// collectFields maps a struct's TOML keys to their types, embedded
+// structs' keys included (as the decoder promotes them).
+func collectFields(t reflect.Type, fields map[string]reflect.Type, names *[]string) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && f.Tag.Get("toml") == "" {
+			collectFields(f.Type, fields, names)
+			continue
+		}
+		if name := tomlName(f); name != "" {
+			fields[name] = f.Type
+			*names = append(*names, name)
+		}
+	}
+}
+
+// elemName names an element of an array of tables as Check does: by its
+// name, else by its position (from 1).
+func elemName(m map[string]any, i int) string {
+	if n, ok := m["name"].(string); ok && n != "" {
+		return n
+	}
+	return fmt.Sprint(i + 1)
+}
+
+// tomlPrefix is what the decoder puts before a message about a value.
+var tomlPrefix = regexp.MustCompile(`^toml: (line \d+ \(last key "v"\): )?`)
+
+// decodesAs reports whether v decodes into a value of type t, by decoding
+// it alone into a struct with one field of that type.
+func decodesAs(v any, t reflect.Type) error {
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(map[string]any{"v": v}); err != nil {
+		return err
+	}
+	holder := reflect.New(reflect.StructOf([]reflect.StructField{{Name: "V", Type: t, Tag: `toml:"v"`}}))
+	_, err := toml.Decode(buf.String(), holder.Interface())
+	if err == nil {
+		return nil
+	}
+	msg := tomlPrefix.ReplaceAllString(err.Error(), "")
+	var pe toml.ParseError
+	if errors.As(err, &pe) && pe.Message != "" {
+		msg = pe.Message
+	}
+	return errors.New(strings.ReplaceAll(msg, `"v"`, "it"))
+}
+
+// closest returns the name nearest to k when it is near enough to be a
+// misspelling (an edit distance of at most a third of its length, and 3).
+func closest(k string, names []string) string {
+	best, bestD := "", min(3, max(1, len(k)/3))+1
+	for _, n := range names {
+		if d := distance(k, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein distance between a and b.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

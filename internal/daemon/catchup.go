@@ -1,0 +1,38 @@
+package daemon
+
+import (
+	"context"
+
+	"github.com/ccbridge/ccbridge/internal/discord"
+	"github.com/ccbridge/ccbridge/internal/router"
+)
+
+// history reads channels back for the router's catch-up, as the right bot.
+type history struct {
+	posters map[string]*discord.Poster
+}
+
+func (h history) After(ctx context.Context, server, channelID, afterID string) ([]router.Missed, error) {
+	p, err := (&replier{posters: h.posters}).poster(server)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := p.After(ctx, channelID, afterID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]router.Missed, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, router.Missed(m))
+	}
+	return out, nil
+}
+
+func (h history) Message(ctx context.Context, server, channelID, messageID string) (router.Missed, error) {
+	p, err := (&replier{posters: h.posters}).poster(server)
+	if err != nil {
+		return router.Missed{}, err
+	}
+	m, err := p.MissedMessage(ctx, channelID, messageID)
+	return router.Missed(m), err
+}

@@ -1,0 +1,315 @@
+package router
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// Catch-up: nothing an owner sends while ccbridge is down is lost.
+//
+// Every message the worker finishes with (delivered with Claude's receipt,
+// or told why not) moves the channel's durable cursor up to it. On READY
+// (the first connection, and every one that lost events) the gateway has
+// the router read back, per channel and thread, what came after its cursor,
+// in the channel's own queue, so it runs before any message arriving live
+// on that connection. Each owner message younger than catch_up is queued as
+// if it had just arrived; an older one gets ⚠️ and a Deliver anyway offer.
+// A message carrying the bot's ✅ or ⚠️ was handled already, one queued in
+// this process already is not queued again, and one typed into the pane but
+// unconfirmed at a crash is checked against what Claude received before it
+// is typed again.
+
+// History reads a channel's messages back from Discord.
+type History interface {
+	// After returns, oldest first, every message after afterID (with ""
+	// only the latest ones).
+	After(ctx context.Context, server, channelID, afterID string) ([]Missed, error)
+	// Message reads one message.
+	Message(ctx context.Context, server, channelID, messageID string) (Missed, error)
+}
+
+// Missed is a message read back.
+type Missed struct {
+	Event chat.MessageEvent
+	At    time.Time // when it was created
+	// Marked lists the emoji the bot itself reacted with.
+	Marked []string
+}
+
+// What a worker does with an item.
+const (
+	deliverItem = iota // type it into the session
+	offerItem          // missed too long ago: ⚠️ and a Deliver anyway offer
+	confirmItem        // typed before a crash, and Claude has it: its ✅
+)
+
+// item is one piece of a session worker's work.
+type item struct {
+	ev   chat.MessageEvent
+	kind int
+	at   time.Time // when the message was created (offers)
+	// unsure marks an offer for a message typed before a crash when what
+	// Claude received cannot be told.
+	unsure bool
+	// again queues a message older than one queued already (Deliver anyway).
+	again bool
+	// own marks a prompt of ccbridge's own with a message id (a schedule's
+	// post): catch-up never reads it back, so it moves no cursor.
+	own bool
+}
+
+// lateKind is the custom_id kind of Deliver anyway.
+const lateKind = "late"
+
+// catchUpRead bounds reading one channel's history back.
+const catchUpRead = 2 * time.Minute
+
+func (r *Router) catchingUp() bool { return r.opt.History != nil && r.opt.Cursors != nil }
+
+func (r *Router) catchUpAge() time.Duration { return r.opt.Config.Discord.CatchUp.Duration }
+
+// laterNotice is tellStopped's text with catch-up.
+func (r *Router) laterNotice(text string) string {
+	if text == notConfirmed {
+		return fmt.Sprintf(laterChecked, "this message")
+	}
+	return fmt.Sprintf(laterReached, "this message", r.catchUpAge())
+}
+
+// handle runs one item and reports whether its message was handled (an
+// item of ccbridge's own never is: it moves no cursor).
+func (r *Router) handle(tg target, it item) bool {
+	switch it.kind {
+	case confirmItem:
+		r.opt.Log.Info("a message typed before ccbridge stopped had reached Claude", "session", tg.key, "message", it.ev.MessageID)
+		r.react(it.ev, "✅")
+		return true
+	case offerItem:
+		r.offer(tg, it)
+		return true
+	}
+	return r.deliver(tg, it) && !it.own
+}
+
+// markHandled moves the message's channel cursor up to it.
+func (r *Router) markHandled(ev chat.MessageEvent) {
+	if !r.catchingUp() || ev.MessageID == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), stopNotice)
+	defer cancel()
+	if err := state.MarkHandled(ctx, r.opt.Cursors, ev.Server, ev.ChannelID, ev.MessageID); err != nil {
+		r.opt.Log.Error("could not record a message handled", "channel", ev.ChannelID, "message", ev.MessageID, "err", err)
+	}
+}
+
+// recordTyped notes the message about to be typed into the pane, so that
+// catch-up after a crash asks what Claude received before typing it again.
+func (r *Router) recordTyped(key string, it item, prompt string) {
+	ev := it.ev
+	if !r.catchingUp() || ev.MessageID == "" || it.own {
+		return
+	}
+	_, err := r.opt.Cursors.Update(r.ctx, state.CursorKey(ev.Server, ev.ChannelID), func(c *state.Cursor) error {
+		c.Server, c.ChannelID, c.ParentID, c.Updated = ev.Server, ev.ChannelID, ev.ParentID, time.Now().UTC()
+		c.Typed = &state.Typed{MessageID: ev.MessageID, Session: key, Text: prompt, At: time.Now()}
+		return nil
+	})
+	if err != nil {
+		r.opt.Log.Error("could not record a message typed", "channel", ev.ChannelID, "message", ev.MessageID, "err", err)
+	}
+}
+
+// CatchUpChannels lists what to read back after READY on server's bot: its
+// project channels (parent "") and the threads of its sessions not
+// archived (with their parent). Nil without catch-up.
+func (r *Router) CatchUpChannels(server string) map[string]string {
+	if !r.catchingUp() {
+		return nil
+	}
+	out := map[string]string{}
+	projects := map[string]string{}
+	for ch, rt := range r.routes {
+		if rt.server.Name == server {
+			out[ch] = ""
+			projects[rt.project.Name] = ch
+		}
+	}
+	regs, err := r.opt.Registry.Sessions.List()
+	if err != nil {
+		r.opt.Log.Warn("catch-up: some sessions could not be read", "err", err)
+	}
+	for _, g := range regs {
+		if parent, ok := projects[g.Project]; ok && g.Server == server && g.ThreadID != "" && !g.Archived {
+			out[g.ThreadID] = parent
+		}
+	}
+	return out
+}
+
+// CatchUp reads back what a channel (or thread) received after the last
+// message handled there and queues it for its session (see the top of the
+// file). Run it in the channel's queue, before its live messages.
+func (r *Router) CatchUp(server, channelID, parentID string) {
+	if !r.catchingUp() {
+		return
+	}
+	tg, ok := r.resolve(server, channelID, parentID)
+	if !ok {
+		return
+	}
+	log := r.opt.Log.With("server", server, "channel", channelID)
+	cur, err := r.opt.Cursors.Get(state.CursorKey(server, channelID))
+	if err != nil && !errors.Is(err, state.ErrNotFound) {
+		log.Error("catch-up: cannot read the channel's cursor", "err", err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, catchUpRead)
+	defer cancel()
+	msgs, err := r.opt.History.After(ctx, server, channelID, cur.Last)
+	if err != nil {
+		// The cursor stays: the next READY reads them again.
+		log.Error("catch-up: could not read back the messages sent while ccbridge was away", "err", err)
+		return
+	}
+	now, limit := r.now(), r.catchUpAge()
+	skipTo, blocked, queued, offered := "", false, 0, 0
+	for _, m := range msgs {
+		ev := m.Event
+		ev.Server, ev.ParentID = server, parentID
+		id := ev.MessageID
+		if !state.SnowflakeLess(cur.Last, id) {
+			continue
+		}
+		it := item{ev: ev, at: m.At}
+		switch {
+		case !r.wanted(ev) || handledMark(m.Marked):
+			if !blocked {
+				skipTo = id // none of ccbridge's business, or handled before
+			}
+			continue
+		case cur.Last == "" && now.Sub(m.At) > limit:
+			if !blocked {
+				skipTo = id // no cursor yet: history from before catch-up began
+			}
+			continue
+		case cur.Typed != nil && cur.Typed.MessageID == id:
+			switch r.received(*cur.Typed) {
+			case receivedYes:
+				it.kind = confirmItem
+			case receivedUnknown:
+				it.kind, it.unsure = offerItem, true
+			}
+		}
+		if it.kind == deliverItem && now.Sub(m.At) > limit {
+			it.kind = offerItem
+		}
+		blocked = true // the cursor moves past it once the worker is done
+		if audio, ok := ev.Voice(); ok && it.kind == deliverItem {
+			if r.claim(ev) {
+				r.voiceNote(tg, ev, audio) // voice.go: transcribed beside the queue, as live
+				queued++
+			}
+			continue
+		}
+		st := r.enqueueWaiting(tg, it)
+		if st == enqueueStopped {
+			break // the rest waits for the next start
+		}
+		if st == enqueued && it.kind == offerItem {
+			offered++
+		} else if st == enqueued {
+			queued++
+		}
+	}
+	if skipTo != "" {
+		if err := state.MarkHandled(ctx, r.opt.Cursors, server, channelID, skipTo); err != nil {
+			log.Error("catch-up: could not move the cursor", "err", err)
+		}
+	}
+	if len(msgs) > 0 {
+		log.Info("caught up", "read", len(msgs), "queued", queued, "offered", offered)
+	}
+}
+
+// wanted is HandleMessage's filter, without its logs: an owner's message
+// with something to say, in a channel of a session.
+func (r *Router) wanted(ev chat.MessageEvent) bool {
+	return ev.Prompt() && (strings.TrimSpace(ev.Content) != "" || len(ev.Attachments) > 0) && r.allowed(ev.Server, ev.Author)
+}
+
+// handledMark reports whether the bot's own reactions say a message was
+// handled: ✅ (delivered) or ⚠️ (told why not, or offered).
+func handledMark(marked []string) bool {
+	return slices.Contains(marked, "✅") || slices.Contains(marked, "⚠️")
+}
+
+// claim records a message as queued without queueing it (a voice note
+// goes beside the queue, its words into it later): false when it was
+// queued (or claimed) already.
+func (r *Router) claim(ev chat.MessageEvent) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ev.MessageID == "" {
+		return true
+	}
+	if r.queued.has(ev.ChannelID, ev.MessageID) {
+		return false
+	}
+	r.queued.add(ev.ChannelID, ev.MessageID)
+	return true
+}
+
+// recentIDs is how many message ids of a channel recent keeps: far more
+// than can wait unhandled (a session's queue holds 64), and every message
+// catch-up reads back is one not handled yet.
+const recentIDs = 1024
+
+// recent remembers, per channel, the ids of the messages queued in this
+// process, so a message read back by catch-up and also received live (or
+// the other way round) is queued once.
+type recent struct {
+	ids   map[string]map[string]bool
+	order map[string][]string // oldest first
+}
+
+func (q *recent) has(ch, id string) bool { return q.ids[ch][id] }
+
+func (q *recent) add(ch, id string) {
+	if q.ids == nil {
+		q.ids, q.order = map[string]map[string]bool{}, map[string][]string{}
+	}
+	if q.ids[ch] == nil {
+		q.ids[ch] = map[string]bool{}
+	}
+	q.ids[ch][id] = true
+	q.order[ch] = append(q.order[ch], id)
+	if len(q.order[ch]) > recentIDs {
+		delete(q.ids[ch], q.order[ch][0])
+		q.order[ch] = q.order[ch][1:]
+	}
+}
+
+// enqueueWaiting is enqueue for catch-up: it waits while the session's
+// queue is full instead of dropping, and tells a stopping daemon nothing
+// (the message stays after the cursor, for the next start).
+func (r *Router) enqueueWaiting(tg target, it item) int {
+	for {
+		st := r.tryEnqueue(tg, it)
+		if st != enqueueFull {
+			return st
+		}
+		select {
+		case <-r.ctx.Done():
+			return enqueueStopped
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

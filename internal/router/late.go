@@ -1,0 +1,233 @@
+package router
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// Messages catch-up does not deliver on its own (catchup.go): checking one
+// typed before a crash against what Claude received, and the Deliver anyway
+// offer for one missed too long ago.
+
+// What Claude is known to have received of a typed message.
+const (
+	receivedNo = iota
+	receivedYes
+	receivedUnknown
+)
+
+// received tells whether Claude got a message typed before ccbridge
+// stopped: its UserPromptSubmit record (the receipt ccbridge waits for),
+// else the session's transcript. Without the session's record (the
+// machine restarted) it cannot be told.
+func (r *Router) received(t state.Typed) int {
+	rec, err := r.opt.Store.Sessions.Get(t.Session)
+	if err != nil {
+		return receivedUnknown
+	}
+	want := promptKey(t.Text)
+	for _, p := range rec.Prompts {
+		if p.NotBefore(t.At) && strings.Contains(promptKey(p.Text), want) {
+			return receivedYes
+		}
+	}
+	if rec.TranscriptPath == "" {
+		return receivedNo // Claude never said anything: it got nothing
+	}
+	found, err := transcriptHas(rec.TranscriptPath, t.At, want)
+	switch {
+	case err != nil:
+		r.opt.Log.Warn("catch-up: cannot read the transcript", "session", t.Session, "err", err)
+		return receivedUnknown
+	case found:
+		return receivedYes
+	}
+	return receivedNo
+}
+
+// promptKey is how a prompt is compared with what Claude recorded: control
+// characters dropped (as tmux.Sanitize does before the paste), whitespace
+// folded (Claude re-wraps), the first 200 bytes.
+func promptKey(s string) string {
+	s = strings.Map(func(c rune) rune {
+		if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f || c >= 0x80 && c <= 0x9f {
+			return -1
+		}
+		return c
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 200 {
+		s = strings.ToValidUTF8(s[:200], "")
+	}
+	return s
+}
+
+// transcriptTail is how much of a transcript's end is read: a prompt typed
+// just before a crash is among its last lines.
+const transcriptTail = 1 << 20
+
+// transcriptHas reports whether a user prompt holding want was written to
+// the transcript at or after since.
+func transcriptHas(path string, since time.Time, want string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, fmt.Errorf("open transcript: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > transcriptTail {
+		if _, err := f.Seek(fi.Size()-transcriptTail, io.SeekStart); err != nil {
+			return false, fmt.Errorf("read transcript: %w", err)
+		}
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), transcriptTail)
+	since = since.Add(-time.Second) // Claude's clock stamps the line a moment after ours
+	for sc.Scan() {
+		line := sc.Bytes()
+		if !bytes.Contains(line, []byte(`"user"`)) {
+			continue
+		}
+		var e struct {
+			claudehook.Entry
+			Timestamp time.Time `json:"timestamp"`
+		}
+		if json.Unmarshal(line, &e) != nil || e.Type != "user" || e.IsSidechain || e.Timestamp.Before(since) {
+			continue
+		}
+		for _, b := range e.Blocks() {
+			if b.Type == "text" && strings.Contains(promptKey(b.Text), want) {
+				return true, nil
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return false, fmt.Errorf("read transcript: %w", err)
+	}
+	return false, nil
+}
+
+// offer marks a message ⚠️ and posts, under it, why it was not delivered,
+// with a Deliver anyway button for its author, which expires like an
+// approval card (prompt_timeout).
+func (r *Router) offer(tg target, it item) {
+	ev := it.ev
+	log := r.opt.Log.With("session", tg.key, "message", ev.MessageID)
+	now := r.now()
+	_, err := r.opt.Cursors.Update(r.ctx, state.CursorKey(ev.Server, ev.ChannelID), func(c *state.Cursor) error {
+		c.Server, c.ChannelID, c.ParentID, c.Updated = ev.Server, ev.ChannelID, ev.ParentID, now.UTC()
+		c.PruneOffers(now)
+		if c.Offers == nil {
+			c.Offers = map[string]state.Offer{}
+		}
+		c.Offers[ev.MessageID] = state.Offer{AuthorID: ev.Author.ID, Expires: now.Add(r.opt.Config.Claude.PromptTimeout.Duration)}
+		return nil
+	})
+	if err != nil {
+		log.Error("could not record a Deliver anyway offer", "err", err)
+	}
+	r.react(ev, "⚠️")
+	link := messageLink(tg, ev.ChannelID, ev.MessageID)
+	text := fmt.Sprintf("⚠️ [This message](%s) was sent %s ago, while ccbridge was away: longer ago than `catch_up` (%s), so it was not delivered on its own.",
+		link, now.Sub(it.at).Round(time.Second), r.catchUpAge())
+	if it.unsure {
+		text = fmt.Sprintf("⚠️ ccbridge stopped while typing [this message](%s) and cannot tell whether Claude received it, so it was not typed again.", link)
+	}
+	id, err := chat.ID{Instance: r.opt.Instance, Kind: lateKind, Args: []string{ev.MessageID}}.Encode()
+	if err != nil {
+		log.Error("could not offer Deliver anyway", "err", err)
+		r.send(ev.Server, ev.ChannelID, text)
+		return
+	}
+	m := chat.Message{Content: text, Rows: []chat.Row{{Buttons: []chat.Button{{Label: "Deliver anyway", CustomID: id, Style: chat.Primary}}}}}
+	if _, err := r.opt.Replier.Post(r.ctx, ev.Server, ev.ChannelID, m); err != nil {
+		log.Error("could not offer Deliver anyway", "err", err)
+	}
+	log.Info("a message missed too long ago was offered, not delivered", "age", now.Sub(it.at).Round(time.Second), "unsure", it.unsure)
+}
+
+func messageLink(tg target, channelID, messageID string) string {
+	return fmt.Sprintf("https://discord.com/channels/%s/%s/%s", tg.rt.server.GuildID, channelID, messageID)
+}
+
+// refusal is why a Deliver anyway click changes nothing, as the person
+// clicking is told.
+type refusal string
+
+func (e refusal) Error() string { return string(e) }
+
+const (
+	offerGone     refusal = "This offer is no longer open (it expired after the prompt timeout). Send the message again."
+	offerUsed     refusal = "This message was delivered already; nothing was done."
+	offerNotYours refusal = "Only the person who sent this message can deliver it."
+)
+
+// deliverAnyway answers a Deliver anyway click: once, by the message's
+// author, before the offer expires, the message is read back and queued
+// for its session like a message just sent (with its ✅ on receipt).
+func (r *Router) deliverAnyway(ev chat.ComponentEvent, args []string, resp chat.Responder) {
+	if len(args) != 1 || !r.catchingUp() {
+		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
+		return
+	}
+	msgID := args[0]
+	now := r.now()
+	cur, err := r.opt.Cursors.Update(r.ctx, state.CursorKey(ev.Server, ev.ChannelID), func(c *state.Cursor) error {
+		o, ok := c.Offers[msgID]
+		switch {
+		case !ok || now.After(o.Expires):
+			return offerGone
+		case o.Used:
+			return offerUsed
+		case o.AuthorID != ev.User.ID:
+			return offerNotYours
+		}
+		o.Used = true
+		c.Offers[msgID] = o
+		return nil
+	})
+	var no refusal
+	if errors.As(err, &no) {
+		_ = resp.Respond(chat.Reply{Content: string(no), Ephemeral: true})
+		return
+	}
+	if err != nil {
+		_ = resp.Respond(chat.Reply{Content: "⚠️ " + errText(err), Ephemeral: true})
+		return
+	}
+	tg, ok := r.resolve(ev.Server, ev.ChannelID, cur.ParentID)
+	if !ok {
+		_ = resp.Respond(chat.Reply{Content: "This channel is no longer one of ccbridge's projects; nothing was delivered.", Ephemeral: true})
+		return
+	}
+	link := messageLink(tg, ev.ChannelID, msgID)
+	_ = resp.Update(chat.Message{Content: fmt.Sprintf("📨 Delivering [this message](%s) now, as %s asked.", link, mention(ev.User))})
+	r.opt.Log.Info("deliver anyway", "channel", ev.ChannelID, "message", msgID, "by", ev.User.ID)
+	go func() {
+		ctx, cancel := context.WithTimeout(r.ctx, catchUpRead)
+		defer cancel()
+		m, err := r.opt.History.Message(ctx, ev.Server, ev.ChannelID, msgID)
+		if err != nil {
+			r.send(ev.Server, ev.ChannelID, fmt.Sprintf("⚠️ Could not read [this message](%s) back from Discord, so it was not delivered: %s. Send it again.", link, errText(err)))
+			return
+		}
+		msg := m.Event
+		msg.Server, msg.ParentID = ev.Server, cur.ParentID
+		if audio, ok := msg.Voice(); ok {
+			r.voiceNote(tg, msg, audio) // voice.go: transcribed first, as live
+			return
+		}
+		r.enqueue(tg, item{ev: msg, again: true})
+	}()
+}

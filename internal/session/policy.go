@@ -1,0 +1,61 @@
+package session
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// settingsFor returns the inline --settings of one session: the hooks,
+// and its [policy] both as Claude Code permissions (enforced in Claude's
+// own process) and on the hooks' command lines. Nothing the governed model
+// can write (a record in the runtime directory, a settings file) decides
+// which rules hold for it. The model is also denied ccbridge's own files:
+// the runtime directory's records (bot tokens, the policy record), the
+// config and token files, and the audit log's directory. Bash can still
+// read them; this keeps a casual Read or Edit away.
+func (m *Manager) settingsFor(t Target) string {
+	cfg := m.opt.Config
+	p := cfg.SessionPolicy(t.Server, t.Project, t.ThreadID, t.Dir)
+	sp := claudehook.SessionPolicy{Ask: p.Ask, Deny: p.Deny, RedactOff: !cfg.RedactOn()}
+	var guarded []string
+	for _, g := range m.opt.Store.Dir.Guarded() {
+		guarded = append(guarded, g+"/")
+	}
+	if d, err := state.DurableDir(); err == nil {
+		sp.AuditDir = d
+		if cfg.OwnDir(d) {
+			guarded = append(guarded, d+"/")
+		}
+	}
+	var protect []string
+	for _, g := range append(guarded, cfg.SecretPaths()...) {
+		for _, v := range physical(g) {
+			for _, tool := range []string{"Read", "Edit"} {
+				protect = append(protect, tool+"(/"+v+")")
+			}
+		}
+	}
+	return string(m.settings.WithPolicy(sp, protect).Inline())
+}
+
+// physical returns an absolute path as a rule names it (a directory,
+// written with a trailing slash, as dir/**), and also with its symlinks
+// resolved when that differs: Claude Code matches the paths tools are
+// given, which may be either.
+func physical(p string) []string {
+	dir := strings.HasSuffix(p, "/")
+	p = filepath.Clean(p)
+	out := []string{p}
+	if r, err := filepath.EvalSymlinks(p); err == nil && r != p {
+		out = append(out, r)
+	}
+	if dir {
+		for i := range out {
+			out[i] += "/**"
+		}
+	}
+	return out
+}

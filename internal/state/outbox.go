@@ -1,0 +1,107 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+)
+
+// Reply order. A turn's reply takes its place in its channel's order when
+// its Stop arrives, not when its hook is done: the hook of a slow turn may
+// still be reading the transcript (or retrying Discord) when the next
+// turn's hook is ready to post. A place is held by a live hook process;
+// posts and queued messages that come after it wait until it is given up,
+// so replies appear in turn order whichever hook finishes first.
+
+// Place is a turn's place in its channel's reply order, keyed by an
+// OutboxKey taken when the turn's Stop arrived (its order).
+type Place struct {
+	ChannelID string    `json:"channel_id"`
+	PID       int       `json:"pid"` // the hook process that holds it
+	At        time.Time `json:"at"`
+}
+
+// MaxPlaceAge bounds how long a place holds its channel: a hook's whole
+// run (its budget and the save to the outbox) with room to spare. An older
+// place is a hook that died without giving it up.
+const MaxPlaceAge = time.Minute
+
+const placeVersion = 1
+
+// Places are the held places in the reply order of every channel.
+type Places struct {
+	c *Collection[Place]
+}
+
+// OpenPlaces opens the reply-order places in d.
+func OpenPlaces(d *Dir) (*Places, error) {
+	c, err := newCollection[Place](d, "reply-order", placeVersion)
+	if err != nil {
+		return nil, err
+	}
+	return &Places{c: c}, nil
+}
+
+// Hold takes a place in channel's reply order for the calling process and
+// returns its order (an OutboxKey) and the func that gives it up. Neither
+// the order nor the place is synced to disk: a place lives only as long as
+// its process, and taking it is on the path of every reply.
+func (p *Places) Hold(ctx context.Context, s *Store, channel string) (string, func(), error) {
+	order := s.outboxKey(false) // unique: no other record has this key
+	pl := Place{ChannelID: channel, PID: os.Getpid(), At: time.Now().UTC()}
+	if err := p.c.Cache(ctx, order, pl); err != nil {
+		return "", func() {}, fmt.Errorf("hold reply place: %w", err)
+	}
+	release := func() {
+		// Not the caller's context: a place left behind holds the channel
+		// until MaxPlaceAge.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lockTimeout)
+		defer cancel()
+		if err := p.c.Delete(ctx, order); err != nil {
+			s.Dir.logger().Warn("reply place not given up", "order", order, "err", err)
+		}
+	}
+	return order, release, nil
+}
+
+// First returns the order of the earliest place held in channel before
+// order ("" for any), or "" when there is none. Places of hooks that died,
+// in any channel, are removed on the way.
+func (p *Places) First(ctx context.Context, channel, order string) string {
+	all, _ := p.c.List()
+	first := ""
+	now := time.Now()
+	for k, pl := range all {
+		if !pl.live(now) {
+			_ = p.c.Delete(ctx, k) // whatever its channel: nobody else may look there
+			continue
+		}
+		if pl.ChannelID != channel || (order != "" && k >= order) {
+			continue
+		}
+		if first == "" || k < first {
+			first = k
+		}
+	}
+	return first
+}
+
+// Watch reports changes of the places (see Collection.Watch).
+func (p *Places) Watch(ctx context.Context) (<-chan string, error) { return p.c.Watch(ctx) }
+
+// live reports whether the place's hook still runs: its process exists and
+// the place is younger than MaxPlaceAge (a pid reused since is not it).
+func (pl Place) live(now time.Time) bool {
+	if now.Sub(pl.At) > MaxPlaceAge || pl.PID <= 0 {
+		return false
+	}
+	err := syscall.Kill(pl.PID, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// PartKey is the outbox key of part i of a message posted at order: the
+// parts sort together, in order, after everything ordered before it.
+func PartKey(order string, i int) string { return fmt.Sprintf("%s.%03d", order, i) }
