@@ -448,3 +448,28 @@ func TestStatusAndUsageInAnOpenedThread(t *testing.T) {
 		t.Errorf("/status: %s", got)
 	}
 }
+
+// What an opened folder's thread received while ccbridge was down is read
+// back after READY like any live thread's; a closed one's is not.
+func TestCatchUpReadsOpenedThreads(t *testing.T) {
+	f := newOpenRouter(t, true)
+	cursors, err := state.OpenCursors(f.reg.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.r.opt.History, f.r.opt.Cursors = &fakeHistory{}, cursors
+	ctx := context.Background()
+	for id, o := range map[string]state.Opened{
+		"1300000000000000401": {Server: "home", ChannelID: panelChannel, ThreadID: "1300000000000000401", Path: f.root},
+		"1300000000000000402": {Server: "home", ChannelID: channel, ThreadID: "1300000000000000402", Path: f.root, Closed: true},
+		"1300000000000000403": {Server: "work", ChannelID: channel, ThreadID: "1300000000000000403", Path: f.root},
+	} {
+		if _, err := f.reg.Opened.Create(ctx, id, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := f.r.CatchUpChannels("home")
+	if len(got) != 2 || got[channel] != "" || got["1300000000000000401"] != panelChannel {
+		t.Fatalf("CatchUpChannels = %v", got)
+	}
+}
