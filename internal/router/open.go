@@ -195,6 +195,17 @@ func (r *Router) closeOpened(tg target) chat.Reply {
 	return chat.Reply{Content: text}
 }
 
+// forgetOpened forgets the folder of a deleted thread (nothing can be
+// written in it any more); any other thread is left alone.
+func (r *Router) forgetOpened(tg target) {
+	if tg.rt.project.Name != session.OpenedProject {
+		return
+	}
+	if _, err := r.opt.Registry.Opened.Update(r.ctx, tg.threadID, func(o *state.Opened) error { o.Closed = true; return nil }); err != nil {
+		r.opt.Log.Error("could not forget a deleted thread's folder", "session", tg.key, "err", err)
+	}
+}
+
 // openedFolders lists the server's open folders, one line each, for the
 // panel and /sessions.
 func openedFolders(reg *state.Registry, server string) []state.Opened {

@@ -473,3 +473,18 @@ func TestCatchUpReadsOpenedThreads(t *testing.T) {
 		t.Fatalf("CatchUpChannels = %v", got)
 	}
 }
+
+// A deleted thread of an opened folder stops its session, as any thread's,
+// and the folder is forgotten: no panel line for a thread that is gone.
+func TestDeletedOpenedThreadIsForgotten(t *testing.T) {
+	f := newOpenRouter(t, true)
+	f.command(channel, "", openName, map[string]string{"path": "api"})
+	key := session.ThreadKey("home", session.OpenedProject, openedID)
+	f.l.waitFor(t, "ensure "+key)
+	f.ss.setState("idle")
+	f.r.HandleThreadDeleted("home", openedID, channel)
+	f.l.waitFor(t, "stop "+key)
+	if o, err := f.reg.Opened.Get(openedID); err != nil || !o.Closed {
+		t.Fatalf("record = %+v, %v", o, err)
+	}
+}

@@ -91,6 +91,7 @@ func (r *Router) HandleThreadDeleted(server, threadID, parentID string) {
 		return
 	}
 	r.remember(tg.key, func(g *state.Registered) { g.Archived = true })
+	r.forgetOpened(tg) // open.go
 	r.closeThread(tg, true)
 }
 
