@@ -67,8 +67,8 @@ func openedThread(t *testing.T, b *bridge, p *project, name string) *project {
 
 // /open suggests the folders under the roots, opens one in a thread whose
 // Claude runs in that folder and answers; the thread survives a restart
-// (a reboot's, with the panes gone too); /close stops its Claude and
-// forgets it.
+// (a reboot's, with the panes gone too), and what it got meanwhile is
+// delivered; /close stops its Claude and forgets it.
 func TestOpenFolderInAThread(t *testing.T) {
 	t.Parallel()
 	b := newBridge(t, 1, 1, "")
@@ -103,7 +103,9 @@ func TestOpenFolderInAThread(t *testing.T) {
 	if err := b.tmux.KillServer(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	b.say(th, "sent while ccbridge was down")
 	b.start()
+	b.waitReply(th, "ok: sent while ccbridge was down")
 	b.say(th, "still there after the restart?")
 	b.waitReply(th, "ok: still there after the restart?")
 	if s, _ := b.store.Sessions.Get(th.key); s.Cwd != dir {
