@@ -15,10 +15,10 @@ import (
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 )
 
-// withOpenRoots restarts the bridge with open_roots = [root] for its first
-// server; the root is under the project's folder, so Claude trusts the
+// withOpenRoots restarts the bridge with open_roots = [root] (and more
+// keys) for its first server; the root is under the project's folder, so Claude trusts the
 // folders in it as it trusts the project.
-func withOpenRoots(t *testing.T, b *bridge, p *project) string {
+func withOpenRoots(t *testing.T, b *bridge, p *project, more string) string {
 	t.Helper()
 	root := filepath.Join(p.dir, "src")
 	for _, d := range []string{"tool", "web"} {
@@ -31,7 +31,7 @@ func withOpenRoots(t *testing.T, b *bridge, p *project) string {
 	}
 	owners := fmt.Sprintf("owner_ids = [%q]\n", b.owner.ID)
 	b.reconfigure(func(cfg string) string {
-		return strings.Replace(cfg, owners, owners+fmt.Sprintf("open_roots = [%q]\n", root), 1)
+		return strings.Replace(cfg, owners, owners+fmt.Sprintf("open_roots = [%q]\n", root)+more, 1)
 	})
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
@@ -50,11 +50,11 @@ func (b *bridge) answer(channel, want string) *fakediscord.Message {
 }
 
 // openedThread waits for the thread /open made, by name.
-func openedThread(t *testing.T, b *bridge, p *project, name string) *project {
+func openedThread(t *testing.T, b *bridge, p *project, parent, name string) *project {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		for _, c := range b.srv.Threads(p.channel) {
+		for _, c := range b.srv.Threads(parent) {
 			if c.Name == name {
 				return &project{bot: p.bot, name: name, channel: c.ID, key: session.ThreadKey(p.bot.Name, session.OpenedProject, c.ID)}
 			}
@@ -73,7 +73,7 @@ func TestOpenFolderInAThread(t *testing.T) {
 	t.Parallel()
 	b := newBridge(t, 1, 1, "")
 	p := b.projects[0]
-	root := withOpenRoots(t, b, p)
+	root := withOpenRoots(t, b, p, "")
 
 	ac := b.srv.Autocomplete(p.channel, "open", b.owner, nil, "path", "too")
 	r := b.srv.WaitResponse(ac, 5*time.Second)
@@ -85,7 +85,7 @@ func TestOpenFolderInAThread(t *testing.T) {
 	b.srv.WaitResponse(it, 5*time.Second)
 	dir := filepath.Join(root, "tool")
 	b.answer(p.channel, "📂 Opened `"+dir+"`")
-	th := openedThread(t, b, p, "tool")
+	th := openedThread(t, b, p, p.channel, "tool")
 	b.waitReply(th, "🟢 Claude is running in `"+dir+"`")
 	m := b.say(th, "hello from the phone")
 	b.waitReply(th, "ok: hello from the phone")
@@ -144,7 +144,7 @@ func TestOpenRefusesPathsOutsideTheRoots(t *testing.T) {
 	t.Parallel()
 	b := newBridge(t, 1, 1, "")
 	p := b.projects[0]
-	withOpenRoots(t, b, p)
+	withOpenRoots(t, b, p, "")
 	for path, why := range map[string]string{
 		"tool/../..": `goes up a folder with ".."`,
 		"escape":     "outside the folders /open may open",
@@ -160,4 +160,28 @@ func TestOpenRefusesPathsOutsideTheRoots(t *testing.T) {
 	if n := len(b.panes()); n != 0 {
 		t.Fatalf("a refused /open started %d pane(s)", n)
 	}
+}
+
+// /open in the control-panel channel (no project's) suggests and opens a
+// folder there, and the panel lists it with its state.
+func TestOpenInThePanelChannel(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	general := b.srv.AddChannel(p.bot.GuildID, "general")
+	root := withOpenRoots(t, b, p, fmt.Sprintf("general_channel_id = %q\n", general))
+	ac := b.srv.Autocomplete(general, "open", b.owner, nil, "path", "we")
+	if r := b.srv.WaitResponse(ac, 5*time.Second); r.Late || len(r.Choices()) != 1 || !strings.HasSuffix(r.Choices()[0]["value"].(string), "/src/web") {
+		t.Fatalf("suggestions in the panel channel: late=%v %v", r.Late, r.Choices())
+	}
+	it := b.srv.Command(general, "open", b.owner, map[string]any{"path": "web"})
+	b.srv.WaitResponse(it, 5*time.Second)
+	dir := filepath.Join(root, "web")
+	th := openedThread(t, b, p, general, "web")
+	b.waitReply(th, "🟢 Claude is running in `"+dir+"`")
+	b.say(th, "hello from the panel channel")
+	b.waitReply(th, "ok: hello from the panel channel")
+	b.srv.WaitMessage(long, "the panel listing the opened folder", func(m *fakediscord.Message) bool {
+		return m.ChannelID == general && m.Author.Bot && strings.Contains(m.Content, "**Opened folders** (/open)\n🟢 running <#"+th.channel+"> `"+dir+"`")
+	})
 }
