@@ -195,6 +195,13 @@ func (r *Router) closeOpened(tg target) chat.Reply {
 	return chat.Reply{Content: text}
 }
 
+// openedIn reports whether a thread was opened with /open in channelID
+// (also when closed since: its kept worktree is reported there).
+func (r *Router) openedIn(server, threadID, channelID string) bool {
+	o, err := r.opt.Registry.Opened.Get(threadID)
+	return err == nil && o.Server == server && o.ChannelID == channelID
+}
+
 // forgetOpened forgets the folder of a deleted thread (nothing can be
 // written in it any more); any other thread is left alone.
 func (r *Router) forgetOpened(tg target) {

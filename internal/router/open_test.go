@@ -488,3 +488,21 @@ func TestDeletedOpenedThreadIsForgotten(t *testing.T) {
 		t.Fatalf("record = %+v, %v", o, err)
 	}
 }
+
+// The buttons of a kept worktree of an opened folder work where it was
+// reported: the channel the folder was opened in (also once closed), and
+// the thread; not in another channel.
+func TestKeptWorktreeButtonsOfAnOpenedFolder(t *testing.T) {
+	f := newOpenRouter(t, true)
+	f.command(panelChannel, "", openName, map[string]string{"path": "api", "isolation": "worktree"})
+	key := session.ThreadKey("home", session.OpenedProject, openedID)
+	f.l.waitFor(t, "ensure "+key)
+	if _, err := f.reg.Opened.Update(context.Background(), openedID, func(o *state.Opened) error { o.Closed = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for ch, want := range map[string]bool{panelChannel: true, openedID: true, channel: false} {
+		if got, ok := f.r.worktreeKey("home", ch, key); ok != want || (ok && got != key) {
+			t.Errorf("in %s: %q, %v; want %v", ch, got, ok, want)
+		}
+	}
+}

@@ -421,7 +421,7 @@ func (r *Router) worktreeKey(server, channelID, arg string) (string, bool) {
 		if g.Server != server || g.ThreadID == "" || !chat.ArgIs(arg, key) {
 			continue
 		}
-		if rt, ok := r.lookup(server, channelID); (ok && rt.project.Name == g.Project) || channelID == g.ThreadID {
+		if rt, ok := r.lookup(server, channelID); (ok && rt.project.Name == g.Project) || channelID == g.ThreadID || r.openedIn(server, g.ThreadID, channelID) { // open.go
 			return key, true
 		}
 	}
