@@ -164,13 +164,13 @@ func TestArchiveMidTurnStopsAfterTheTurn(t *testing.T) {
 	b.srv.AutoArchive(th.channel)
 	// The daemon says it will wait, or (wrongly) stops the session.
 	deadline := time.Now().Add(long)
-	for !strings.Contains(b.out.String(), "thread archived mid-turn") && b.paneAlive(th) && time.Now().Before(deadline) {
+	for !strings.Contains(b.out.String(), "thread closed mid-turn") && b.paneAlive(th) && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	if !b.paneAlive(th) {
 		t.Fatal("archiving the thread mid-turn stopped its session")
 	}
-	waitOutput(t, b.out, "thread archived mid-turn", time.Second)
+	waitOutput(t, b.out, "thread closed mid-turn", time.Second)
 	b.srv.Click(card.ID, action(t, card, "allow"), b.owner)
 	b.waitReply(th, "Done. Last tool result: ")
 	deadline = time.Now().Add(long)

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -249,5 +251,88 @@ func TestSessionModeSwitchesTheRunningSession(t *testing.T) {
 	screen, _ = b.tmux.Capture(context.Background(), rec.PaneID, 0)
 	if session.ModeShown(screen) != "default" {
 		t.Fatalf("footer after /mode default:\n%s", screen)
+	}
+}
+
+// With [claude].command naming nothing on PATH (the usual first-run case
+// under a service manager), the first message is answered within seconds,
+// naming the command and the PATH, not after start_timeout.
+func TestSessionMissingClaudeIsNamedAtOnce(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	b.kill()
+	raw, err := os.ReadFile(b.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := regexp.MustCompile(`(?m)^command = .*$`).ReplaceAllString(string(raw), `command = "claude-not-installed-e2e"`)
+	if err := os.WriteFile(b.cfg, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.start()
+	waitOutput(t, b.out, "claude-not-installed-e2e", 5*time.Second)
+	p := b.projects[0]
+	start := time.Now()
+	b.say(p, "hello")
+	msg := b.srv.WaitMessage(20*time.Second, "the start failure", func(m *fakediscord.Message) bool {
+		return m.ChannelID == p.channel && m.Author.Bot && strings.Contains(m.Content, "Could not start Claude")
+	})
+	if !strings.Contains(msg.Content, "claude-not-installed-e2e") || !strings.Contains(msg.Content, "PATH=") {
+		t.Fatalf("the failure does not name the command and PATH: %q", msg.Content)
+	}
+	t.Logf("named in %s", time.Since(start))
+	if len(b.panes()) != 0 {
+		t.Fatalf("panes left: %+v", b.panes())
+	}
+}
+
+// The daemon (for Discord) and `ccbridge mcp` send into one session at the
+// same moment: every message reaches Claude whole, as its own prompt, once.
+func TestSessionDaemonAndMCPNeverInterleave(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	b.say(p, "warm up")
+	b.waitReply(p, "ok: warm up")
+	sid := b.waitSessionID(p.key)
+	e := mcpWithBridge(t, b, nil)
+	const each = 4
+	var texts []string
+	for i := range each {
+		texts = append(texts, fmt.Sprintf("from discord number %d", i), fmt.Sprintf("from mcp number %d", i))
+	}
+	done := make(chan error, 1)
+	go func() {
+		for i := range each {
+			if err := e.call("claude_say", map[string]any{"sessionId": sid, "message": fmt.Sprintf("from mcp number %d", i)}, nil); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for i := range each {
+		b.say(p, fmt.Sprintf("from discord number %d", i))
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range texts {
+		b.model.WaitRequest(t, long, "a request for "+text, func(r fakemodel.Request) bool { return r.LastUserText == text })
+	}
+	seen := map[string]int{}
+	for _, r := range b.model.Requests() {
+		if !strings.Contains(r.LastUserText, " number ") {
+			continue
+		}
+		if !slices.Contains(texts, r.LastUserText) {
+			t.Errorf("Claude got a prompt that is not one message: %q", r.LastUserText)
+		}
+		seen[r.LastUserText]++
+	}
+	for _, text := range texts {
+		if seen[text] == 0 {
+			t.Errorf("%q never reached Claude", text)
+		}
 	}
 }

@@ -424,3 +424,30 @@ func TestForkCommandInAThreadWithoutPrompt(t *testing.T) {
 		t.Fatal("the fork did not carry the thread's conversation")
 	}
 }
+
+// A message from the thread never wipes what the person has typed but not
+// sent in their own terminal: it is not typed, and the thread is told.
+func TestTakenOverTerminalsDraftIsKept(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	d := startDesk(t, b, installHooks(t, b), p.dir)
+	d.typeAtDesk(t, "before the draft")
+	b.waitReply(p, "ok: before the draft")
+	b.liveOf(p.dir, func(l state.Live) bool { return !l.Busy })
+	th := threadOf(p, b.clickFor(b.command(p, "sessions", nil, "started by hand"), "|ss|take|"))
+	b.waitReply(th, "Took over the Claude")
+	d.claude.WaitReady(t, 10*time.Second)
+	draft := "half a sentence of my own"
+	if err := d.tmux.PasteTextIf(context.Background(), d.claude.Pane, tmux.Guard{}, draft); err != nil {
+		t.Fatal(err)
+	}
+	waitScreen(t, d.tmux, d.claude.Pane, draft)
+	m := b.say(th, "from the phone over a draft")
+	b.waitReply(th, "the terminal has a draft")
+	b.waitReaction(m, "⚠️")
+	screen, _ := d.tmux.Capture(context.Background(), d.claude.Pane, 0)
+	if !session.InputHolds(screen, draft) || strings.Contains(screen, "from the phone over a draft") {
+		t.Fatalf("the draft was touched:\n%s", screen)
+	}
+}

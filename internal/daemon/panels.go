@@ -42,6 +42,7 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 	sessions, _ := r.store.Sessions.Watch(ctx)
 	requests, _ := r.store.Requests.Watch(ctx)
 	registered, _ := r.registry.Sessions.Watch(ctx)
+	scheduled, _ := r.registry.Schedules.Watch(ctx) // the panel names the next one
 	every := heartbeat(p.Config.General.UnreachableAfter.Duration)
 	tick := time.NewTicker(panelTick)
 	defer tick.Stop()
@@ -103,6 +104,8 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 		case <-requests:
 			dirty = true
 		case <-registered:
+			dirty = true
+		case <-scheduled:
 			dirty = true
 		case <-tick.C:
 			for _, at := range lastAt {

@@ -125,6 +125,11 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	trees := worktree.New(execx.Exec{})
 	fleet := panel.NewFleet(cfg.General.Machine, cfg.General.UnreachableAfter.Duration)
 	pnl := &panel.Panel{Config: cfg, Store: store, Registry: registry, Sessions: sessions, Trees: trees, Instance: instance, Fleet: fleet}
+	if err := session.CheckCommand(cfg); err != nil {
+		// Said at once, here and in the panel, not at the first message.
+		log.Warn("Claude cannot be started", "err", err)
+		pnl.Problem = "Claude cannot be started: " + err.Error()
+	}
 	recording := recordingSessions{sessions, ext, log}  // attention.go
 	live, err := newLiveDrawer(store.Dir, posters, log) // live.go
 	if err != nil {

@@ -169,24 +169,41 @@ func sameStatus(a, b state.Status) bool {
 // keepUserStatusLines is how long a session's statusLine command is kept.
 const keepUserStatusLines = 7 * 24 * time.Hour
 
-// sessionStatusLine is the statusLine command of the session's own
-// settings, read once per Claude session (as Claude Code reads its
-// settings, for the workspace it trusted) and then taken from the runtime
-// dir: a settings file written or changed later, in the project or
-// wherever the session cd'ed to, chooses nothing. Without a session id
-// (nothing to cache by) it is read each time.
+// sessionStatusLine is the user's own statusLine command: the project's,
+// read once per Claude session (as Claude Code reads the settings of the
+// workspace it trusted) and then taken from the runtime dir, so a settings
+// file written later in the project, or wherever the session cd'ed to,
+// chooses nothing; else the one in the user's own ~/.claude/settings.json,
+// theirs to change at any time. Without a session id (nothing to cache by)
+// the project's is read each time.
 func sessionStatusLine(ctx context.Context, d *state.Dir, sid, home, projectDir string) string {
+	if cmd := projectStatusLine(ctx, d, sid, projectDir); cmd != "" {
+		return cmd
+	}
+	if home == "" {
+		return ""
+	}
+	return statusLineIn(filepath.Join(home, ".claude", "settings.json"))
+}
+
+func projectStatusLine(ctx context.Context, d *state.Dir, sid, projectDir string) string {
+	if projectDir == "" {
+		return "" // the project is the one Claude names, never the cwd
+	}
+	read := func() string {
+		return statusLineIn(filepath.Join(projectDir, ".claude", "settings.local.json"), filepath.Join(projectDir, ".claude", "settings.json"))
+	}
 	if d == nil || sid == "" {
-		return userStatusLine(home, projectDir)
+		return read()
 	}
 	cmds, err := state.OpenUserStatusLines(d)
 	if err != nil {
-		return userStatusLine(home, projectDir)
+		return read()
 	}
 	if c, err := cmds.Get(sid); err == nil {
 		return c.Command
 	}
-	cmd := userStatusLine(home, projectDir)
+	cmd := read()
 	if created, err := cmds.Create(ctx, sid, state.UserStatusLine{Command: cmd, At: time.Now().UTC()}); err == nil && created {
 		// Once per session: forget those of sessions long gone.
 		_, _ = cmds.Prune(ctx, time.Now().Add(-keepUserStatusLines), 1000)
@@ -196,20 +213,11 @@ func sessionStatusLine(ctx context.Context, d *state.Dir, sid, home, projectDir 
 	return cmd
 }
 
-// userStatusLine finds the statusLine command of the user's own settings:
-// the project's local settings, then the project's, then the user's
-// (Claude's order of precedence). The project is the one Claude names,
-// never the cwd: a cd into a cloned repository must not choose what runs.
-// ccbridge's own, which Claude takes from --settings over all of these, is
-// skipped wherever it turns up.
-func userStatusLine(home, projectDir string) string {
-	var files []string
-	if projectDir != "" {
-		files = append(files, filepath.Join(projectDir, ".claude", "settings.local.json"), filepath.Join(projectDir, ".claude", "settings.json"))
-	}
-	if home != "" {
-		files = append(files, filepath.Join(home, ".claude", "settings.json"))
-	}
+// statusLineIn is the statusLine command of the first of files that names
+// one (Claude's order of precedence: local, project, user). ccbridge's own,
+// which Claude takes from --settings over all of these, is skipped wherever
+// it turns up.
+func statusLineIn(files ...string) string {
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {

@@ -167,7 +167,7 @@ func (s *Server) start(ctx context.Context, _ *sdk.CallToolRequest, in StartInpu
 		t.Isolation, t.ThreadName, t.ThreadID = "worktree", in.Worktree, strings.TrimPrefix(key, KeyPrefix)
 	}
 	s.markStarted(key)
-	if _, _, err := s.opt.Sessions.Ensure(ctx, t); err != nil {
+	if err := s.ensure(ctx, t); err != nil { // dialog.go
 		return nil, StartOutput{}, toolError("could not start Claude in %s: %v", dir, err)
 	}
 	sid, err := s.waitSessionID(ctx, key)
@@ -396,7 +396,7 @@ func (s *Server) live(ctx context.Context, sid string) (key string, resumed bool
 	t := s.target(key, dir)
 	t.Resume = sid
 	s.markStarted(key)
-	if _, _, err := s.opt.Sessions.Ensure(ctx, t); err != nil {
+	if err := s.ensure(ctx, t); err != nil { // dialog.go
 		return "", false, toolError("could not resume session %s: %v", sid, err)
 	}
 	return key, true, nil
@@ -493,6 +493,10 @@ func (s *Server) stateLines(ctx context.Context, key, sid string, lines int, con
 		out.PendingQuestion, out.Status = &p, "awaiting_input"
 		return out
 	}
+	if p, ok := s.screenDialog(ctx, key); ok && out.IsActive { // dialog.go
+		out.PendingQuestion, out.Status = &p, "awaiting_input"
+		return out
+	}
 	switch {
 	case s.interruptedNow(key, rec):
 		out.Status = "interrupted"
@@ -543,6 +547,10 @@ func (s *Server) pending(key, sid string) (string, state.Request, bool) {
 }
 
 func (s *Server) respond(ctx context.Context, _ *sdk.CallToolRequest, in RespondInput) (*sdk.CallToolResult, RespondOutput, error) {
+	if strings.HasPrefix(in.ID, dialogPrefix) {
+		out, err := s.respondDialog(ctx, in) // dialog.go
+		return nil, out, err
+	}
 	key, _, _ := s.find(ctx, in.SessionID)
 	req, err := s.opt.Store.Requests.Get(in.ID)
 	if err != nil || (req.ClaudeSessionID != in.SessionID && (key == "" || req.Session != key)) {

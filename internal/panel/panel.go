@@ -47,6 +47,9 @@ type Panel struct {
 	Instance string
 	// Fleet is the view of the other machines sharing the bots (nil: none).
 	Fleet *Fleet
+	// Problem, when set, is shown under the header: something that stops
+	// every session from starting (a Claude command not found).
+	Problem string
 
 	mu   sync.Mutex // guards sums
 	sums map[string]summaryAt
@@ -134,6 +137,12 @@ func (p *Panel) Render(ctx context.Context, server string) chat.Message {
 	var b strings.Builder
 	b.WriteString(header(p.machine(), srv.Name, false, time.Now()) + "\n")
 	if line := p.Fleet.Line(srv.Name); line != "" {
+		b.WriteString(line + "\n")
+	}
+	if p.Problem != "" {
+		b.WriteString("⚠️ " + p.Problem + "\n")
+	}
+	if line := p.nextSchedule(srv.Name); line != "" {
 		b.WriteString(line + "\n")
 	}
 	known := map[string]bool{}

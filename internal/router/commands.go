@@ -365,6 +365,8 @@ func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
 		r.sessionsAction(ev, id.Args, resp)
 	case id.Kind == "key":
 		r.screenButton(ev, id.Args, resp)
+	case id.Kind == dialogKind:
+		r.dialogAnswer(ev, id.Args, resp) // dialogs.go
 	case id.Kind == scheduleKind:
 		r.scheduleAction(ev, id.Args, resp) // schedule.go
 	case id.Kind == voiceKind && len(id.Args) == 2:

@@ -51,6 +51,7 @@ type Sessions interface {
 	Status(ctx context.Context, key string) (session.Status, error)
 	Stop(ctx context.Context, key string) error
 	ReleaseWorktree(ctx context.Context, key string, force bool) (session.Release, error)
+	AnswerDialog(ctx context.Context, key, hash string, choice int) error // dialogs.go
 }
 
 // Limits and timings.
@@ -180,6 +181,7 @@ func (r *Router) sessionTarget(tg target) (session.Target, error) {
 		return t, err
 	}
 	t.Resume = reg.ClaudeSessionID
+	t.OnDialog = r.onDialog(tg) // dialogs.go
 	_, err = r.opt.Registry.Sessions.Update(r.ctx, tg.key, func(g *state.Registered) error {
 		g.Server, g.Project, g.ThreadID, g.Archived, g.Updated = tg.rt.server.Name, tg.rt.project.Name, tg.threadID, false, time.Now().UTC()
 		return nil

@@ -42,8 +42,29 @@ func (m *Manager) pane(ctx context.Context, key string) (string, error) {
 // paste, then Enter. It returns the time just before the paste, for
 // WaitReceipt, and ErrDialogOpen when a dialog is (or comes) up instead of
 // the input box.
+//
+// Inside Send, the session stays locked (against every process) from here
+// until Send returns: Claude's receipt, and a second Enter if needed, come
+// before anyone else types into the pane.
 func (m *Manager) Deliver(ctx context.Context, key, text string) (time.Time, error) {
-	defer m.lock(key)()
+	unlock, err := m.lock(ctx, key)
+	if err != nil {
+		return time.Time{}, err
+	}
+	at, err := m.deliver(ctx, key, text)
+	if err != nil || !keep(ctx, key, unlock) {
+		unlock()
+	}
+	switch {
+	case errors.Is(err, ErrDialogOpen):
+		m.noticeDialog(ctx, key) // dialog.go
+	case err == nil:
+		m.delivered(key)
+	}
+	return at, err
+}
+
+func (m *Manager) deliver(ctx context.Context, key, text string) (time.Time, error) {
 	pane, err := m.pane(ctx, key)
 	if err != nil {
 		return time.Time{}, err
@@ -80,6 +101,11 @@ func (m *Manager) submit(ctx context.Context, key, pane, text string) (time.Time
 	if !InputBoxShown(screen) {
 		return time.Time{}, ErrDialogOpen
 	}
+	if strings.Contains(pane, "@") && InputText(screen) != "" && !m.typedHere(key, screen) {
+		// A taken-over terminal is the person's: what is in its input box
+		// is their draft, never cleared for a message from elsewhere.
+		return time.Time{}, ErrDraft
+	}
 	// An interrupted prompt is put back into the input box; clear it so
 	// the new text is not appended to it.
 	if err := m.keyIf(ctx, pane, tmux.KeyClearLine); err != nil {
@@ -99,6 +125,15 @@ func (m *Manager) submit(ctx context.Context, key, pane, text string) (time.Time
 		return time.Time{}, err
 	}
 	return before, nil
+}
+
+// typedHere reports whether the input box holds what ccbridge last typed
+// into the session (left there when a dialog stopped its Enter).
+func (m *Manager) typedHere(key, screen string) bool {
+	m.mu.Lock()
+	text := m.typed[key]
+	m.mu.Unlock()
+	return text != "" && InputHolds(screen, text)
 }
 
 // waitTyped waits until the input box shows text. If it never does but the
@@ -189,7 +224,11 @@ func normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
 // Deliver (and no dialog is up): otherwise it returns ErrInputChanged or
 // ErrDialogOpen and presses nothing.
 func (m *Manager) PressEnter(ctx context.Context, key string) error {
-	defer m.lock(key)()
+	unlock, err := m.lock(ctx, key)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	pane, err := m.pane(ctx, key)
 	if err != nil {
 		return err

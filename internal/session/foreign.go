@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ccbridge/ccbridge/internal/execx"
@@ -17,8 +19,10 @@ import (
 // key and paste goes through the same code, addressed to the other server),
 // but it stays the user's: ccbridge never starts, kills or closes it.
 //
-// Inside the manager such a pane is named "<pane id>@<socket path>"; the
-// panes wrapper below sends each call to the right server.
+// Inside the manager such a pane is named "<pane id>/<server pid>/<pane
+// pid>@<socket path>"; the panes wrapper below sends each call to the right
+// server, and has tmux check both pids as it sends every key and paste: a
+// restarted server reuses pane ids, and its %7 may hold another Claude.
 
 // ErrForeignGone says a taken-over pane is no longer there.
 var ErrForeignGone = errors.New("the terminal pane this session was taken over in is gone")
@@ -34,11 +38,24 @@ func defaultUserServers(socket string) (Panes, error) {
 	return tmux.UserServer(execx.Exec{}, socket)
 }
 
-func foreignName(pane, socket string) string { return pane + "@" + socket }
+func foreignName(pane string, serverPID, panePID int, socket string) string {
+	return fmt.Sprintf("%s/%d/%d@%s", pane, serverPID, panePID, socket)
+}
 
-func splitForeign(name string) (pane, socket string, ok bool) {
-	pane, socket, ok = strings.Cut(name, "@")
-	return pane, socket, ok && strings.HasPrefix(socket, "/")
+// splitForeign parses a foreign name into the pane id, the pids every key
+// into it is checked against, and the socket.
+func splitForeign(name string) (pane string, ids tmux.Guard, socket string, ok bool) {
+	head, socket, ok := strings.Cut(name, "@")
+	f := strings.Split(head, "/")
+	if !ok || !strings.HasPrefix(socket, "/") || len(f) != 3 {
+		return "", tmux.Guard{}, "", false
+	}
+	server, err1 := strconv.Atoi(f[1])
+	own, err2 := strconv.Atoi(f[2])
+	if err1 != nil || err2 != nil || server <= 0 || own <= 0 {
+		return "", tmux.Guard{}, "", false
+	}
+	return f[0], tmux.Guard{ServerPID: server, PanePID: own}, socket, true
 }
 
 // panes sends each call to the server its pane is on.
@@ -47,13 +64,18 @@ type panes struct {
 	user UserServers
 }
 
-func (p *panes) on(name string) (Panes, string, error) {
-	pane, socket, ok := splitForeign(name)
+// on returns the server of a pane, its id there and the guard every key
+// and paste into it must also pass (the pids, for a taken-over pane).
+func (p *panes) on(name string) (Panes, string, tmux.Guard, error) {
+	pane, ids, socket, ok := splitForeign(name)
 	if !ok {
-		return p.own, name, nil
+		if strings.Contains(name, "@") {
+			return nil, "", tmux.Guard{}, fmt.Errorf("%w: %q", ErrForeignGone, name)
+		}
+		return p.own, name, tmux.Guard{}, nil
 	}
 	s, err := p.user(socket)
-	return s, pane, err
+	return s, pane, ids, err
 }
 
 func (p *panes) NewPane(ctx context.Context, spec tmux.PaneSpec) (string, error) {
@@ -62,32 +84,71 @@ func (p *panes) NewPane(ctx context.Context, spec tmux.PaneSpec) (string, error)
 
 func (p *panes) ListPanes(ctx context.Context) ([]tmux.Pane, error) { return p.own.ListPanes(ctx) }
 
+// SendKeys presses keys; into a taken-over pane only while it is still
+// the same pane of the same server.
 func (p *panes) SendKeys(ctx context.Context, name string, keys ...tmux.Key) error {
-	s, pane, err := p.on(name)
+	s, pane, ids, err := p.on(name)
 	if err != nil {
 		return err
 	}
-	return s.SendKeys(ctx, pane, keys...)
+	if ids.ServerPID == 0 {
+		return s.SendKeys(ctx, pane, keys...)
+	}
+	return gone(s.SendKeysIf(ctx, pane, ids, keys...))
 }
 
 func (p *panes) PasteTextIf(ctx context.Context, name string, g tmux.Guard, text string) error {
-	s, pane, err := p.on(name)
+	s, pane, ids, err := p.on(name)
 	if err != nil {
 		return err
 	}
-	return s.PasteTextIf(ctx, pane, g, text)
+	if ids.ServerPID == 0 {
+		return s.PasteTextIf(ctx, pane, g, text)
+	}
+	return refusedBy(ctx, s, pane, ids, s.PasteTextIf(ctx, pane, withIDs(g, ids), text))
 }
 
 func (p *panes) SendKeysIf(ctx context.Context, name string, g tmux.Guard, keys ...tmux.Key) error {
-	s, pane, err := p.on(name)
+	s, pane, ids, err := p.on(name)
 	if err != nil {
 		return err
 	}
-	return s.SendKeysIf(ctx, pane, g, keys...)
+	if ids.ServerPID == 0 {
+		return s.SendKeysIf(ctx, pane, g, keys...)
+	}
+	return refusedBy(ctx, s, pane, ids, s.SendKeysIf(ctx, pane, withIDs(g, ids), keys...))
+}
+
+func withIDs(g tmux.Guard, ids tmux.Guard) tmux.Guard {
+	g.ServerPID, g.PanePID = ids.ServerPID, ids.PanePID
+	return g
+}
+
+// gone turns a refusal on the pids alone into ErrForeignGone.
+func gone(err error) error {
+	if errors.Is(err, tmux.ErrRefused) {
+		return fmt.Errorf("%w: %w", ErrForeignGone, err)
+	}
+	return err
+}
+
+// refusedBy tells a guarded action refused for the screen (a dialog) from
+// one refused for the pids (the pane is not the one taken over).
+func refusedBy(ctx context.Context, s Panes, pane string, ids tmux.Guard, err error) error {
+	if err == nil || !errors.Is(err, tmux.ErrRefused) {
+		return err
+	}
+	list, lerr := s.ListPanes(ctx)
+	if lerr == nil && slices.ContainsFunc(list, func(p tmux.Pane) bool {
+		return p.ID == pane && !p.Dead && p.ServerPID == ids.ServerPID && p.PID == ids.PanePID
+	}) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrForeignGone, err)
 }
 
 func (p *panes) Capture(ctx context.Context, name string, history int) (string, error) {
-	s, pane, err := p.on(name)
+	s, pane, _, err := p.on(name)
 	if err != nil {
 		return "", err
 	}
@@ -96,47 +157,66 @@ func (p *panes) Capture(ctx context.Context, name string, history int) (string, 
 
 // KillPane never kills a user's pane.
 func (p *panes) KillPane(ctx context.Context, name string) error {
-	if _, _, ok := splitForeign(name); ok {
+	if strings.Contains(name, "@") {
 		return errors.New("refusing to kill a pane on the user's tmux server")
 	}
 	return p.own.KillPane(ctx, name)
 }
 
 // foreignPane returns the manager's name of a taken-over session's pane if
-// it is still alive on its server.
+// it is still alive on its server, in the same server process, with the
+// same process in it as at the take-over.
 func (m *Manager) foreignPane(ctx context.Context, rec state.Session) (string, error) {
+	p, err := m.foreignLookup(ctx, rec)
+	if err != nil {
+		return "", err
+	}
+	if rec.ServerPID == 0 || p.ServerPID != rec.ServerPID || p.PID != rec.PanePID {
+		m.opt.Log.Warn("a taken-over pane is not the one taken over (tmux server or pane restarted)", "pane", rec.PaneID, "socket", rec.Socket,
+			"server_pid", p.ServerPID, "want_server_pid", rec.ServerPID, "pane_pid", p.PID, "want_pane_pid", rec.PanePID)
+		return "", ErrForeignGone
+	}
+	return foreignName(rec.PaneID, rec.ServerPID, rec.PanePID, rec.Socket), nil
+}
+
+// foreignLookup finds a taken-over session's pane, alive, on its server.
+func (m *Manager) foreignLookup(ctx context.Context, rec state.Session) (tmux.Pane, error) {
 	if rec.PaneID == "" {
-		return "", ErrNoPane
+		return tmux.Pane{}, ErrNoPane
 	}
 	if l, err := m.opt.Store.Live.Get(rec.ClaudeSessionID); err == nil && l.Ended {
 		// Claude exited; the pane may hold the user's shell now, which
 		// must never receive a message.
-		return "", ErrForeignGone
+		return tmux.Pane{}, ErrForeignGone
 	}
 	s, err := m.opt.UserServers(rec.Socket)
 	if err != nil {
-		return "", err
+		return tmux.Pane{}, err
 	}
 	list, err := s.ListPanes(ctx)
 	if errors.Is(err, tmux.ErrNoServer) {
-		return "", ErrForeignGone
+		return tmux.Pane{}, ErrForeignGone
 	}
 	if err != nil {
-		return "", err
+		return tmux.Pane{}, err
 	}
 	for _, p := range list {
 		if p.ID == rec.PaneID && !p.Dead {
-			return foreignName(rec.PaneID, rec.Socket), nil
+			return p, nil
 		}
 	}
-	return "", ErrForeignGone
+	return tmux.Pane{}, ErrForeignGone
 }
 
 // TakeOver binds a hand-started Claude (recorded by its hooks) to the
 // session key (a thread's): from now on its hooks post to that thread and
 // messages there are typed into its pane. The pane must be alive.
 func (m *Manager) TakeOver(ctx context.Context, t Target, claudeSessionID string) error {
-	defer m.lock(t.Key)()
+	unlock, err := m.lock(ctx, t.Key)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	live, err := m.opt.Store.Live.Get(claudeSessionID)
 	if err != nil {
 		return fmt.Errorf("no record of that Claude session: %w", err)
@@ -147,8 +227,9 @@ func (m *Manager) TakeOver(ctx context.Context, t Target, claudeSessionID string
 	if live.Ended {
 		return ErrForeignGone
 	}
-	rec := state.Session{PaneID: live.Pane, Socket: live.Socket}
-	if _, err := m.foreignPane(ctx, rec); err != nil {
+	// The pids seen now identify the pane from here on.
+	p, err := m.foreignLookup(ctx, state.Session{PaneID: live.Pane, Socket: live.Socket, ClaudeSessionID: claudeSessionID})
+	if err != nil {
 		return err
 	}
 	if live.Bound != "" && live.Bound != t.Key {
@@ -159,6 +240,7 @@ func (m *Manager) TakeOver(ctx context.Context, t Target, claudeSessionID string
 	if _, err := m.opt.Store.Sessions.Update(ctx, t.Key, func(s *state.Session) error {
 		s.Server, s.Project, s.ChannelID, s.ThreadID, s.Cwd = t.Server, t.Project, t.ChannelID, t.ThreadID, live.Cwd
 		s.PaneID, s.Socket, s.Progress = live.Pane, live.Socket, t.Progress
+		s.ServerPID, s.PanePID = p.ServerPID, p.PID
 		s.ClaudeSessionID, s.TranscriptPath, s.Busy = live.ClaudeSessionID, live.TranscriptPath, live.Busy
 		return nil
 	}); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 func takenOver(t *testing.T) (*Manager, *fakePanes, *fakePanes, *state.Store, Target) {
 	t.Helper()
 	m, own, store, target := newManager(t)
-	user := &fakePanes{screen: readyScreen, panes: []tmux.Pane{{ID: "%7"}}}
+	user := &fakePanes{screen: readyScreen, panes: []tmux.Pane{{ID: "%7", ServerPID: 900, PID: 4242}}}
 	var opened []string
 	servers := func(socket string) (Panes, error) { opened = append(opened, socket); return user, nil }
 	m.opt.UserServers = servers
@@ -48,7 +49,7 @@ func TestTakenOverPaneIsDrivenOnTheUsersServer(t *testing.T) {
 		t.Fatalf("session record %+v", s)
 	}
 	pane, started, err := m.Ensure(ctx, target)
-	if err != nil || started || pane != "%7@/tmp/u.sock" {
+	if err != nil || started || pane != "%7/900/4242@/tmp/u.sock" {
 		t.Fatalf("Ensure = %q %v %v", pane, started, err)
 	}
 	if _, err := m.Deliver(ctx, target.Key, "hello"); err != nil {
@@ -124,7 +125,7 @@ func TestEndedTakenOverClaudeGetsNoKeys(t *testing.T) {
 // outside tmux (listed, not driveable), and none whose pane is gone.
 func TestLiveSessionsListsHandStartedClaudes(t *testing.T) {
 	m, _, store, _ := newManager(t)
-	user := &fakePanes{screen: readyScreen, panes: []tmux.Pane{{ID: "%7"}}}
+	user := &fakePanes{screen: readyScreen, panes: []tmux.Pane{{ID: "%7", ServerPID: 900, PID: 4242}}}
 	m.opt.UserServers = func(string) (Panes, error) { return user, nil }
 	m.opt.Panes.(*panes).user = m.opt.UserServers
 	ctx := context.Background()
@@ -153,5 +154,73 @@ func TestLiveSessionsListsHandStartedClaudes(t *testing.T) {
 	}
 	if err := m.TakeOver(ctx, Target{Key: "home-api-t1"}, "outside"); !errors.Is(err, ErrNotDriveable) {
 		t.Fatalf("TakeOver outside tmux: %v", err)
+	}
+}
+
+// The user's tmux server restarted (same socket, a new server pid) and its
+// %7 now holds some other program: nothing is typed into it.
+func TestTakenOverPaneOnARestartedServerIsGone(t *testing.T) {
+	for name, change := range map[string]func(p *tmux.Pane){
+		"server pid": func(p *tmux.Pane) { p.ServerPID = 901 },
+		"pane pid":   func(p *tmux.Pane) { p.PID = 5000 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			m, _, user, _, target := takenOver(t)
+			ctx := context.Background()
+			user.mu.Lock()
+			change(&user.panes[0])
+			user.mu.Unlock()
+			if _, err := m.Deliver(ctx, target.Key, "hello"); !errors.Is(err, ErrForeignGone) {
+				t.Fatalf("Deliver: err = %v, want ErrForeignGone", err)
+			}
+			if err := m.PressKeys(ctx, target.Key, "1"); !errors.Is(err, ErrForeignGone) {
+				t.Fatalf("PressKeys: err = %v, want ErrForeignGone", err)
+			}
+			if _, _, err := m.Ensure(ctx, target); !errors.Is(err, ErrForeignGone) {
+				t.Fatalf("Ensure: err = %v, want ErrForeignGone", err)
+			}
+			if ops := user.takeOps(); len(ops) != 0 {
+				t.Fatalf("typed into another server's pane: %q", ops)
+			}
+		})
+	}
+}
+
+// The pane changes between the check and a key: tmux refuses the key by
+// the pids it checks as it sends it.
+func TestTakenOverPaneIsCheckedAsEachKeyIsSent(t *testing.T) {
+	m, _, user, _, target := takenOver(t)
+	user.onPaste = func(f *fakePanes, _ string) { f.panes[0].ServerPID = 901 }
+	if _, err := m.Deliver(context.Background(), target.Key, "hello"); !errors.Is(err, ErrForeignGone) {
+		t.Fatalf("err = %v, want ErrForeignGone", err)
+	}
+	for _, op := range user.takeOps() {
+		if strings.HasPrefix(op, "keys") && strings.Contains(op, "Enter") {
+			t.Fatalf("Enter pressed in a pane that changed: %q", op)
+		}
+	}
+}
+
+// A person's draft in their own terminal is never cleared for a message
+// from Discord; text ccbridge itself left there is.
+func TestTakenOverTerminalsDraftIsNeverCleared(t *testing.T) {
+	m, _, user, _, target := takenOver(t)
+	ctx := context.Background()
+	user.screen = setBox(readyScreen, "half a thought of mine")
+	if _, err := m.Deliver(ctx, target.Key, "hello"); !errors.Is(err, ErrDraft) {
+		t.Fatalf("err = %v, want ErrDraft", err)
+	}
+	if ops := user.takeOps(); len(ops) != 0 {
+		t.Fatalf("typed over the person's draft: %q", ops)
+	}
+	m.mu.Lock()
+	m.typed[target.Key] = "an earlier message"
+	m.mu.Unlock()
+	user.screen = setBox(readyScreen, "an earlier message")
+	if _, err := m.Deliver(ctx, target.Key, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	if ops := user.takeOps(); !slices.Equal(ops, []string{"keys %7 C-u", "paste %7 hello", "keys %7 Enter"}) {
+		t.Fatalf("ops = %q", ops)
 	}
 }

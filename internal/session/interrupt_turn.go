@@ -41,7 +41,14 @@ func (m *Manager) InterruptTurn(ctx context.Context, key string) error {
 	if err != nil || boxEmpty(screen) {
 		return nil
 	}
-	defer m.lock(key)()
+	if strings.Contains(pane, "@") && !m.typedHere(key, screen) {
+		return nil // a taken-over terminal: what is in its box is the person's
+	}
+	unlock, err := m.lock(ctx, key)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if err := m.keyIf(ctx, pane, tmux.KeyClearLine); err != nil {
 		return err
 	}

@@ -22,7 +22,11 @@ const (
 // Interrupt presses Escape until the turn stops. An interrupted turn fires
 // no Stop hook, so the busy state is cleared here.
 func (m *Manager) Interrupt(ctx context.Context, key string) error {
-	defer m.lock(key)()
+	unlock, err := m.lock(ctx, key)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	pane, err := m.pane(ctx, key)
 	if err != nil {
 		return err
@@ -147,7 +151,11 @@ func (m *Manager) PressKeys(ctx context.Context, key string, names ...string) er
 	for i, n := range names {
 		keys[i] = tmux.Key(n)
 	}
-	defer m.lock(key)()
+	unlock, err := m.lock(ctx, key)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	pane, err := m.pane(ctx, key)
 	if err != nil {
 		return err

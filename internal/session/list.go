@@ -75,11 +75,11 @@ func (m *Manager) LiveSessions(ctx context.Context, server, project string) ([]L
 			ls.State = "busy"
 		}
 		if ls.Driveable {
-			name, err := m.foreignPane(ctx, state.Session{PaneID: l.Pane, Socket: l.Socket})
+			p, err := m.foreignLookup(ctx, state.Session{PaneID: l.Pane, Socket: l.Socket})
 			if err != nil {
 				continue // its pane is gone
 			}
-			if screen, err := m.opt.Panes.Capture(ctx, name, 0); err == nil && DialogOpen(screen) {
+			if screen, err := m.opt.Panes.Capture(ctx, foreignName(l.Pane, p.ServerPID, p.PID, l.Socket), 0); err == nil && DialogOpen(screen) {
 				ls.State = "waiting on a prompt"
 			}
 		} else if time.Since(l.LastEventAt) > outsideTmuxFresh {

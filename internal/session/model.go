@@ -26,7 +26,11 @@ const modeShow = 3 * time.Second
 // edits → plan → auto). bypassPermissions and dontAsk are not on that
 // cycle: they need a restart.
 func (m *Manager) SetMode(ctx context.Context, key, mode string) error {
-	defer m.lock(key)()
+	unlock, err := m.lock(ctx, key)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if !slices.Contains(modeCycle, mode) {
 		return fmt.Errorf("switching to %s is not possible in a running session; start it with that mode in the config", mode)
 	}
@@ -69,8 +73,11 @@ func (m *Manager) SetMode(ctx context.Context, key, mode string) error {
 // It returns when Claude's answer is on the screen: "Set model to …" is
 // success; "Kept model as …" or anything else is reported as an error.
 func (m *Manager) SetModel(ctx context.Context, key, model string) error {
-	unlock := m.lock(key)
-	err := m.setModel(ctx, key, model)
+	unlock, err := m.lock(ctx, key)
+	if err != nil {
+		return err
+	}
+	err = m.setModel(ctx, key, model)
 	unlock()
 	if err != nil {
 		return err

@@ -19,19 +19,26 @@ var dialogMarkers = []string{
 	"Would you like to proceed?",
 	"Ready to code?",
 	"Exiting worktree session",
-	"Do you trust the files in this folder?",
+	// The dialogs at start (§12): folder trust (2.1.328's wording; the
+	// older "Do you trust the files in this folder?" is gone) and the
+	// auto-mode nudge, which shows no "Esc to cancel" at first.
+	"Quick safety check:",
+	"Make auto mode your default permission mode?",
 	"Esc to cancel",
 }
 
 // DialogOpen reports whether the screen shows a dialog, into which typed
-// text would be taken as an answer (Enter picks the highlighted option).
+// text would be taken as an answer (Enter picks the highlighted option):
+// one of the known markers, or choices where the input box should be (a
+// dialog a later release added).
 func DialogOpen(screen string) bool {
 	for _, m := range dialogMarkers {
 		if strings.Contains(screen, m) {
 			return true
 		}
 	}
-	return false
+	_, ok := ParseDialog(screen)
+	return ok
 }
 
 // DialogText returns the dialog on the screen, from the rule above its

@@ -49,6 +49,8 @@ const (
 // (/clear, /compact) fire no UserPromptSubmit, so no receipt is awaited
 // for them. It returns ErrNoReceipt when Claude never confirmed the text.
 func Send(ctx context.Context, s Typist, key, text string, opt SendOptions) error {
+	ctx, release := hold(ctx)
+	defer release()
 	if err := waitQueueDrained(ctx, s, key, opt.OnQueue); err != nil {
 		return err
 	}

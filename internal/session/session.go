@@ -51,15 +51,22 @@ var (
 	// ErrInputChanged says Enter was not pressed again because Claude's
 	// input box no longer holds the message.
 	ErrInputChanged = errors.New("the input box no longer holds the message")
+	// ErrDraft says a taken-over terminal's input box holds text its
+	// person typed: nothing was typed over it.
+	ErrDraft = errors.New("the terminal has a draft in its input box; not typed")
 )
 
 // NotReadyError says Claude did not come up, with its last screen lines.
 type NotReadyError struct {
 	Waited time.Duration
 	Screen string
+	Exited bool // Claude exited before showing its input box
 }
 
 func (e *NotReadyError) Error() string {
+	if e.Exited {
+		return "Claude exited before showing its input box"
+	}
 	return fmt.Sprintf("Claude did not show its input box within %s", e.Waited)
 }
 
@@ -86,6 +93,9 @@ type Options struct {
 	// UserServers opens other tmux servers (the user's own, for taken-over
 	// sessions); nil = real tmux.
 	UserServers UserServers
+	// FindProgram checks that a program can be run with a PATH; nil = a
+	// look in the file system. Tests whose panes are fakes replace it.
+	FindProgram func(name, path string) error
 }
 
 // Manager runs sessions. Operations on one session are serialized by its
@@ -94,9 +104,13 @@ type Manager struct {
 	opt      Options
 	settings claudehook.Settings // the hooks; settingsFor adds a session's policy
 
-	mu    sync.Mutex // guards locks and typed
+	mu    sync.Mutex // guards locks, typed, listeners and shown
 	locks map[string]*sync.Mutex
 	typed map[string]string // per session, the text last pasted, for PressEnter
+	// Per session, who is told about a dialog no hook reports, and the
+	// last one told (dialog.go).
+	listeners map[string]func(Dialog)
+	shown     map[string]string
 }
 
 // New returns a Manager. The hook settings go to each Claude inline on its
@@ -118,11 +132,15 @@ func New(opt Options) (*Manager, error) {
 	if opt.UserServers == nil {
 		opt.UserServers = defaultUserServers
 	}
+	if opt.FindProgram == nil {
+		opt.FindProgram = findProgram
+	}
 	// Every pane operation goes through the wrapper, which sends a
 	// taken-over pane's to the user's server (foreign.go).
 	opt.Panes = &panes{own: opt.Panes, user: opt.UserServers}
 	s := claudehook.BridgeSettings(opt.HookStop, opt.HookPretool, opt.Config.Claude.PromptTimeout.Duration)
-	return &Manager{opt: opt, locks: map[string]*sync.Mutex{}, typed: map[string]string{}, settings: s}, nil
+	return &Manager{opt: opt, locks: map[string]*sync.Mutex{}, typed: map[string]string{}, settings: s,
+		listeners: map[string]func(Dialog){}, shown: map[string]string{}}, nil
 }
 
 // HookBinaries finds the hook programs next to the running executable,
@@ -148,7 +166,14 @@ func HookBinaries() (stop, pretool string, err error) {
 	return stop, pretool, err
 }
 
-func (m *Manager) lock(key string) func() {
+// lock serializes operations on one session: within this process (a mutex)
+// and across processes (a flock in the runtime dir, see state.LockPane), so
+// the daemon and `ccbridge mcp` never type into one pane at once. Inside a
+// Send that already holds the session (see hold), it takes nothing more.
+func (m *Manager) lock(ctx context.Context, key string) (func(), error) {
+	if h := heldIn(ctx); h != nil && h.has(key) {
+		return func() {}, nil
+	}
 	m.mu.Lock()
 	l, ok := m.locks[key]
 	if !ok {
@@ -157,5 +182,61 @@ func (m *Manager) lock(key string) func() {
 	}
 	m.mu.Unlock()
 	l.Lock()
-	return l.Unlock
+	unlockPane, err := m.opt.Store.Dir.LockPane(ctx, key)
+	if err != nil {
+		l.Unlock()
+		return nil, err
+	}
+	return func() { unlockPane(); l.Unlock() }, nil
+}
+
+// held is the sessions a Send holds from its paste through Enter to
+// Claude's receipt (and a second Enter): nothing another typist sends can
+// come between them.
+type held struct {
+	mu    sync.Mutex
+	locks map[string]func()
+}
+
+type heldKey struct{}
+
+// hold returns a context in which the session locks Deliver takes are kept
+// until release, for Send.
+func hold(ctx context.Context) (context.Context, func()) {
+	h := &held{locks: map[string]func(){}}
+	return context.WithValue(ctx, heldKey{}, h), func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		for k, unlock := range h.locks {
+			unlock()
+			delete(h.locks, k)
+		}
+	}
+}
+
+func heldIn(ctx context.Context) *held {
+	h, _ := ctx.Value(heldKey{}).(*held)
+	return h
+}
+
+func (h *held) has(key string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, ok := h.locks[key]
+	return ok
+}
+
+// keep hands a session's lock to the Send in ctx, if there is one; it
+// reports whether it did (the caller then must not unlock).
+func keep(ctx context.Context, key string, unlock func()) bool {
+	h := heldIn(ctx)
+	if h == nil {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.locks[key]; !ok {
+		h.locks[key] = unlock
+	}
+	return true
 }

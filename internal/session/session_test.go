@@ -33,6 +33,8 @@ type fakePanes struct {
 	onPaste  func(f *fakePanes, text string)
 	onKey    func(f *fakePanes, k tmux.Key)
 	afterKey func(f *fakePanes, k tmux.Key) // runs after a key took effect
+	// captureErr, when set, is what every Capture fails with.
+	captureErr error
 }
 
 func (f *fakePanes) NewPane(_ context.Context, spec tmux.PaneSpec) (string, error) {
@@ -79,7 +81,13 @@ func (f *fakePanes) keys(pane string, keys []tmux.Key) {
 	}
 }
 
-func (f *fakePanes) allows(g tmux.Guard) bool {
+func (f *fakePanes) allows(pane string, g tmux.Guard) bool {
+	if g.ServerPID != 0 || g.PanePID != 0 {
+		i := slices.IndexFunc(f.panes, func(p tmux.Pane) bool { return p.ID == pane })
+		if i < 0 || f.panes[i].ServerPID != g.ServerPID || f.panes[i].PID != g.PanePID {
+			return false
+		}
+	}
 	for _, w := range g.Without {
 		if strings.Contains(f.screen, w) {
 			return false
@@ -96,7 +104,7 @@ func (f *fakePanes) allows(g tmux.Guard) bool {
 func (f *fakePanes) PasteTextIf(_ context.Context, pane string, g tmux.Guard, text string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !f.allows(g) {
+	if !f.allows(pane, g) {
 		f.ops = append(f.ops, "refused paste")
 		return tmux.ErrRefused
 	}
@@ -110,7 +118,7 @@ func (f *fakePanes) SendKeysIf(_ context.Context, pane string, g tmux.Guard, key
 	if f.onKey != nil {
 		f.onKey(f, keys[0])
 	}
-	if !f.allows(g) {
+	if !f.allows(pane, g) {
 		f.ops = append(f.ops, "refused "+string(keys[0]))
 		return tmux.ErrRefused
 	}
@@ -143,7 +151,7 @@ func nextMode(screen string) string {
 func (f *fakePanes) Capture(_ context.Context, pane string, _ int) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.screen, nil
+	return f.screen, f.captureErr
 }
 
 func (f *fakePanes) ListPanes(context.Context) ([]tmux.Pane, error) {
@@ -189,7 +197,8 @@ owner_ids = ["100000000000000002"]
 	}
 	cfg.Path = "/etc/ccbridge.toml"
 	panes := &fakePanes{screen: readyScreen}
-	m, err := New(Options{Config: cfg, Store: store, Panes: panes, HookStop: "/bin/hs", HookPretool: "/bin/hp", StartTimeout: time.Second, ReceiptTimeout: time.Second})
+	m, err := New(Options{Config: cfg, Store: store, Panes: panes, HookStop: "/bin/hs", HookPretool: "/bin/hp", StartTimeout: time.Second, ReceiptTimeout: time.Second,
+		FindProgram: func(string, string) error { return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/config"
@@ -23,8 +24,36 @@ const (
 // Ensure returns the session's live pane, starting Claude if none runs. A
 // live pane tagged with the session's key is adopted even when the record
 // does not name it (a daemon killed between creating it and recording it).
+//
+// A Claude it starts is waited for (until its input box shows) without the
+// session's lock: a dialog at start is the person's to answer, through
+// AnswerDialog, which takes it.
 func (m *Manager) Ensure(ctx context.Context, t Target) (pane string, started bool, err error) {
-	defer m.lock(t.Key)()
+	m.listen(t)
+	pane, started, err = m.ensure(ctx, t)
+	if err != nil || !started {
+		return pane, false, err
+	}
+	if err := m.waitReady(ctx, t, pane); err != nil {
+		if t.Resume != "" && errors.Is(err, errExited) {
+			// The conversation is gone (another HOME, a deleted transcript):
+			// a fresh one is better than none.
+			m.opt.Log.Warn("could not resume; starting a fresh conversation", "session", t.Key, "claude_session", t.Resume)
+			t.Resume = ""
+			return m.Ensure(ctx, t)
+		}
+		return pane, false, err
+	}
+	return pane, true, nil
+}
+
+// ensure is Ensure under the session's lock, up to a new pane.
+func (m *Manager) ensure(ctx context.Context, t Target) (pane string, started bool, err error) {
+	unlock, err := m.lock(ctx, t.Key)
+	if err != nil {
+		return "", false, err
+	}
+	defer unlock()
 	rec, _ := m.opt.Store.Sessions.Get(t.Key)
 	if rec.Socket != "" {
 		// A pane of the user's, taken over: never a new Claude.
@@ -105,6 +134,14 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 	if _, err := os.Stat(t.Dir); err != nil {
 		return "", fmt.Errorf("project directory %s: %w", t.Dir, err)
 	}
+	// What would make Claude exit at once is named now, not after the
+	// start timeout.
+	if err := m.checkCommand(); err != nil {
+		return "", err
+	}
+	if err := checkMode(t.PermissionMode); err != nil {
+		return "", err
+	}
 	outputs, err := m.opt.Store.Dir.Outputs(t.Key)
 	if err != nil {
 		return "", err
@@ -161,35 +198,52 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 		return "", err
 	}
 	m.opt.Log.Info("started Claude", "session", t.Key, "pane", pane, "dir", t.Dir, "mode", t.PermissionMode, "resume", t.Resume)
-	if err := m.waitReady(ctx, pane); err != nil {
-		if t.Resume != "" && errors.Is(err, errExited) {
-			// The conversation is gone (another HOME, a deleted transcript):
-			// a fresh one is better than none.
-			m.opt.Log.Warn("could not resume; starting a fresh conversation", "session", t.Key, "claude_session", t.Resume)
-			t.Resume = ""
-			return m.start(ctx, t)
-		}
-		return pane, err
-	}
 	return pane, nil
 }
 
 // errExited marks a Claude that exited before showing its input box.
 var errExited = errors.New("the Claude process exited at once")
 
-func (m *Manager) waitReady(ctx context.Context, pane string) error {
+// waitReady waits for Claude's input box. A dialog on the way (one no hook
+// reports, see Dialog) is handed to t.OnDialog once its screen has
+// settled, never answered here; while one is shown the start timeout does
+// not run (the person may take a while), only the prompt timeout.
+func (m *Manager) waitReady(ctx context.Context, t Target, pane string) error {
 	deadline := time.Now().Add(m.opt.StartTimeout)
-	var screen string
+	dialogDeadline := time.Now().Add(m.dialogWait())
+	var screen, shown string
+	var settled time.Time
 	for {
-		var err error
-		screen, err = m.opt.Panes.Capture(ctx, pane, 0)
-		if errors.Is(err, tmux.ErrPaneGone) {
-			return fmt.Errorf("%w: %w", errExited, &NotReadyError{Waited: m.opt.StartTimeout, Screen: "(Claude exited at once: check [claude].command and args)"})
+		now, err := m.opt.Panes.Capture(ctx, pane, 0)
+		// A pane whose program exits is gone, and so is the tmux server
+		// when it was its only pane.
+		if errors.Is(err, tmux.ErrPaneGone) || errors.Is(err, tmux.ErrNoServer) {
+			hint := m.exitHint(screen)
+			if shown != "" {
+				hint = "Claude exited after its dialog was answered (\"No, exit\" ends it)."
+			}
+			return fmt.Errorf("%w: %w", errExited, &NotReadyError{Waited: m.opt.StartTimeout, Exited: true, Screen: hint})
 		}
-		if err == nil && InputReady(screen) {
-			return nil
+		dialog := false
+		if err == nil {
+			if now != screen {
+				settled = time.Now()
+			}
+			screen = now
+			if InputReady(screen) {
+				return nil
+			}
+			var d Dialog
+			d, dialog = ParseDialog(screen)
+			if dialog && time.Since(settled) >= dialogSettle && d.Hash != shown {
+				shown = d.Hash
+				m.showDialog(t.Key, d)
+			}
 		}
-		if time.Now().After(deadline) {
+		if dialog && t.OnDialog != nil {
+			deadline = time.Now().Add(m.opt.StartTimeout)
+		}
+		if time.Now().After(deadline) || time.Now().After(dialogDeadline) {
 			return &NotReadyError{Waited: m.opt.StartTimeout, Screen: LastLines(screen, 15)}
 		}
 		select {
@@ -198,6 +252,27 @@ func (m *Manager) waitReady(ctx context.Context, pane string) error {
 		case <-time.After(readyPoll):
 		}
 	}
+}
+
+// dialogWait bounds the wait for a person to answer a dialog at start: as
+// long as Claude waits for a permission answer.
+func (m *Manager) dialogWait() time.Duration {
+	if d := m.opt.Config.Claude.PromptTimeout.Duration; d > 0 {
+		return d
+	}
+	return config.DefaultPromptTimeout
+}
+
+// exitHint says what to check when Claude exited at once, with the last
+// screen it showed, if any.
+func (m *Manager) exitHint(last string) string {
+	cfg := m.opt.Config.Claude
+	hint := fmt.Sprintf("Claude exited at once: check [claude].command (%q), args %q and the permission mode; PATH=%s",
+		cfg.Command, cfg.Args, panePath(m.opt.Config))
+	if last = strings.TrimSpace(LastLines(last, 10)); last != "" {
+		hint += "\n" + last
+	}
+	return hint
 }
 
 // Reconcile runs at daemon start: sessions whose pane is alive are adopted
@@ -249,7 +324,11 @@ const exitWait = 5 * time.Second
 // Stop ends a session gracefully: /exit (Claude saves its state and its
 // SessionEnd hook runs), then the pane is killed if it is still there.
 func (m *Manager) Stop(ctx context.Context, key string) error {
-	defer m.lock(key)()
+	unlock, err := m.lock(ctx, key)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if rec, err := m.opt.Store.Sessions.Get(key); err == nil && rec.Socket != "" {
 		return m.release(ctx, key, rec) // the user's pane: never /exit, never killed
 	}

@@ -32,6 +32,11 @@ type Target struct {
 	// Discord passes its own flags in Args).
 	Args  []string
 	Plain bool
+	// OnDialog, if set, is called when a starting Claude stops at a dialog
+	// no hook reports (each dialog once, when its screen has settled): the
+	// front end shows it to the person, whose answer goes back through
+	// AnswerDialog. Ensure waits for the input box meanwhile.
+	OnDialog func(Dialog)
 }
 
 // ProjectTarget describes the session of a project's channel.

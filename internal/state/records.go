@@ -28,6 +28,10 @@ type Session struct {
 	// Socket is set for a pane on the user's own tmux server (a Claude
 	// taken over): ccbridge drives it but never kills it.
 	Socket string `json:"socket,omitempty"`
+	// ServerPID and PanePID are that server's and that pane's pids at the
+	// take-over: a pane id alone names another pane after a restart.
+	ServerPID int `json:"server_pid,omitempty"`
+	PanePID   int `json:"pane_pid,omitempty"`
 
 	Model          string `json:"model,omitempty"`
 	PermissionMode string `json:"permission_mode,omitempty"`

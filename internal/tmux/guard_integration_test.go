@@ -125,3 +125,35 @@ func TestNewPaneEscapesFormatsAndTagsThePane(t *testing.T) {
 		}
 	}
 }
+
+// A guard naming the server's and the pane's pids holds only for that
+// server and that pane's process: the same pane id on a restarted server
+// (or a pane whose program was replaced) receives nothing.
+func TestGuardChecksTheServerAndPanePids(t *testing.T) {
+	srv := tmuxtest.New(t)
+	ctx := context.Background()
+	pane, out := recorderPane(t, srv, "pids")
+	panes, err := srv.ListPanes(ctx)
+	if err != nil || len(panes) != 1 || panes[0].ServerPID == 0 || panes[0].PID == 0 {
+		t.Fatalf("panes = %+v, %v", panes, err)
+	}
+	p := panes[0]
+	for _, g := range []tmux.Guard{{ServerPID: p.ServerPID + 1, PanePID: p.PID}, {ServerPID: p.ServerPID, PanePID: p.PID + 1}} {
+		if err := srv.SendKeysIf(ctx, pane, g, "1"); !errors.Is(err, tmux.ErrRefused) {
+			t.Fatalf("guard %+v: err = %v, want ErrRefused", g, err)
+		}
+		if err := srv.PasteTextIf(ctx, pane, g, "x"); !errors.Is(err, tmux.ErrRefused) {
+			t.Fatalf("paste under guard %+v: err = %v, want ErrRefused", g, err)
+		}
+	}
+	if err := srv.SendKeysIf(ctx, pane, tmux.Guard{ServerPID: p.ServerPID, PanePID: p.PID}, "2"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for recorded(t, out) == "" && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := recorded(t, out); got != "2" {
+		t.Fatalf("the program received %q, want %q", got, "2")
+	}
+}

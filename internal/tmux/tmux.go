@@ -33,8 +33,10 @@ const commandTimeout = 5 * time.Second
 // KeepEnv lists the daemon's environment variables that reach the tmux
 // server (and so every pane). Everything else, bot tokens included, is
 // dropped: the server inherits the environment of the client that starts it.
+// TMUX_TMPDIR says where `tmux -L` keeps its socket: without it ccbridge's
+// server is not where the user's `tmux -L ccbridge attach` looks.
 var KeepEnv = []string{
-	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_*", "TERM", "COLORTERM", "TZ", "TMPDIR",
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_*", "TERM", "COLORTERM", "TZ", "TMPDIR", "TMUX_TMPDIR",
 	"XDG_*", "ANTHROPIC_*", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
 }
 
@@ -276,6 +278,10 @@ func (s *Server) SendKeys(ctx context.Context, pane string, keys ...Key) error {
 type Guard struct {
 	Without []string // act only if none of these is on the visible screen
 	With    []string // and only if all of these are
+	// ServerPID and PanePID, when set, must be the tmux server's pid and
+	// the pane's process id: a pane id alone may name another program's
+	// pane after the server restarted.
+	ServerPID, PanePID int
 }
 
 // ErrRefused says a guarded action was not taken: the screen did not
@@ -294,6 +300,12 @@ func (g Guard) format() string {
 	}
 	for _, w := range g.Without {
 		terms = append(terms, "#{?#{C:"+searchEscape(strings.TrimRight(w, " "))+"},0,1}")
+	}
+	if g.ServerPID != 0 {
+		terms = append(terms, "#{==:#{pid},"+strconv.Itoa(g.ServerPID)+"}")
+	}
+	if g.PanePID != 0 {
+		terms = append(terms, "#{==:#{pane_pid},"+strconv.Itoa(g.PanePID)+"}")
 	}
 	if len(terms) == 0 {
 		return "1"
@@ -401,15 +413,18 @@ func (s *Server) Capture(ctx context.Context, pane string, history int) (string,
 type Pane struct {
 	ID      string
 	Dead    bool
-	PID     int
+	PID     int // the pane's process
 	Command string
 	Session string
 	Window  string
 	Tag     string // TagOption; "" on panes ccbridge did not tag
-	Path    string
+	// ServerPID is the tmux server's pid: with PID, what tells this pane
+	// from one with the same id after the server restarted.
+	ServerPID int
+	Path      string
 }
 
-const paneFormat = "#{pane_id}\t#{pane_dead}\t#{pane_pid}\t#{pane_current_command}\t#{session_name}\t#{window_name}\t#{" + TagOption + "}\t#{pane_current_path}"
+const paneFormat = "#{pane_id}\t#{pane_dead}\t#{pane_pid}\t#{pane_current_command}\t#{session_name}\t#{window_name}\t#{" + TagOption + "}\t#{pid}\t#{pane_current_path}"
 
 // ListPanes lists every pane of the server in one call; it is how liveness
 // is checked. With no server running it returns ErrNoServer.
@@ -432,12 +447,13 @@ func parsePanes(out string) ([]Pane, error) {
 		if line == "" {
 			continue
 		}
-		f := strings.SplitN(line, "\t", 8)
-		if len(f) != 8 {
+		f := strings.SplitN(line, "\t", 9)
+		if len(f) != 9 {
 			return nil, fmt.Errorf("list panes: unexpected line %q", line)
 		}
 		pid, _ := strconv.Atoi(f[2])
-		panes = append(panes, Pane{ID: f[0], Dead: f[1] == "1", PID: pid, Command: f[3], Session: f[4], Window: f[5], Tag: f[6], Path: f[7]})
+		server, _ := strconv.Atoi(f[7])
+		panes = append(panes, Pane{ID: f[0], Dead: f[1] == "1", PID: pid, Command: f[3], Session: f[4], Window: f[5], Tag: f[6], ServerPID: server, Path: f[8]})
 	}
 	return panes, nil
 }

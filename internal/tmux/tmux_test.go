@@ -104,14 +104,14 @@ func TestErrorsAreTyped(t *testing.T) {
 }
 
 func TestParsePanes(t *testing.T) {
-	out := "%0\t0\t4242\tclaude\tccbridge-home\tapi\thome-api\t/src/api\n%1\t1\t4250\tbash\tccbridge-home\tweb thread\t\t/src/web\n"
+	out := "%0\t0\t4242\tclaude\tccbridge-home\tapi\thome-api\t77\t/src/api\n%1\t1\t4250\tbash\tccbridge-home\tweb thread\t\t77\t/src/web\n"
 	panes, err := parsePanes(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []Pane{
-		{ID: "%0", PID: 4242, Command: "claude", Session: "ccbridge-home", Window: "api", Tag: "home-api", Path: "/src/api"},
-		{ID: "%1", Dead: true, PID: 4250, Command: "bash", Session: "ccbridge-home", Window: "web thread", Path: "/src/web"},
+		{ID: "%0", PID: 4242, Command: "claude", Session: "ccbridge-home", Window: "api", Tag: "home-api", ServerPID: 77, Path: "/src/api"},
+		{ID: "%1", Dead: true, PID: 4250, Command: "bash", Session: "ccbridge-home", Window: "web thread", ServerPID: 77, Path: "/src/web"},
 	}
 	if len(panes) != 2 || panes[0] != want[0] || panes[1] != want[1] {
 		t.Fatalf("parsePanes = %+v", panes)
@@ -194,5 +194,23 @@ func TestListPanesOfAServerWithoutSessions(t *testing.T) {
 	s := newFake(t, execx.Call{Args: argv("list-panes", "-a", "-F", paneFormat), Err: execx.Exit(1, "no current target\n")})
 	if panes, err := s.ListPanes(context.Background()); err != nil || len(panes) != 0 {
 		t.Fatalf("ListPanes = %v, %v; want no panes", panes, err)
+	}
+}
+
+// TMUX_TMPDIR decides where tmux -L puts its socket: a command without it
+// talks to another server than `tmux -L ccbridge attach` in the user's shell.
+func TestTmuxCommandsKeepTMUXTMPDIR(t *testing.T) {
+	t.Setenv("TMUX_TMPDIR", "/run/user/1000/tmuxes")
+	t.Setenv("DISCORD_TOKEN", "secret")
+	rec := &recorder{out: "%1\t0\t1\tclaude\ts\tw\t\t7\t/\n"}
+	if _, err := New(rec, Options{Socket: "ccb"}).ListPanes(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	env := rec.cmds[0].Env
+	if !slices.Contains(env, "TMUX_TMPDIR=/run/user/1000/tmuxes") {
+		t.Errorf("TMUX_TMPDIR dropped from the tmux command's environment: %q", env)
+	}
+	if slices.Contains(env, "DISCORD_TOKEN=secret") {
+		t.Errorf("a token reached tmux: %q", env)
 	}
 }

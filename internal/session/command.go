@@ -1,0 +1,95 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ccbridge/ccbridge/internal/config"
+)
+
+// CommandError says the configured Claude command cannot be run: it names
+// the command and the PATH it was looked up in, which under a service
+// manager is not the user's shell PATH.
+type CommandError struct {
+	Command string
+	Path    string // the PATH the pane gets
+	Err     error
+}
+
+func (e *CommandError) Error() string {
+	return fmt.Sprintf("%q not found (PATH=%s): install Claude Code or set [claude].command to its full path: %v", e.Command, e.Path, e.Err)
+}
+
+func (e *CommandError) Unwrap() error { return e.Err }
+
+// ErrBadMode says a session was asked to start in a permission mode Claude
+// Code does not have (it would exit at once).
+var ErrBadMode = errors.New("not a Claude Code permission mode")
+
+// panePath is the PATH a new pane runs with: [claude].env's, else the
+// daemon's own (the tmux server inherits it, see tmux.KeepEnv).
+func panePath(cfg *config.Config) string {
+	if p, ok := cfg.Claude.Env["PATH"]; ok {
+		return p
+	}
+	return os.Getenv("PATH")
+}
+
+// CheckCommand reports whether [claude].command names a program that a new
+// pane can run, so a missing one is named at once rather than after the
+// start timeout. ccbridge run calls it at start, as doctor does.
+func CheckCommand(cfg *config.Config) error { return checkCommand(cfg, findProgram) }
+
+func (m *Manager) checkCommand() error { return checkCommand(m.opt.Config, m.opt.FindProgram) }
+
+func checkCommand(cfg *config.Config, find func(name, path string) error) error {
+	cmd := cfg.Claude.Command
+	if cmd == "" {
+		cmd = config.DefaultCommand
+	}
+	path := panePath(cfg)
+	if err := find(cmd, path); err != nil {
+		return &CommandError{Command: cmd, Path: path, Err: err}
+	}
+	return nil
+}
+
+// findProgram looks name up the way a shell (and tmux's exec) does with
+// the given PATH: a name with a slash as it is, else each PATH entry.
+func findProgram(name, path string) error {
+	if strings.Contains(name, "/") {
+		return executable(name)
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		if executable(filepath.Join(dir, name)) == nil {
+			return nil
+		}
+	}
+	return errors.New("not on PATH")
+}
+
+func executable(p string) error {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+		return fmt.Errorf("%s is not an executable file", p)
+	}
+	return nil
+}
+
+// checkMode refuses a permission mode Claude Code would exit on.
+func checkMode(mode string) error {
+	if mode == "" || slices.Contains(config.PermissionModes, mode) {
+		return nil
+	}
+	return fmt.Errorf("%w: %q (one of %s)", ErrBadMode, mode, strings.Join(config.PermissionModes, ", "))
+}

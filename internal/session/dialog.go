@@ -1,0 +1,274 @@
+package session
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/tmux"
+)
+
+// A Dialog is a choice Claude Code shows in its terminal that no hook
+// reports: the folder trust question and the auto-mode nudge at start
+// (claude-code-protocol.md §12), or any other a release adds. ccbridge
+// shows it to the person with its choices and never answers it itself:
+// trust and settings are theirs.
+type Dialog struct {
+	// Hash stands for the dialog's text and choices, not for which choice
+	// is highlighted: an answer is pressed only while this dialog is open.
+	Hash    string
+	Text    string   // what the dialog says, above its choices
+	Choices []string // as shown, top to bottom
+	// Selected is the highlighted choice (Enter picks it).
+	Selected int
+}
+
+// ErrDialogChanged says the dialog an answer was meant for is no longer
+// the one on the screen; nothing was pressed.
+var ErrDialogChanged = errors.New("the dialog on Claude's screen is not the one answered")
+
+// ParseDialog finds a dialog on a screen that has no input box: a column
+// of choices, one highlighted with ❯, and the text above them up to the
+// rule (or the top). Claude's own permission prompts are dialogs too, but
+// they come with hook cards; this is for the ones that do not.
+func ParseDialog(screen string) (Dialog, bool) {
+	if _, _, ok := inputBox(screen); ok {
+		return Dialog{}, false
+	}
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	sel := -1
+	col := 0
+	for i := len(lines) - 1; i >= 0; i-- {
+		trimmed := strings.TrimLeft(lines[i], " ")
+		if strings.HasPrefix(trimmed, "❯ ") {
+			sel = i
+			col = utf8.RuneCountInString(lines[i]) - utf8.RuneCountInString(trimmed) + 2
+			break
+		}
+	}
+	if sel < 0 {
+		return Dialog{}, false
+	}
+	// A choice's text starts at col: the highlighted one after "❯ ", the
+	// others after blanks.
+	choice := func(i int) (string, bool) {
+		r := []rune(strings.TrimRight(lines[i], " "))
+		if len(r) <= col || r[col] == ' ' {
+			return "", false
+		}
+		if i != sel && strings.TrimSpace(string(r[:col])) != "" {
+			return "", false
+		}
+		return string(r[col:]), true
+	}
+	first, last := sel, sel
+	for first > 0 {
+		if _, ok := choice(first - 1); !ok {
+			break
+		}
+		first--
+	}
+	for last+1 < len(lines) {
+		if _, ok := choice(last + 1); !ok {
+			break
+		}
+		last++
+	}
+	d := Dialog{Selected: sel - first}
+	for i := first; i <= last; i++ {
+		c, _ := choice(i)
+		d.Choices = append(d.Choices, c)
+	}
+	if len(d.Choices) < 2 {
+		return Dialog{}, false
+	}
+	var text []string
+	for i := first - 1; i >= 0 && !isRule(lines[i]); i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			text = append([]string{l}, text...)
+		}
+	}
+	// The hint under the choices is shown but not hashed: it changes as
+	// the highlight moves ("Not answered yet" goes).
+	sum := sha256.Sum256([]byte(strings.Join(text, "\n") + "\x00" + strings.Join(d.Choices, "\x00")))
+	for i := last + 1; i < len(lines); i++ {
+		if l := strings.TrimSpace(lines[i]); l != "" && !isRule(lines[i]) {
+			text = append(text, l)
+		}
+	}
+	d.Text = strings.Join(text, "\n")
+	d.Hash = hex.EncodeToString(sum[:8])
+	return d, true
+}
+
+// dialogSettle is how long a dialog's screen must stay unchanged before it
+// is shown: Claude draws its start screen in a few steps.
+const dialogSettle = 400 * time.Millisecond
+
+// Dialog returns the dialog the session's pane shows, if any.
+func (m *Manager) Dialog(ctx context.Context, key string) (Dialog, bool, error) {
+	pane, err := m.pane(ctx, key)
+	if err != nil {
+		return Dialog{}, false, err
+	}
+	screen, err := m.opt.Panes.Capture(ctx, pane, 0)
+	if err != nil {
+		return Dialog{}, false, err
+	}
+	d, ok := ParseDialog(screen)
+	return d, ok, nil
+}
+
+// AnswerDialog picks a choice of the dialog hash names, as the person
+// asked: the highlight is moved to it with ↑/↓ and Enter pressed, each key
+// only while that dialog is on the screen (checked by tmux as it sends),
+// and Enter only once the screen shows the choice highlighted.
+func (m *Manager) AnswerDialog(ctx context.Context, key, hash string, choice int) error {
+	unlock, err := m.lock(ctx, key)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	pane, err := m.pane(ctx, key)
+	if err != nil {
+		return err
+	}
+	screen, err := m.opt.Panes.Capture(ctx, pane, 0)
+	if err != nil {
+		return err
+	}
+	d, ok := ParseDialog(screen)
+	if !ok || d.Hash != hash {
+		return ErrDialogChanged
+	}
+	if choice < 0 || choice >= len(d.Choices) {
+		return fmt.Errorf("no choice %d in a dialog of %d", choice+1, len(d.Choices))
+	}
+	guard := tmux.Guard{With: []string{firstLine(d.Text), d.Choices[choice]}}
+	for d.Selected != choice {
+		k := tmux.KeyDown
+		if choice < d.Selected {
+			k = tmux.KeyUp
+		}
+		if err := m.opt.Panes.SendKeysIf(ctx, pane, guard, k); err != nil {
+			return dialogRefused(err)
+		}
+		want := d.Selected + 1
+		if k == tmux.KeyUp {
+			want = d.Selected - 1
+		}
+		screen, err := m.waitScreen(ctx, pane, keyRedraw, func(s string) bool {
+			n, ok := ParseDialog(s)
+			return !ok || n.Hash != hash || n.Selected == want
+		})
+		if err != nil {
+			return err
+		}
+		if d, ok = ParseDialog(screen); !ok || d.Hash != hash {
+			return ErrDialogChanged
+		}
+	}
+	if err := m.opt.Panes.SendKeysIf(ctx, pane, tmux.Guard{With: []string{firstLine(d.Text), "❯ " + d.Choices[choice]}}, tmux.KeyEnter); err != nil {
+		return dialogRefused(err)
+	}
+	m.opt.Log.Info("a dialog in Claude's terminal was answered by its person", "session", key, "choice", d.Choices[choice])
+	return nil
+}
+
+func dialogRefused(err error) error {
+	if errors.Is(err, tmux.ErrRefused) {
+		return fmt.Errorf("%w: %w", ErrDialogChanged, err)
+	}
+	return err
+}
+
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
+}
+
+// listen makes t's front end the one told about the session's dialogs: the
+// one that last ensured it.
+func (m *Manager) listen(t Target) {
+	if t.OnDialog == nil {
+		return
+	}
+	m.mu.Lock()
+	m.listeners[t.Key] = t.OnDialog
+	m.mu.Unlock()
+}
+
+// showDialog tells the session's front end about a dialog, once per dialog
+// (a delivery that goes through forgets it, so a later one is told again).
+func (m *Manager) showDialog(key string, d Dialog) {
+	m.mu.Lock()
+	tell := m.listeners[key]
+	fresh := m.shown[key] != d.Hash
+	m.shown[key] = d.Hash
+	m.mu.Unlock()
+	if !fresh {
+		return
+	}
+	m.opt.Log.Info("Claude shows a dialog no hook reports; it is the person's to answer", "session", key, "dialog", firstLine(d.Text))
+	if tell != nil {
+		tell(d)
+	}
+}
+
+// noticeDialog looks at a dialog that held a delivery back (one Claude
+// shows while running, such as the auto-mode nudge that comes just after
+// the input box): once it has settled, and if no hook card stands for it
+// (a permission prompt, a question, a plan), the front end is told.
+func (m *Manager) noticeDialog(ctx context.Context, key string) {
+	pane, err := m.pane(ctx, key)
+	if err != nil {
+		return
+	}
+	screen, err := m.opt.Panes.Capture(ctx, pane, 0)
+	if err != nil {
+		return
+	}
+	d, ok := ParseDialog(screen)
+	if !ok || m.carded(key) {
+		return
+	}
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(dialogSettle):
+	}
+	if screen, err = m.opt.Panes.Capture(ctx, pane, 0); err != nil {
+		return
+	}
+	if again, ok := ParseDialog(screen); ok && again.Hash == d.Hash && !m.carded(key) {
+		m.showDialog(key, again)
+	}
+}
+
+// carded reports whether a hook card waits for an answer in the session:
+// the dialog on its screen is then that card's.
+func (m *Manager) carded(key string) bool {
+	reqs, err := m.opt.Store.Requests.List()
+	if err != nil {
+		return true // unknown: leave it to the card, if any
+	}
+	for _, r := range reqs {
+		if r.Session == key && r.Status == state.RequestPending {
+			return true
+		}
+	}
+	return false
+}
+
+// delivered forgets the dialog last shown for a session.
+func (m *Manager) delivered(key string) {
+	m.mu.Lock()
+	delete(m.shown, key)
+	m.mu.Unlock()
+}

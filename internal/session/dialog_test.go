@@ -1,0 +1,146 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/tmux"
+)
+
+func readScreen(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// The dialogs of 2.1.328 at start, as captured from the real binary
+// (claude-code-protocol.md §12).
+func TestParseDialogOfTheRealStartDialogs(t *testing.T) {
+	cases := []struct {
+		file, first string
+		choices     []string
+		selected    int
+	}{
+		{"trust-2.1.328.txt", "Accessing workspace:", []string{"No, exit", "Yes, I trust this folder"}, 0},
+		{"nudge-2.1.328.txt", "Make auto mode your default permission mode?", []string{"Yes, set auto mode as my default permission mode", "No, keep manual mode"}, 0},
+	}
+	for _, c := range cases {
+		screen := readScreen(t, c.file)
+		d, ok := ParseDialog(screen)
+		if !ok || firstLine(d.Text) != c.first || !slices.Equal(d.Choices, c.choices) || d.Selected != c.selected || d.Hash == "" {
+			t.Errorf("%s: ParseDialog = %+v, %v", c.file, d, ok)
+		}
+		if !DialogOpen(screen) {
+			t.Errorf("%s: the screen guard does not see the dialog", c.file)
+		}
+		// The same dialog with another choice highlighted is the same dialog.
+		moved := strings.Replace(strings.Replace(screen, "❯ "+c.choices[0], "  "+c.choices[0], 1), "  "+c.choices[1], "❯ "+c.choices[1], 1)
+		if m, ok := ParseDialog(moved); !ok || m.Hash != d.Hash || m.Selected != 1 {
+			t.Errorf("%s: moved highlight: %+v", c.file, m)
+		}
+	}
+	// 2.1.328's nudge drops its "Not answered yet" hint once the highlight
+	// moves: the same dialog still.
+	nudge := readScreen(t, "nudge-2.1.328.txt")
+	hinted, _ := ParseDialog(nudge + "\n  Not answered yet · ↑/↓ to choose · Esc to cancel\n")
+	plain, _ := ParseDialog(nudge)
+	if hinted.Hash != plain.Hash || !strings.Contains(hinted.Text, "Not answered yet") {
+		t.Errorf("the hint changed the dialog: %+v vs %+v", hinted, plain)
+	}
+	for _, screen := range []string{readyScreen, "", "Claude Code\n❯ only one choice\n"} {
+		if d, ok := ParseDialog(screen); ok {
+			t.Errorf("a dialog found in %q: %+v", screen, d)
+		}
+	}
+}
+
+// A Claude that stops at a dialog on its way up is shown (once) to whoever
+// started it and waited for, whatever the start timeout, until the person
+// answered and the input box appeared.
+func TestEnsureShowsADialogAtStartAndWaitsForItsAnswer(t *testing.T) {
+	m, panes, _, target := newManager(t)
+	m.opt.StartTimeout = 300 * time.Millisecond
+	trust := readScreen(t, "trust-2.1.328.txt")
+	panes.screen = trust
+	var mu sync.Mutex
+	var got []Dialog
+	target.OnDialog = func(d Dialog) { mu.Lock(); got = append(got, d); mu.Unlock() }
+	done := make(chan error, 1)
+	go func() { _, _, err := m.Ensure(context.Background(), target); done <- err }()
+	deadline := time.Now().Add(5 * time.Second)
+	var d Dialog
+	for {
+		mu.Lock()
+		n := len(got)
+		if n > 0 {
+			d = got[0]
+		}
+		mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the dialog was never shown")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(time.Second) // beyond the start timeout: still waiting
+	select {
+	case err := <-done:
+		t.Fatalf("Ensure gave up while a dialog waited for its person: %v", err)
+	default:
+	}
+	if ops := panes.takeOps(); slices.ContainsFunc(ops, func(op string) bool { return strings.HasPrefix(op, "keys") }) {
+		t.Fatalf("something was pressed for the person: %q", ops)
+	}
+	// The person picks "Yes, I trust this folder".
+	panes.afterKey = func(f *fakePanes, k tmux.Key) {
+		switch k {
+		case tmux.KeyDown:
+			f.screen = strings.Replace(strings.Replace(trust, "❯ No, exit", "  No, exit", 1), "  Yes, I trust", "❯ Yes, I trust", 1)
+		case tmux.KeyEnter:
+			f.screen = readyScreen
+		}
+	}
+	if err := m.AnswerDialog(context.Background(), target.Key, d.Hash, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if ops := panes.takeOps(); !slices.Equal(ops, []string{"keys %1 Down", "keys %1 Enter"}) {
+		t.Fatalf("ops = %q", ops)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 {
+		t.Fatalf("the dialog was shown %d times", len(got))
+	}
+}
+
+// An answer meant for one dialog never reaches another that replaced it.
+func TestAnswerDialogPressesNothingIntoAnotherDialog(t *testing.T) {
+	m, panes, _, target := newManager(t)
+	ctx := context.Background()
+	if _, _, err := m.Ensure(ctx, target); err != nil {
+		t.Fatal(err)
+	}
+	panes.takeOps()
+	trust, _ := ParseDialog(readScreen(t, "trust-2.1.328.txt"))
+	panes.screen = readScreen(t, "nudge-2.1.328.txt")
+	if err := m.AnswerDialog(ctx, target.Key, trust.Hash, 1); !errors.Is(err, ErrDialogChanged) {
+		t.Fatalf("err = %v", err)
+	}
+	if ops := panes.takeOps(); len(ops) != 0 {
+		t.Fatalf("pressed %q", ops)
+	}
+}
