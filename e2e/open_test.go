@@ -185,3 +185,32 @@ func TestOpenInThePanelChannel(t *testing.T) {
 		return m.ChannelID == general && m.Author.Bot && strings.Contains(m.Content, "**Opened folders** (/open)\n🟢 running <#"+th.channel+"> `"+dir+"`")
 	})
 }
+
+// A folder Claude Code never trusted: its first start from /open posts the
+// trust dialog in the new thread, for the owner to answer; once answered,
+// Claude runs there and the thread drives it.
+func TestOpenUntrustedFolderAsksTheOwner(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	root := filepath.Join(filepath.Dir(p.dir), "untrusted")
+	if err := os.MkdirAll(filepath.Join(root, "fresh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	owners := fmt.Sprintf("owner_ids = [%q]\n", b.owner.ID)
+	b.reconfigure(func(cfg string) string {
+		return strings.Replace(cfg, owners, owners+fmt.Sprintf("open_roots = [%q]\n", root), 1)
+	})
+	it := b.srv.Command(p.channel, "open", b.owner, map[string]any{"path": "fresh"})
+	b.srv.WaitResponse(it, 5*time.Second)
+	th := openedThread(t, b, p, p.channel, "fresh")
+	msg, yes := b.dialogChoice(th, "Quick safety check", "Yes, I trust this folder")
+	b.answerDialog(msg, yes)
+	real, err := filepath.EvalSymlinks(filepath.Join(root, "fresh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.waitReply(th, "🟢 Claude is running in `"+real+"`")
+	b.say(th, "hello after trust")
+	b.waitReply(th, "ok: hello after trust")
+}
