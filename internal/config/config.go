@@ -68,15 +68,18 @@ type Claude struct {
 
 // Server is one Discord bot in one guild.
 type Server struct {
-	Name             string    `toml:"name"`
-	TokenEnv         string    `toml:"token_env"`
-	TokenFile        string    `toml:"token_file"`
-	Token            string    `toml:"token"`
-	GuildID          string    `toml:"guild_id"`
-	OwnerIDs         []string  `toml:"owner_ids"`
-	GeneralChannelID string    `toml:"general_channel_id"`
-	TmuxSession      string    `toml:"tmux_session"`
-	Projects         []Project `toml:"projects"`
+	Name             string   `toml:"name"`
+	TokenEnv         string   `toml:"token_env"`
+	TokenFile        string   `toml:"token_file"`
+	Token            string   `toml:"token"`
+	GuildID          string   `toml:"guild_id"`
+	OwnerIDs         []string `toml:"owner_ids"`
+	GeneralChannelID string   `toml:"general_channel_id"`
+	TmuxSession      string   `toml:"tmux_session"`
+	// OpenRoots are the folders under which /open may start Claude in a
+	// folder no project maps (none: /open is off).
+	OpenRoots []string  `toml:"open_roots"`
+	Projects  []Project `toml:"projects"`
 }
 
 // Project maps a Discord channel to a directory.

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -32,6 +33,9 @@ func (c *Config) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, "server %s:  guild %s, token %s, %d owner(s), tmux session %s", s.Name, s.GuildID, redactedToken(s), len(s.OwnerIDs), s.TmuxSession)
 		if s.GeneralChannelID != "" {
 			fmt.Fprintf(w, ", panel in %s", s.GeneralChannelID)
+		}
+		if len(s.OpenRoots) > 0 {
+			fmt.Fprintf(w, ", /open under %s", strings.Join(s.OpenRoots, ", "))
 		}
 		fmt.Fprintln(w)
 		for _, p := range s.Projects {

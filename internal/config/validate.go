@@ -179,6 +179,7 @@ func (c *Config) check(v *checker) {
 		if strings.ContainsAny(s.TmuxSession, ".:") || strings.TrimSpace(s.TmuxSession) == "" {
 			v.errf(sk+".tmux_session", "%q must not be empty or contain '.' or ':'", s.TmuxSession)
 		}
+		checkOpenRoots(v, sk, s.OpenRoots)
 		if len(s.Projects) == 0 {
 			v.warnf(sk+".projects", "no projects: this bot will answer nothing")
 		}
@@ -253,6 +254,28 @@ func (c *Config) checkToken(v *checker, sk string, s Server) {
 		fi, err := os.Stat(c.Path)
 		if err != nil || fi.Mode().Perm()&0o077 != 0 {
 			v.warnf(key, "an inline token in a file others can read; prefer token_file or token_env, or chmod 600 %s", c.Path)
+		}
+	}
+}
+
+// checkOpenRoots checks the folders /open may open folders under: each an
+// absolute path (or under ~/), a directory when it exists (a disk not
+// mounted yet only warns), listed once.
+func checkOpenRoots(v *checker, sk string, roots []string) {
+	seen := map[string]bool{}
+	for i, root := range roots {
+		key := fmt.Sprintf("%s.open_roots[%d]", sk, i)
+		if strings.TrimSpace(root) == "" {
+			v.errf(key, "empty; give a folder such as \"~/src\"")
+			continue
+		}
+		v.dir(key, root, true)
+		if p, err := ExpandHome(root); err == nil {
+			p = filepath.Clean(p)
+			if seen[p] {
+				v.errf(key, "%s is listed twice", p)
+			}
+			seen[p] = true
 		}
 	}
 }

@@ -20,6 +20,14 @@ import (
 // mirrored prompts, pings) and owners, resolved from the config.
 func writePrefs(ctx context.Context, ext *state.Extras, cfg *config.Config) error {
 	for _, s := range cfg.Servers {
+		// Folders opened with /open have the defaults.
+		def := sessionPrefs(config.Project{}.ThreadAttention(""))
+		if _, err := ext.Prefs.Update(ctx, state.PrefsKey(s.Name, session.OpenedProject), func(x *state.Prefs) error {
+			*x = state.Prefs{Owners: s.OwnerIDs, Project: def, Thread: def}
+			return nil
+		}); err != nil {
+			return err
+		}
 		for _, p := range s.Projects {
 			prefs := state.Prefs{Owners: s.OwnerIDs, Project: sessionPrefs(p.ThreadAttention("")),
 				Thread: sessionPrefs(p.Thread.Attention.Over(p.Attention).Resolve())}
@@ -117,6 +125,9 @@ func (a *attention) settings(sess state.Session) (state.SessionPrefs, []string, 
 	for _, s := range a.cfg.Servers {
 		if s.Name != sess.Server {
 			continue
+		}
+		if sess.Project == session.OpenedProject { // a folder opened with /open: the defaults
+			return sessionPrefs(config.Project{}.ThreadAttention(sess.ThreadID)), s.OwnerIDs, true
 		}
 		for _, p := range s.Projects {
 			if p.Name == sess.Project {

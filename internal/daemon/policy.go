@@ -6,6 +6,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/redact"
+	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -19,6 +20,9 @@ func writePolicies(ctx context.Context, store *state.Store, cfg *config.Config, 
 	scopes := map[string]state.PolicyRules{}
 	rules := func(p config.Policy) state.PolicyRules { return state.PolicyRules{Ask: p.Ask, Deny: p.Deny} }
 	for _, s := range cfg.Servers {
+		// Folders opened with /open have the global rules (their threads'
+		// scope: session.OpenedProject is no project's name).
+		scopes[state.PolicyScope(s.Name, session.OpenedProject, "*")] = rules(cfg.ThreadPolicy(config.Project{}, ""))
 		for _, p := range s.Projects {
 			scopes[state.PolicyScope(s.Name, p.Name, "")] = rules(cfg.ChannelPolicy(p))
 			scopes[state.PolicyScope(s.Name, p.Name, "*")] = rules(cfg.ThreadPolicy(p, ""))

@@ -73,7 +73,7 @@ func (r *Router) usageText(tg target) string {
 		}
 		return a.key < b.key
 	})
-	head := fmt.Sprintf("**Usage — %s**\n", tg.rt.project.Name)
+	head := fmt.Sprintf("**Usage — %s**\n", tg.rt.label()) // open.go
 	if len(entries) == 0 {
 		return head + "No session of this project has run yet."
 	}

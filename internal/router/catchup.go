@@ -129,7 +129,8 @@ func (r *Router) recordTyped(key string, it item, prompt string) {
 
 // CatchUpChannels lists what to read back after READY on server's bot: its
 // project channels (parent "") and the threads of its sessions not
-// archived (with their parent). Nil without catch-up.
+// archived and of its opened folders (with their parent). Nil without
+// catch-up.
 func (r *Router) CatchUpChannels(server string) map[string]string {
 	if !r.catchingUp() {
 		return nil
@@ -150,6 +151,9 @@ func (r *Router) CatchUpChannels(server string) map[string]string {
 		if parent, ok := projects[g.Project]; ok && g.Server == server && g.ThreadID != "" && !g.Archived {
 			out[g.ThreadID] = parent
 		}
+	}
+	for _, o := range openedFolders(r.opt.Registry, server) { // open.go
+		out[o.ThreadID] = o.ChannelID
 	}
 	return out
 }

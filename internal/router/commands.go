@@ -34,7 +34,7 @@ func Commands() []chat.CommandSpec {
 			{Name: "name", Description: "thread name", Required: true, MaxLength: maxThreadName},
 			{Name: "prompt", Description: "first message for Claude in the thread"}}},
 		usageCommand, // attention.go
-	}, slices.Concat(SessionCommands(), landCommands(), scheduleCommands())...), helpCommand) // sessions.go, land.go, schedule.go
+	}, slices.Concat(SessionCommands(), landCommands(), scheduleCommands(), openCommands())...), helpCommand) // sessions.go, land.go, schedule.go, open.go
 }
 
 // switchableModes are the permission modes a running session can switch
@@ -82,7 +82,8 @@ var models = []chat.Choice{
 // suggesters give the suggestions of each option that autocompletes, by
 // command and option name.
 var suggesters = map[[2]string]func(r *Router, tg target, typed string) []chat.Choice{
-	{"model", "name"}: (*Router).suggestModels,
+	{"model", "name"}:  (*Router).suggestModels,
+	{openName, "path"}: (*Router).suggestFolders, // open_path.go
 }
 
 // HandleAutocomplete suggests values for an option being typed into: nil
@@ -90,6 +91,9 @@ var suggesters = map[[2]string]func(r *Router, tg target, typed string) []chat.C
 // machine sharing the bot may; nothing for anyone but an owner.
 func (r *Router) HandleAutocomplete(ev chat.AutocompleteEvent) []chat.Choice {
 	tg, ok := r.resolve(ev.Server, ev.ChannelID, ev.ParentID)
+	if !ok && ev.Command == openName {
+		tg, ok = r.panelTarget(ev.Server, ev.ChannelID) // open.go
+	}
 	if !ok {
 		return nil
 	}
@@ -187,6 +191,9 @@ func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
 	resp = fitting{resp} // limits.go
 	log := r.opt.Log.With("command", ev.Name, "user", ev.User.ID, "channel", ev.ChannelID)
 	tg, ok := r.resolve(ev.Server, ev.ChannelID, ev.ParentID)
+	if !ok && ev.Name == openName {
+		tg, ok = r.panelTarget(ev.Server, ev.ChannelID) // open.go
+	}
 	if !ok {
 		// Another machine sharing the bot may own the channel; only the
 		// one that leads the panel channel says that none does.
@@ -249,7 +256,11 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	key, rt := tg.key, tg.rt
 	noSession := chat.Reply{Content: "No Claude session is running in this channel. Send a message to start one."}
 	switch ev.Name {
-	case "sessions", "fork":
+	case openName, closeName:
+		return r.runOpen(ev, tg) // open.go
+	case "sessions":
+		return r.withOpened(r.runSessions(ev, tg), rt.server.Name) // sessions.go, open.go
+	case "fork":
 		return r.runSessions(ev, tg) // sessions.go
 	case "schedule", "schedules":
 		return r.runSchedule(ev, tg) // schedule.go
@@ -317,7 +328,7 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 func statusText(machine string, rt route, st session.Status) string {
 	s := st.Session
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s** — %s\nMachine: %s\n", rt.project.Name, st.State, machine)
+	fmt.Fprintf(&b, "**%s** — %s\nMachine: %s\n", rt.label(), st.State, machine) // open.go
 	if st.State == "stopped" {
 		dir, _ := rt.project.ProjectPath()
 		fmt.Fprintf(&b, "Directory: `%s`\nSend a message to start Claude.", dir)
@@ -385,6 +396,9 @@ func (r *Router) channelKey(server, channelID, arg string) (string, bool) {
 	if rt, ok := r.lookup(server, channelID); ok {
 		key := rt.server.Name + "-" + rt.project.Name
 		return key, chat.ArgIs(arg, key)
+	}
+	if tg, known := r.openedThread(server, channelID); known { // open.go
+		return tg.key, tg.key != "" && chat.ArgIs(arg, tg.key)
 	}
 	for _, rt := range r.routes {
 		if rt.server.Name != server {

@@ -149,6 +149,9 @@ func (r *Router) resolve(server, channelID, parentID string) (target, bool) {
 	if rt, ok := r.lookup(server, channelID); ok {
 		return target{key: rt.server.Name + "-" + rt.project.Name, rt: rt}, true
 	}
+	if tg, known := r.openedThread(server, channelID); known { // open.go
+		return tg, tg.key != ""
+	}
 	if parentID != "" {
 		if rt, ok := r.lookup(server, parentID); ok {
 			return target{key: session.ThreadKey(rt.server.Name, rt.project.Name, channelID), rt: rt, threadID: channelID}, true

@@ -91,6 +91,7 @@ func (r *Router) HandleThreadDeleted(server, threadID, parentID string) {
 		return
 	}
 	r.remember(tg.key, func(g *state.Registered) { g.Archived = true })
+	r.forgetOpened(tg) // open.go
 	r.closeThread(tg, true)
 }
 
@@ -420,7 +421,7 @@ func (r *Router) worktreeKey(server, channelID, arg string) (string, bool) {
 		if g.Server != server || g.ThreadID == "" || !chat.ArgIs(arg, key) {
 			continue
 		}
-		if rt, ok := r.lookup(server, channelID); (ok && rt.project.Name == g.Project) || channelID == g.ThreadID {
+		if rt, ok := r.lookup(server, channelID); (ok && rt.project.Name == g.Project) || channelID == g.ThreadID || r.openedIn(server, g.ThreadID, channelID) { // open.go
 			return key, true
 		}
 	}
@@ -531,8 +532,13 @@ func (r *Router) FinishArchivedThreads() {
 	}
 }
 
-// projectThread is the target of a thread of a configured project.
+// projectThread is the target of a thread of a configured project (or
+// of a folder opened with /open).
 func (r *Router) projectThread(server, project, threadID string) (target, bool) {
+	if project == session.OpenedProject {
+		tg, _ := r.openedThread(server, threadID) // open.go
+		return tg, tg.key != ""
+	}
 	for _, rt := range r.routes {
 		if rt.server.Name == server && rt.project.Name == project {
 			return r.resolve(server, threadID, rt.project.ChannelID)

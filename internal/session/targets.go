@@ -105,6 +105,11 @@ func windowName(project, thread, threadID string) string {
 	return name
 }
 
+// OpenedProject is the project name of the sessions of folders opened with
+// /open: no configured project can have it (names start with a letter or
+// digit), so their keys and policy scopes never meet a project's.
+const OpenedProject = "_open"
+
 // ThreadKey names the session of a thread.
 func ThreadKey(server, project, threadID string) string {
 	return fmt.Sprintf("%s-%s-t%s", server, project, threadID)

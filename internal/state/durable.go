@@ -89,6 +89,7 @@ type Registry struct {
 	Sessions  *Collection[Registered]
 	Panels    *Collection[PanelMessage]
 	Schedules *Collection[Schedule] // schedules.go
+	Opened    *Collection[Opened]   // opened.go
 }
 
 // OpenRegistry opens (creating it private) the durable state directory.
@@ -109,5 +110,9 @@ func OpenRegistry(durable string) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Registry{Dir: d, Sessions: c, Panels: panels, Schedules: schedules}, nil
+	opened, err := newCollection[Opened](d, "opened", registryVersion)
+	if err != nil {
+		return nil, err
+	}
+	return &Registry{Dir: d, Sessions: c, Panels: panels, Schedules: schedules, Opened: opened}, nil
 }

@@ -1,0 +1,42 @@
+package panel
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ccbridge/ccbridge/internal/session"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// opened is the panel's lines for the server's folders opened with /open:
+// each one's thread, folder and session.
+func (p *Panel) opened(ctx context.Context, server string, reqs map[string]state.Request) string {
+	if p.Registry == nil || p.Registry.Opened == nil {
+		return ""
+	}
+	all, _ := p.Registry.Opened.List()
+	var open []state.Opened
+	for _, o := range all {
+		if o.Server == server && !o.Closed {
+			open = append(open, o)
+		}
+	}
+	if len(open) == 0 {
+		return ""
+	}
+	slices.SortFunc(open, func(a, b state.Opened) int { return a.Created.Compare(b.Created) })
+	var b strings.Builder
+	b.WriteString("\n\n**Opened folders** (/open)")
+	for _, o := range open {
+		key := session.ThreadKey(server, session.OpenedProject, o.ThreadID)
+		st, _ := p.Sessions.Status(ctx, key)
+		fmt.Fprintf(&b, "\n%s <#%s> `%s`", icon(st.State), o.ThreadID, o.Path)
+		b.WriteString(p.figures(key))
+		if n := pending(reqs, key); n > 0 {
+			fmt.Fprintf(&b, " · %d prompt(s) waiting", n)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,253 @@
+package router
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/session"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// /open starts Claude in a folder no project maps, under one of the
+// server's open_roots, in a thread of its own; /close ends that.
+const (
+	openName  = "open"
+	closeName = "close"
+)
+
+// openCommands are /open and /close, registered with the others.
+func openCommands() []chat.CommandSpec {
+	return []chat.CommandSpec{
+		{Name: openName, Description: "Open a folder in a thread with its own Claude", Options: []chat.OptionSpec{
+			{Name: "path", Description: "a folder under the server's open_roots", Required: true, Autocomplete: true, MaxLength: 1000},
+			{Name: "isolation", Description: "run it in a git worktree of its own", Choices: []chat.Choice{
+				{Name: "none: in the folder itself", Value: "none"},
+				{Name: "worktree: in a git worktree", Value: "worktree"},
+			}}}},
+		{Name: closeName, Description: "Stop this opened folder's Claude, forget it"},
+	}
+}
+
+// openedThread finds the session of a thread opened with /open. known says
+// whether /open made the thread; a thread closed since has no session
+// (key ""), and is not a thread of its parent's project either.
+func (r *Router) openedThread(server, threadID string) (tg target, known bool) {
+	if r.opt.Registry == nil || r.opt.Registry.Opened == nil {
+		return target{}, false
+	}
+	o, err := r.opt.Registry.Opened.Get(threadID)
+	if err != nil || o.Server != server {
+		return target{}, false
+	}
+	srv, ok := r.server(server)
+	if !ok || o.Closed {
+		return target{}, true
+	}
+	return target{key: session.ThreadKey(server, session.OpenedProject, threadID), rt: route{server: srv, project: openedProject(o)}, threadID: threadID}, true
+}
+
+// openedProject is the project an opened folder's thread runs as: the
+// folder, with the server's defaults (Claude's model and permission mode,
+// the default progress, the global policy) and no worktree unless asked.
+func openedProject(o state.Opened) config.Project {
+	iso := o.Isolation
+	if iso == "" {
+		iso = config.DefaultIsolation
+	}
+	return config.Project{Name: session.OpenedProject, ChannelID: o.ChannelID, Path: o.Path,
+		Progress: config.DefaultProgress, Thread: config.ThreadDefaults{Isolation: iso}}
+}
+
+// label names a route's project in answers: the project name of opened
+// folders is no name a person gave.
+func (rt route) label() string {
+	if rt.project.Name == session.OpenedProject {
+		return "folders opened with /open"
+	}
+	return rt.project.Name
+}
+
+func (r *Router) server(name string) (config.Server, bool) {
+	for _, s := range r.opt.Config.Servers {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return config.Server{}, false
+}
+
+// panelTarget stands for the server's control-panel channel, where /open
+// may run too, when this machine answers there (it leads the panel
+// channel of the machines sharing the bot).
+func (r *Router) panelTarget(server, channelID string) (target, bool) {
+	srv, ok := r.server(server)
+	if !ok || srv.GeneralChannelID == "" || srv.GeneralChannelID != channelID {
+		return target{}, false
+	}
+	if r.opt.Fleet != nil && !r.opt.Fleet.Leads(server) {
+		return target{}, false
+	}
+	return target{rt: route{server: srv}}, true
+}
+
+// runOpen answers /open and /close.
+func (r *Router) runOpen(ev chat.CommandEvent, tg target) chat.Reply {
+	if ev.Name == closeName {
+		return r.closeOpened(tg)
+	}
+	return r.openFolder(ev, tg)
+}
+
+// openFolder answers /open: a thread named after the folder, in the
+// channel the command ran in, bound to a new session in the folder,
+// started at once (its first start may ask the owner to trust it).
+func (r *Router) openFolder(ev chat.CommandEvent, tg target) chat.Reply {
+	if tg.threadID != "" {
+		return chat.Reply{Content: "Use /open in a project channel or the control-panel channel, not inside a thread."}
+	}
+	roots := tg.rt.server.OpenRoots
+	if len(roots) == 0 {
+		return chat.Reply{Content: "⚠️ /open is off: list the folders it may open under as open_roots in this server's [[servers]] config, such as open_roots = [\"~/src\"]."}
+	}
+	iso := ev.Options["isolation"]
+	if iso != "" && iso != "none" && iso != "worktree" {
+		return chat.Reply{Content: "⚠️ isolation is none or worktree."}
+	}
+	dir, err := resolveOpenPath(roots, ev.Options["path"])
+	if err != nil {
+		return chat.Reply{Content: "⚠️ Not opened: " + errText(err)}
+	}
+	name := filepath.Base(dir)
+	if r := []rune(name); len(r) > maxThreadName {
+		name = string(r[:maxThreadName])
+	}
+	server := tg.rt.server.Name
+	threadID, err := r.opt.Replier.StartThread(r.ctx, server, ev.ChannelID, name)
+	if err != nil {
+		return chat.Reply{Content: "⚠️ Could not start the thread: " + errText(err)}
+	}
+	if iso == "none" {
+		iso = ""
+	}
+	o := state.Opened{Server: server, ChannelID: ev.ChannelID, ThreadID: threadID, Path: dir, Isolation: iso, Owner: ev.User.ID, Created: r.now().UTC()}
+	if _, err := r.opt.Registry.Opened.Create(r.ctx, threadID, o); err != nil {
+		return chat.Reply{Content: "⚠️ Could not remember the opened folder: " + errText(err)}
+	}
+	th, _ := r.openedThread(server, threadID)
+	r.remember(th.key, func(g *state.Registered) {
+		g.Server, g.Project, g.ThreadID, g.ThreadName = server, session.OpenedProject, threadID, name
+	})
+	r.opt.Log.Info("folder opened", "session", th.key, "dir", dir, "user", ev.User.ID)
+	r.wg.Add(1)
+	go func() { defer r.wg.Done(); r.startOpened(th, dir) }()
+	return chat.Reply{Content: fmt.Sprintf("📂 Opened `%s` in <#%s>: its messages go to a Claude session started there. /close in the thread stops it.", clip(dir, 300), threadID)}
+}
+
+// startOpened starts an opened folder's session and says so in its thread.
+func (r *Router) startOpened(th target, dir string) {
+	t, err := r.sessionTarget(th)
+	if err == nil {
+		_, _, err = r.opt.Sessions.Ensure(r.ctx, t)
+	}
+	if r.ctx.Err() != nil {
+		return
+	}
+	server := th.rt.server.Name
+	if err != nil {
+		r.opt.Log.Error("could not start an opened folder's session", "session", th.key, "err", err)
+		r.send(server, th.threadID, startFailure(t, err))
+		return
+	}
+	r.send(server, th.threadID, fmt.Sprintf("🟢 Claude is running in `%s`. Write here to talk to it.", clip(dir, 300)))
+}
+
+// closeOpened answers /close in an opened folder's thread: its session
+// stops and the folder is forgotten (the thread is no project's thread
+// either). The conversation stays in Claude's history, to resume.
+func (r *Router) closeOpened(tg target) chat.Reply {
+	if tg.threadID == "" || tg.rt.project.Name != session.OpenedProject {
+		return chat.Reply{Content: "Use /close in a thread opened with /open."}
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, time.Minute)
+	defer cancel()
+	if err := r.opt.Sessions.Stop(ctx, tg.key); err != nil {
+		return chat.Reply{Content: "⚠️ Could not stop Claude, so the folder stays open: " + errText(err)}
+	}
+	if _, err := r.opt.Registry.Opened.Update(ctx, tg.threadID, func(o *state.Opened) error { o.Closed = true; return nil }); err != nil {
+		return chat.Reply{Content: "⚠️ Claude stopped, but the folder could not be forgotten: " + errText(err)}
+	}
+	r.remember(tg.key, func(g *state.Registered) { g.Archived = true })
+	if tg.rt.project.Thread.Isolation == "worktree" {
+		r.wg.Add(1)
+		go func() { defer r.wg.Done(); r.stopThread(tg, false) }() // its worktree, as on archive
+	}
+	r.opt.Log.Info("opened folder closed", "session", tg.key)
+	text := fmt.Sprintf("📁 Closed `%s`: Claude stopped and ccbridge forgot the folder.", clip(tg.rt.project.Path, 300))
+	if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && reg.ClaudeSessionID != "" {
+		text += fmt.Sprintf(" The conversation can be resumed there with `claude --resume %s`.", reg.ClaudeSessionID)
+	}
+	return chat.Reply{Content: text}
+}
+
+// openedIn reports whether a thread was opened with /open in channelID
+// (also when closed since: its kept worktree is reported there).
+func (r *Router) openedIn(server, threadID, channelID string) bool {
+	o, err := r.opt.Registry.Opened.Get(threadID)
+	return err == nil && o.Server == server && o.ChannelID == channelID
+}
+
+// forgetOpened forgets the folder of a deleted thread (nothing can be
+// written in it any more); any other thread is left alone.
+func (r *Router) forgetOpened(tg target) {
+	if tg.rt.project.Name != session.OpenedProject {
+		return
+	}
+	if _, err := r.opt.Registry.Opened.Update(r.ctx, tg.threadID, func(o *state.Opened) error { o.Closed = true; return nil }); err != nil {
+		r.opt.Log.Error("could not forget a deleted thread's folder", "session", tg.key, "err", err)
+	}
+}
+
+// openedFolders lists the server's open folders, one line each, for the
+// panel and /sessions.
+func openedFolders(reg *state.Registry, server string) []state.Opened {
+	all, _ := reg.Opened.List()
+	var out []state.Opened
+	for _, o := range all {
+		if o.Server == server && !o.Closed {
+			out = append(out, o)
+		}
+	}
+	sortOpened(out)
+	return out
+}
+
+// withOpened adds the server's opened folders to a /sessions listing.
+func (r *Router) withOpened(reply chat.Reply, server string) chat.Reply {
+	opened := openedFolders(r.opt.Registry, server)
+	if len(opened) == 0 {
+		return reply
+	}
+	var b strings.Builder
+	b.WriteString("\n**Opened folders** (/open)\n")
+	for _, o := range opened {
+		key := session.ThreadKey(server, session.OpenedProject, o.ThreadID)
+		st, _ := r.opt.Sessions.Status(r.ctx, key)
+		state := st.State
+		if state == "" {
+			state = "stopped"
+		}
+		fmt.Fprintf(&b, "<#%s> `%s` — %s\n", o.ThreadID, clip(o.Path, 200), state)
+	}
+	content := reply.Content + b.String()
+	if utf8.RuneCountInString(content) > chat.Limit {
+		content = string([]rune(content)[:chat.Limit-1]) + "…"
+	}
+	reply.Content = content
+	return reply
+}
