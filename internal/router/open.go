@@ -2,6 +2,7 @@ package router
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -33,6 +34,10 @@ func openCommands() []chat.CommandSpec {
 		{Name: closeName, Description: "Stop this opened folder's Claude, forget it"},
 	}
 }
+
+// errFolderClosed answers a message that was queued for an opened folder's
+// session before /close.
+var errFolderClosed = errors.New("this folder was closed with /close; /open it again to go on")
 
 // openedThread finds the session of a thread opened with /open. known says
 // whether /open made the thread; a thread closed since has no session

@@ -2,6 +2,7 @@ package router
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -504,5 +505,23 @@ func TestKeptWorktreeButtonsOfAnOpenedFolder(t *testing.T) {
 		if got, ok := f.r.worktreeKey("home", ch, key); ok != want || (ok && got != key) {
 			t.Errorf("in %s: %q, %v; want %v", ch, got, ok, want)
 		}
+	}
+}
+
+// A message queued for an opened folder's session before /close does not
+// start its Claude again when its turn in the queue comes.
+func TestQueuedMessageAfterCloseStartsNothing(t *testing.T) {
+	f := newOpenRouter(t, true)
+	f.command(channel, "", openName, map[string]string{"path": "api"})
+	key := session.ThreadKey("home", session.OpenedProject, openedID)
+	f.l.waitFor(t, "ensure "+key)
+	queued, known := f.r.openedThread("home", openedID) // as a queued message holds it
+	if !known || queued.key != key {
+		t.Fatalf("opened thread = %+v, %v", queued, known)
+	}
+	f.command(openedID, channel, closeName, nil)
+	f.l.waitFor(t, "stop "+key)
+	if _, err := f.r.sessionTarget(queued); !errors.Is(err, errFolderClosed) {
+		t.Fatalf("sessionTarget after /close = %v, want errFolderClosed", err)
 	}
 }

@@ -163,6 +163,12 @@ func (r *Router) resolve(server, channelID, parentID string) (target, bool) {
 // sessionTarget describes how to run a target's session now: its layered
 // settings, what was changed from Discord, and the conversation to resume.
 func (r *Router) sessionTarget(tg target) (session.Target, error) {
+	if tg.rt.project.Name == session.OpenedProject {
+		// A message queued before /close must not start the folder's Claude again.
+		if cur, known := r.openedThread(tg.rt.server.Name, tg.threadID); known && cur.key == "" {
+			return session.Target{}, errFolderClosed
+		}
+	}
 	reg, _ := r.opt.Registry.Sessions.Get(tg.key)
 	var t session.Target
 	var err error
