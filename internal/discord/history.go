@@ -56,6 +56,15 @@ func (p *Poster) Me(ctx context.Context) (string, error) {
 
 // Message reads one message of a channel.
 func (p *Poster) Message(ctx context.Context, channelID, messageID string) (Seen, error) {
+	m, err := p.fetch(ctx, channelID, messageID)
+	if err != nil {
+		return Seen{}, err
+	}
+	return seen(m), nil
+}
+
+// fetch reads one message, retrying what a retry can fix.
+func (p *Poster) fetch(ctx context.Context, channelID, messageID string) (*discordgo.Message, error) {
 	var m *discordgo.Message
 	err := p.retry(ctx, func() error {
 		var err error
@@ -63,9 +72,9 @@ func (p *Poster) Message(ctx context.Context, channelID, messageID string) (Seen
 		return err
 	})
 	if err != nil {
-		return Seen{}, fmt.Errorf("read %s: %w", messageID, err)
+		return nil, fmt.Errorf("read %s: %w", messageID, err)
 	}
-	return seen(m), nil
+	return m, nil
 }
 
 func seen(m *discordgo.Message) Seen {

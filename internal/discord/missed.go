@@ -55,14 +55,9 @@ func (p *Poster) After(ctx context.Context, channelID, afterID string) ([]Missed
 
 // MissedMessage reads one message of a channel as After does.
 func (p *Poster) MissedMessage(ctx context.Context, channelID, messageID string) (Missed, error) {
-	var m *discordgo.Message
-	err := p.retry(ctx, func() error {
-		var err error
-		m, err = p.dg.ChannelMessage(channelID, messageID, discordgo.WithContext(ctx))
-		return err
-	})
+	m, err := p.fetch(ctx, channelID, messageID) // history.go
 	if err != nil {
-		return Missed{}, fmt.Errorf("read %s: %w", messageID, err)
+		return Missed{}, err
 	}
 	return missed(m), nil
 }

@@ -224,15 +224,11 @@ func normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
 // Deliver (and no dialog is up): otherwise it returns ErrInputChanged or
 // ErrDialogOpen and presses nothing.
 func (m *Manager) PressEnter(ctx context.Context, key string) error {
-	unlock, err := m.lock(ctx, key)
+	pane, unlock, err := m.lockedPane(ctx, key)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	pane, err := m.pane(ctx, key)
-	if err != nil {
-		return err
-	}
 	m.mu.Lock()
 	text := m.typed[key]
 	m.mu.Unlock()

@@ -132,15 +132,11 @@ func (m *Manager) Dialog(ctx context.Context, key string) (Dialog, bool, error) 
 // only while that dialog is on the screen (checked by tmux as it sends),
 // and Enter only once the screen shows the choice highlighted.
 func (m *Manager) AnswerDialog(ctx context.Context, key, hash string, choice int) error {
-	unlock, err := m.lock(ctx, key)
+	pane, unlock, err := m.lockedPane(ctx, key)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	pane, err := m.pane(ctx, key)
-	if err != nil {
-		return err
-	}
 	screen, err := m.opt.Panes.Capture(ctx, pane, 0)
 	if err != nil {
 		return err

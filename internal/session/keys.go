@@ -22,15 +22,11 @@ const (
 // Interrupt presses Escape until the turn stops. An interrupted turn fires
 // no Stop hook, so the busy state is cleared here.
 func (m *Manager) Interrupt(ctx context.Context, key string) error {
-	unlock, err := m.lock(ctx, key)
+	pane, unlock, err := m.lockedPane(ctx, key)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	pane, err := m.pane(ctx, key)
-	if err != nil {
-		return err
-	}
 	for range interruptPresses {
 		if err := m.opt.Panes.SendKeys(ctx, pane, tmux.KeyEscape); err != nil {
 			return err
@@ -151,15 +147,11 @@ func (m *Manager) PressKeys(ctx context.Context, key string, names ...string) er
 	for i, n := range names {
 		keys[i] = tmux.Key(n)
 	}
-	unlock, err := m.lock(ctx, key)
+	pane, unlock, err := m.lockedPane(ctx, key)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	pane, err := m.pane(ctx, key)
-	if err != nil {
-		return err
-	}
 	before, err := m.opt.Panes.Capture(ctx, pane, 0)
 	if err != nil {
 		return err

@@ -240,3 +240,16 @@ func keep(ctx context.Context, key string, unlock func()) bool {
 	}
 	return true
 }
+
+// lockedPane takes the session's locks (this process's and the pane's
+// flock) and returns its pane; unlock releases both.
+func (m *Manager) lockedPane(ctx context.Context, key string) (pane string, unlock func(), err error) {
+	if unlock, err = m.lock(ctx, key); err != nil {
+		return "", nil, err
+	}
+	if pane, err = m.pane(ctx, key); err != nil {
+		unlock()
+		return "", nil, err
+	}
+	return pane, unlock, nil
+}
