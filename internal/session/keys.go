@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/redact"
@@ -14,8 +15,12 @@ import (
 // interrupt" before pressing Escape again. Under load a single Escape was
 // seen to be lost in the e2e tier. A second Escape is pressed only while the
 // turn still runs: on an idle screen Esc Esc opens Claude's rewind menu.
+// The footer must stay without it for interruptSettle: Claude redraws
+// while an Escape lands, and one frame without "esc to interrupt" was seen
+// in the e2e tier on a turn that then ran on.
 const (
 	interruptCheck   = 1500 * time.Millisecond
+	interruptSettle  = 500 * time.Millisecond
 	interruptPresses = 3
 )
 
@@ -27,11 +32,13 @@ func (m *Manager) Interrupt(ctx context.Context, key string) error {
 		return err
 	}
 	defer unlock()
+	before, _ := m.opt.Panes.Capture(ctx, pane, 0)
+	marks := strings.Count(before, interruptedMark)
 	for range interruptPresses {
 		if err := m.opt.Panes.SendKeys(ctx, pane, tmux.KeyEscape); err != nil {
 			return err
 		}
-		if !m.stillBusy(ctx, pane, interruptCheck) {
+		if !m.stillBusy(ctx, pane, interruptCheck, marks) {
 			break
 		}
 		m.opt.Log.Warn("turn still running after Escape; pressing it again", "session", key)
@@ -40,16 +47,34 @@ func (m *Manager) Interrupt(ctx context.Context, key string) error {
 	return err
 }
 
-// stillBusy polls the footer until it no longer shows a running turn.
-func (m *Manager) stillBusy(ctx context.Context, pane string, within time.Duration) bool {
+// interruptedMark is what Claude Code 2.1.328 writes under a prompt whose
+// turn an Escape ended (claude-code-protocol.md §(e)).
+const interruptedMark = "Interrupted · What should Claude do instead?"
+
+// stillBusy polls the footer until it has shown no running turn for
+// interruptSettle, and reports whether the turn still runs at the end of
+// within. A new interruptedMark (more than marks) says the turn ended, even
+// while a slow redraw still shows the old footer: another Escape then would
+// land on an idle prompt, and two make Claude's rewind menu.
+func (m *Manager) stillBusy(ctx context.Context, pane string, within time.Duration, marks int) bool {
 	deadline := time.Now().Add(within)
+	var idleSince time.Time
 	for {
 		screen, err := m.opt.Panes.Capture(ctx, pane, 0)
-		if err != nil || !Busy(screen) {
+		if err != nil || strings.Count(screen, interruptedMark) > marks {
+			return false
+		}
+		busy := Busy(screen)
+		switch {
+		case busy:
+			idleSince = time.Time{}
+		case idleSince.IsZero():
+			idleSince = time.Now()
+		case time.Since(idleSince) >= interruptSettle:
 			return false
 		}
 		if time.Now().After(deadline) {
-			return true
+			return busy
 		}
 		select {
 		case <-ctx.Done():

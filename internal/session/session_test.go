@@ -523,3 +523,67 @@ func TestInterruptTurnWaitsForATurnTheScreenShowsLate(t *testing.T) {
 		t.Errorf("waited %s for a turn that had ended", waited)
 	}
 }
+
+// A frame without "esc to interrupt" while an Escape lands is no proof the
+// turn stopped: Interrupt presses again when the turn shows again.
+func TestInterruptIsNotFooledByARedraw(t *testing.T) {
+	m, panes, store, target := newManager(t)
+	ctx := context.Background()
+	m.Ensure(ctx, target)
+	store.Sessions.Update(ctx, target.Key, func(s *state.Session) error { s.Busy = true; return nil })
+	panes.takeOps()
+	busy := strings.Replace(readyScreen, "? for shortcuts", "esc to interrupt", 1)
+	escapes := 0
+	panes.mu.Lock()
+	panes.screen = busy
+	panes.afterKey = func(f *fakePanes, k tmux.Key) {
+		if k != tmux.KeyEscape {
+			return
+		}
+		escapes++
+		f.screen = readyScreen
+		if escapes == 1 { // the first lands in a redraw: the turn runs on
+			go func() {
+				time.Sleep(100 * time.Millisecond)
+				panes.mu.Lock()
+				panes.screen = busy
+				panes.mu.Unlock()
+			}()
+		}
+	}
+	panes.mu.Unlock()
+	if err := m.Interrupt(ctx, target.Key); err != nil {
+		t.Fatal(err)
+	}
+	panes.mu.Lock()
+	defer panes.mu.Unlock()
+	if escapes != 2 || Busy(panes.screen) {
+		t.Fatalf("%d Escapes, busy at the end: %v", escapes, Busy(panes.screen))
+	}
+}
+
+// A slow redraw still shows the footer of the turn an Escape has just ended;
+// Claude's "Interrupted" line under the prompt says it ended, and a second
+// Escape (on an idle prompt, Esc Esc opens the rewind menu) is not pressed.
+func TestInterruptStopsAtClaudesInterruptedLine(t *testing.T) {
+	m, panes, store, target := newManager(t)
+	ctx := context.Background()
+	m.Ensure(ctx, target)
+	store.Sessions.Update(ctx, target.Key, func(s *state.Session) error { s.Busy = true; return nil })
+	panes.takeOps()
+	busy := strings.Replace(readyScreen, "? for shortcuts", "esc to interrupt", 1)
+	panes.mu.Lock()
+	panes.screen = "❯ an earlier prompt\n  ⎿  " + interruptedMark + "\n" + busy
+	panes.afterKey = func(f *fakePanes, k tmux.Key) {
+		if k == tmux.KeyEscape {
+			f.screen = "❯ an earlier prompt\n  ⎿  " + interruptedMark + "\n❯ this prompt\n  ⎿  " + interruptedMark + "\n" + busy
+		}
+	}
+	panes.mu.Unlock()
+	if err := m.Interrupt(ctx, target.Key); err != nil {
+		t.Fatal(err)
+	}
+	if ops := panes.takeOps(); !slices.Equal(ops, []string{"keys %1 Escape"}) {
+		t.Fatalf("ops = %q", ops)
+	}
+}
