@@ -175,6 +175,11 @@ func (r *Router) CatchUp(server, channelID, parentID string) {
 		log.Error("catch-up: cannot read the channel's cursor", "err", err)
 		return
 	}
+	// Only a channel ccbridge never handled a message in has history from
+	// before catch-up began. A cursor that holds no handled message yet
+	// (the daemon died between typing the first one and recording it) is
+	// no first start: what is old there was missed, and is offered.
+	firstStart := errors.Is(err, state.ErrNotFound)
 	ctx, cancel := context.WithTimeout(r.ctx, catchUpRead)
 	defer cancel()
 	msgs, err := r.opt.History.After(ctx, server, channelID, cur.Last)
@@ -199,7 +204,7 @@ func (r *Router) CatchUp(server, channelID, parentID string) {
 				skipTo = id // none of ccbridge's business, or handled before
 			}
 			continue
-		case cur.Last == "" && now.Sub(m.At) > limit:
+		case firstStart && now.Sub(m.At) > limit:
 			if !blocked {
 				skipTo = id // no cursor yet: history from before catch-up began
 			}

@@ -435,3 +435,21 @@ func TestOwnPromptsMoveNoCursor(t *testing.T) {
 		t.Fatalf("cursor = %+v, want none", c)
 	}
 }
+
+// A channel whose first message was typed but not yet recorded handled when
+// ccbridge died is no first start: an old message missed meanwhile is
+// offered, not left alone (it was lost without a word before).
+func TestCatchUpAfterACrashBeforeTheFirstCursorOffersOldMessages(t *testing.T) {
+	r, _, h, l, _ := catchUpRouter(t, "")
+	h.say("1300000000000000101", "the first, typed", time.Minute)
+	h.say("1300000000000000102", "sent while down, long ago", 20*time.Minute)
+	if _, err := r.opt.Cursors.Update(context.Background(), state.CursorKey("home", channel), func(c *state.Cursor) error {
+		c.Server, c.ChannelID = "home", channel
+		c.Typed = &state.Typed{MessageID: "1300000000000000100", Session: "home-api", Text: "warm", At: time.Now().Add(-time.Hour)}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r.CatchUp("home", channel, "")
+	l.waitFor(t, "react 1300000000000000102 ⚠️")
+}
