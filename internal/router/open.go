@@ -188,6 +188,7 @@ func (r *Router) closeOpened(tg target) chat.Reply {
 		return chat.Reply{Content: "⚠️ Claude stopped, but the folder could not be forgotten: " + errText(err)}
 	}
 	r.remember(tg.key, func(g *state.Registered) { g.Archived = true })
+	dropped := r.dropThreadSchedules(tg, false) // schedule.go
 	if tg.rt.project.Thread.Isolation == "worktree" {
 		r.wg.Add(1)
 		go func() { defer r.wg.Done(); r.stopThread(tg, false) }() // its worktree, as on archive
@@ -196,6 +197,9 @@ func (r *Router) closeOpened(tg target) chat.Reply {
 	text := fmt.Sprintf("📁 Closed `%s`: Claude stopped and ccbridge forgot the folder.", clip(tg.rt.project.Path, 300))
 	if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && reg.ClaudeSessionID != "" {
 		text += fmt.Sprintf(" The conversation can be resumed there with `claude --resume %s`.", reg.ClaudeSessionID)
+	}
+	if dropped != "" {
+		text += "\n" + dropped
 	}
 	return chat.Reply{Content: text}
 }

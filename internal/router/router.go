@@ -129,6 +129,7 @@ type Router struct {
 
 	voices    voiceReviews  // transcripts waiting for Send (voice.go)
 	schedWake chan struct{} // a schedule was added (schedule.go)
+	schedTold sync.Map      // schedule ids whose skipped runs were told (schedule.go)
 
 	now func() time.Time // the clock (tests move it)
 
