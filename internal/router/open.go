@@ -128,6 +128,9 @@ func (r *Router) openFolder(ev chat.CommandEvent, tg target) chat.Reply {
 	if err != nil {
 		return chat.Reply{Content: "⚠️ Not opened: " + errText(err)}
 	}
+	if why := projectsAround(r.opt.Config, dir); why != "" {
+		return chat.Reply{Content: "⚠️ Not opened: " + why}
+	}
 	name := filepath.Base(dir)
 	if r := []rune(name); len(r) > maxThreadName {
 		name = string(r[:maxThreadName])
@@ -151,7 +154,32 @@ func (r *Router) openFolder(ev chat.CommandEvent, tg target) chat.Reply {
 	r.opt.Log.Info("folder opened", "session", th.key, "dir", dir, "user", ev.User.ID)
 	r.wg.Add(1)
 	go func() { defer r.wg.Done(); r.startOpened(th, dir) }()
-	return chat.Reply{Content: fmt.Sprintf("📂 Opened `%s` in <#%s>: its messages go to a Claude session started there. /close in the thread stops it.", clip(dir, 300), threadID)}
+	text := fmt.Sprintf("📂 Opened `%s` in <#%s>: its messages go to a Claude session started there. /close in the thread stops it.", clip(dir, 300), threadID)
+	if p, ok := r.opt.Config.ProjectHolding(dir); ok {
+		text += fmt.Sprintf(" It is in a project's directory: the [policy] of the project %s holds there.", p.Name)
+	}
+	return chat.Reply{Content: text}
+}
+
+// projectsAround says why a folder may not be opened because it holds
+// projects' directories, or "". A Claude opened there would reach their
+// files without their [policy]: its rules (Bash ones included) cannot be
+// scoped to a part of a session's tree, so the folder is refused, naming
+// each project's channel.
+func projectsAround(cfg *config.Config, dir string) string {
+	inside := cfg.ProjectsWithin(dir)
+	if len(inside) == 0 {
+		return ""
+	}
+	var names []string
+	for _, p := range inside {
+		names = append(names, fmt.Sprintf("%s (<#%s>)", p.Name, p.ChannelID))
+	}
+	what := "the project " + names[0]
+	if len(names) > 1 {
+		what = "the projects " + strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("`%s` holds %s, whose [policy] would not hold for a Claude opened around it: use its channel, or open a folder inside a project or beside it.", clip(dir, 300), clip(what, 1000))
 }
 
 // startOpened starts an opened folder's session and says so in its thread.

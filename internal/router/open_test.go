@@ -62,6 +62,13 @@ type openFixture struct {
 // into api/.
 func newOpenRouter(t *testing.T, roots bool) *openFixture {
 	t.Helper()
+	return newOpenRouterWith(t, roots, "", "")
+}
+
+// newOpenRouterWith is newOpenRouter with the project api at projectRel
+// under the root ("" for a folder of its own) and more TOML for it.
+func newOpenRouterWith(t *testing.T, roots bool, projectRel, projectTOML string) *openFixture {
+	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +88,10 @@ func newOpenRouter(t *testing.T, roots bool) *openFixture {
 	if err := os.Symlink(filepath.Join(root, "api"), filepath.Join(root, "api-link")); err != nil {
 		t.Fatal(err)
 	}
+	projectPath := t.TempDir()
+	if projectRel != "" {
+		projectPath = filepath.Join(root, projectRel)
+	}
 	openRoots := ""
 	if roots {
 		openRoots = fmt.Sprintf("open_roots = [%q]", root)
@@ -99,7 +110,8 @@ general_channel_id = %q
   name = "api"
   channel_id = %q
   path = %q
-`, owner, panelChannel, openRoots, channel, t.TempDir()))
+%s
+`, owner, panelChannel, openRoots, channel, projectPath, projectTOML))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -523,5 +535,29 @@ func TestQueuedMessageAfterCloseStartsNothing(t *testing.T) {
 	f.l.waitFor(t, "stop "+key)
 	if _, err := f.r.sessionTarget(queued); !errors.Is(err, errFolderClosed) {
 		t.Fatalf("sessionTarget after /close = %v, want errFolderClosed", err)
+	}
+}
+
+// An opened folder in a project's directory runs under that project's
+// [policy]; a folder holding a project's directory is not opened: the
+// project's rules would not hold there (security-3 #6).
+func TestOpenedFolderGetsItsProjectsPolicyAndOneAroundAProjectIsRefused(t *testing.T) {
+	f := newOpenRouterWith(t, true, "api", `  [servers.projects.policy]
+  deny = ["Bash(git push *)"]`)
+	f.command(channel, "", openName, map[string]string{"path": f.root})
+	if got := f.lastEdit(t); !strings.Contains(got, "holds the project api (<#"+channel+">)") || !strings.Contains(got, "use its channel") {
+		t.Errorf("/open around a project: %s", got)
+	}
+	if all, _ := f.reg.Opened.List(); len(all) != 0 {
+		t.Fatalf("opened: %+v", all)
+	}
+	f.command(channel, "", openName, map[string]string{"path": "api/internal"})
+	if got := f.lastEdit(t); !strings.Contains(got, "📂 Opened") || !strings.Contains(got, "the [policy] of the project api holds") {
+		t.Errorf("/open in a project: %s", got)
+	}
+	f.l.waitFor(t, "ensure "+session.ThreadKey("home", session.OpenedProject, openedID))
+	tg := f.ss.last(t)
+	if p := f.cfg.SessionPolicy(tg.Server, tg.Project, tg.ThreadID, tg.Dir); !slices.Contains(p.Deny, "Bash(git push *)") {
+		t.Errorf("the opened session's policy: %+v (target %+v)", p, tg)
 	}
 }
