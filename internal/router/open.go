@@ -136,9 +136,9 @@ func (r *Router) openFolder(ev chat.CommandEvent, tg target) chat.Reply {
 		name = string(r[:maxThreadName])
 	}
 	server := tg.rt.server.Name
-	threadID, err := r.opt.Replier.StartThread(r.ctx, server, ev.ChannelID, name)
-	if err != nil {
-		return chat.Reply{Content: "⚠️ Could not start the thread: " + errText(err)}
+	threadID, refusal := r.openThread(ev, tg, name)
+	if refusal != "" {
+		return chat.Reply{Content: refusal}
 	}
 	if iso == "none" {
 		iso = ""
@@ -180,6 +180,44 @@ func projectsAround(cfg *config.Config, dir string) string {
 		what = "the projects " + strings.Join(names, ", ")
 	}
 	return fmt.Sprintf("`%s` holds %s, whose [policy] would not hold for a Claude opened around it: use its channel, or open a folder inside a project or beside it.", clip(dir, 300), clip(what, 1000))
+}
+
+// openThread starts an opened folder's thread: a private one, which only
+// the owners (and members with Manage Threads there) see, the owner who
+// ran /open in it first, the others when they can be added. Everything the
+// folder's Claude does is posted there. Where Discord refuses a private
+// thread (no Create Private Threads, or a channel type that has none), a
+// channel every member can read gets none: /open is refused, saying why; a
+// private channel gets a public thread, which its readers alone see.
+func (r *Router) openThread(ev chat.CommandEvent, tg target, name string) (threadID, refusal string) {
+	server := tg.rt.server.Name
+	members := []string{ev.User.ID}
+	for _, o := range tg.rt.server.OwnerIDs {
+		if o != ev.User.ID {
+			members = append(members, o)
+		}
+	}
+	threadID, missed, err := r.opt.Replier.StartPrivateThread(r.ctx, server, ev.ChannelID, name, members)
+	if err == nil {
+		if len(missed) > 0 {
+			r.opt.Log.Warn("owners not added to an opened folder's private thread", "thread", threadID, "owners", missed)
+		}
+		return threadID, ""
+	}
+	public, perr := r.opt.Replier.EveryoneCanView(r.ctx, server, ev.ChannelID)
+	switch {
+	case perr != nil:
+		return "", fmt.Sprintf("⚠️ Not opened: Discord refused a private thread here (%s), and who can read this channel could not be checked (%s).", errText(err), errText(perr))
+	case public:
+		return "", fmt.Sprintf("⚠️ Not opened: every member of this server can read this channel, and Discord refused a private thread here (%s), so everything the folder's Claude does would be theirs to read. "+
+			"Give the bot Create Private Threads in this channel, or use /open in a private channel (a project channel).", errText(err))
+	}
+	r.opt.Log.Info("no private thread for an opened folder; a public one in a private channel", "channel", ev.ChannelID, "err", err)
+	threadID, err = r.opt.Replier.StartThread(r.ctx, server, ev.ChannelID, name)
+	if err != nil {
+		return "", "⚠️ Could not start the thread: " + errText(err)
+	}
+	return threadID, ""
 }
 
 // startOpened starts an opened folder's session and says so in its thread.

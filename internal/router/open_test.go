@@ -49,6 +49,7 @@ func (s *targetSessions) last(t *testing.T) session.Target {
 
 type openFixture struct {
 	r     *Router
+	rp    *fakeReplier
 	ss    *targetSessions
 	l     *log
 	reg   *state.Registry
@@ -133,7 +134,8 @@ general_channel_id = %q
 func (f *openFixture) start(t *testing.T) *Router {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	r := New(ctx, Options{Config: f.cfg, Sessions: f.ss, Replier: &fakeReplier{l: f.l, files: map[string][]byte{}}, Store: f.store, Registry: f.reg, Instance: "inst1"})
+	f.rp = &fakeReplier{l: f.l, files: map[string][]byte{}}
+	r := New(ctx, Options{Config: f.cfg, Sessions: f.ss, Replier: f.rp, Store: f.store, Registry: f.reg, Instance: "inst1"})
 	t.Cleanup(func() {
 		cancel()
 		r.Wait()
@@ -287,7 +289,7 @@ func TestOpenStartsAThreadInTheFolder(t *testing.T) {
 	key := session.ThreadKey("home", session.OpenedProject, openedID)
 	f.l.waitFor(t, "ensure "+key)
 	f.l.waitFor(t, "send 🟢 Claude is running in `"+filepath.Join(f.root, "api")+"`. Write here to talk to it.")
-	if got := f.l.all(); got[0] != "defer" || got[1] != "thread api" {
+	if got := f.l.all(); got[0] != "defer" || got[1] != "private-thread api members=["+owner+"]" {
 		t.Fatalf("ops = %q", got)
 	}
 	if got := f.lastEdit(t); !strings.Contains(got, "📂 Opened `"+filepath.Join(f.root, "api")+"` in <#"+openedID+">") {
@@ -345,7 +347,9 @@ func TestOpenRefusals(t *testing.T) {
 		t.Errorf("in a thread: %s", got)
 	}
 	time.Sleep(50 * time.Millisecond)
-	if slices.ContainsFunc(f.l.all(), func(op string) bool { return strings.HasPrefix(op, "thread ") || strings.HasPrefix(op, "ensure ") }) {
+	if slices.ContainsFunc(f.l.all(), func(op string) bool {
+		return strings.HasPrefix(op, "thread ") || strings.HasPrefix(op, "private-thread ") || strings.HasPrefix(op, "ensure ")
+	}) {
 		t.Fatalf("a refused /open did something: %q", f.l.all())
 	}
 	if all, _ := f.reg.Opened.List(); len(all) != 0 {

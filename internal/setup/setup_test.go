@@ -125,7 +125,7 @@ func TestSetupFirstRun(t *testing.T) {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
 	for _, want := range []string{"the bot is main-bot", "Message Content Intent is OFF", "Message Content Intent: enabled",
-		"permissions=326417632320", "Waiting for the bot to join", "#api", "every member of", "config OK"} {
+		"permissions=395137109056", "Waiting for the bot to join", "#api", "every member of", "config OK"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
