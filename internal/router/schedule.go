@@ -322,7 +322,7 @@ func (r *Router) fire(id string, s state.Schedule, now time.Time) (next time.Tim
 		log.Error("could not record a schedule's run; not running it", "err", err)
 		return time.Time{}
 	}
-	if why := r.scheduleSkip(tg); why != "" {
+	if why := r.scheduleSkip(s, tg); why != "" {
 		log.Info("skipped a scheduled run", "why", why)
 		if _, told := r.schedTold.LoadOrStore(id, true); !told {
 			r.scheduleNotice(s, fmt.Sprintf("⏰ Skipped a scheduled prompt (%s): %s\n>>> %s", cmp.Or(s.Cron, s.When), why, clip(s.Prompt, 1500)))
@@ -370,14 +370,19 @@ func (r *Router) scheduleTarget(s state.Schedule, now time.Time) (target, string
 // scheduleSkip says why a schedule skips this run, or "": its thread is
 // archived (or was deleted while ccbridge was down), and the run would
 // start the thread's session again where nobody looks.
-func (r *Router) scheduleSkip(tg target) string {
+func (r *Router) scheduleSkip(s state.Schedule, tg target) string {
 	if tg.threadID == "" {
 		return ""
 	}
-	if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && reg.Archived {
-		return fmt.Sprintf("<#%s> is archived, and a schedule does not start an archived thread's Claude again. Write in the thread to bring it back (the schedule then runs again), or cancel it with /schedules.", tg.threadID)
+	reg, err := r.opt.Registry.Sessions.Get(tg.key)
+	if err != nil || !reg.Archived {
+		return ""
 	}
-	return ""
+	why := fmt.Sprintf("<#%s> is archived, and a schedule does not start an archived thread's Claude again.", tg.threadID)
+	if s.Cron == "" {
+		return why + " This one-shot will not run."
+	}
+	return why + " Write in the thread to bring it back (the schedule then runs again), or cancel it with /schedules."
 }
 
 // dropSchedule deletes a schedule that may not run any more, and says why.
