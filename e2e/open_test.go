@@ -162,14 +162,20 @@ func TestOpenRefusesPathsOutsideTheRoots(t *testing.T) {
 	}
 }
 
-// /open in the control-panel channel (no project's) suggests and opens a
-// folder there, and the panel lists it with its state.
+// /open in the control-panel channel (no project's, and one every member
+// can read) suggests and opens a folder there in a private thread that the
+// owner alone sees, and the panel lists it with its state. Without Create
+// Private Threads there, /open is refused, saying why (security-3 #3).
 func TestOpenInThePanelChannel(t *testing.T) {
 	t.Parallel()
 	b := newBridge(t, 1, 1, "")
 	p := b.projects[0]
 	general := b.srv.AddChannel(p.bot.GuildID, "general")
 	root := withOpenRoots(t, b, p, fmt.Sprintf("general_channel_id = %q\n", general))
+	stranger := b.srv.NewUser("stranger")
+	if !b.srv.CanView(p.bot, general, stranger.ID) {
+		t.Fatal("the panel channel is not one every member can read")
+	}
 	ac := b.srv.Autocomplete(general, "open", b.owner, nil, "path", "we")
 	if r := b.srv.WaitResponse(ac, 5*time.Second); r.Late || len(r.Choices()) != 1 || !strings.HasSuffix(r.Choices()[0]["value"].(string), "/src/web") {
 		t.Fatalf("suggestions in the panel channel: late=%v %v", r.Late, r.Choices())
@@ -178,12 +184,28 @@ func TestOpenInThePanelChannel(t *testing.T) {
 	b.srv.WaitResponse(it, 5*time.Second)
 	dir := filepath.Join(root, "web")
 	th := openedThread(t, b, p, general, "web")
+	if c, _ := b.srv.Channel(th.channel); c.Type != 12 || c.Invitable {
+		t.Fatalf("the opened folder's thread: %+v, want a private one", c)
+	}
+	if !b.srv.CanView(p.bot, th.channel, b.owner.ID) || b.srv.CanView(p.bot, th.channel, stranger.ID) {
+		t.Fatalf("the thread is not the owner's alone: members %q", b.srv.ThreadMembers(th.channel))
+	}
 	b.waitReply(th, "🟢 Claude is running in `"+dir+"`")
 	b.say(th, "hello from the panel channel")
 	b.waitReply(th, "ok: hello from the panel channel")
 	b.srv.WaitMessage(long, "the panel listing the opened folder", func(m *fakediscord.Message) bool {
 		return m.ChannelID == general && m.Author.Bot && strings.Contains(m.Content, "**Opened folders** (/open)\n🟢 running <#"+th.channel+"> `"+dir+"`")
 	})
+
+	b.srv.DenyBotInChannel(p.bot, general, fakediscord.PermCreatePrivateThreads)
+	it = b.srv.Command(general, "open", b.owner, map[string]any{"path": "tool"})
+	b.srv.WaitResponse(it, 5*time.Second)
+	b.answer(general, "⚠️ Not opened: every member of this server can read this channel")
+	for _, c := range b.srv.Threads(general) {
+		if c.Name == "tool" {
+			t.Fatalf("a refused /open made a thread: %+v", c)
+		}
+	}
 }
 
 // A folder Claude Code never trusted: its first start from /open posts the

@@ -56,7 +56,7 @@ func TestScheduleCronListedAndCancelled(t *testing.T) {
 		t.Fatalf("no Cancel button: %q", msg.CustomIDs())
 	}
 	b.srv.Click(msg.ID, cancel, b.owner)
-	b.waitCardText(msg, "No schedules on this machine")
+	b.waitCardText(msg, "No schedules for this project on this machine")
 	reg, err := state.OpenRegistry(filepath.Join(b.stateDir, "ccbridge"))
 	if err != nil {
 		t.Fatal(err)

@@ -163,7 +163,7 @@ func TestSetupEndToEnd(t *testing.T) {
 	h.srv.SetMessageContentIntent(h.bot, true) // the person flips it in the portal
 	s.answer("Press Enter when it is enabled", "")
 	s.expect("Message Content Intent: enabled.")
-	s.expect("https://discord.com/oauth2/authorize?client_id=" + h.bot.UserID + "&permissions=326417632320&scope=bot+applications.commands")
+	s.expect("https://discord.com/oauth2/authorize?client_id=" + h.bot.UserID + "&permissions=395137109056&scope=bot+applications.commands")
 	s.expect("Waiting for the bot to join a server")
 	h.srv.JoinGuild(h.bot) // the person opened the invite URL
 	s.answer("Your Discord user id (the application's owner is "+h.owner.ID, "")

@@ -102,9 +102,12 @@ func (c *Config) checkPolicies(v *checker) {
 }
 
 // SessionPolicy is the policy of one session: a project's channel (thread
-// ""), or one of its threads. A session of another front end (ccbridge
-// mcp: no server) gets the channel policy of the project whose directory
-// holds dir, and none outside every project, as the hooks decide.
+// ""), or one of its threads. Any other session gets the channel policy of
+// the project whose directory holds dir: a session of another front end
+// (ccbridge mcp: no server), and none outside every project, as the hooks
+// decide; a server session of no configured project (a folder opened
+// with /open) on top of the top-level policy, which holds for every
+// session of a server.
 func (c *Config) SessionPolicy(server, project, thread, dir string) Policy {
 	for _, s := range c.Servers {
 		for _, p := range s.Projects {
@@ -116,23 +119,72 @@ func (c *Config) SessionPolicy(server, project, thread, dir string) Policy {
 			}
 		}
 	}
+	if p, ok := c.ProjectHolding(dir); ok {
+		return c.ChannelPolicy(p)
+	}
 	if server != "" {
 		return c.Policy
 	}
-	var best *Project
+	return Policy{}
+}
+
+// ProjectHolding finds the project whose directory holds dir (or is it),
+// the innermost when projects nest. Symlinks count on both sides: a
+// project configured through one holds the real folder too.
+func (c *Config) ProjectHolding(dir string) (Project, bool) {
+	var best Project
 	bestLen := -1
-	for i := range c.Servers {
-		for j := range c.Servers[i].Projects {
-			p := &c.Servers[i].Projects[j]
-			if pp, err := p.ProjectPath(); err == nil && within(filepath.Clean(dir), pp) && len(pp) > bestLen {
-				best, bestLen = p, len(pp)
+	dirs := pathForms(dir)
+	for _, s := range c.Servers {
+		for _, p := range s.Projects {
+			pp, err := p.ProjectPath()
+			if err != nil {
+				continue
+			}
+			for _, ppf := range pathForms(pp) {
+				for _, d := range dirs {
+					if within(d, ppf) && len(ppf) > bestLen {
+						best, bestLen = p, len(ppf)
+					}
+				}
 			}
 		}
 	}
-	if best == nil {
-		return Policy{}
+	return best, bestLen >= 0
+}
+
+// ProjectsWithin lists the projects whose directory lies strictly inside
+// dir: a session there would reach their files without their [policy].
+func (c *Config) ProjectsWithin(dir string) []Project {
+	var out []Project
+	dirs := pathForms(dir)
+	for _, s := range c.Servers {
+		for _, p := range s.Projects {
+			pp, err := p.ProjectPath()
+			if err != nil {
+				continue
+			}
+			if slices.ContainsFunc(pathForms(pp), func(ppf string) bool {
+				return slices.ContainsFunc(dirs, func(d string) bool { return ppf != d && within(ppf, d) })
+			}) {
+				out = append(out, p)
+			}
+		}
 	}
-	return c.ChannelPolicy(*best)
+	return out
+}
+
+// pathForms is a path cleaned, and with its symlinks resolved when that
+// differs (and it exists).
+func pathForms(p string) []string {
+	if p == "" {
+		return nil
+	}
+	out := []string{filepath.Clean(p)}
+	if real, err := filepath.EvalSymlinks(p); err == nil && real != out[0] {
+		out = append(out, real)
+	}
+	return out
 }
 
 // SecretPaths are where the config and the bot tokens live, for the deny

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -104,5 +105,49 @@ func TestSecretPathsOutsideAnOwnDir(t *testing.T) {
 	c := &Config{Path: "/etc/ccbridge.toml"}
 	if got := c.SecretPaths(); !slices.Equal(got, []string{"/etc/ccbridge.toml", "/etc/service.env"}) {
 		t.Errorf("got %q", got)
+	}
+}
+
+// TestReview3OpenedFolderInAProjectSkipsItsPolicy: a folder opened with
+// /open (a server session of no configured project) in a project's
+// directory gets that project's channel policy, as ccbridge mcp there
+// does; also when the project's path goes through a symlink.
+func TestReview3OpenedFolderInAProjectSkipsItsPolicy(t *testing.T) {
+	t.Setenv("CCBRIDGE_TEST_TOKEN", "tok-0123456789")
+	src := t.TempDir()
+	proj := filepath.Join(src, "api")
+	if err := os.MkdirAll(filepath.Join(proj, "internal"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "src-link")
+	if err := os.Symlink(src, link); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Bash(curl *)", "Bash(git push *)", "Edit(.github/**)"}
+	for _, path := range []string{proj, filepath.Join(link, "api")} {
+		c, err := Parse("[policy]\ndeny = [\"Bash(curl *)\"]\n" + strings.ReplaceAll(validTOML, "%s", path) + `
+  [servers.projects.policy]
+  deny = ["Bash(git push *)", "Edit(.github/**)"]
+`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := c.SessionPolicy("", "", "", proj); !slices.Equal(p.Deny, want) {
+			t.Errorf("path %s: ccbridge mcp in the project: %q", path, p.Deny)
+		}
+		for _, dir := range []string{proj, filepath.Join(proj, "internal")} {
+			if p := c.SessionPolicy("home", "_open", "100000000000000077", dir); !slices.Equal(p.Deny, want) {
+				t.Errorf("path %s: /open of %s: %q, want %q", path, dir, p.Deny, want)
+			}
+		}
+		if p := c.SessionPolicy("home", "_open", "100000000000000077", src); !slices.Equal(p.Deny, want[:1]) {
+			t.Errorf("path %s: /open outside every project: %q, want the top level's", path, p.Deny)
+		}
+		if got := c.ProjectsWithin(src); len(got) != 1 || got[0].Name != "api" {
+			t.Errorf("path %s: projects within %s: %+v", path, src, got)
+		}
+		if got := c.ProjectsWithin(proj); len(got) != 0 {
+			t.Errorf("path %s: projects within the project itself: %+v", path, got)
+		}
 	}
 }

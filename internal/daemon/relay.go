@@ -48,6 +48,26 @@ func (r *replier) StartThread(ctx context.Context, server, channelID, name strin
 	return p.StartThread(sctx, channelID, name)
 }
 
+func (r *replier) StartPrivateThread(ctx context.Context, server, channelID, name string, members []string) (string, []string, error) {
+	p, err := r.poster(server)
+	if err != nil {
+		return "", nil, err
+	}
+	sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+	defer cancel()
+	return p.StartPrivateThread(sctx, channelID, name, members)
+}
+
+func (r *replier) EveryoneCanView(ctx context.Context, server, channelID string) (bool, error) {
+	p, err := r.poster(server)
+	if err != nil {
+		return false, err
+	}
+	sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+	defer cancel()
+	return p.EveryoneCanView(sctx, channelID)
+}
+
 func (r *replier) Post(ctx context.Context, server, channelID string, m chat.Message) (string, error) {
 	p, err := r.poster(server)
 	if err != nil {

@@ -26,6 +26,7 @@ const (
 	PermReadMessageHistory    int64 = 1 << 16
 	PermManageThreads         int64 = 1 << 34
 	PermCreatePublicThreads   int64 = 1 << 35
+	PermCreatePrivateThreads  int64 = 1 << 36
 	PermSendMessagesInThreads int64 = 1 << 38
 
 	permAdministrator int64 = 1 << 3
@@ -65,6 +66,19 @@ func NeededBits() int64 {
 // message per bot, edited in place, with buttons.
 var PanelNeeded = []Permission{Needed[0], Needed[1], Needed[5]}
 
+// CreatePrivateThreads is what /open needs to start its threads private.
+var CreatePrivateThreads = Permission{PermCreatePrivateThreads, "Create Private Threads"}
+
+// OpenNeeded is what /open needs, beyond PanelNeeded, in the control-panel
+// channel of a server with open_roots: it starts a private thread there,
+// adds the owners, posts, reacts and attaches files in it, and archives it
+// on /close.
+var OpenNeeded = []Permission{CreatePrivateThreads, Needed[2], Needed[4], Needed[7], Needed[6]}
+
+// InviteBits is what the invite asks for: Needed, and Create Private
+// Threads for /open (only checked where /open runs).
+func InviteBits() int64 { return NeededBits() | PermCreatePrivateThreads }
+
 // Missing names the Needed permissions that perms lacks, in Needed's order.
 func Missing(perms int64) []string { return MissingOf(perms, Needed) }
 
@@ -80,12 +94,13 @@ func MissingOf(perms int64, need []Permission) []string {
 }
 
 // InviteURL is the OAuth2 URL that adds the bot to a server with the
-// bot and applications.commands scopes and exactly the Needed permissions.
+// bot and applications.commands scopes and exactly the InviteBits
+// permissions.
 func InviteURL(appID string) string {
 	q := url.Values{}
 	q.Set("client_id", appID)
 	q.Set("scope", "bot applications.commands")
-	q.Set("permissions", strconv.FormatInt(NeededBits(), 10))
+	q.Set("permissions", strconv.FormatInt(InviteBits(), 10))
 	return "https://discord.com/oauth2/authorize?" + q.Encode()
 }
 

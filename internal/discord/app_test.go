@@ -12,12 +12,16 @@ import (
 // The invite asks for exactly the README's permissions; the bits are
 // Discord's (https://discord.com/developers/docs/topics/permissions).
 func TestInviteURLHasExactlyTheREADMEPermissions(t *testing.T) {
-	const want = 1<<10 | 1<<11 | 1<<38 | 1<<35 | 1<<34 | 1<<16 | 1<<15 | 1<<6 | 1<<14
-	if NeededBits() != want || want != 326417632320 {
-		t.Fatalf("NeededBits = %d, want %d", NeededBits(), int64(want))
+	const needed = 1<<10 | 1<<11 | 1<<38 | 1<<35 | 1<<34 | 1<<16 | 1<<15 | 1<<6 | 1<<14
+	if NeededBits() != needed || needed != 326417632320 {
+		t.Fatalf("NeededBits = %d, want %d", NeededBits(), int64(needed))
 	}
-	if NeededBits() != fakediscord.PermInvite {
-		t.Errorf("the fake's invite permissions %d differ from %d", fakediscord.PermInvite, NeededBits())
+	const want = needed | 1<<36 // Create Private Threads, for /open
+	if InviteBits() != want || want != 395137109056 {
+		t.Fatalf("InviteBits = %d, want %d", InviteBits(), int64(want))
+	}
+	if InviteBits() != fakediscord.PermInvite {
+		t.Errorf("the fake's invite permissions %d differ from %d", fakediscord.PermInvite, InviteBits())
 	}
 	u, err := url.Parse(InviteURL("123"))
 	if err != nil {

@@ -355,12 +355,44 @@ func (d *doctor) server(ctx context.Context, cfg *config.Config, s config.Server
 			d.add(check, OK, "#"+ch.Name+": every permission ccbridge needs", "")
 		}
 	}
+	if ch, ok := perms[s.GeneralChannelID]; ok && len(s.OpenRoots) > 0 {
+		d.openInPanel(name, ch, invite)
+	}
+}
+
+// openInPanel checks the panel channel for what /open needs there: it
+// starts a private thread (or, in a channel hidden from @everyone, a public
+// one if it must), adds the owners, posts, reacts and attaches files in it,
+// and archives it on /close.
+func (d *doctor) openInPanel(name string, ch discord.TextChannel, invite string) {
+	missing := discord.MissingOf(ch.Perms, discord.OpenNeeded[1:])
+	private := ch.Perms&discord.PermCreatePrivateThreads != 0
+	public := ch.Perms&discord.PermCreatePublicThreads != 0
+	if !private && (ch.Public || !public) {
+		missing = append([]string{discord.CreatePrivateThreads.Name}, missing...)
+	}
+	if len(missing) == 0 {
+		d.add(name+" panel /open", OK, "#"+ch.Name+": every permission /open needs", "")
+		return
+	}
+	d.add(name+" panel /open", Warn, "#"+ch.Name+": /open there fails: the bot lacks "+strings.Join(missing, ", "),
+		"in Discord: #"+ch.Name+" → Edit Channel → Permissions → the bot's role → allow them (or re-invite: "+invite+")")
 }
 
 // privacy warns about project channels every member of the server can
 // read: everything ccbridge posts there (commands on cards, /screen, diffs,
-// replies) is theirs to read too.
+// replies) is theirs to read too; and about such a panel channel where
+// /open works.
 func (d *doctor) privacy(name string, s config.Server, perms map[string]discord.TextChannel) {
+	if ch, ok := perms[s.GeneralChannelID]; ok && len(s.OpenRoots) > 0 {
+		if ch.Public {
+			d.add(name+" panel privacy", Warn, "#"+ch.Name+": every member of the server can read it, and /open works there (open_roots): "+
+				"its threads are private (the owners, and members with Manage Threads, see them), but the folders opened are named in its answers and in the panel",
+				"in Discord: #"+ch.Name+" → Edit Channel → Permissions → @everyone → View Channel off; allow yourself and the bot (or use /open in project channels only)")
+		} else {
+			d.add(name+" panel privacy", OK, "#"+ch.Name+": hidden from @everyone", "")
+		}
+	}
 	for _, p := range s.Projects {
 		ch, ok := perms[p.ChannelID]
 		switch {

@@ -296,3 +296,74 @@ func TestDoctorSaysWhatItWaitsFor(t *testing.T) {
 		t.Errorf("no word of what is checked before the wait:\n%s", out)
 	}
 }
+
+// withOpenRoots lets the world's server /open folders under its dir.
+func (w *world) withOpenRoots() {
+	w.configText = strings.Replace(w.configText, "general_channel_id =", fmt.Sprintf("open_roots = [%q]\ngeneral_channel_id =", w.dir), 1)
+}
+
+// With open_roots, /open works in the panel channel too: one every member
+// can read is a warning (security-3 #3); without open_roots, or hidden
+// from @everyone, it is not.
+func TestDoctorWarnsAboutAPublicPanelChannelWithOpenRoots(t *testing.T) {
+	w := newWorld(t)
+	w.withOpenRoots()
+	rs, out := w.run()
+	r := find(rs, "bot home panel privacy")
+	if r.Status != Warn || !strings.Contains(r.Detail, "every member of the server can read it") || !strings.Contains(r.Detail, "/open") ||
+		!strings.Contains(out, "@everyone → View Channel off") {
+		t.Errorf("public panel with open_roots: %v %q\n%s", r.Status, r.Detail, out)
+	}
+	if !Passed(rs) {
+		t.Errorf("a warning failed doctor:\n%s", out)
+	}
+	w = newWorld(t)
+	rs, out = w.run()
+	if r := find(rs, "bot home panel privacy"); r.Status != -1 {
+		t.Errorf("without open_roots: %+v\n%s", r, out)
+	}
+	w = newWorld(t)
+	w.withOpenRoots()
+	w.srv.SetOverwrite(w.bot, w.bot.ChannelID, w.bot.GuildID, fakediscord.OverwriteRole, 0, fakediscord.PermViewChannel)
+	w.srv.SetOverwrite(w.bot, w.bot.ChannelID, w.bot.UserID, fakediscord.OverwriteMember, fakediscord.PermViewChannel, 0)
+	rs, out = w.run()
+	if r := find(rs, "bot home panel privacy"); r.Status != OK {
+		t.Errorf("private panel: %v %q\n%s", r.Status, r.Detail, out)
+	}
+}
+
+// With open_roots, the panel channel is checked for what /open needs
+// there (fidelity-3 P14): a private thread in a channel everyone reads,
+// posting, reacting and attaching in it, archiving it.
+func TestDoctorChecksWhatOpenNeedsInThePanel(t *testing.T) {
+	w := newWorld(t)
+	w.withOpenRoots()
+	rs, out := w.run()
+	if r := find(rs, "bot home panel /open"); r.Status != OK {
+		t.Errorf("invite permissions: %v %q\n%s", r.Status, r.Detail, out)
+	}
+	for deny, want := range map[int64]string{
+		fakediscord.PermCreatePrivateThreads:                          "Create Private Threads",
+		fakediscord.PermSendInThreads | fakediscord.PermManageThreads: "Send Messages in Threads, Manage Threads",
+		fakediscord.PermAddReactions | fakediscord.PermAttachFiles:    "Add Reactions, Attach Files",
+	} {
+		w := newWorld(t)
+		w.withOpenRoots()
+		w.srv.DenyBotInChannel(w.bot, w.bot.ChannelID, deny)
+		rs, out := w.run()
+		r := find(rs, "bot home panel /open")
+		if r.Status != Warn || !strings.Contains(r.Detail, "lacks "+want) || !strings.Contains(out, "Edit Channel → Permissions") {
+			t.Errorf("denied %s: %v %q\n%s", want, r.Status, r.Detail, out)
+		}
+	}
+	// A private panel channel without Create Private Threads gets public
+	// threads, which only its readers see.
+	w = newWorld(t)
+	w.withOpenRoots()
+	w.srv.SetOverwrite(w.bot, w.bot.ChannelID, w.bot.GuildID, fakediscord.OverwriteRole, 0, fakediscord.PermViewChannel)
+	w.srv.SetOverwrite(w.bot, w.bot.ChannelID, w.bot.UserID, fakediscord.OverwriteMember, fakediscord.PermViewChannel, fakediscord.PermCreatePrivateThreads)
+	rs, out = w.run()
+	if r := find(rs, "bot home panel /open"); r.Status != OK {
+		t.Errorf("private panel without Create Private Threads: %v %q\n%s", r.Status, r.Detail, out)
+	}
+}

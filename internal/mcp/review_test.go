@@ -286,3 +286,38 @@ func BenchmarkStopWithAMessageBeingTyped(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// TestReview3SpooledMessageHasNoAge: a spooled message older than
+// catch_up is never typed; the session's next claude_status or claude_say
+// reports it as undelivered, with its age. A fresh one is typed.
+func TestReview3SpooledMessageHasNoAge(t *testing.T) {
+	store, err := state.OpenStore(filepath.Join(t.TempDir(), "rt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := config.Parse("")
+	key := KeyPrefix + "0123456789abcdef"
+	old := New(Options{Config: cfg, Store: store, Sessions: &fakeSessions{store: store}, ClaudeHome: t.TempDir()})
+	now := time.Now()
+	if err := old.writeSpool(key, []spooledMsg{
+		{Text: "now run the migration against prod", Given: now.Add(-30 * 24 * time.Hour)},
+		{Text: "and tell me when done", Given: now.Add(-time.Minute)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	next := &fakeSessions{store: store}
+	srv := New(Options{Config: cfg, Store: store, Sessions: next, ClaudeHome: t.TempDir()})
+	srv.deliverSpooled()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(next.deliveredTexts()) < 1 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // nothing more comes
+	if got := next.deliveredTexts(); !slices.Equal(got, []string{"and tell me when done"}) {
+		t.Errorf("typed %q, want the fresh message alone", got)
+	}
+	got := srv.takeUndelivered(key)
+	if len(got) != 1 || !strings.Contains(got[0], `"now run the migration against prod"`) || !strings.Contains(got[0], "given 30 days ago; not typed") {
+		t.Errorf("undelivered = %q", got)
+	}
+}

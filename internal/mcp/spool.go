@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -140,10 +141,30 @@ func (s *Server) takeSpool() []spooled {
 
 // deliverSpooled queues the messages a stopped server left, ahead of any
 // call of this one; one that cannot be delivered is reported in the
-// session's next claude_status or claude_say, as any queued message.
+// session's next claude_status or claude_say, as any queued message. A
+// message given longer ago than catch_up is not typed but reported so:
+// the person may have quit precisely because they no longer wanted it,
+// and catch-up holds Discord messages to the same age.
 func (s *Server) deliverSpooled() {
+	maxAge := config.DefaultCatchUp
+	if s.opt.Config != nil && s.opt.Config.Discord.CatchUp.Duration > 0 {
+		maxAge = s.opt.Config.Discord.CatchUp.Duration
+	}
+	now := time.Now()
 	for _, sp := range s.takeSpool() {
 		for _, msg := range sp.Messages {
+			given := msg.Given
+			if given.IsZero() {
+				given = sp.At
+			}
+			if age := now.Sub(given); age > maxAge {
+				s.mu.Lock()
+				s.undelivered[sp.Key] = append(s.undelivered[sp.Key], fmt.Sprintf("%q: given %s ago; not typed (a message left by a stopped ccbridge mcp is typed only within [discord] catch_up, %s)",
+					shorten(msg.Text, 100), ago(age), maxAge))
+				s.mu.Unlock()
+				s.opt.Log.Warn("a spooled message is too old to type", "session", sp.Key, "given", given)
+				continue
+			}
 			m := &outgoing{text: msg.Text, held: make(chan struct{}), done: make(chan error, 1), queued: true, given: msg.Given}
 			if msg.Unsure {
 				m.check = msg.Given
@@ -159,4 +180,16 @@ func (s *Server) deliverSpooled() {
 		}
 		s.opt.Log.Info("delivering messages a stopped ccbridge mcp left", "session", sp.Key, "count", len(sp.Messages))
 	}
+}
+
+// ago says how long ago, as a person reads it: "30 days", "5 hours",
+// "20 minutes".
+func ago(d time.Duration) string {
+	switch {
+	case d >= 48*time.Hour:
+		return fmt.Sprintf("%d days", int(d/(24*time.Hour)))
+	case d >= 2*time.Hour:
+		return fmt.Sprintf("%d hours", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%d minutes", int(d/time.Minute))
 }

@@ -128,14 +128,17 @@ func (r *Router) openFolder(ev chat.CommandEvent, tg target) chat.Reply {
 	if err != nil {
 		return chat.Reply{Content: "⚠️ Not opened: " + errText(err)}
 	}
+	if why := projectsAround(r.opt.Config, dir); why != "" {
+		return chat.Reply{Content: "⚠️ Not opened: " + why}
+	}
 	name := filepath.Base(dir)
 	if r := []rune(name); len(r) > maxThreadName {
 		name = string(r[:maxThreadName])
 	}
 	server := tg.rt.server.Name
-	threadID, err := r.opt.Replier.StartThread(r.ctx, server, ev.ChannelID, name)
-	if err != nil {
-		return chat.Reply{Content: "⚠️ Could not start the thread: " + errText(err)}
+	threadID, refusal := r.openThread(ev, tg, name)
+	if refusal != "" {
+		return chat.Reply{Content: refusal}
 	}
 	if iso == "none" {
 		iso = ""
@@ -151,7 +154,70 @@ func (r *Router) openFolder(ev chat.CommandEvent, tg target) chat.Reply {
 	r.opt.Log.Info("folder opened", "session", th.key, "dir", dir, "user", ev.User.ID)
 	r.wg.Add(1)
 	go func() { defer r.wg.Done(); r.startOpened(th, dir) }()
-	return chat.Reply{Content: fmt.Sprintf("📂 Opened `%s` in <#%s>: its messages go to a Claude session started there. /close in the thread stops it.", clip(dir, 300), threadID)}
+	text := fmt.Sprintf("📂 Opened `%s` in <#%s>: its messages go to a Claude session started there. /close in the thread stops it.", clip(dir, 300), threadID)
+	if p, ok := r.opt.Config.ProjectHolding(dir); ok {
+		text += fmt.Sprintf(" It is in a project's directory: the [policy] of the project %s holds there.", p.Name)
+	}
+	return chat.Reply{Content: text}
+}
+
+// projectsAround says why a folder may not be opened because it holds
+// projects' directories, or "". A Claude opened there would reach their
+// files without their [policy]: its rules (Bash ones included) cannot be
+// scoped to a part of a session's tree, so the folder is refused, naming
+// each project's channel.
+func projectsAround(cfg *config.Config, dir string) string {
+	inside := cfg.ProjectsWithin(dir)
+	if len(inside) == 0 {
+		return ""
+	}
+	var names []string
+	for _, p := range inside {
+		names = append(names, fmt.Sprintf("%s (<#%s>)", p.Name, p.ChannelID))
+	}
+	what := "the project " + names[0]
+	if len(names) > 1 {
+		what = "the projects " + strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("`%s` holds %s, whose [policy] would not hold for a Claude opened around it: use its channel, or open a folder inside a project or beside it.", clip(dir, 300), clip(what, 1000))
+}
+
+// openThread starts an opened folder's thread: a private one, which only
+// the owners (and members with Manage Threads there) see, the owner who
+// ran /open in it first, the others when they can be added. Everything the
+// folder's Claude does is posted there. Where Discord refuses a private
+// thread (no Create Private Threads, or a channel type that has none), a
+// channel every member can read gets none: /open is refused, saying why; a
+// private channel gets a public thread, which its readers alone see.
+func (r *Router) openThread(ev chat.CommandEvent, tg target, name string) (threadID, refusal string) {
+	server := tg.rt.server.Name
+	members := []string{ev.User.ID}
+	for _, o := range tg.rt.server.OwnerIDs {
+		if o != ev.User.ID {
+			members = append(members, o)
+		}
+	}
+	threadID, missed, err := r.opt.Replier.StartPrivateThread(r.ctx, server, ev.ChannelID, name, members)
+	if err == nil {
+		if len(missed) > 0 {
+			r.opt.Log.Warn("owners not added to an opened folder's private thread", "thread", threadID, "owners", missed)
+		}
+		return threadID, ""
+	}
+	public, perr := r.opt.Replier.EveryoneCanView(r.ctx, server, ev.ChannelID)
+	switch {
+	case perr != nil:
+		return "", fmt.Sprintf("⚠️ Not opened: Discord refused a private thread here (%s), and who can read this channel could not be checked (%s).", errText(err), errText(perr))
+	case public:
+		return "", fmt.Sprintf("⚠️ Not opened: every member of this server can read this channel, and Discord refused a private thread here (%s), so everything the folder's Claude does would be theirs to read. "+
+			"Give the bot Create Private Threads in this channel, or use /open in a private channel (a project channel).", errText(err))
+	}
+	r.opt.Log.Info("no private thread for an opened folder; a public one in a private channel", "channel", ev.ChannelID, "err", err)
+	threadID, err = r.opt.Replier.StartThread(r.ctx, server, ev.ChannelID, name)
+	if err != nil {
+		return "", "⚠️ Could not start the thread: " + errText(err)
+	}
+	return threadID, ""
 }
 
 // startOpened starts an opened folder's session and says so in its thread.
@@ -188,6 +254,7 @@ func (r *Router) closeOpened(tg target) chat.Reply {
 		return chat.Reply{Content: "⚠️ Claude stopped, but the folder could not be forgotten: " + errText(err)}
 	}
 	r.remember(tg.key, func(g *state.Registered) { g.Archived = true })
+	dropped := r.dropThreadSchedules(tg, false) // schedule.go
 	if tg.rt.project.Thread.Isolation == "worktree" {
 		r.wg.Add(1)
 		go func() { defer r.wg.Done(); r.stopThread(tg, false) }() // its worktree, as on archive
@@ -196,6 +263,9 @@ func (r *Router) closeOpened(tg target) chat.Reply {
 	text := fmt.Sprintf("📁 Closed `%s`: Claude stopped and ccbridge forgot the folder.", clip(tg.rt.project.Path, 300))
 	if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && reg.ClaudeSessionID != "" {
 		text += fmt.Sprintf(" The conversation can be resumed there with `claude --resume %s`.", reg.ClaudeSessionID)
+	}
+	if dropped != "" {
+		text += "\n" + dropped
 	}
 	return chat.Reply{Content: text}
 }

@@ -49,6 +49,7 @@ func (s *targetSessions) last(t *testing.T) session.Target {
 
 type openFixture struct {
 	r     *Router
+	rp    *fakeReplier
 	ss    *targetSessions
 	l     *log
 	reg   *state.Registry
@@ -61,6 +62,13 @@ type openFixture struct {
 // root holding api/, web/, notes.txt, a symlink out of the root and one
 // into api/.
 func newOpenRouter(t *testing.T, roots bool) *openFixture {
+	t.Helper()
+	return newOpenRouterWith(t, roots, "", "")
+}
+
+// newOpenRouterWith is newOpenRouter with the project api at projectRel
+// under the root ("" for a folder of its own) and more TOML for it.
+func newOpenRouterWith(t *testing.T, roots bool, projectRel, projectTOML string) *openFixture {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -81,6 +89,10 @@ func newOpenRouter(t *testing.T, roots bool) *openFixture {
 	if err := os.Symlink(filepath.Join(root, "api"), filepath.Join(root, "api-link")); err != nil {
 		t.Fatal(err)
 	}
+	projectPath := t.TempDir()
+	if projectRel != "" {
+		projectPath = filepath.Join(root, projectRel)
+	}
 	openRoots := ""
 	if roots {
 		openRoots = fmt.Sprintf("open_roots = [%q]", root)
@@ -99,7 +111,8 @@ general_channel_id = %q
   name = "api"
   channel_id = %q
   path = %q
-`, owner, panelChannel, openRoots, channel, t.TempDir()))
+%s
+`, owner, panelChannel, openRoots, channel, projectPath, projectTOML))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +134,8 @@ general_channel_id = %q
 func (f *openFixture) start(t *testing.T) *Router {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	r := New(ctx, Options{Config: f.cfg, Sessions: f.ss, Replier: &fakeReplier{l: f.l, files: map[string][]byte{}}, Store: f.store, Registry: f.reg, Instance: "inst1"})
+	f.rp = &fakeReplier{l: f.l, files: map[string][]byte{}}
+	r := New(ctx, Options{Config: f.cfg, Sessions: f.ss, Replier: f.rp, Store: f.store, Registry: f.reg, Instance: "inst1"})
 	t.Cleanup(func() {
 		cancel()
 		r.Wait()
@@ -275,7 +289,7 @@ func TestOpenStartsAThreadInTheFolder(t *testing.T) {
 	key := session.ThreadKey("home", session.OpenedProject, openedID)
 	f.l.waitFor(t, "ensure "+key)
 	f.l.waitFor(t, "send 🟢 Claude is running in `"+filepath.Join(f.root, "api")+"`. Write here to talk to it.")
-	if got := f.l.all(); got[0] != "defer" || got[1] != "thread api" {
+	if got := f.l.all(); got[0] != "defer" || got[1] != "private-thread api members=["+owner+"]" {
 		t.Fatalf("ops = %q", got)
 	}
 	if got := f.lastEdit(t); !strings.Contains(got, "📂 Opened `"+filepath.Join(f.root, "api")+"` in <#"+openedID+">") {
@@ -333,7 +347,9 @@ func TestOpenRefusals(t *testing.T) {
 		t.Errorf("in a thread: %s", got)
 	}
 	time.Sleep(50 * time.Millisecond)
-	if slices.ContainsFunc(f.l.all(), func(op string) bool { return strings.HasPrefix(op, "thread ") || strings.HasPrefix(op, "ensure ") }) {
+	if slices.ContainsFunc(f.l.all(), func(op string) bool {
+		return strings.HasPrefix(op, "thread ") || strings.HasPrefix(op, "private-thread ") || strings.HasPrefix(op, "ensure ")
+	}) {
 		t.Fatalf("a refused /open did something: %q", f.l.all())
 	}
 	if all, _ := f.reg.Opened.List(); len(all) != 0 {
@@ -523,5 +539,29 @@ func TestQueuedMessageAfterCloseStartsNothing(t *testing.T) {
 	f.l.waitFor(t, "stop "+key)
 	if _, err := f.r.sessionTarget(queued); !errors.Is(err, errFolderClosed) {
 		t.Fatalf("sessionTarget after /close = %v, want errFolderClosed", err)
+	}
+}
+
+// An opened folder in a project's directory runs under that project's
+// [policy]; a folder holding a project's directory is not opened: the
+// project's rules would not hold there (security-3 #6).
+func TestOpenedFolderGetsItsProjectsPolicyAndOneAroundAProjectIsRefused(t *testing.T) {
+	f := newOpenRouterWith(t, true, "api", `  [servers.projects.policy]
+  deny = ["Bash(git push *)"]`)
+	f.command(channel, "", openName, map[string]string{"path": f.root})
+	if got := f.lastEdit(t); !strings.Contains(got, "holds the project api (<#"+channel+">)") || !strings.Contains(got, "use its channel") {
+		t.Errorf("/open around a project: %s", got)
+	}
+	if all, _ := f.reg.Opened.List(); len(all) != 0 {
+		t.Fatalf("opened: %+v", all)
+	}
+	f.command(channel, "", openName, map[string]string{"path": "api/internal"})
+	if got := f.lastEdit(t); !strings.Contains(got, "📂 Opened") || !strings.Contains(got, "the [policy] of the project api holds") {
+		t.Errorf("/open in a project: %s", got)
+	}
+	f.l.waitFor(t, "ensure "+session.ThreadKey("home", session.OpenedProject, openedID))
+	tg := f.ss.last(t)
+	if p := f.cfg.SessionPolicy(tg.Server, tg.Project, tg.ThreadID, tg.Dir); !slices.Contains(p.Deny, "Bash(git push *)") {
+		t.Errorf("the opened session's policy: %+v (target %+v)", p, tg)
 	}
 }

@@ -31,6 +31,12 @@ type Replier interface {
 	// Send posts a text of ccbridge's own, in as many messages as it takes.
 	Send(ctx context.Context, server, channelID, text string) error
 	StartThread(ctx context.Context, server, channelID, name string) (string, error)
+	// StartPrivateThread starts a thread only its members see, adding
+	// members (the first must be; missed: others that could not be).
+	StartPrivateThread(ctx context.Context, server, channelID, name string, members []string) (id string, missed []string, err error)
+	// EveryoneCanView reports whether every member of the server may
+	// view the channel.
+	EveryoneCanView(ctx context.Context, server, channelID string) (bool, error)
 	Post(ctx context.Context, server, channelID string, m chat.Message) (string, error)
 	React(ctx context.Context, server, channelID, messageID, emoji string) error
 	ArchiveThread(ctx context.Context, server, threadID string) error
@@ -129,6 +135,7 @@ type Router struct {
 
 	voices    voiceReviews  // transcripts waiting for Send (voice.go)
 	schedWake chan struct{} // a schedule was added (schedule.go)
+	schedTold sync.Map      // schedule ids whose skipped runs were told (schedule.go)
 
 	now func() time.Time // the clock (tests move it)
 

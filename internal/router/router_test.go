@@ -223,6 +223,8 @@ type fakeReplier struct {
 	postErr     error  // what Post fails with
 	downloadErr error  // what a download of a file it lacks fails with
 	onDownload  func() // runs during every download
+	privateErr  error  // what StartPrivateThread fails with (open_private_test.go)
+	public      bool   // every member may view every channel
 }
 
 // Send and React, like Discord's client, do nothing on an ended context.

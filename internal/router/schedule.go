@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/schedule"
+	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -45,7 +46,7 @@ func scheduleCommands() []chat.CommandSpec {
 
 func (r *Router) runSchedule(ev chat.CommandEvent, tg target) chat.Reply {
 	if ev.Name == "schedules" {
-		return r.scheduleList(ev.Server, "")
+		return r.scheduleList(scopeOf(tg), "")
 	}
 	now := r.now()
 	when, err := schedule.Parse(ev.Options["when"], now)
@@ -56,7 +57,16 @@ func (r *Router) runSchedule(ev chat.CommandEvent, tg target) chat.Reply {
 	if prompt == "" {
 		return chat.Reply{Content: "⚠️ The prompt is empty: nothing to send."}
 	}
-	s := state.Schedule{Server: ev.Server, ChannelID: ev.ChannelID, ParentID: ev.ParentID, NewThread: ev.Options["where"] == "new-thread",
+	newThread := ev.Options["where"] == "new-thread"
+	if newThread && tg.rt.project.Name == session.OpenedProject {
+		return chat.Reply{Content: "⚠️ where: new-thread is for project channels: an opened folder has this one thread. Schedule it here (where: this)."}
+	}
+	if newThread && when.Cron != "" {
+		if why := tooOften(when.Cron, now); why != "" {
+			return chat.Reply{Content: "⚠️ " + why}
+		}
+	}
+	s := state.Schedule{Server: ev.Server, ChannelID: ev.ChannelID, ParentID: ev.ParentID, NewThread: newThread,
 		Prompt: prompt, When: ev.Options["when"], Cron: when.Cron, Next: when.Next, Owner: ev.User.ID, Created: now}
 	id := state.NewScheduleID()
 	if _, err := r.opt.Registry.Schedules.Create(r.ctx, id, s); err != nil {
@@ -65,6 +75,22 @@ func (r *Router) runSchedule(ev chat.CommandEvent, tg target) chat.Reply {
 	r.opt.Log.Info("scheduled a prompt", "schedule", id, "session", tg.key, "next", when.Next, "cron", when.Cron)
 	r.wakeScheduler()
 	return chat.Reply{Content: fmt.Sprintf("⏰ Scheduled %s: %s.\n>>> %s", describeSchedule(s), where(s), clip(prompt, 1500))}
+}
+
+// newThreadFloor is the least time between two runs of a schedule that
+// starts a thread, and a Claude session, at each.
+const newThreadFloor = 5 * time.Minute
+
+// tooOften says why a where:new-thread cron line runs too often, or "".
+func tooOften(cronLine string, now time.Time) string {
+	gap, err := schedule.Shortest(cronLine, now)
+	switch {
+	case err != nil:
+		return errText(err)
+	case gap < newThreadFloor:
+		return fmt.Sprintf("`%s` runs %s apart at the closest, and where: new-thread starts a thread and a Claude session at each run: its runs must be at least %s apart.", cronLine, gap, newThreadFloor)
+	}
+	return ""
 }
 
 // describeSchedule says when a schedule runs, in Discord's timestamps (each
@@ -84,9 +110,53 @@ func where(s state.Schedule) string {
 	return fmt.Sprintf("in <#%s>", s.ChannelID)
 }
 
-// scheduleList lists a server's schedules, soonest first, with Cancel
+// scheduleScope is what /schedules lists where it runs: the schedules of
+// one project (its channel and its threads), or of one opened folder's
+// thread. Never the whole server's: a project channel's readers may not
+// read another's.
+type scheduleScope struct {
+	server  string
+	project string // the project channel, or
+	thread  string // the opened folder's thread
+}
+
+func scopeOf(tg target) scheduleScope {
+	if tg.rt.project.Name == session.OpenedProject {
+		return scheduleScope{server: tg.rt.server.Name, thread: tg.threadID}
+	}
+	return scheduleScope{server: tg.rt.server.Name, project: tg.rt.project.ChannelID}
+}
+
+func (sc scheduleScope) holds(s state.Schedule) bool {
+	switch {
+	case s.Server != sc.server:
+		return false
+	case sc.thread != "":
+		return s.ChannelID == sc.thread
+	}
+	return cmp.Or(s.ParentID, s.ChannelID) == sc.project
+}
+
+// scopeOfSchedule is the scope a schedule is listed in.
+func (r *Router) scopeOfSchedule(s state.Schedule) scheduleScope {
+	if _, known := r.openedThread(s.Server, s.ChannelID); known { // open.go
+		return scheduleScope{server: s.Server, thread: s.ChannelID}
+	}
+	return scheduleScope{server: s.Server, project: cmp.Or(s.ParentID, s.ChannelID)}
+}
+
+// scopeOfChannel is the scope of a list shown in a channel: the project's
+// when it is a project channel, else that channel's (thread's) own.
+func (r *Router) scopeOfChannel(server, channelID string) scheduleScope {
+	if _, ok := r.lookup(server, channelID); ok {
+		return scheduleScope{server: server, project: channelID}
+	}
+	return scheduleScope{server: server, thread: channelID}
+}
+
+// scheduleList lists the schedules of a scope, soonest first, with Cancel
 // buttons; note goes first.
-func (r *Router) scheduleList(server, note string) chat.Reply {
+func (r *Router) scheduleList(sc scheduleScope, note string) chat.Reply {
 	all, err := r.opt.Registry.Schedules.List()
 	if err != nil {
 		return chat.Reply{Content: "⚠️ " + errText(err)}
@@ -97,7 +167,7 @@ func (r *Router) scheduleList(server, note string) chat.Reply {
 	}
 	var items []item
 	for id, s := range all {
-		if s.Server == server {
+		if sc.holds(s) {
 			items = append(items, item{id, s})
 		}
 	}
@@ -107,7 +177,11 @@ func (r *Router) scheduleList(server, note string) chat.Reply {
 		b.WriteString(note + "\n")
 	}
 	if len(items) == 0 {
-		b.WriteString("No schedules on this machine. Set one with /schedule.")
+		if sc.thread != "" {
+			b.WriteString("No schedules in this thread. Set one with /schedule.")
+		} else {
+			b.WriteString("No schedules for this project on this machine. Set one with /schedule.")
+		}
 		return chat.Reply{Content: b.String()}
 	}
 	var rows []chat.Row
@@ -143,7 +217,7 @@ func (r *Router) scheduleAction(ev chat.ComponentEvent, args []string, resp chat
 	}
 	s, err := r.opt.Registry.Schedules.Get(args[1])
 	if errors.Is(err, state.ErrNotFound) || (err == nil && s.Server != ev.Server) {
-		_ = resp.Update(r.scheduleList(ev.Server, "That schedule was already cancelled, or it ran."))
+		_ = resp.Update(r.scheduleList(r.scopeOfChannel(ev.Server, ev.ChannelID), "That schedule was already cancelled, or it ran."))
 		return
 	}
 	if err == nil {
@@ -154,7 +228,7 @@ func (r *Router) scheduleAction(ev chat.ComponentEvent, args []string, resp chat
 		return
 	}
 	r.opt.Log.Info("cancelled a schedule", "schedule", args[1], "by", ev.User.ID)
-	_ = resp.Update(r.scheduleList(ev.Server, fmt.Sprintf("🗑 Cancelled by <@%s>: %s.", ev.User.ID, clip(strings.Join(strings.Fields(s.Prompt), " "), 100))))
+	_ = resp.Update(r.scheduleList(r.scopeOfSchedule(s), fmt.Sprintf("🗑 Cancelled by <@%s>: %s.", ev.User.ID, clip(strings.Join(strings.Fields(s.Prompt), " "), 100))))
 }
 
 // wakeScheduler makes the scheduler look again (a schedule was added).
@@ -220,16 +294,20 @@ func (r *Router) runDue() time.Time {
 
 // fire runs one due schedule. The record moves on (or goes) before the prompt
 // is typed: a crash between the two loses one run rather than typing it twice.
+// A schedule that may no longer run (its owner, channel or time is not
+// taken any more) is deleted with a notice; one whose thread is archived
+// skips the run: a schedule never brings a thread's session back.
 func (r *Router) fire(id string, s state.Schedule, now time.Time) (next time.Time) {
 	log := r.opt.Log.With("schedule", id, "channel", s.ChannelID)
 	late := now.Sub(s.Next)
 	due := s.Next
+	tg, drop := r.scheduleTarget(s, now)
+	if drop != "" {
+		r.dropSchedule(id, s, drop, log)
+		return time.Time{}
+	}
 	if s.Cron != "" {
-		var err error
-		if next, err = schedule.After(s.Cron, now); err != nil {
-			log.Error("a schedule cannot run again", "err", err)
-			next = time.Time{}
-		}
+		next, _ = schedule.After(s.Cron, now) // scheduleTarget parsed it
 	}
 	var err error
 	if next.IsZero() {
@@ -244,38 +322,147 @@ func (r *Router) fire(id string, s state.Schedule, now time.Time) (next time.Tim
 		log.Error("could not record a schedule's run; not running it", "err", err)
 		return time.Time{}
 	}
+	if why := r.scheduleSkip(s, tg); why != "" {
+		log.Info("skipped a scheduled run", "why", why)
+		if _, told := r.schedTold.LoadOrStore(id, true); !told {
+			r.scheduleNotice(s, fmt.Sprintf("⏰ Skipped a scheduled prompt (%s): %s\n>>> %s", cmp.Or(s.Cron, s.When), why, clip(s.Prompt, 1500)))
+		}
+		return next
+	}
+	r.schedTold.Delete(id)
 	if late > missedWindow {
 		log.Warn("skipped a schedule missed while ccbridge was down", "due", due)
 		r.send(s.Server, s.ChannelID, fmt.Sprintf("⏰ Skipped a scheduled prompt due <t:%d:F>: ccbridge was not running then (runs more than %s late are skipped).\n>>> %s",
 			due.Unix(), missedWindow, clip(s.Prompt, 1500)))
 		return next
 	}
-	r.runScheduled(s, log)
+	r.runScheduled(s, tg, log)
 	return next
 }
 
-// runScheduled posts the prompt as from the schedule and queues it as the
-// owner's message, in the channel or a new thread.
-func (r *Router) runScheduled(s state.Schedule, log *slog.Logger) {
+// scheduleTarget is where a due schedule runs (for where:new-thread, the
+// channel its threads start in), or why it may not run any more.
+func (r *Router) scheduleTarget(s state.Schedule, now time.Time) (target, string) {
+	if !r.allowed(s.Server, chat.User{ID: s.Owner}) {
+		return target{}, fmt.Sprintf("<@%s> is no longer an owner of this server (owner_ids), and a schedule runs as the owner who set it", s.Owner)
+	}
+	if s.Cron != "" {
+		if _, err := schedule.After(s.Cron, now); err != nil {
+			return target{}, fmt.Sprintf("its time `%s` is not taken any more (%s)", s.Cron, errText(err))
+		}
+		if s.NewThread {
+			if why := tooOften(s.Cron, now); why != "" {
+				return target{}, why
+			}
+		}
+	}
 	ch, parent := s.ChannelID, s.ParentID
-	name := ""
 	if s.NewThread {
-		ch = cmp.Or(s.ParentID, s.ChannelID)
-		name = clip(strings.Join(strings.Fields(s.Prompt), " "), maxThreadName)
+		ch, parent = cmp.Or(s.ParentID, s.ChannelID), ""
+	}
+	tg, ok := r.resolve(s.Server, ch, parent)
+	if !ok || (s.NewThread && tg.threadID != "") {
+		return target{}, fmt.Sprintf("<#%s> is no longer a project channel of this machine, a thread of one, or an open folder's thread", ch)
+	}
+	return tg, ""
+}
+
+// scheduleSkip says why a schedule skips this run, or "": its thread is
+// archived (or was deleted while ccbridge was down), and the run would
+// start the thread's session again where nobody looks.
+func (r *Router) scheduleSkip(s state.Schedule, tg target) string {
+	if tg.threadID == "" {
+		return ""
+	}
+	reg, err := r.opt.Registry.Sessions.Get(tg.key)
+	if err != nil || !reg.Archived {
+		return ""
+	}
+	why := fmt.Sprintf("<#%s> is archived, and a schedule does not start an archived thread's Claude again.", tg.threadID)
+	if s.Cron == "" {
+		return why + " This one-shot will not run."
+	}
+	return why + " Write in the thread to bring it back (the schedule then runs again), or cancel it with /schedules."
+}
+
+// dropSchedule deletes a schedule that may not run any more, and says why.
+func (r *Router) dropSchedule(id string, s state.Schedule, why string, log *slog.Logger) {
+	if err := r.opt.Registry.Schedules.Delete(r.ctx, id); err != nil {
+		log.Error("could not delete a schedule that may not run", "why", why, "err", err)
+		return
+	}
+	r.schedTold.Delete(id)
+	log.Warn("deleted a schedule that may not run any more", "why", why)
+	r.scheduleNotice(s, fmt.Sprintf("🗑 Deleted a schedule (%s) of <@%s>: %s.\n>>> %s", cmp.Or(s.Cron, s.When), s.Owner, why, clip(s.Prompt, 1500)))
+}
+
+// scheduleNotice tells about a schedule where it was set, out of its
+// thread (a post would un-archive it): in the project channel. An opened
+// folder's thread may hang off the control-panel channel, which every
+// member may read: notices about its schedules go in the thread itself,
+// or nowhere once it is closed.
+func (r *Router) scheduleNotice(s state.Schedule, text string) {
+	if o, err := r.opt.Registry.Opened.Get(s.ChannelID); err == nil && o.Server == s.Server {
+		if !o.Closed {
+			r.send(s.Server, s.ChannelID, text)
+		}
+		return
+	}
+	r.send(s.Server, cmp.Or(s.ParentID, s.ChannelID), text)
+}
+
+// dropThreadSchedules deletes the schedules set in a thread that was
+// deleted or closed: a thread's schedules go with it. It returns the
+// notice (also posted in the project channel for a deleted project
+// thread), or "" when there were none.
+func (r *Router) dropThreadSchedules(tg target, deleted bool) string {
+	all, err := r.opt.Registry.Schedules.List()
+	if err != nil {
+		r.opt.Log.Error("could not read the schedules", "err", err)
+		return ""
+	}
+	var prompts []string
+	for id, s := range all {
+		if s.Server != tg.rt.server.Name || s.ChannelID != tg.threadID {
+			continue
+		}
+		if err := r.opt.Registry.Schedules.Delete(r.ctx, id); err != nil {
+			r.opt.Log.Error("could not delete a closed thread's schedule", "schedule", id, "err", err)
+			continue
+		}
+		r.schedTold.Delete(id)
+		prompts = append(prompts, fmt.Sprintf("%s: %s", cmp.Or(s.Cron, s.When), clip(strings.Join(strings.Fields(s.Prompt), " "), 100)))
+	}
+	if len(prompts) == 0 {
+		return ""
+	}
+	slices.Sort(prompts)
+	r.opt.Log.Info("deleted a closed thread's schedules", "session", tg.key, "count", len(prompts))
+	if tg.rt.project.Name == session.OpenedProject {
+		// Said in the /close answer; the parent may be the panel channel.
+		return fmt.Sprintf("🗑 Deleted this thread's %d schedule(s): %s.", len(prompts), strings.Join(prompts, "; "))
+	}
+	reg, _ := r.opt.Registry.Sessions.Get(tg.key)
+	text := fmt.Sprintf("🗑 Deleted the schedule(s) of %s, which went with it:\n%s", threadRef(tg.threadID, reg.ThreadName, deleted), "• "+strings.Join(prompts, "\n• "))
+	r.send(tg.rt.server.Name, tg.rt.project.ChannelID, text)
+	return text
+}
+
+// runScheduled posts the prompt as from the schedule and queues it as the
+// owner's message, in tg or in a new thread of it.
+func (r *Router) runScheduled(s state.Schedule, tg target, log *slog.Logger) {
+	ch, parent := s.ChannelID, s.ParentID
+	if s.NewThread {
+		ch = tg.rt.project.ChannelID
+		name := clip(strings.Join(strings.Fields(s.Prompt), " "), maxThreadName)
 		tid, err := r.opt.Replier.StartThread(r.ctx, s.Server, ch, name)
 		if err != nil {
 			log.Error("could not start a scheduled prompt's thread", "err", err)
 			r.send(s.Server, ch, "⚠️ Could not start the thread for a scheduled prompt: "+errText(err))
 			return
 		}
+		tg = target{key: session.ThreadKey(tg.rt.server.Name, tg.rt.project.Name, tid), rt: tg.rt, threadID: tid}
 		ch, parent = tid, ch
-	}
-	tg, ok := r.resolve(s.Server, ch, parent)
-	if !ok {
-		log.Error("a schedule's channel is no longer a project channel of this machine")
-		return
-	}
-	if name != "" {
 		r.rememberThreadName(tg, name)
 	}
 	post := fmt.Sprintf("⏰ Scheduled by <@%s> (%s):\n>>> %s", s.Owner, cmp.Or(s.Cron, s.When), s.Prompt)

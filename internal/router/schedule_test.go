@@ -53,7 +53,7 @@ func TestScheduleIsSavedListedAndCancelled(t *testing.T) {
 		}
 	}
 	r.HandleCommand(scheduleCmd(map[string]string{"when": "0 9 * * 1-5", "prompt": "summarise the open PRs", "where": "new-thread"}), fakeResponder{l})
-	list := r.scheduleList("home", "")
+	list := r.scheduleList(scheduleScope{server: "home", project: channel}, "")
 	if !strings.Contains(list.Content, "**1.** for <t:") || !strings.Contains(list.Content, "**2.** `0 9 * * 1-5`") || len(list.Rows) != 1 || len(list.Rows[0].Buttons) != 2 {
 		t.Fatalf("list = %q %+v", list.Content, list.Rows)
 	}

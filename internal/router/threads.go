@@ -87,7 +87,11 @@ func (r *Router) known(key string) bool {
 // treated as on archive.
 func (r *Router) HandleThreadDeleted(server, threadID, parentID string) {
 	tg, ok := r.resolve(server, threadID, parentID)
-	if !ok || tg.threadID == "" || !r.known(tg.key) {
+	if !ok || tg.threadID == "" {
+		return
+	}
+	r.dropThreadSchedules(tg, true) // schedule.go
+	if !r.known(tg.key) {
 		return
 	}
 	r.remember(tg.key, func(g *state.Registered) { g.Archived = true })

@@ -6,6 +6,7 @@ package schedule
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,9 +54,9 @@ func Parse(text string, now time.Time) (When, error) {
 		}
 		return When{Next: next}, nil
 	}
-	sched, err := parser.Parse(s)
+	sched, err := parse(s)
 	if err != nil {
-		return When{}, fmt.Errorf(`%q is not a time: use "in 20m", "in 2h", "at 09:00", or a cron line of five fields such as "0 9 * * 1-5" (%v)`, text, err)
+		return When{}, fmt.Errorf(`%q is not a time: use "in 20m", "in 2h", "at 09:00", a cron line of five fields such as "0 9 * * 1-5", or one of %s (%v)`, text, strings.Join(descriptors, ", "), err)
 	}
 	next := sched.Next(now)
 	if next.IsZero() {
@@ -65,12 +66,24 @@ func Parse(text string, now time.Time) (When, error) {
 }
 
 // parser takes standard five-field lines (minute hour day month weekday) and
-// the @hourly / @daily / @weekly descriptors.
+// the descriptors; parse lets through only the descriptors named in
+// descriptors: robfig/cron's "@every <duration>" is no cron line, and
+// "@every 1s" would type a prompt every second.
 var parser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// descriptors are the words taken for a cron line, as in crontab(5).
+var descriptors = []string{"@hourly", "@daily", "@midnight", "@weekly", "@monthly", "@yearly", "@annually"}
+
+func parse(line string) (cron.Schedule, error) {
+	if strings.HasPrefix(line, "@") && !slices.Contains(descriptors, strings.ToLower(line)) {
+		return nil, fmt.Errorf("%s is not taken (only %s)", strings.Fields(line)[0], strings.Join(descriptors, ", "))
+	}
+	return parser.Parse(strings.ToLower(line))
+}
 
 // After is the first run of a cron line strictly after t.
 func After(cronLine string, t time.Time) (time.Time, error) {
-	sched, err := parser.Parse(cronLine)
+	sched, err := parse(cronLine)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("cron %q: %w", cronLine, err)
 	}
@@ -97,3 +110,35 @@ func duration(s string) (time.Duration, error) {
 	}
 	return d, nil
 }
+
+// Shortest is the shortest time between two runs of a cron line over the
+// year after from (or up to shortestRuns runs): a line that runs once a
+// year or less gets the time to its second run.
+func Shortest(cronLine string, from time.Time) (time.Duration, error) {
+	sched, err := parse(cronLine)
+	if err != nil {
+		return 0, fmt.Errorf("cron %q: %w", cronLine, err)
+	}
+	prev := sched.Next(from)
+	end := prev.AddDate(1, 0, 0)
+	var shortest time.Duration
+	for range shortestRuns {
+		next := sched.Next(prev)
+		if next.IsZero() {
+			break
+		}
+		if gap := next.Sub(prev); shortest == 0 || gap < shortest {
+			shortest = gap
+		}
+		if next.After(end) || shortest <= time.Minute {
+			break
+		}
+		prev = next
+	}
+	return shortest, nil
+}
+
+// shortestRuns bounds Shortest's walk: a line that runs every minute
+// shows its gap at once, and one whose shortest gap is rare (two runs a
+// minute apart once a day) shows it within a day's runs.
+const shortestRuns = 20000

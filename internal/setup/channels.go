@@ -18,6 +18,7 @@ func (w *wizard) projects(ctx context.Context, guild discord.Guild, srv *config.
 	if err != nil {
 		return err
 	}
+	w.panelPrivacy(guild, srv, chs)
 	for {
 		w.say("\nText channels of %q:", guild.Name)
 		for i, ch := range chs {
@@ -89,6 +90,22 @@ func (w *wizard) projects(ctx context.Context, guild discord.Guild, srv *config.
 		}
 		if err := w.mapChannel(srv, ch); err != nil {
 			return err
+		}
+	}
+}
+
+// panelPrivacy says when the control-panel channel, where /open works
+// once open_roots is set, is one every member can read: /open's threads
+// are private, but its answers and the panel name the folders opened.
+func (w *wizard) panelPrivacy(guild discord.Guild, srv *config.Server, chs []discord.TextChannel) {
+	if len(srv.OpenRoots) == 0 {
+		return
+	}
+	for _, ch := range chs {
+		if ch.ID == srv.GeneralChannelID && ch.Public {
+			w.say("Note: every member of %q can read #%s, the control-panel channel, where /open works (open_roots is set).\n"+
+				"/open starts private threads there (only the owners, and members with Manage Threads, see them), but its answers and the panel name the folders opened.\n"+
+				"Make it private: #%s → Edit Channel → Permissions → @everyone → View Channel off; allow yourself and the bot.", guild.Name, ch.Name, ch.Name)
 		}
 	}
 }

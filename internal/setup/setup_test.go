@@ -125,7 +125,7 @@ func TestSetupFirstRun(t *testing.T) {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
 	for _, want := range []string{"the bot is main-bot", "Message Content Intent is OFF", "Message Content Intent: enabled",
-		"permissions=326417632320", "Waiting for the bot to join", "#api", "every member of", "config OK"} {
+		"permissions=395137109056", "Waiting for the bot to join", "#api", "every member of", "config OK"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -566,5 +566,46 @@ func TestSetupSaysWhatItWaitsFor(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "Checking the token with Discord ("+hole+")…") {
 		t.Errorf("no word of what is checked:\n%s", out.String())
+	}
+}
+
+// With open_roots, /open works in the panel channel: setup says when every
+// member can read it (security-3 #3), and not otherwise.
+func TestSetupWarnsAboutAPublicPanelChannelWithOpenRoots(t *testing.T) {
+	for _, roots := range []bool{true, false} {
+		f := newFixture(t)
+		api := filepath.Join(f.dir, "api")
+		_ = os.MkdirAll(api, 0o755)
+		t.Setenv("CCBRIDGE_SETUP_TEST_TOKEN", f.bot.Token)
+		apiCh := f.srv.AddChannel(f.bot.GuildID, "api")
+		openRoots := ""
+		if roots {
+			openRoots = "open_roots = [\"" + f.dir + "\"]\n"
+		}
+		existing := `[discord]
+api_base = "` + f.srv.URL + `"
+[[servers]]
+name = "work"
+token_env = "CCBRIDGE_SETUP_TEST_TOKEN"
+guild_id = "` + f.bot.GuildID + `"
+owner_ids = ["100000000000000042"]
+general_channel_id = "` + f.bot.ChannelID + `"
+` + openRoots + `
+  [[servers.projects]]
+  name = "api"
+  channel_id = "` + apiCh + `"
+  path = "` + api + `"
+`
+		if err := os.WriteFile(f.cfg, []byte(existing), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, err := f.run(t, lines("", "", "", ""), time.Second)
+		if err != nil {
+			t.Fatalf("setup: %v\n%s", err, out)
+		}
+		const note = "can read #general, the control-panel channel, where /open works"
+		if got := strings.Contains(out, note); got != roots {
+			t.Errorf("open_roots %v: note shown %v:\n%s", roots, got, out)
+		}
 	}
 }

@@ -32,7 +32,7 @@ const (
 	PermSendInThreads  int64 = 1 << 38
 	// PermInvite is what the README's invite URL grants the bot's role.
 	PermInvite = PermViewChannel | PermSendMessages | PermSendInThreads | PermCreateThreads | PermManageThreads |
-		PermReadHistory | PermAttachFiles | PermAddReactions | PermEmbedLinks
+		PermReadHistory | PermAttachFiles | PermAddReactions | PermEmbedLinks | PermCreatePrivateThreads
 )
 
 // Overwrite types.

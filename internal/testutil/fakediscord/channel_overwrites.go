@@ -68,24 +68,37 @@ func overwritesJSON(ows []overwrite) []any {
 // CanView reports whether a user (with no roles: the fake's users have
 // none) or the bot may view a channel of the bot's guild, as Discord
 // computes it: @everyone's permissions, the @everyone overwrite, then the
-// user's own overwrite.
+// user's own overwrite; a thread by its parent's, and a private thread
+// only by its members and those with Manage Threads (private_threads.go).
 func (s *Server) CanView(b *Bot, channelID, userID string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	at := channelID
+	th := s.channels[channelID]
+	if th != nil && th.isThread() {
+		at = th.ParentID
+	} else {
+		th = nil
+	}
+	var p int64
 	if userID == b.UserID {
-		return s.botPermissions(b, channelID)&PermViewChannel != 0
-	}
-	a := s.app(b)
-	p := a.everyone
-	for _, o := range a.overwrites[channelID] {
-		if o.Type == OverwriteRole && o.ID == b.GuildID {
-			p = p&^o.Deny | o.Allow
+		p = s.botPermissions(b, at)
+	} else {
+		a := s.app(b)
+		p = a.everyone
+		for _, o := range a.overwrites[at] {
+			if o.Type == OverwriteRole && o.ID == b.GuildID {
+				p = p&^o.Deny | o.Allow
+			}
+		}
+		for _, o := range a.overwrites[at] {
+			if o.Type == OverwriteMember && o.ID == userID {
+				p = p&^o.Deny | o.Allow
+			}
 		}
 	}
-	for _, o := range a.overwrites[channelID] {
-		if o.Type == OverwriteMember && o.ID == userID {
-			p = p&^o.Deny | o.Allow
-		}
+	if p&PermViewChannel == 0 {
+		return false
 	}
-	return p&PermViewChannel != 0
+	return th == nil || threadVisible(th, userID, p)
 }

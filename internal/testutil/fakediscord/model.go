@@ -17,6 +17,10 @@ type Channel struct {
 	Locked   bool
 	// AutoArchiveDuration is the thread's inactivity timeout in minutes.
 	AutoArchiveDuration int
+	// Members are a thread's members, its creator first; Invitable says
+	// whether a private thread's members may add others (private_threads.go).
+	Members   []string
+	Invitable bool
 }
 
 func (c *Channel) isThread() bool { return c.Type == 10 || c.Type == 11 || c.Type == 12 }
@@ -29,9 +33,13 @@ func (c *Channel) json() map[string]any {
 		if d == 0 {
 			d = 1440
 		}
-		m["thread_metadata"] = map[string]any{"archived": c.Archived, "locked": c.Locked, "auto_archive_duration": d,
+		meta := map[string]any{"archived": c.Archived, "locked": c.Locked, "auto_archive_duration": d,
 			"archive_timestamp": timestamp()}
-		m["member_count"], m["message_count"] = 1, 0
+		if c.Type == 12 {
+			meta["invitable"] = c.Invitable
+		}
+		m["thread_metadata"] = meta
+		m["member_count"], m["message_count"] = max(1, len(c.Members)), 0
 	}
 	return m
 }

@@ -152,6 +152,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, bot *Bot, seg []s
 		s.followup(w, r, seg[2])
 	case is("PATCH", "webhooks", "*", "*", "messages", "*"), is("DELETE", "webhooks", "*", "*", "messages", "*"):
 		s.editFollowup(w, r, seg[2], seg[4])
+	case s.routeThreads(w, r, bot, seg): // private_threads.go
 	case s.routeApp(w, r, bot, seg): // app.go
 	case s.routeFleet(w, r, bot, seg): // fleet_rules.go
 	default:
@@ -341,7 +342,11 @@ func (s *Server) getChannel(w http.ResponseWriter, bot *Bot, id string) {
 	if !ok {
 		return
 	}
-	writeJSON(w, 200, c.json())
+	m := c.json()
+	if !c.isThread() {
+		m["permission_overwrites"] = overwritesJSON(s.app(bot).overwrites[id])
+	}
+	writeJSON(w, 200, m)
 }
 
 func (s *Server) editChannel(w http.ResponseWriter, r *http.Request, bot *Bot, id string) {
@@ -594,6 +599,7 @@ func (s *Server) startThread(w http.ResponseWriter, r *http.Request, bot *Bot, c
 		Name                string `json:"name"`
 		Type                int    `json:"type"`
 		AutoArchiveDuration int    `json:"auto_archive_duration"`
+		Invitable           *bool  `json:"invitable"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 		apiError(w, 400, 50109, "The request body contains invalid JSON.")
@@ -636,6 +642,10 @@ func (s *Server) startThread(w http.ResponseWriter, r *http.Request, bot *Bot, c
 	} else if body.Type != 0 {
 		th.Type = body.Type
 	}
+	if !s.mayStartThread(w, bot, parent, th.Type) { // private_threads.go
+		return
+	}
+	th.Members, th.Invitable = []string{bot.UserID}, th.Type == 12 && (body.Invitable == nil || *body.Invitable)
 	s.createThread(th, bot.user(), fromMsg != "")
 	writeJSON(w, 201, th.json())
 }
