@@ -5,8 +5,8 @@ package panel
 // when the gateway refuses the bot (an intent turned off, its session
 // starts spent).
 func (p *Panel) SetConnectProblem(server, problem string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.cmu.Lock()
+	defer p.cmu.Unlock()
 	if p.connect == nil {
 		p.connect = map[string]string{}
 	}
@@ -19,7 +19,7 @@ func (p *Panel) SetConnectProblem(server, problem string) {
 
 // connectProblem is what SetConnectProblem recorded for server.
 func (p *Panel) connectProblem(server string) string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.cmu.Lock()
+	defer p.cmu.Unlock()
 	return p.connect[server]
 }

@@ -51,8 +51,9 @@ type Panel struct {
 	// every session from starting (a Claude command not found).
 	Problem string
 
-	mu      sync.Mutex // guards sums and connect
+	mu      sync.Mutex // guards sums
 	sums    map[string]summaryAt
+	cmu     sync.Mutex        // guards connect (not held across git, as mu is)
 	connect map[string]string // server → why its bot is not connected (connect.go)
 	now     func() time.Time  // nil: time.Now
 }
