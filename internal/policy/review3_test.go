@@ -34,6 +34,7 @@ func TestReview3WrapperLongOptions(t *testing.T) {
 		{"env --split-string 'GIT_TRACE=1 git push'", "deny"},
 		{"env -iS'git push origin main'", "deny"},
 		{"env -S '-u HOME git push' --force", "deny"},
+		{"env --s 'git push'", "deny"},
 		{"stdbuf --output L git push", "deny"},
 		{"ionice --class 3 git push", "deny"},
 		{"taskset 0x3 git push", "deny"},

@@ -207,10 +207,11 @@ func (wr wrapper) option(w, next string) (name, arg string, n int) {
 	return "", "", 1
 }
 
-// splitString reports whether an option of env is -S (--split-string):
-// its argument is split into more arguments, options and the command.
+// splitString reports whether an option of env is -S (--split-string, or
+// any prefix of it: env has no short option s, so "s" is --s): its
+// argument is split into more arguments, options and the command.
 func splitString(name string) bool {
-	return name == "S" || (len(name) >= 2 && strings.HasPrefix("split-string", name))
+	return name == "S" || (name != "" && strings.HasPrefix("split-string", name))
 }
 
 // splitWords splits env's -S string as env does: into words, quotes
