@@ -158,26 +158,18 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 		}
 	}()
 
-	var bots []*gateway.Bot
-	defer func() {
-		var errs []error
-		for _, b := range bots {
-			errs = append(errs, b.Close())
-		}
-		err = errors.Join(err, errors.Join(errs...))
-	}()
-	for _, srv := range cfg.Servers {
-		start := time.Now()
-		b, err := gateway.Open(ctx, log, cfg.Discord.APIBase, srv, rt, router.Commands())
-		if err != nil {
-			return connectError(srv.Name, cfg.Discord.APIBase, time.Since(start), err)
-		}
-		bots = append(bots, b)
+	bots := &connector{log: log, apiBase: cfg.Discord.APIBase, report: pnl.SetConnectProblem, // connect.go
+		open: func(ctx context.Context, srv config.Server) (*gateway.Bot, error) {
+			return gateway.Open(ctx, log, cfg.Discord.APIBase, srv, rt, router.Commands())
+		}}
+	defer func() { err = errors.Join(err, bots.close()) }()
+	if err := bots.connectAll(ctx, cfg.Servers); err != nil {
+		return err
 	}
 	rt.StartConfigured()
 	rt.FinishArchivedThreads()
 	rt.StartScheduler() // runs missed schedules at most an hour late, then each when due
-	log.Info("ccbridge running", "bots", len(bots), "attach", "tmux -L "+cfg.Tmux.Socket+" attach", "projects", projectNames(cfg))
+	log.Info("ccbridge running", "bots", bots.connected(), "attach", "tmux -L "+cfg.Tmux.Socket+" attach", "projects", projectNames(cfg))
 	<-ctx.Done()
 	if cause := context.Cause(ctx); errors.Is(cause, state.ErrUnsafeDir) {
 		return cause

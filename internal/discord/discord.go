@@ -22,8 +22,10 @@ import (
 // DefaultAPIBase is Discord's own origin.
 const DefaultAPIBase = "https://discord.com"
 
-// restTimeout bounds one REST call.
-const restTimeout = 20 * time.Second
+// callTimeout bounds one REST call made without a deadline of its own
+// (discordgo's gateway lookup, interaction answers). A call with a
+// deadline gets all of it: an upload's SendTimeout grows with its size.
+var callTimeout = 20 * time.Second
 
 // NewSession returns a discordgo session whose REST calls (and so gateway
 // discovery) go to apiBase. discordgo computes its endpoint URLs once at
@@ -90,13 +92,43 @@ func NormalizeToken(token string) string {
 func HTTPClient(apiBase string) (*http.Client, error) {
 	apiBase = strings.TrimRight(apiBase, "/")
 	if apiBase == "" || apiBase == DefaultAPIBase {
-		return &http.Client{Timeout: restTimeout, Transport: redacting{next: edgeGuard{next: http.DefaultTransport}}}, nil
+		return &http.Client{Transport: bounded{next: redacting{next: edgeGuard{next: http.DefaultTransport}}}}, nil
 	}
 	to, err := url.Parse(apiBase)
 	if err != nil || (to.Scheme != "http" && to.Scheme != "https") || to.Host == "" {
 		return nil, fmt.Errorf("discord api_base %q is not an http(s) URL", apiBase)
 	}
-	return &http.Client{Timeout: restTimeout, Transport: redacting{next: edgeGuard{next: rewrite{to: to, next: http.DefaultTransport}}}}, nil
+	return &http.Client{Transport: bounded{next: redacting{next: edgeGuard{next: rewrite{to: to, next: http.DefaultTransport}}}}}, nil
+}
+
+// bounded gives a request without a deadline callTimeout, until its
+// response body is closed. It replaces http.Client.Timeout, which would
+// cut every call at that time whatever deadline its context gives.
+type bounded struct{ next http.RoundTripper }
+
+func (t bounded) RoundTrip(r *http.Request) (*http.Response, error) {
+	if _, ok := r.Context().Deadline(); ok {
+		return t.next.RoundTrip(r)
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), callTimeout)
+	resp, err := t.next.RoundTrip(r.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b cancelOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // BlockedError is a 429 that did not come from Discord's API (no JSON, no

@@ -81,3 +81,13 @@ func RefusedToken(err error) bool {
 	var ce *websocket.CloseError
 	return IsAuth(err) || (errors.As(err, &ce) && ce.Code == closeAuthenticationFailed)
 }
+
+// closeDisallowedIntents is the gateway's close code for an intent the
+// bot may not use (Message Content off in the Developer Portal).
+const closeDisallowedIntents = 4014
+
+// DisallowedIntents reports whether the gateway closed with 4014.
+func DisallowedIntents(err error) bool {
+	var ce *websocket.CloseError
+	return errors.As(err, &ce) && ce.Code == closeDisallowedIntents
+}

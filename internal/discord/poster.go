@@ -412,13 +412,18 @@ func (p *Poster) Typing(ctx context.Context, channelID string) error {
 	return nil
 }
 
-var downloadClient = &http.Client{Timeout: 30 * time.Second}
+// downloadClient has no fixed timeout: Download bounds each fetch by
+// its size limit.
+var downloadClient = &http.Client{}
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 
 // Download fetches an attachment URL, at most limit bytes; a larger one is
-// an error that says so.
+// an error that says so. It may take as long as limit bytes need at the
+// floor bandwidth (as an upload of that size), and no longer.
 func (p *Poster) Download(ctx context.Context, url string, limit int64) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, SendTimeout(limit))
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("download: %w", err)

@@ -152,6 +152,9 @@ func Open(ctx context.Context, log *slog.Logger, apiBase string, srv config.Serv
 		}
 	})
 	log.Info("connecting to Discord", "api", apiBase)
+	if err := checkStarts(ctx, dg); err != nil { // connect.go
+		return nil, fmt.Errorf("server %s: connect: %w", srv.Name, err)
+	}
 	if err := openCtx(ctx, dg); err != nil {
 		return nil, fmt.Errorf("server %s: connect: %w", srv.Name, err)
 	}

@@ -81,6 +81,7 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 		// No runtime dir, no log file: say it on stderr, which Claude shows
 		// only in verbose mode for exit 0. The policy still holds.
 		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+		h.storeErr = err
 		if enforcing {
 			h.log = slog.New(slog.NewTextHandler(stderr, nil))
 			return h.enforceWithout(stdin, global)
@@ -121,12 +122,14 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 }
 
 type handler struct {
-	store   *state.Store
-	out     io.Writer // Claude Code reads the hook's answer here
-	log     *slog.Logger
-	session string        // CCBRIDGE_SESSION, or the key of a hand-started session
-	route   *state.Route  // for a hand-started session: its project, by cwd
-	ext     *state.Extras // opened on first use (see extras)
+	store *state.Store
+	// storeErr is why store could not be opened.
+	storeErr error
+	out      io.Writer // Claude Code reads the hook's answer here
+	log      *slog.Logger
+	session  string        // CCBRIDGE_SESSION, or the key of a hand-started session
+	route    *state.Route  // for a hand-started session: its project, by cwd
+	ext      *state.Extras // opened on first use (see extras)
 	// policies is the daemon's copy of the config's [policy] (policy.go);
 	// policiesErr, why it could not be read.
 	policies    state.Policies

@@ -3,6 +3,7 @@ package hook
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -158,6 +159,11 @@ func (h *handler) rulesFor(in *claudehook.Input) (rules state.PolicyRules, sc sc
 	if h.store == nil {
 		if h.session != "" {
 			return rules, scope{root: in.Cwd}, "the runtime directory cannot be opened"
+		}
+		if errors.Is(h.storeErr, state.ErrUnsafeDir) {
+			// Planted by another user, or shared: the project's rules may
+			// well hold here, in the directory the daemon really keeps.
+			return rules, scope{root: in.Cwd}, "the runtime directory was refused (" + h.storeErr.Error() + ")"
 		}
 		return rules, sc, ""
 	}

@@ -51,9 +51,11 @@ type Panel struct {
 	// every session from starting (a Claude command not found).
 	Problem string
 
-	mu   sync.Mutex // guards sums
-	sums map[string]summaryAt
-	now  func() time.Time // nil: time.Now
+	mu      sync.Mutex // guards sums
+	sums    map[string]summaryAt
+	cmu     sync.Mutex        // guards connect (not held across git, as mu is)
+	connect map[string]string // server → why its bot is not connected (connect.go)
+	now     func() time.Time  // nil: time.Now
 }
 
 // summaryAt is what git said of a worktree, and when.
@@ -141,6 +143,9 @@ func (p *Panel) Render(ctx context.Context, server string) chat.Message {
 	}
 	if p.Problem != "" {
 		b.WriteString("⚠️ " + p.Problem + "\n")
+	}
+	if c := p.connectProblem(srv.Name); c != "" {
+		b.WriteString("⚠️ " + c + "\n")
 	}
 	if line := p.nextSchedule(srv.Name); line != "" {
 		b.WriteString(line + "\n")

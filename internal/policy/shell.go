@@ -154,14 +154,80 @@ func commands(cmd string, depth int) ([]simple, bool) {
 	return out, true
 }
 
-// wrappers run the command that follows their options; the value is the
-// options that take an argument.
-var wrappers = map[string][]string{
-	"sudo": {"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U"}, "doas": {"-u", "-C"},
-	"env": {"-u", "-C", "-S"}, "nohup": nil, "exec": {"-a"}, "command": nil, "builtin": nil,
-	"nice": {"-n"}, "timeout": {"-s", "-k"}, "stdbuf": {"-i", "-o", "-e"}, "ionice": {"-c", "-n", "-p"},
-	"setsid": nil, "time": {"-f", "-o"}, "caffeinate": nil, "unbuffer": nil, "chronic": nil, "taskset": nil,
-	"!": nil, "{": nil, "if": nil, "then": nil, "else": nil, "elif": nil, "do": nil, "while": nil, "until": nil,
+// wrapper is what the matcher knows of a program that runs the command
+// after its options: the short options (letters) and the long ones that
+// take an argument. Long options may be abbreviated to any unambiguous
+// prefix (getopt_long), and written --opt=value.
+type wrapper struct {
+	short string
+	long  []string
+	// positional is how many operands come before the command (timeout's
+	// duration, taskset's mask).
+	positional int
+}
+
+// wrappers run the command that follows their options.
+var wrappers = map[string]wrapper{
+	"sudo": {short: "ughpCDrtURT", long: []string{"user", "group", "host", "prompt", "close-from", "chdir", "role", "type", "other-user", "chroot", "command-timeout"}},
+	"doas": {short: "uC"}, "exec": {short: "a"}, "nohup": {}, "command": {}, "builtin": {},
+	"env":     {short: "uCS", long: []string{"unset", "chdir", "split-string"}},
+	"nice":    {short: "n", long: []string{"adjustment"}},
+	"timeout": {short: "sk", long: []string{"signal", "kill-after"}, positional: 1},
+	"stdbuf":  {short: "ioe", long: []string{"input", "output", "error"}},
+	"ionice":  {short: "cnpPu", long: []string{"class", "classdata", "pid", "pgid", "uid"}},
+	"time":    {short: "fo", long: []string{"format", "output"}},
+	"taskset": {positional: 1}, "setsid": {}, "caffeinate": {}, "unbuffer": {}, "chronic": {},
+	"!": {}, "{": {}, "if": {}, "then": {}, "else": {}, "elif": {}, "do": {}, "while": {}, "until": {},
+}
+
+// option reads the option word w (which starts with -) of the wrapper:
+// the option's name (one letter, or the long name as written, without
+// --), its argument, and how many words the two take.
+func (wr wrapper) option(w, next string) (name, arg string, n int) {
+	if long, ok := strings.CutPrefix(w, "--"); ok {
+		if name, arg, ok := strings.Cut(long, "="); ok {
+			return name, arg, 1
+		}
+		for _, l := range wr.long {
+			if long != "" && strings.HasPrefix(l, long) {
+				return long, next, 2
+			}
+		}
+		return long, "", 1
+	}
+	for i := 1; i < len(w); i++ {
+		if strings.IndexByte(wr.short, w[i]) < 0 {
+			continue
+		}
+		if i+1 < len(w) {
+			return w[i : i+1], w[i+1:], 1 // -uroot, -S'git push'
+		}
+		return w[i : i+1], next, 2
+	}
+	return "", "", 1
+}
+
+// splitString reports whether an option of env is -S (--split-string, or
+// any prefix of it: env has no short option s, so "s" is --s): its
+// argument is split into more arguments, options and the command.
+func splitString(name string) bool {
+	return name == "S" || (name != "" && strings.HasPrefix("split-string", name))
+}
+
+// splitWords splits env's -S string as env does: into words, quotes
+// removed. A string that expands or holds operators is not judged.
+func splitWords(arg string, dyn bool) (simple, bool) {
+	if dyn {
+		return simple{}, false
+	}
+	cmds, subs, ok := lex(arg)
+	if !ok || len(subs) > 0 || len(cmds) > 1 {
+		return simple{}, false
+	}
+	if len(cmds) == 0 {
+		return simple{}, true
+	}
+	return cmds[0], !slices.Contains(cmds[0].dyn, true)
 }
 
 // shells run the text after -c.
@@ -172,33 +238,52 @@ func expand(s simple, depth int) ([]simple, bool) {
 	if depth > maxDepth {
 		return nil, false
 	}
-	// Leading assignments and wrappers.
+	// Leading assignments and wrappers. An assignment of git's config
+	// (GIT_CONFIG_KEY_0=alias.p) may define what git runs.
+	gitEnv := false
 	for len(s.words) > 0 {
 		w := s.words[0]
 		if i := strings.IndexByte(w, '='); i > 0 && !strings.ContainsAny(w[:i], "/-") {
+			gitEnv = gitEnv || strings.HasPrefix(w, "GIT_CONFIG")
 			s = s.drop(1)
 			continue
 		}
-		argOpts, ok := wrappers[progName(w)]
+		name := progName(w)
+		wr, ok := wrappers[name]
 		if !ok || s.dyn[0] {
 			break
 		}
-		if progName(w) == "command" && len(s.words) > 1 && (s.words[1] == "-v" || s.words[1] == "-V") {
+		if name == "command" && len(s.words) > 1 && (s.words[1] == "-v" || s.words[1] == "-V") {
 			return nil, true // only looks the name up
 		}
 		s = s.drop(1)
 		for len(s.words) > 0 && strings.HasPrefix(s.words[0], "-") {
-			n := 1
-			if slices.Contains(argOpts, s.words[0]) {
-				n = 2
+			if s.words[0] == "--" {
+				s = s.drop(1)
+				break
 			}
-			s = s.drop(n)
+			next := ""
+			if len(s.words) > 1 {
+				next = s.words[1]
+			}
+			opt, arg, n := wr.option(s.words[0], next)
+			if name != "env" || !splitString(opt) {
+				s = s.drop(n)
+				continue
+			}
+			split, ok := splitWords(arg, s.dyn[min(n, len(s.dyn))-1])
+			if !ok {
+				s.opaque = true
+				return []simple{s}, true
+			}
+			rest := s.drop(n)
+			split.words, split.dyn, split.globs = append(split.words, rest.words...), append(split.dyn, rest.dyn...), append(split.globs, rest.globs...)
+			s.words, s.dyn, s.globs = split.words, split.dyn, split.globs
 		}
-		switch progName(w) {
-		case "timeout":
-			s = s.drop(1) // the duration
-		case "env":
+		s = s.drop(wr.positional)
+		if name == "env" {
 			for len(s.words) > 0 && strings.Contains(s.words[0], "=") {
+				gitEnv = gitEnv || strings.HasPrefix(s.words[0], "GIT_CONFIG")
 				s = s.drop(1)
 			}
 		}
@@ -235,6 +320,10 @@ func expand(s simple, depth int) ([]simple, bool) {
 	case prog == "find":
 		return find(s, depth)
 	case prog == "git":
+		if gitEnv || gitAliased(s) {
+			s.opaque = true // runs what an alias says, which is not shown
+			return []simple{s}, true
+		}
 		s = gitGlobals(s)
 	case prog == "rm":
 		s = rmFlags(s)
@@ -340,6 +429,34 @@ func find(s simple, depth int) ([]simple, bool) {
 // gitArgOpts are git's global options that take an argument.
 var gitArgOpts = []string{"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env", "--super-prefix", "--list-cmds"}
 
+// gitAliased reports whether git's command line defines configuration
+// that may run another command: an alias (alias.p=push, alias.p=!sh …),
+// or any value starting with ! (a shell command).
+func gitAliased(s simple) bool {
+	for i := 1; i < len(s.words) && strings.HasPrefix(s.words[i], "-"); i++ {
+		w, v := s.words[i], ""
+		switch {
+		case w == "-c" || w == "--config-env":
+			if i+1 < len(s.words) {
+				v = s.words[i+1]
+			}
+			i++
+		case strings.HasPrefix(w, "--config-env="):
+			v = strings.TrimPrefix(w, "--config-env=")
+		default:
+			if slices.Contains(gitArgOpts, w) {
+				i++
+			}
+			continue
+		}
+		key, val, _ := strings.Cut(v, "=")
+		if strings.HasPrefix(strings.ToLower(key), "alias.") || strings.HasPrefix(val, "!") || (i < len(s.words) && s.dyn[i]) {
+			return true
+		}
+	}
+	return false
+}
+
 // gitGlobals drops git's global options: `git -C . -c k=v push` is a push.
 func gitGlobals(s simple) simple {
 	i := 1
@@ -356,8 +473,26 @@ func gitGlobals(s simple) simple {
 	return s
 }
 
-// rmLong are rm's long options, as the short flag they stand for.
-var rmLong = map[string]byte{"--recursive": 'r', "--force": 'f', "--dir": 'd', "--verbose": 'v'}
+// rmLong are rm's long options, as the short flag they stand for (0 for
+// those that change nothing a rule looks at).
+var rmLong = map[string]byte{"recursive": 'r', "force": 'f', "dir": 'd', "verbose": 'v', "interactive": 0, "one-file-system": 0, "no-preserve-root": 0, "preserve-root": 0, "help": 0, "version": 0}
+
+// rmLongFlag is the flag a long option of rm stands for, abbreviated to
+// any unambiguous prefix as GNU rm accepts (--recur, --f).
+func rmLongFlag(w string) (byte, bool) {
+	name, _, _ := strings.Cut(strings.TrimPrefix(w, "--"), "=")
+	if f, ok := rmLong[name]; ok {
+		return f, f != 0
+	}
+	var flag byte
+	found := 0
+	for l, f := range rmLong {
+		if name != "" && strings.HasPrefix(l, name) {
+			flag, found = f, found+1
+		}
+	}
+	return flag, found == 1 && flag != 0
+}
 
 // rmFlags gathers rm's flags, wherever written, into one sorted cluster
 // after the program: rm -r -f x, rm -Rf x and rm x --force -r are all
@@ -373,7 +508,7 @@ func rmFlags(s simple) simple {
 		case w == "--":
 			ended = true
 		case strings.HasPrefix(w, "--"):
-			if f, ok := rmLong[w]; ok {
+			if f, ok := rmLongFlag(w); ok {
 				flags = append(flags, f)
 			}
 		default:

@@ -79,11 +79,11 @@ var rules = []rule{
 		pat: (`^(` + assignKeys + keySuffix + `=)([^\s"'<>{}()&;,~]{4,})`)},
 	// key: value, alone on a line (YAML).
 	{name: "secret", keyed: true, lineKey: true, group: 2,
-		pat: (`^(` + assignKeys + keySuffix + `:[ \t]+)([^\s"'$<>{}()\[\]#;,]{8,})[ \t]*\n?$`)},
+		pat: (`^(` + assignKeys + keySuffix + `:[ \t]+)([^\s"'$<>{}()\[\]#;,]{8,})` + lineEnd)},
 	// key = value, unquoted, alone on a line: INI files such as
-	// ~/.aws/credentials and .pypirc.
+	// ~/.aws/credentials and .pypirc, .env files written with spaces.
 	{name: "secret", keyed: true, lineKey: true, group: 2, notCode: true,
-		pat: (`^(` + assignKeys + keySuffix + `[ \t]*=[ \t]*)([^\s"'<>{}()\[\];,]{4,})[ \t]*\r?\n?$`)},
+		pat: (`^(` + assignKeys + keySuffix + `[ \t]*=[ \t]*)([^\s"'<>{}()\[\];,]{4,})` + lineEnd)},
 	// Authorization: Bearer <token> (or Basic), in curl lines and logs.
 	{name: "token", fold: true, hint: []string{"bearer", "basic"}, group: 1,
 		pat: (`(?i:\bbearer[ \t]+|\bauthorization:[ \t]*basic[ \t]+)([A-Za-z0-9._~+/-]{16,}=*)`)},
@@ -97,6 +97,10 @@ var rules = []rule{
 	{name: "password", hint: []string{"://"}, group: 1,
 		pat: (`\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s:/@]{3,})@`)},
 }
+
+// lineEnd ends a line-alone value: blanks, a # comment (.env, YAML,
+// INI), the line break.
+const lineEnd = `[ \t]*(?:[ \t]#[^\n]*)?\r?\n?$`
 
 // keySuffix is the rest of a key name after its keyword: more words
 // after _ or -, or camelCase ones (secretKey), but not letters that make
@@ -202,7 +206,7 @@ func (r *rule) keyedSpans(line string) []span {
 		if !startsKey(line, i) {
 			continue
 		}
-		if r.lineKey && !firstToken(line[:i]) {
+		if !assigns(line[i:]) || r.lineKey && !firstToken(line[:i]) {
 			continue
 		}
 		m := r.re.FindStringSubmatchIndex(line[i:])
@@ -245,12 +249,32 @@ func startsKey(s string, i int) bool {
 	return false
 }
 
-// firstToken reports whether prefix (the line before a key) is indentation
-// and name characters only.
+// assigns is the cheap test every keyed rule's match passes: the key's
+// name characters, a quote, blanks, then : or =. Most words that start
+// like a key (token_file is checked) fail it without a regexp.
+func assigns(s string) bool {
+	i := 0
+	for i < len(s) && (s[i] == '_' || s[i] == '.' || s[i] == '-' || s[i] >= '0' && s[i] <= '9' || (s[i]|0x20) >= 'a' && (s[i]|0x20) <= 'z') {
+		i++
+	}
+	if i < len(s) && (s[i] == '"' || s[i] == '\'') {
+		i++
+	}
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i < len(s) && (s[i] == ':' || s[i] == '=')
+}
+
+// firstToken reports whether prefix (the line before a key) is
+// indentation and name characters only, after what commonly leads a line
+// that shows a file's: a diff's +, a comment's # or //, a quote's >,
+// Claude's Read numbering (3→) and tool result (⎿), grep's file:line:.
 func firstToken(prefix string) bool {
 	for i := 0; i < len(prefix); i++ {
 		c := prefix[i]
-		if !(c == ' ' || c == '\t' || c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || (c|0x20) >= 'a' && (c|0x20) <= 'z') {
+		if !(c == ' ' || c == '\t' || c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || (c|0x20) >= 'a' && (c|0x20) <= 'z' ||
+			c == '+' || c == '#' || c == '/' || c == '>' || c == ':' || c >= 0x80) {
 			return false
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ccbridge/ccbridge/internal/config"
@@ -49,6 +50,9 @@ type Options struct {
 	// Socket is the config's tmux socket ([tmux].socket), for the advice
 	// uninstall gives.
 	Socket string
+	// SystemdVersion is the version of the user's systemd (0: Install
+	// asks systemctl), which decides how the unit backs off restarts.
+	SystemdVersion int
 }
 
 // UnitPath is where the systemd user unit goes.
@@ -103,6 +107,18 @@ func sdQuote(s string) string {
 // value (EnvironmentFile=): no quotes, only specifiers escaped.
 func sdPath(s string) string { return strings.ReplaceAll(s, "%", "%%") }
 
+// Restart pacing. Each start of the daemon IDENTIFYs its bots, and Discord
+// resets a bot's token past 1000 a day, so a daemon that keeps failing is
+// restarted less and less often and, past startLimitBurst starts in an
+// hour, not at all until the person looks (`ccbridge service status`).
+// systemd 254 added RestartSteps= and RestartMaxDelaySec= (a growing
+// delay); older ones would log an unknown key, so they get a fixed, longer
+// delay instead.
+const (
+	restartStepsSince = 254
+	startLimitBurst   = 20
+)
+
 // SystemdUnit renders the user unit. The token variables are not in it: they
 // are in the 0600 EnvironmentFile. KillMode=process: stopping or restarting
 // the daemon must leave the tmux server and its Claude sessions running
@@ -112,10 +128,16 @@ func SystemdUnit(o Options) string {
 	for _, a := range o.args() {
 		exec = append(exec, sdQuote(a))
 	}
+	restart := "RestartSec=30\n"
+	if o.SystemdVersion >= restartStepsSince {
+		restart = "RestartSec=10\nRestartSteps=8\nRestartMaxDelaySec=10min\n"
+	}
 	return fmt.Sprintf(`# Written by "ccbridge service install"; "ccbridge service uninstall" removes it.
 [Unit]
 Description=ccbridge: Discord to Claude Code sessions in tmux
 Documentation=https://github.com/ccbridge/ccbridge
+StartLimitIntervalSec=1h
+StartLimitBurst=%d
 
 [Service]
 Type=simple
@@ -124,12 +146,26 @@ Environment=%s
 Environment=%s
 EnvironmentFile=-%s
 Restart=on-failure
-RestartSec=5
-KillMode=process
+%sKillMode=process
 
 [Install]
 WantedBy=default.target
-`, strings.Join(exec, " "), sdQuote("PATH="+o.Path), sdQuote("CCBRIDGE_CONFIG="+o.ConfigPath), sdPath(o.EnvPath()))
+`, startLimitBurst, strings.Join(exec, " "), sdQuote("PATH="+o.Path), sdQuote("CCBRIDGE_CONFIG="+o.ConfigPath), sdPath(o.EnvPath()), restart)
+}
+
+// systemdVersion asks systemctl which systemd this is ("systemd 256
+// (256.7-1)"); 0 when it cannot tell.
+func (o Options) systemdVersion(ctx context.Context) int {
+	out, err := o.run(ctx, "systemctl", "--version")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(out)
+	if len(f) < 2 || f[0] != "systemd" {
+		return 0
+	}
+	v, _ := strconv.Atoi(f[1])
+	return v
 }
 
 // envFile renders the EnvironmentFile: KEY="value" lines.
@@ -153,8 +189,9 @@ func xmlEscape(s string) string {
 }
 
 // LaunchdPlist renders the agent. KeepAlive/SuccessfulExit=false restarts it
-// when it fails; AbandonProcessGroup keeps the tmux server and its sessions
-// alive when the agent stops. It holds the tokens, so it is written 0600.
+// when it fails, at most every 30 s (launchd has no growing delay);
+// AbandonProcessGroup keeps the tmux server and its sessions alive when
+// the agent stops. It holds the tokens, so it is written 0600.
 func LaunchdPlist(o Options) string {
 	var b strings.Builder
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>
@@ -193,7 +230,7 @@ func LaunchdPlist(o Options) string {
     <false/>
   </dict>
   <key>ThrottleInterval</key>
-  <integer>5</integer>
+  <integer>30</integer>
   <key>AbandonProcessGroup</key>
   <true/>
   <key>StandardOutPath</key>
@@ -236,6 +273,9 @@ func Install(ctx context.Context, o Options, out io.Writer) error {
 		if repo := config.GitWorkTree(filepath.Dir(o.EnvPath())); repo != "" && len(o.Env) > 0 {
 			fmt.Fprintf(out, "warning: %s is inside the git work tree %s and will hold the bot tokens: keep it out of git "+
 				"(.gitignore), or use token_file outside the tree (ccbridge setup does) so there is nothing to copy\n", o.EnvPath(), repo)
+		}
+		if o.SystemdVersion == 0 {
+			o.SystemdVersion = o.systemdVersion(ctx)
 		}
 		_, statErr := os.Stat(o.UnitPath())
 		unitExisted := statErr == nil

@@ -26,7 +26,7 @@ func options(t *testing.T, goos string, r execx.Runner) Options {
 	return Options{OS: goos, Home: home, ConfigHome: filepath.Join(home, ".config"), UID: 1000, User: "alice", Exe: exe,
 		ConfigPath: filepath.Join(home, ".config", "ccbridge", "config.toml"), LogFile: filepath.Join(home, ".local", "state", "ccbridge", "ccbridge.log"),
 		Env: map[string]string{"CCBRIDGE_TOKEN_HOME": "tok-en$%\"x"}, Path: SearchPath(exe, "/opt/claude/bin/claude", "/usr/bin/tmux"),
-		Runner: r, LingerDir: filepath.Join(home, "linger")}
+		Runner: r, LingerDir: filepath.Join(home, "linger"), SystemdVersion: 252}
 }
 
 func perm(t *testing.T, p string) os.FileMode {

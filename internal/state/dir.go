@@ -61,14 +61,26 @@ func HookRuntimeDir() string {
 	return freshestRuntime([]string{d, filepath.Join("/run/user", strconv.Itoa(os.Getuid()), "ccbridge")})
 }
 
-// freshestRuntime returns the directory whose routes record changed last;
-// the first when none has one.
+// freshestRuntime returns, of the directories that are private to this
+// user (or not there yet), the one whose routes record changed last; the
+// first of them when none has one; the first of all when none is usable,
+// which Open then refuses. Only a usable directory's mtime counts: in
+// /tmp another user can plant a directory whose routes look newer.
 func freshestRuntime(dirs []string) string {
-	best, at := dirs[0], time.Time{}
+	best, at, usable := "", time.Time{}, false
 	for _, d := range dirs {
+		if err := checkPrivate(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if !usable {
+			best, usable = d, true
+		}
 		if fi, err := os.Stat(filepath.Join(d, "routes", RoutesKey+".json")); err == nil && fi.ModTime().After(at) {
 			best, at = d, fi.ModTime()
 		}
+	}
+	if !usable {
+		return dirs[0]
 	}
 	return best
 }

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
-
-	"github.com/ccbridge/ccbridge/internal/execx"
 )
 
 // MergeResult says how a merge went.
@@ -123,9 +123,12 @@ func (g *Git) Merge(ctx context.Context, m MergeSpec) (MergeResult, error) {
 // for a button's custom_id beside a long session key.
 const ShownLen = 24
 
-// ignoredOverwritten lists the files of the checkout at repo, ignored by
-// git, that merging commit would overwrite: git treats them as
-// expendable, but a .env is the person's and exists nowhere else.
+// ignoredOverwritten lists the entries of the checkout at repo, ignored
+// by git, that merging commit would overwrite or remove: git treats them
+// as expendable, but a .env is the person's and exists nowhere else. An
+// entry E is at stake when, for a path P the merge writes, E is P, a
+// leading directory of P (a file where git needs a directory), or lies
+// under P (a directory where git needs a file).
 func (g *Git) ignoredOverwritten(ctx context.Context, repo, commit string) ([]string, error) {
 	top, err := g.Root(ctx, repo)
 	if err != nil {
@@ -135,22 +138,50 @@ func (g *Git) ignoredOverwritten(ctx context.Context, repo, commit string) ([]st
 	if err != nil || names == "" {
 		return nil, err
 	}
-	// Tracked files are never reported: only what HEAD does not hold.
-	ignored, err := g.gitIn(ctx, top, strings.NewReader(names), "check-ignore", "--stdin", "-z")
-	if err != nil {
-		var ce *execx.CmdError
-		if errors.As(err, &ce) && ce.ExitCode == 1 {
-			return nil, nil // none ignored
-		}
+	// Only what HEAD does not track; a wholly ignored directory comes as
+	// one "dir/" entry, so node_modules costs one line.
+	listed, err := g.git(ctx, top, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+	if err != nil || listed == "" {
 		return nil, err
 	}
-	var out []string
-	for f := range strings.SplitSeq(ignored, "\x00") {
-		if f == "" {
+	entries := map[string]bool{}   // ignored entries, without a trailing slash
+	holds := map[string][]string{} // a directory: the ignored entries under it
+	for e := range strings.SplitSeq(listed, "\x00") {
+		e = strings.TrimSuffix(e, "/")
+		if e == "" {
 			continue
 		}
-		if _, err := os.Lstat(filepath.Join(top, f)); err == nil {
-			out = append(out, f)
+		entries[e] = true
+		for d := path.Dir(e); d != "."; d = path.Dir(d) {
+			holds[d] = append(holds[d], e)
+		}
+	}
+	seen := map[string]bool{}
+	var hit []string
+	add := func(e string) {
+		if !seen[e] {
+			seen[e] = true
+			hit = append(hit, e)
+		}
+	}
+	for p := range strings.SplitSeq(names, "\x00") {
+		if p == "" {
+			continue
+		}
+		for d := p; d != "."; d = path.Dir(d) {
+			if entries[d] {
+				add(d)
+			}
+		}
+		for _, e := range holds[p] {
+			add(e)
+		}
+	}
+	// Name the files, not also each directory holding them.
+	var out []string
+	for _, e := range hit {
+		if len(holds[e]) == 0 || !slices.ContainsFunc(holds[e], func(c string) bool { return seen[c] }) {
+			out = append(out, e)
 		}
 	}
 	return out, nil

@@ -130,7 +130,7 @@ func (s *Server) identify(c *gwConn, token string, intents int) *gwSession {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	bot := s.botByToken(token)
-	if bot == nil {
+	if bot == nil || !s.spendStart(bot) {
 		return nil
 	}
 	s.stats.Identifies++

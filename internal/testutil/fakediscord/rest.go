@@ -113,7 +113,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, bot *Bot, seg []s
 		writeJSON(w, 200, map[string]any{"url": s.wsURL()})
 	case is("GET", "gateway", "bot"):
 		writeJSON(w, 200, map[string]any{"url": s.wsURL(), "shards": 1,
-			"session_start_limit": map[string]any{"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}})
+			"session_start_limit": s.sessionStartLimit(bot)})
 	case is("GET", "users", "@me"):
 		writeJSON(w, 200, userJSON(bot.user()))
 	case is("GET", "channels", "*"):

@@ -93,6 +93,7 @@ type Server struct {
 	uploadRate   int               // multipart bytes per second, 0 = unlimited
 	closed       bool
 	apps         map[*Bot]*appState
+	starts       map[*Bot]*startLimit // session starts left (startlimit.go)
 }
 
 // New starts a fake with one bot ("main") and registers its shutdown with
