@@ -79,7 +79,7 @@ func (rt route) label() string {
 }
 
 func (r *Router) server(name string) (config.Server, bool) {
-	for _, s := range r.opt.Config.Servers {
+	for _, s := range r.conf().Servers {
 		if s.Name == name {
 			return s, true
 		}

@@ -37,7 +37,7 @@ func (r *Router) panelAction(ev chat.ComponentEvent, args []string, resp chat.Re
 func (r *Router) startStop(server, action, project string) string {
 	var tg target
 	found := false
-	for _, rt := range r.routes {
+	for _, rt := range r.routeTable() {
 		if rt.server.Name == server && rt.project.Name == project {
 			tg, found = target{key: rt.server.Name + "-" + rt.project.Name, rt: rt}, true
 		}
@@ -66,7 +66,7 @@ func (r *Router) startStop(server, action, project string) string {
 // StartConfigured starts the projects and threads configured with
 // startup = true; sessions already running are left alone.
 func (r *Router) StartConfigured() {
-	for _, rt := range r.routes {
+	for _, rt := range r.routeTable() {
 		if rt.project.Startup {
 			r.startInBackground(target{key: rt.server.Name + "-" + rt.project.Name, rt: rt})
 		}
