@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
@@ -51,7 +52,8 @@ type Panel struct {
 	// every session from starting (a Claude command not found).
 	Problem string
 
-	mu   sync.Mutex // guards sums
+	live atomic.Pointer[snapshot] // set by Reconfigure (reconfigure.go)
+	mu   sync.Mutex               // guards sums
 	sums map[string]summaryAt
 	now  func() time.Time // nil: time.Now
 }
@@ -85,7 +87,7 @@ func (p *Panel) summary(ctx context.Context, path, base string) (worktree.Summar
 	if p.now != nil {
 		now = p.now()
 	}
-	every := Heartbeat(p.Config.General.UnreachableAfter.Duration)
+	every := Heartbeat(p.Current().General.UnreachableAfter.Duration)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.sums == nil {
@@ -139,8 +141,8 @@ func (p *Panel) Render(ctx context.Context, server string) chat.Message {
 	if line := p.Fleet.Line(srv.Name); line != "" {
 		b.WriteString(line + "\n")
 	}
-	if p.Problem != "" {
-		b.WriteString("⚠️ " + p.Problem + "\n")
+	if pr := p.problem(); pr != "" {
+		b.WriteString("⚠️ " + pr + "\n")
 	}
 	if line := p.nextSchedule(srv.Name); line != "" {
 		b.WriteString(line + "\n")
@@ -230,7 +232,7 @@ func (p *Panel) machine() string {
 	if p.Fleet != nil {
 		return p.Fleet.Machine
 	}
-	return p.Config.General.Machine
+	return p.Current().General.Machine
 }
 
 func (p *Panel) rows(srv config.Server) []chat.Row {
@@ -265,7 +267,7 @@ func short(s string) string {
 }
 
 func (p *Panel) server(name string) (config.Server, bool) {
-	for _, s := range p.Config.Servers {
+	for _, s := range p.Current().Servers {
 		if s.Name == name {
 			return s, true
 		}
