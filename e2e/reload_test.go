@@ -24,7 +24,7 @@ func TestConfigEditTakesEffectLive(t *testing.T) {
 	b := newBridge(t, 1, 1, "")
 	p := b.projects[0]
 	// The Bash tool shows the environment Claude runs with.
-	b.model.Script("SCN_MARK", fakemodel.Tool("", "Bash", map[string]any{"command": "echo \"mark[$CCBRIDGE_E2E_MARK]\"", "description": "Show the mark"}))
+	b.model.Script("SCN_MARK", fakemodel.Tool("", "Bash", map[string]any{"command": "echo \"mark[$E2E_RELOAD_MARK]\"", "description": "Show the mark"}))
 	b.say(p, "hello before the edit")
 	b.waitReply(p, "ok: hello before the edit")
 
@@ -38,9 +38,9 @@ func TestConfigEditTakesEffectLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	edited := strings.Replace(string(orig), "env = { ", `env = { CCBRIDGE_E2E_MARK = "two", `, 1) +
+	edited := strings.Replace(string(orig), "env = { ", `env = { E2E_RELOAD_MARK = "two", `, 1) +
 		fmt.Sprintf("  [[servers.projects]]\n  name = \"web\"\n  channel_id = %q\n  path = %q\n  footer = \"off\"\n", web.channel, web.dir)
-	if !strings.Contains(edited, "CCBRIDGE_E2E_MARK") {
+	if !strings.Contains(edited, "E2E_RELOAD_MARK") {
 		t.Fatalf("the config has no [claude].env to edit:\n%s", orig)
 	}
 	// Written in place, as a simple editor does (truncate, then write).
@@ -48,7 +48,7 @@ func TestConfigEditTakesEffectLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	notice := b.waitReply(p, "config reloaded")
-	for _, want := range []string{"project " + p.bot.Name + "/web added", "[claude] env (added CCBRIDGE_E2E_MARK)"} {
+	for _, want := range []string{"project " + p.bot.Name + "/web added", "[claude] env (added E2E_RELOAD_MARK)"} {
 		if !strings.Contains(notice.Content, want) {
 			t.Errorf("reload notice lacks %q:\n%s", want, notice.Content)
 		}
