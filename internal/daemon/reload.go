@@ -71,9 +71,10 @@ func newReloader(cfg *config.Config, log *slog.Logger, apply func(context.Contex
 func (r *reloader) run(ctx context.Context) {
 	defer signal.Stop(r.hup)
 	var events <-chan fsnotify.Event
+	var errs <-chan error // read, or the watcher stops delivering events
 	if r.watcher != nil {
 		defer r.watcher.Close()
-		events = r.watcher.Events
+		events, errs = r.watcher.Events, r.watcher.Errors
 	}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -88,6 +89,9 @@ func (r *reloader) run(ctx context.Context) {
 			if r.names[filepath.Clean(ev.Name)] {
 				timer.Reset(reloadDebounce)
 			}
+		case err := <-errs:
+			r.log.Warn("watching the config", "config", r.path, "err", err)
+			timer.Reset(reloadDebounce) // events may have been lost (an overflow): look
 		case <-timer.C:
 			r.reload(ctx, false)
 		}
