@@ -13,7 +13,7 @@ import (
 // a new file: the running one is never written to.
 func reconfigured(t *testing.T, r *Router, edit func(c *config.Config)) *config.Config {
 	t.Helper()
-	c := *r.opt.Config
+	c := *r.conf()
 	c.Servers = slices.Clone(c.Servers)
 	for i := range c.Servers {
 		c.Servers[i].OwnerIDs = slices.Clone(c.Servers[i].OwnerIDs)
@@ -88,5 +88,22 @@ func TestReconfigureNextSessionGetsNewSettings(t *testing.T) {
 	defer ss.mu.Unlock()
 	if len(ss.targets) != 2 || ss.targets[0].Model != "" || ss.targets[1].Model != "opus" {
 		t.Fatalf("targets = %+v", ss.targets)
+	}
+}
+
+// Once the daemon has started its startup projects, a reload that adds
+// one (or sets startup on one) starts it; the others are left alone.
+func TestReconfigureStartsAddedStartupProjects(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	r.StartConfigured() // none has startup = true
+	dir := t.TempDir()
+	r.Reconfigure(reconfigured(t, r, func(c *config.Config) {
+		c.Servers[0].Projects = append(c.Servers[0].Projects, config.Project{Name: "web", ChannelID: "100000000000000044", Path: dir, Progress: "text", Startup: true})
+	}))
+	l.waitFor(t, "ensure home-web")
+	r.Reconfigure(reconfigured(t, r, func(c *config.Config) { c.Servers[0].Projects[0].Model = "opus" }))
+	time.Sleep(50 * time.Millisecond)
+	if got := l.all(); !slices.Equal(got, []string{"ensure home-web"}) {
+		t.Fatalf("ops = %q", got)
 	}
 }

@@ -110,8 +110,9 @@ type route struct {
 // Router dispatches events. Messages for one session are handled in order
 // by that session's worker.
 type Router struct {
-	opt Options
-	tab atomic.Pointer[table] // the config in use (reconfigure.go)
+	opt     Options
+	tab     atomic.Pointer[table] // the config in use (reconfigure.go)
+	started atomic.Bool           // StartConfigured ran
 
 	ctx context.Context
 	wg  sync.WaitGroup
