@@ -16,6 +16,9 @@ type Change struct {
 	// daemon captured it when it started: a connection, a tmux server,
 	// this machine's name among the fleet).
 	Restart bool
+	// NextSession: it reaches the sessions started from now on; those
+	// running keep what they started with.
+	NextSession bool
 }
 
 // restartKeys are the keys the daemon reads only at start.
@@ -37,6 +40,9 @@ func Diff(old, cur *Config) []Change {
 	add := func(restart bool, format string, args ...any) {
 		out = append(out, Change{What: fmt.Sprintf(format, args...), Restart: restart})
 	}
+	next := func(format string, args ...any) {
+		out = append(out, Change{What: fmt.Sprintf(format, args...), NextSession: true})
+	}
 	for _, k := range changedKeys(old.General, cur.General) {
 		add(restartKeys["general."+k], "[general] %s", k)
 	}
@@ -48,13 +54,13 @@ func Diff(old, cur *Config) []Change {
 	}
 	for _, k := range changedKeys(old.Claude, cur.Claude) {
 		if k == "env" {
-			add(false, "[claude] env (%s)", envChange(old.Claude.Env, cur.Claude.Env))
+			next("[claude] env (%s)", envChange(old.Claude.Env, cur.Claude.Env))
 			continue
 		}
-		add(false, "[claude] %s", k)
+		next("[claude] %s", k)
 	}
 	for _, k := range changedKeys(old.Policy, cur.Policy) {
-		add(false, "[policy] %s", k)
+		next("[policy] %s", k)
 	}
 	for _, k := range changedKeys(old.Voice, cur.Voice) {
 		add(false, "[voice] %s", k)
@@ -89,7 +95,7 @@ func diffServer(old, cur Server) []Change {
 		case "owner_ids":
 			out = append(out, Change{What: fmt.Sprintf("server %s owner_ids (%s)", cur.Name, listChange(old.OwnerIDs, cur.OwnerIDs))})
 		default:
-			out = append(out, Change{What: fmt.Sprintf("server %s %s", cur.Name, k), Restart: restartKeys[k]})
+			out = append(out, Change{What: fmt.Sprintf("server %s %s", cur.Name, k), Restart: restartKeys[k], NextSession: k == "tmux_session"})
 		}
 	}
 	olds := map[string]Project{}
@@ -105,7 +111,7 @@ func diffServer(old, cur Server) []Change {
 			continue
 		}
 		if keys := changedKeys(was, p); len(keys) > 0 {
-			out = append(out, Change{What: fmt.Sprintf("project %s/%s %s", cur.Name, p.Name, strings.Join(keys, ", "))})
+			out = append(out, Change{What: fmt.Sprintf("project %s/%s %s", cur.Name, p.Name, strings.Join(keys, ", ")), NextSession: true})
 		}
 	}
 	for _, p := range old.Projects {
@@ -203,17 +209,21 @@ func countMissing(a, b []string) int {
 // for a restart; "" when nothing changed.
 func ReloadSummary(changes []Change) string {
 	var live, restart []string
+	next := false
 	for _, c := range changes {
 		if c.Restart {
 			restart = append(restart, c.What)
 		} else {
 			live = append(live, c.What)
+			next = next || c.NextSession
 		}
 	}
 	var b strings.Builder
 	if len(live) > 0 {
-		b.WriteString("Applied: " + strings.Join(live, "; ") + ".\n" +
-			"Running sessions keep the settings they started with ([claude] command, args, env, policy); the next session started gets the new ones.")
+		b.WriteString("Applied: " + strings.Join(live, "; ") + ".")
+	}
+	if next {
+		b.WriteString("\nRunning sessions keep the settings they started with; the next session started gets the new ones (`/stop` one to restart it with them).")
 	}
 	if len(restart) > 0 {
 		if b.Len() > 0 {

@@ -75,6 +75,22 @@ func TestDiffLiveAndRestart(t *testing.T) {
 	}
 }
 
+// The note that running sessions keep their settings comes only with a
+// change that reaches sessions.
+func TestReloadSummaryNamesRunningSessionsOnlyWhenTheyMiss(t *testing.T) {
+	old := parseValid(t)
+	cur := parseValid(t)
+	cur.Servers[0].Projects[0].Path = old.Servers[0].Projects[0].Path
+	cur.Servers[0].OwnerIDs = append(cur.Servers[0].OwnerIDs, "100000000000000009")
+	if sum := ReloadSummary(Diff(old, cur)); strings.Contains(sum, "Running sessions") || !strings.Contains(sum, "owner_ids (1 added)") {
+		t.Fatalf("owners only: %q", sum)
+	}
+	cur.Claude.Args = []string{"--verbose"}
+	if sum := ReloadSummary(Diff(old, cur)); !strings.Contains(sum, "Running sessions keep the settings they started with") {
+		t.Fatalf("with [claude] args: %q", sum)
+	}
+}
+
 func TestDiffRemoved(t *testing.T) {
 	old := parseValid(t)
 	cur := parseValid(t)
