@@ -14,6 +14,10 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/panel"
+	"github.com/ccbridge/ccbridge/internal/router"
+	"github.com/ccbridge/ccbridge/internal/session"
+	"github.com/ccbridge/ccbridge/internal/state"
 )
 
 const reloadTOML = `
@@ -162,5 +166,70 @@ func TestReloadAppliesGoodEditsAndRefusesBrokenOnes(t *testing.T) {
 	defer g.mu.Unlock()
 	if len(g.said) != 3 || slices.ContainsFunc(g.said, func(s string) bool { return strings.Contains(s, "100000000000000003") }) {
 		t.Fatalf("said %q", g.said)
+	}
+}
+
+// apply reaches every part that reads the config: the hooks' records
+// (projects, owners, policies, prompt timeout) and the router, sessions,
+// panel and attention loop in this process.
+func TestApplyReachesEveryPart(t *testing.T) {
+	t.Setenv("CCBRIDGE_RELOAD_TOKEN", "tok-0123456789")
+	dir := t.TempDir()
+	cfg, err := config.Parse(fmt.Sprintf(reloadTOML, "one", dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := state.OpenStore(filepath.Join(t.TempDir(), "rt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext, err := state.OpenExtras(store.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := store.Bots.Update(ctx, "home", func(b *state.Bot) error { b.Token, b.PromptTimeout = "tok", time.Minute; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	sessions, err := session.New(session.Options{Config: cfg, Store: store, HookStop: "/bin/hs", HookPretool: "/bin/hp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := router.New(ctx, router.Options{Config: cfg, Store: store})
+	defer rt.Wait()
+	pnl := &panel.Panel{Config: cfg, Store: store}
+	att := &attention{cfg: cfg}
+	parts := &liveParts{store: store, ext: ext, durable: t.TempDir(), sessions: sessions, router: rt, panel: pnl, attention: att, log: slog.New(slog.DiscardHandler)}
+
+	next, err := config.Parse(fmt.Sprintf(reloadTOML+webProject, "two", dir, dir) + "[[servers]]\nname = \"work\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	next.Claude.PromptTimeout = config.Duration{Duration: 7 * time.Minute}
+	next.Servers[0].OwnerIDs = []string{"100000000000000055"}
+	if err := parts.apply(ctx, next); err != nil {
+		t.Fatal(err)
+	}
+
+	routes, err := store.Routes.Get(state.RoutesKey)
+	if err != nil || !slices.ContainsFunc(routes.Routes, func(r state.Route) bool { return r.Project == "web" }) {
+		t.Errorf("routes = %+v, %v", routes, err)
+	}
+	prefs, err := ext.Prefs.Get(state.PrefsKey("home", "web"))
+	if err != nil || !slices.Equal(prefs.Owners, []string{"100000000000000055"}) {
+		t.Errorf("prefs of web = %+v, %v", prefs, err)
+	}
+	if prefs, _ := ext.Prefs.Get(state.PrefsKey("home", "api")); !slices.Equal(prefs.Owners, []string{"100000000000000055"}) {
+		t.Errorf("the removed owner is still among api's: %+v", prefs.Owners)
+	}
+	if b, _ := store.Bots.Get("home"); b.PromptTimeout != 7*time.Minute || b.Token != "tok" {
+		t.Errorf("bot record = %+v", b)
+	}
+	if _, err := store.Bots.Get("work"); err == nil {
+		t.Error("a bot record was made for a server whose bot is not connected")
+	}
+	if pnl.Current() != next || att.conf() != next {
+		t.Error("the panel or the attention loop still reads the old config")
 	}
 }
