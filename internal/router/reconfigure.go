@@ -72,11 +72,11 @@ func (r *Router) conf() *config.Config { return r.tab.Load().cfg }
 // routeTable is the project channels of the config in use now.
 func (r *Router) routeTable() map[string]route { return r.tab.Load().routes }
 
-// current is rt as the config in use now has it (a worker holds the route
-// it started with); rt itself when its project is gone, or is a folder
-// opened with /open.
-func (r *Router) current(rt route) route {
-	for _, s := range r.conf().Servers {
+// current is rt as cfg has it (a worker holds the route it started
+// with); rt itself when its project is gone, or is a folder opened with
+// /open.
+func current(cfg *config.Config, rt route) route {
+	for _, s := range cfg.Servers {
 		if s.Name != rt.server.Name {
 			continue
 		}

@@ -170,14 +170,15 @@ func (r *Router) sessionTarget(tg target) (session.Target, error) {
 			return session.Target{}, errFolderClosed
 		}
 	}
-	tg.rt = r.current(tg.rt) // as the config is now, not as when the worker started
+	cfg := r.conf()
+	tg.rt = current(cfg, tg.rt) // as the config is now, not as when the worker started
 	reg, _ := r.opt.Registry.Sessions.Get(tg.key)
 	var t session.Target
 	var err error
 	if tg.threadID != "" {
-		t, err = session.ThreadTarget(r.conf(), tg.rt.server, tg.rt.project, tg.threadID, reg)
+		t, err = session.ThreadTarget(cfg, tg.rt.server, tg.rt.project, tg.threadID, reg)
 	} else {
-		t, err = session.ProjectTarget(r.conf(), tg.rt.server, tg.rt.project)
+		t, err = session.ProjectTarget(cfg, tg.rt.server, tg.rt.project)
 		if reg.Model != "" {
 			t.Model = reg.Model
 		}
