@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/config"
@@ -86,6 +87,7 @@ type attention struct {
 	store   *state.Store
 	ext     *state.Extras
 	cfg     *config.Config
+	live    atomic.Pointer[config.Config] // a reloaded config, replacing cfg
 	posters map[string]*discord.Poster
 	log     *slog.Logger
 	now     func() time.Time
@@ -93,6 +95,14 @@ type attention struct {
 	// sends are those under way.
 	sessions session.Typist
 	sends    sync.WaitGroup
+}
+
+// conf is the config in use: the last one reloaded, else cfg.
+func (a *attention) conf() *config.Config {
+	if c := a.live.Load(); c != nil {
+		return c
+	}
+	return a.cfg
 }
 
 // keepStatuses is how long the statusLine figures of a Claude session are
@@ -122,7 +132,7 @@ func (a *attention) loop(ctx context.Context) {
 
 // settings returns the session's attention settings and its server's owners.
 func (a *attention) settings(sess state.Session) (state.SessionPrefs, []string, bool) {
-	for _, s := range a.cfg.Servers {
+	for _, s := range a.conf().Servers {
 		if s.Name != sess.Server {
 			continue
 		}
@@ -247,7 +257,7 @@ func (a *attention) continueAtReset(ctx context.Context, now time.Time) {
 }
 
 func (a *attention) sendContinue(ctx context.Context, key string, res state.Resume) {
-	wait := a.cfg.Claude.PromptTimeout.Duration
+	wait := a.conf().Claude.PromptTimeout.Duration
 	sctx, cancel := context.WithTimeout(ctx, wait+time.Minute)
 	defer cancel()
 	err := session.Send(sctx, a.sessions, key, "continue", session.SendOptions{DialogWait: wait})

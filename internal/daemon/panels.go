@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/discord"
 	"github.com/ccbridge/ccbridge/internal/panel"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -52,18 +53,17 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 	peers := &peerReader{botIDs: map[string]string{}, twins: map[string]bool{}, known: map[string][]string{}, saved: map[string]string{},
 		loaded: map[string]bool{}, overlaps: map[string]string{}}
 	listedAt := map[string]time.Time{} // when each server's channel list was last shown
-	for _, srv := range p.Config.Servers {
-		if p.Fleet != nil {
-			var own []string
-			for _, proj := range srv.Projects {
-				own = append(own, proj.ChannelID)
-			}
-			p.Fleet.SetOwn(srv.Name, own)
-		}
-	}
-	dirty := true // a change waits to be drawn
+	var cfg *config.Config             // the config drawn
+	dirty := true                      // a change waits to be drawn
 	for {
-		for _, srv := range p.Config.Servers {
+		if cur := p.Current(); cur != cfg {
+			// Started, or reloaded: what this machine owns, and its
+			// channel list, change with the config.
+			cfg, dirty = cur, true
+			clear(listedAt)
+			ownChannels(p.Fleet, cfg)
+		}
+		for _, srv := range cfg.Servers {
 			if srv.GeneralChannelID != "" && p.Fleet != nil && time.Since(readAt[srv.Name]) >= every {
 				readAt[srv.Name] = time.Now()
 				r.readPeers(ctx, p.Fleet, peers, srv.Name, srv.GeneralChannelID)
@@ -72,7 +72,7 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 		}
 		if dirty {
 			dirty = false
-			for _, srv := range p.Config.Servers {
+			for _, srv := range cfg.Servers {
 				if srv.GeneralChannelID == "" {
 					continue
 				}
@@ -115,13 +115,27 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 	}
 }
 
+// ownChannels tells the fleet which channels this machine maps.
+func ownChannels(f *panel.Fleet, cfg *config.Config) {
+	if f == nil {
+		return
+	}
+	for _, srv := range cfg.Servers {
+		var own []string
+		for _, proj := range srv.Projects {
+			own = append(own, proj.ChannelID)
+		}
+		f.SetOwn(srv.Name, own)
+	}
+}
+
 // leavePanels marks this machine's panels stopped as the daemon stops, so
 // that the other machines show it down at once rather than after
 // unreachable_after.
 func (r *relay) leavePanels(p *panel.Panel, drawn map[string]time.Time) {
 	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
 	defer cancel()
-	for _, srv := range p.Config.Servers {
+	for _, srv := range p.Current().Servers {
 		if _, ok := drawn[srv.Name]; !ok || srv.GeneralChannelID == "" {
 			continue
 		}

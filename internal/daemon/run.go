@@ -142,10 +142,12 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: recording, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance, Fleet: fleet,
 		Land: worktree.New(execx.Exec{}), History: history{posters}, Cursors: cursors}) // catchup.go
 	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, log: log, unknownLogged: map[string]bool{}}
+	att := &attention{store: store, ext: ext, cfg: cfg, posters: posters, log: log, now: time.Now, sessions: recording}
+	parts := &liveParts{store: store, ext: ext, durable: durable, sessions: sessions, router: rt, panel: pnl, attention: att, log: log} // reload.go
 	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations, relay.watchWorktrees,
-		func(ctx context.Context) { relay.keepPanels(ctx, pnl) },
-		(&attention{store: store, ext: ext, cfg: cfg, posters: posters, log: log, now: time.Now, sessions: recording}).loop, live.loop,
-		sessions.WatchDialogs} // dialogs a running Claude opens that no hook reports
+		func(ctx context.Context) { relay.keepPanels(ctx, pnl) }, att.loop, live.loop,
+		sessions.WatchDialogs, // dialogs a running Claude opens that no hook reports
+		newReloader(cfg, log, parts.apply, rep.Send).run}
 	done := make(chan struct{}, len(loops))
 	for _, loop := range loops {
 		go func() { loop(runCtx); done <- struct{}{} }()

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/setup"
+	"github.com/ccbridge/ccbridge/internal/state"
 )
 
 // stdin is where setup reads answers; a variable for tests.
@@ -35,7 +37,7 @@ func cmdSetup(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "ccbridge:", err)
 		return exitError
 	}
-	o := setup.Options{ConfigPath: path, In: stdin, Out: stdout, Wait: *wait, PollEvery: max(*poll, 10*time.Millisecond)}
+	o := setup.Options{ConfigPath: path, In: stdin, Out: stdout, Wait: *wait, PollEvery: max(*poll, 10*time.Millisecond), DaemonRunning: daemonRunning}
 	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		o.ReadSecret = func(ctx context.Context) (string, error) { return readPassword(ctx, int(f.Fd())) }
 	}
@@ -48,6 +50,24 @@ func cmdSetup(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitError
 	}
 	return exitOK
+}
+
+// daemonRunning reports whether a daemon holds the runtime directory's
+// lock, as doctor finds out.
+func daemonRunning() bool {
+	root := state.DefaultRuntimeDir()
+	if _, err := os.Lstat(root); err != nil {
+		return false
+	}
+	dir, err := state.Open(root)
+	if err != nil {
+		return false
+	}
+	unlock, err := dir.LockDaemon()
+	if err == nil {
+		_ = unlock()
+	}
+	return errors.Is(err, state.ErrDaemonRunning)
 }
 
 // readPassword reads a line without echo. Ctrl-C (which ends ctx: the

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ccbridge/ccbridge/internal/state"
 )
 
 func TestSetupDoctorServiceUsage(t *testing.T) {
@@ -62,5 +64,35 @@ func TestDebugLevel(t *testing.T) {
 	newLogger(&b, true).Debug("shown")
 	if strings.Contains(b.String(), "hidden") || !strings.Contains(b.String(), "shown") {
 		t.Errorf("log: %q", b.String())
+	}
+}
+
+// setup's last words depend on whether a daemon holds the runtime
+// directory's lock.
+func TestDaemonRunningProbe(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "rt")
+	t.Setenv(state.EnvRuntimeDir, root)
+	if daemonRunning() {
+		t.Fatal("running, with no runtime dir")
+	}
+	store, err := state.OpenStore(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if daemonRunning() {
+		t.Fatal("running, with no daemon")
+	}
+	unlock, err := store.Dir.LockDaemon()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !daemonRunning() {
+		t.Fatal("not running, while a daemon holds the lock")
+	}
+	if err := unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if daemonRunning() {
+		t.Fatal("still running once the daemon let go")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
@@ -51,7 +52,8 @@ type Panel struct {
 	// every session from starting (a Claude command not found).
 	Problem string
 
-	mu      sync.Mutex // guards sums
+	live    atomic.Pointer[snapshot] // set by Reconfigure (reconfigure.go)
+	mu      sync.Mutex               // guards sums
 	sums    map[string]summaryAt
 	cmu     sync.Mutex        // guards connect (not held across git, as mu is)
 	connect map[string]string // server → why its bot is not connected (connect.go)
@@ -87,7 +89,7 @@ func (p *Panel) summary(ctx context.Context, path, base string) (worktree.Summar
 	if p.now != nil {
 		now = p.now()
 	}
-	every := Heartbeat(p.Config.General.UnreachableAfter.Duration)
+	every := Heartbeat(p.Current().General.UnreachableAfter.Duration)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.sums == nil {
@@ -141,8 +143,8 @@ func (p *Panel) Render(ctx context.Context, server string) chat.Message {
 	if line := p.Fleet.Line(srv.Name); line != "" {
 		b.WriteString(line + "\n")
 	}
-	if p.Problem != "" {
-		b.WriteString("⚠️ " + p.Problem + "\n")
+	if pr := p.problem(); pr != "" {
+		b.WriteString("⚠️ " + pr + "\n")
 	}
 	if c := p.connectProblem(srv.Name); c != "" {
 		b.WriteString("⚠️ " + c + "\n")
@@ -235,7 +237,7 @@ func (p *Panel) machine() string {
 	if p.Fleet != nil {
 		return p.Fleet.Machine
 	}
-	return p.Config.General.Machine
+	return p.Current().General.Machine
 }
 
 func (p *Panel) rows(srv config.Server) []chat.Row {
@@ -270,7 +272,7 @@ func short(s string) string {
 }
 
 func (p *Panel) server(name string) (config.Server, bool) {
-	for _, s := range p.Config.Servers {
+	for _, s := range p.Current().Servers {
 		if s.Name == name {
 			return s, true
 		}

@@ -73,7 +73,7 @@ const catchUpRead = 2 * time.Minute
 
 func (r *Router) catchingUp() bool { return r.opt.History != nil && r.opt.Cursors != nil }
 
-func (r *Router) catchUpAge() time.Duration { return r.opt.Config.Discord.CatchUp.Duration }
+func (r *Router) catchUpAge() time.Duration { return r.conf().Discord.CatchUp.Duration }
 
 // laterNotice is tellStopped's text with catch-up.
 func (r *Router) laterNotice(text string) string {
@@ -137,7 +137,7 @@ func (r *Router) CatchUpChannels(server string) map[string]string {
 	}
 	out := map[string]string{}
 	projects := map[string]string{}
-	for ch, rt := range r.routes {
+	for ch, rt := range r.routeTable() {
 		if rt.server.Name == server {
 			out[ch] = ""
 			projects[rt.project.Name] = ch

@@ -169,7 +169,7 @@ func TestCatchUpOffersOldMessagesDeliverAnywayOnce(t *testing.T) {
 		r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, MessageID: "1", User: chat.User{ID: user}, CustomID: id}, fakeResponder{l})
 	}
 	r.opt.Config.Servers[0].OwnerIDs = append(r.opt.Config.Servers[0].OwnerIDs, "777")
-	r.owners["home"]["777"] = true
+	r.Reconfigure(r.opt.Config)
 	click("777")
 	l.waitFor(t, "respond ephemeral=true "+string(offerNotYours))
 	click(owner)

@@ -228,7 +228,7 @@ func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
 // the channel in its panel: that one answers.
 func (r *Router) unmappedReply(ev chat.CommandEvent) string {
 	panelled := false
-	for _, s := range r.opt.Config.Servers {
+	for _, s := range r.conf().Servers {
 		panelled = panelled || (s.Name == ev.Server && s.GeneralChannelID != "")
 	}
 	if !panelled {
@@ -269,7 +269,7 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 		if err != nil {
 			return chat.Reply{Content: "⚠️ " + errText(err)}
 		}
-		return chat.Reply{Content: statusText(r.opt.Config.General.Machine, rt, st)}
+		return chat.Reply{Content: statusText(r.conf().General.Machine, rt, st)}
 	case "stop":
 		if err := r.opt.Sessions.InterruptTurn(ctx, key); errors.Is(err, session.ErrNoPane) {
 			return noSession
@@ -400,7 +400,7 @@ func (r *Router) channelKey(server, channelID, arg string) (string, bool) {
 	if tg, known := r.openedThread(server, channelID); known { // open.go
 		return tg.key, tg.key != "" && chat.ArgIs(arg, tg.key)
 	}
-	for _, rt := range r.routes {
+	for _, rt := range r.routeTable() {
 		if rt.server.Name != server {
 			continue
 		}

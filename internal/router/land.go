@@ -409,7 +409,7 @@ func (r *Router) landModal(ev chat.ModalEvent, key, action string, resp chat.Res
 // targetByKey finds the target of a channel or thread whose session key is
 // known (component and modal events do not carry a thread's parent).
 func (r *Router) targetByKey(server, channelID, key string) (target, bool) {
-	for _, s := range r.opt.Config.Servers {
+	for _, s := range r.conf().Servers {
 		if s.Name != server {
 			continue
 		}

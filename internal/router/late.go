@@ -131,7 +131,7 @@ func (r *Router) offer(tg target, it item) {
 		if c.Offers == nil {
 			c.Offers = map[string]state.Offer{}
 		}
-		c.Offers[ev.MessageID] = state.Offer{AuthorID: ev.Author.ID, Expires: now.Add(r.opt.Config.Claude.PromptTimeout.Duration)}
+		c.Offers[ev.MessageID] = state.Offer{AuthorID: ev.Author.ID, Expires: now.Add(r.conf().Claude.PromptTimeout.Duration)}
 		return nil
 	})
 	if err != nil {

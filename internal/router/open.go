@@ -79,7 +79,7 @@ func (rt route) label() string {
 }
 
 func (r *Router) server(name string) (config.Server, bool) {
-	for _, s := range r.opt.Config.Servers {
+	for _, s := range r.conf().Servers {
 		if s.Name == name {
 			return s, true
 		}
@@ -128,7 +128,7 @@ func (r *Router) openFolder(ev chat.CommandEvent, tg target) chat.Reply {
 	if err != nil {
 		return chat.Reply{Content: "⚠️ Not opened: " + errText(err)}
 	}
-	if why := projectsAround(r.opt.Config, dir); why != "" {
+	if why := projectsAround(r.conf(), dir); why != "" {
 		return chat.Reply{Content: "⚠️ Not opened: " + why}
 	}
 	name := filepath.Base(dir)
@@ -155,7 +155,7 @@ func (r *Router) openFolder(ev chat.CommandEvent, tg target) chat.Reply {
 	r.wg.Add(1)
 	go func() { defer r.wg.Done(); r.startOpened(th, dir) }()
 	text := fmt.Sprintf("📂 Opened `%s` in <#%s>: its messages go to a Claude session started there. /close in the thread stops it.", clip(dir, 300), threadID)
-	if p, ok := r.opt.Config.ProjectHolding(dir); ok {
+	if p, ok := r.conf().ProjectHolding(dir); ok {
 		text += fmt.Sprintf(" It is in a project's directory: the [policy] of the project %s holds there.", p.Name)
 	}
 	return chat.Reply{Content: text}

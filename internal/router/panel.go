@@ -5,7 +5,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
-	"github.com/ccbridge/ccbridge/internal/session"
 )
 
 // panelAction answers the control panel: Start or Stop a project, or
@@ -37,7 +36,7 @@ func (r *Router) panelAction(ev chat.ComponentEvent, args []string, resp chat.Re
 func (r *Router) startStop(server, action, project string) string {
 	var tg target
 	found := false
-	for _, rt := range r.routes {
+	for _, rt := range r.routeTable() {
 		if rt.server.Name == server && rt.project.Name == project {
 			tg, found = target{key: rt.server.Name + "-" + rt.project.Name, rt: rt}, true
 		}
@@ -64,17 +63,12 @@ func (r *Router) startStop(server, action, project string) string {
 }
 
 // StartConfigured starts the projects and threads configured with
-// startup = true; sessions already running are left alone.
+// startup = true; sessions already running are left alone. Once called, a
+// reload that adds one starts it too (reconfigure.go).
 func (r *Router) StartConfigured() {
-	for _, rt := range r.routes {
-		if rt.project.Startup {
-			r.startInBackground(target{key: rt.server.Name + "-" + rt.project.Name, rt: rt})
-		}
-		for _, th := range rt.project.Threads {
-			if th.Startup {
-				r.startInBackground(target{key: session.ThreadKey(rt.server.Name, rt.project.Name, th.ThreadID), rt: rt, threadID: th.ThreadID})
-			}
-		}
+	r.started.Store(true)
+	for _, tg := range r.tab.Load().startTargets() {
+		r.startInBackground(tg)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -115,9 +116,9 @@ type route struct {
 // Router dispatches events. Messages for one session are handled in order
 // by that session's worker.
 type Router struct {
-	opt    Options
-	routes map[string]route // channel id → project
-	owners map[string]map[string]bool
+	opt     Options
+	tab     atomic.Pointer[table] // the config in use (reconfigure.go)
+	started atomic.Bool           // StartConfigured ran
 
 	ctx context.Context
 	wg  sync.WaitGroup
@@ -176,13 +177,15 @@ func (r *Router) sessionTarget(tg target) (session.Target, error) {
 			return session.Target{}, errFolderClosed
 		}
 	}
+	cfg := r.conf()
+	tg.rt = current(cfg, tg.rt) // as the config is now, not as when the worker started
 	reg, _ := r.opt.Registry.Sessions.Get(tg.key)
 	var t session.Target
 	var err error
 	if tg.threadID != "" {
-		t, err = session.ThreadTarget(r.opt.Config, tg.rt.server, tg.rt.project, tg.threadID, reg)
+		t, err = session.ThreadTarget(cfg, tg.rt.server, tg.rt.project, tg.threadID, reg)
 	} else {
-		t, err = session.ProjectTarget(r.opt.Config, tg.rt.server, tg.rt.project)
+		t, err = session.ProjectTarget(cfg, tg.rt.server, tg.rt.project)
 		if reg.Model != "" {
 			t.Model = reg.Model
 		}
@@ -208,16 +211,8 @@ func New(ctx context.Context, opt Options) *Router {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
 	opt.Replier = fittingReplier{opt.Replier} // limits.go
-	r := &Router{opt: opt, ctx: ctx, routes: map[string]route{}, owners: map[string]map[string]bool{}, workers: map[string]chan item{}, closing: map[string]bool{}, followers: map[string]*screenFollower{}, now: time.Now, schedWake: make(chan struct{}, 1)}
-	for _, s := range opt.Config.Servers {
-		r.owners[s.Name] = map[string]bool{}
-		for _, o := range s.OwnerIDs {
-			r.owners[s.Name][o] = true
-		}
-		for _, p := range s.Projects {
-			r.routes[p.ChannelID] = route{server: s, project: p}
-		}
-	}
+	r := &Router{opt: opt, ctx: ctx, workers: map[string]chan item{}, closing: map[string]bool{}, followers: map[string]*screenFollower{}, now: time.Now, schedWake: make(chan struct{}, 1)}
+	r.Reconfigure(opt.Config)
 	return r
 }
 
@@ -227,12 +222,12 @@ func (r *Router) Wait() { r.wg.Wait() }
 
 // allowed reports whether user may act on server's sessions.
 func (r *Router) allowed(server string, u chat.User) bool {
-	return !u.Bot && r.owners[server][u.ID]
+	return !u.Bot && r.tab.Load().owners[server][u.ID]
 }
 
 // lookup finds the project of a channel that belongs to server.
 func (r *Router) lookup(server, channelID string) (route, bool) {
-	rt, ok := r.routes[channelID]
+	rt, ok := r.routeTable()[channelID]
 	return rt, ok && rt.server.Name == server
 }
 
@@ -416,7 +411,7 @@ func (r *Router) deliver(tg target, it item) bool {
 	r.recordTyped(key, it, prompt) // catchup.go
 	ty := &typist{Typist: r.opt.Sessions}
 	err = session.Send(ctx, ty, key, prompt, session.SendOptions{
-		DialogWait: r.opt.Config.Claude.PromptTimeout.Duration,
+		DialogWait: r.conf().Claude.PromptTimeout.Duration,
 		OnDialog: func() {
 			r.react(ev, "⏳")
 			r.send(ev.Server, ev.ChannelID, "⏳ Claude is waiting on a prompt in the terminal. Your message will be delivered when it closes (answer it there, or with /screen).")

@@ -83,6 +83,7 @@ type fakeSessions struct {
 	fail      map[string]error // what a method fails with, by name
 	statuses  int              // calls of Status
 	reads     int              // calls of Screen
+	targets   []session.Target // what Ensure was given, in turn
 }
 
 // waitStatus waits for a call of Status (a closer looking at the turn).
@@ -103,6 +104,9 @@ func (f *fakeSessions) Ensure(_ context.Context, t session.Target) (string, bool
 	if err := f.fail["Ensure"]; err != nil {
 		return "", false, err
 	}
+	f.mu.Lock()
+	f.targets = append(f.targets, t)
+	f.mu.Unlock()
 	f.l.add("ensure %s", t.Key)
 	return "%1", true, nil
 }

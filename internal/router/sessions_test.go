@@ -40,7 +40,7 @@ func TestTakeOverOnlyByOwnersInTheProjectChannel(t *testing.T) {
 	r, ss, _, l, _ := newRouter(t)
 	tk := &fakeTakeovers{fakeSessions: ss, live: []session.LiveSession{{Hand: true, Driveable: true, ClaudeSessionID: "cs1", Pane: "%7", State: "idle"}}}
 	r.opt.Sessions = tk
-	reply := r.listSessions(target{key: "home-api", rt: r.routes[channel]})
+	reply := r.listSessions(target{key: "home-api", rt: r.routeTable()[channel]})
 	var take string
 	for _, row := range reply.Rows {
 		for _, b := range row.Buttons {
@@ -87,7 +87,7 @@ func TestResumeRefusesAConversationRunningElsewhere(t *testing.T) {
 	r, ss, _, l, store := newRouter(t)
 	tk := pastTakeovers{&fakeTakeovers{fakeSessions: ss}}
 	r.opt.Sessions = tk
-	reply := r.listSessions(target{key: "home-api", rt: r.routes[channel]})
+	reply := r.listSessions(target{key: "home-api", rt: r.routeTable()[channel]})
 	ids := map[string]string{}
 	for _, row := range reply.Rows {
 		for _, b := range row.Buttons {

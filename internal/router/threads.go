@@ -543,7 +543,7 @@ func (r *Router) projectThread(server, project, threadID string) (target, bool) 
 		tg, _ := r.openedThread(server, threadID) // open.go
 		return tg, tg.key != ""
 	}
-	for _, rt := range r.routes {
+	for _, rt := range r.routeTable() {
 		if rt.server.Name == server && rt.project.Name == project {
 			return r.resolve(server, threadID, rt.project.ChannelID)
 		}

@@ -81,12 +81,12 @@ func (r *Router) transcriber() Transcriber {
 		return r.opt.Transcriber
 	}
 	var secrets []string
-	for _, s := range r.opt.Config.Servers {
+	for _, s := range r.conf().Servers {
 		if s.TokenEnv != "" {
 			secrets = append(secrets, s.TokenEnv)
 		}
 	}
-	return voice.Transcriber{Config: r.opt.Config.Voice, Runner: execx.Exec{}, Secrets: secrets}
+	return voice.Transcriber{Config: r.conf().Voice, Runner: execx.Exec{}, Secrets: secrets}
 }
 
 // voiceNote handles an owner's voice message beside the session's queue.
@@ -114,7 +114,7 @@ func (r *Router) transcribe(tg target, ev chat.MessageEvent, audio chat.Attachme
 		return
 	}
 	saved := fmt.Sprintf("The audio is saved at `%s`.", file)
-	cfg := r.opt.Config.Voice
+	cfg := r.conf().Voice
 	if !cfg.Enabled() {
 		r.react(ev, "⚠️")
 		reply("⚠️ Voice notes need a transcription command: set `[voice] command` in ccbridge's config (the README has two recipes). Nothing was sent to Claude. " + saved)
@@ -150,7 +150,7 @@ func (r *Router) transcribe(tg target, ev chat.MessageEvent, audio chat.Attachme
 		r.enqueue(tg, spoken(ev, words))
 		return
 	}
-	rv := &voiceReview{tg: tg, note: ev, words: words, expires: r.now().Add(r.opt.Config.Claude.PromptTimeout.Duration)}
+	rv := &voiceReview{tg: tg, note: ev, words: words, expires: r.now().Add(r.conf().Claude.PromptTimeout.Duration)}
 	m := transcriptMessage("🎙️ Transcript of your voice note, not sent yet: Send it, edit it, or cancel.", words)
 	if m.Rows, err = r.voiceButtons(ev.MessageID); err != nil {
 		reply("⚠️ " + errText(err))

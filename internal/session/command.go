@@ -44,7 +44,7 @@ func panePath(cfg *config.Config) string {
 // start timeout. ccbridge run calls it at start, as doctor does.
 func CheckCommand(cfg *config.Config) error { return checkCommand(cfg, findProgram) }
 
-func (m *Manager) checkCommand() error { return checkCommand(m.opt.Config, m.opt.FindProgram) }
+func (m *Manager) checkCommand() error { return checkCommand(m.config(), m.opt.FindProgram) }
 
 func checkCommand(cfg *config.Config, find func(name, path string) error) error {
 	cmd := cfg.Claude.Command

@@ -118,12 +118,12 @@ func ClaudeConfigDir(cfg *config.Config) string {
 
 // History lists a project's recent conversations from Claude's own records.
 func (m *Manager) History(dir string, limit int) ([]history.Conversation, error) {
-	return history.List(history.ProjectsDir(ClaudeConfigDir(m.opt.Config)), dir, limit)
+	return history.List(history.ProjectsDir(ClaudeConfigDir(m.config())), dir, limit)
 }
 
 // Conversation finds one past conversation of a project by its id.
 func (m *Manager) Conversation(dir, id string) (history.Conversation, bool) {
-	return history.Find(history.ProjectsDir(ClaudeConfigDir(m.opt.Config)), dir, id)
+	return history.Find(history.ProjectsDir(ClaudeConfigDir(m.config())), dir, id)
 }
 
 // LiveRecord returns what the hooks recorded of a hand-started Claude.

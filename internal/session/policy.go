@@ -17,7 +17,7 @@ import (
 // config and token files, and the audit log's directory. Bash can still
 // read them; this keeps a casual Read or Edit away.
 func (m *Manager) settingsFor(t Target) string {
-	cfg := m.opt.Config
+	cfg := m.config()
 	p := cfg.SessionPolicy(t.Server, t.Project, t.ThreadID, t.Dir)
 	sp := claudehook.SessionPolicy{Ask: p.Ask, Deny: p.Deny, RedactOff: !cfg.RedactOn()}
 	var guarded []string
@@ -38,7 +38,7 @@ func (m *Manager) settingsFor(t Target) string {
 			}
 		}
 	}
-	return string(m.settings.WithPolicy(sp, protect).Inline())
+	return string(m.live.Load().settings.WithPolicy(sp, protect).Inline())
 }
 
 // physical returns an absolute path as a rule names it (a directory,

@@ -13,9 +13,9 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/ccbridge/ccbridge/internal/claudehook"
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/execx"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -101,8 +101,8 @@ type Options struct {
 // Manager runs sessions. Operations on one session are serialized by its
 // own lock; different sessions proceed in parallel.
 type Manager struct {
-	opt      Options
-	settings claudehook.Settings // the hooks; settingsFor adds a session's policy
+	opt  Options
+	live atomic.Pointer[conf] // the config in use (reconfigure.go)
 
 	mu    sync.Mutex // guards locks, typed, listeners and shown
 	locks map[string]*sync.Mutex
@@ -117,12 +117,6 @@ type Manager struct {
 // command line, never through a file a tmp cleaner or another local user
 // could replace.
 func New(opt Options) (*Manager, error) {
-	if opt.StartTimeout == 0 {
-		opt.StartTimeout = opt.Config.Claude.StartTimeout.Duration
-	}
-	if opt.StartTimeout == 0 {
-		opt.StartTimeout = config.DefaultStartTimeout
-	}
 	if opt.ReceiptTimeout == 0 {
 		opt.ReceiptTimeout = DefaultReceiptTimeout
 	}
@@ -138,9 +132,10 @@ func New(opt Options) (*Manager, error) {
 	// Every pane operation goes through the wrapper, which sends a
 	// taken-over pane's to the user's server (foreign.go).
 	opt.Panes = &panes{own: opt.Panes, user: opt.UserServers}
-	s := claudehook.BridgeSettings(opt.HookStop, opt.HookPretool, opt.Config.Claude.PromptTimeout.Duration)
-	return &Manager{opt: opt, locks: map[string]*sync.Mutex{}, typed: map[string]string{}, settings: s,
-		listeners: map[string]func(Dialog){}, shown: map[string]string{}}, nil
+	m := &Manager{opt: opt, locks: map[string]*sync.Mutex{}, typed: map[string]string{},
+		listeners: map[string]func(Dialog){}, shown: map[string]string{}}
+	m.Reconfigure(opt.Config)
+	return m, nil
 }
 
 // HookBinaries finds the hook programs next to the running executable,

@@ -475,7 +475,7 @@ func TestSetModelWithoutConfirmationFails(t *testing.T) {
 	}
 }
 
-func cfgPromptTimeout(m *Manager) time.Duration { return m.opt.Config.Claude.PromptTimeout.Duration }
+func cfgPromptTimeout(m *Manager) time.Duration { return m.config().Claude.PromptTimeout.Duration }
 
 // On a loaded machine the screen shows a turn seconds after its
 // UserPromptSubmit was recorded: an Escape pressed before that interrupts

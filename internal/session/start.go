@@ -125,7 +125,7 @@ func claudeSystemPrompt(outputs string) string {
 }
 
 func (m *Manager) start(ctx context.Context, t Target) (string, error) {
-	cfg := m.opt.Config
+	cfg := m.config()
 	if t.Isolation == "worktree" {
 		if err := m.prepareWorktree(ctx, &t); err != nil {
 			return "", fmt.Errorf("worktree: %w", err)
@@ -209,7 +209,7 @@ var errExited = errors.New("the Claude process exited at once")
 // settled, never answered here; while one is shown the start timeout does
 // not run (the person may take a while), only the prompt timeout.
 func (m *Manager) waitReady(ctx context.Context, t Target, pane string) error {
-	deadline := time.Now().Add(m.opt.StartTimeout)
+	deadline := time.Now().Add(m.startTimeout())
 	dialogDeadline := time.Now().Add(m.dialogWait())
 	var screen, shown string
 	var settled time.Time
@@ -222,7 +222,7 @@ func (m *Manager) waitReady(ctx context.Context, t Target, pane string) error {
 			if shown != "" {
 				hint = "Claude exited after its dialog was answered (\"No, exit\" ends it)."
 			}
-			return fmt.Errorf("%w: %w", errExited, &NotReadyError{Waited: m.opt.StartTimeout, Exited: true, Screen: hint})
+			return fmt.Errorf("%w: %w", errExited, &NotReadyError{Waited: m.startTimeout(), Exited: true, Screen: hint})
 		}
 		dialog := false
 		if err == nil {
@@ -241,10 +241,10 @@ func (m *Manager) waitReady(ctx context.Context, t Target, pane string) error {
 			}
 		}
 		if dialog && t.OnDialog != nil {
-			deadline = time.Now().Add(m.opt.StartTimeout)
+			deadline = time.Now().Add(m.startTimeout())
 		}
 		if time.Now().After(deadline) || time.Now().After(dialogDeadline) {
-			return &NotReadyError{Waited: m.opt.StartTimeout, Screen: LastLines(screen, 15)}
+			return &NotReadyError{Waited: m.startTimeout(), Screen: LastLines(screen, 15)}
 		}
 		select {
 		case <-ctx.Done():
@@ -257,7 +257,7 @@ func (m *Manager) waitReady(ctx context.Context, t Target, pane string) error {
 // dialogWait bounds the wait for a person to answer a dialog at start: as
 // long as Claude waits for a permission answer.
 func (m *Manager) dialogWait() time.Duration {
-	if d := m.opt.Config.Claude.PromptTimeout.Duration; d > 0 {
+	if d := m.config().Claude.PromptTimeout.Duration; d > 0 {
 		return d
 	}
 	return config.DefaultPromptTimeout
@@ -266,9 +266,9 @@ func (m *Manager) dialogWait() time.Duration {
 // exitHint says what to check when Claude exited at once, with the last
 // screen it showed, if any.
 func (m *Manager) exitHint(last string) string {
-	cfg := m.opt.Config.Claude
+	cfg := m.config().Claude
 	hint := fmt.Sprintf("Claude exited at once: check [claude].command (%q), args %q and the permission mode; PATH=%s",
-		cfg.Command, cfg.Args, panePath(m.opt.Config))
+		cfg.Command, cfg.Args, panePath(m.config()))
 	if last = strings.TrimSpace(LastLines(last, 10)); last != "" {
 		hint += "\n" + last
 	}

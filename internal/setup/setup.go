@@ -35,6 +35,9 @@ type Options struct {
 	// PollEvery is how often the guild list is read while waiting for the
 	// bot to join a server; Wait bounds that wait.
 	PollEvery, Wait time.Duration
+	// DaemonRunning reports whether a ccbridge daemon runs now (nil: not
+	// known); the last words differ.
+	DaemonRunning func() bool
 }
 
 // Defaults for Options.
@@ -394,8 +397,20 @@ func (w *wizard) check() error {
 		return fmt.Errorf("%s has problems (listed above); fix them and run `ccbridge config check`", w.ConfigPath)
 	}
 	c.WriteSummary(w.Out)
-	w.say("config OK\n\nNext: `ccbridge doctor` checks everything, `ccbridge run` starts the bridge, `ccbridge service install` runs it as a service.")
+	w.say("config OK\n\n%s", epilogue(w.DaemonRunning != nil && w.DaemonRunning()))
 	return nil
+}
+
+// epilogue says what comes next: with a daemon running, that it applies
+// the edit by itself.
+func epilogue(running bool) string {
+	if running {
+		return "ccbridge is running: it reads this file again by itself and applies the change without a restart. " +
+			"The project channel (or control panel) says what changed, and names any setting that needs a restart " +
+			"(a bot token, a new server). Next: `ccbridge doctor` checks everything."
+	}
+	return "Next: `ccbridge doctor` checks everything, `ccbridge run` starts the bridge, `ccbridge service install` runs it as a service. " +
+		"Once it runs, it applies later edits of the config by itself."
 }
 
 // tildePath writes a path under the home directory as ~/…, as the example
