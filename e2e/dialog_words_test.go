@@ -55,3 +55,27 @@ func TestDialogWordsInARepliesHoldNothingBack(t *testing.T) {
 		}
 	}
 }
+
+// A permission card that expired leaves Claude's dialog open in the
+// terminal and no request pending: the dialog watcher still never posts it
+// as a dialog no hook reports, with a "1. Yes" button (security-3
+// finding 1). The card says to answer it in the terminal or with /screen.
+func TestDialogOfAnExpiredCardIsNotPostedAgain(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "prompt_timeout = \"3s\"")
+	p := b.projects[0]
+	b.model.Script("SCN_EXPIRE", fakemodel.Tool("", "Bash", map[string]any{"command": "touch expired.txt", "description": "Expire"}))
+	b.say(p, "SCN_EXPIRE")
+	card := b.waitCard(p, "the card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "touch expired.txt") })
+	b.waitCardText(card, "Expired")
+	// The watcher looks every 3 s and lets a dialog settle twice.
+	time.Sleep(10 * time.Second)
+	if screen, _ := b.tmux.Capture(t.Context(), b.panes()[0].ID, 0); !strings.Contains(screen, "Do you want to proceed?") {
+		t.Fatalf("the terminal dialog is gone:\n%s", screen)
+	}
+	for _, c := range b.contents(p.channel) {
+		if strings.Contains(c, "Claude is asking this in its terminal") {
+			t.Fatalf("the expired card's dialog was posted: %q", c)
+		}
+	}
+}
