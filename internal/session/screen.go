@@ -178,12 +178,16 @@ func inputBox(screen string) (text string, footer []string, ok bool) {
 		for j := i; j < len(lines); j++ {
 			if isRule(lines[j]) {
 				footer := lines[j+1:]
-				// A reply can draw rules and a ❯ line: what is below
-				// the real box is its footer, never a dialog's top, its
-				// choices or its words.
+				// A reply can draw rules and a ❯ line: below the real
+				// box is its footer, no line of which starts as a
+				// dialog's top or its highlighted choice does. (Lines
+				// are looked at from their start: at 110 columns and
+				// more, Claude's diff panel draws its own borders to
+				// their right.)
 				if slices.ContainsFunc(footer, func(l string) bool {
-					return isRule(l) || strings.Contains(l, "▔▔▔▔") || strings.HasPrefix(strings.TrimSpace(l), "❯")
-				}) || markerLine(footer, dialogMarkers) >= 0 {
+					l = strings.TrimLeft(l, " ")
+					return strings.HasPrefix(l, "────") || strings.HasPrefix(l, "▔▔▔▔") || strings.HasPrefix(l, "❯")
+				}) {
 					return "", nil, false
 				}
 				return strings.Join(body, "\n"), footer, true

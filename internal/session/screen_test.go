@@ -209,3 +209,14 @@ func TestAReplyDrawingAnInputBoxAboveADialogIsNoInputBox(t *testing.T) {
 		t.Errorf("a drawn box hid the dialog: DialogOpen=%v InputBoxShown=%v InputReady=%v", DialogOpen(fake), InputBoxShown(fake), InputReady(fake))
 	}
 }
+
+// Claude's diff panel (at 110 columns and more) draws its borders to the
+// right of the footer: the box is still the box.
+func TestABorderBesideTheFooterLeavesTheBox(t *testing.T) {
+	screen := readScreen(t, "reply-safety-2.1.328.txt")
+	footer := "  ⏸ manual mode on · ? for shortcuts · ← for agents"
+	panel := strings.Replace(screen, footer, footer+"   └────────────┘", 1)
+	if panel == screen || !InputBoxShown(panel) || DialogOpen(panel) || ModeShown(panel) != "default" {
+		t.Fatalf("a border beside the footer hid the box:\n%s", panel)
+	}
+}
