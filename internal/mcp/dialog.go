@@ -33,12 +33,13 @@ type dialogSessions interface {
 	AnswerDialog(ctx context.Context, key, hash string, choice int) error
 }
 
-// screenDialog returns the dialog a session's screen shows, as a pending
-// question, when no hook request stands for it (the caller checks those
-// first).
+// screenDialog returns the dialog a session this server started shows, as
+// a pending question, when no hook request stands for it (the caller
+// checks those first; session.Manager.Dialog leaves out the dialogs hooks
+// report, whose card may have closed).
 func (s *Server) screenDialog(ctx context.Context, key string) (prompt.Pending, bool) {
 	ds, ok := s.opt.Sessions.(dialogSessions)
-	if !ok || key == "" {
+	if !ok || key == "" || !s.ours(key) {
 		return prompt.Pending{}, false
 	}
 	d, ok, err := ds.Dialog(ctx, key)
@@ -50,12 +51,17 @@ func (s *Server) screenDialog(ctx context.Context, key string) (prompt.Pending, 
 }
 
 // respondDialog presses the choice answers[0] names (its label, or its
-// number from 1) in the dialog id names.
+// number from 1) in the dialog id names, in a session this server started
+// only: a Discord session's dialog is its channel's, another server's is
+// its client's.
 func (s *Server) respondDialog(ctx context.Context, in RespondInput) (RespondOutput, error) {
 	key, _, ok := s.find(ctx, in.SessionID)
 	ds, can := s.opt.Sessions.(dialogSessions)
 	if !ok || !can {
 		return RespondOutput{}, toolError("no pending question with id %q in session %s", in.ID, in.SessionID)
+	}
+	if !s.ours(key) {
+		return RespondOutput{}, toolError("no pending question with id %q in session %s here: this server did not start it, so its dialogs are answered where it runs", in.ID, in.SessionID)
 	}
 	d, shown, err := ds.Dialog(ctx, key)
 	if err != nil || !shown || dialogPrefix+d.Hash != in.ID {
@@ -123,4 +129,11 @@ func (s *Server) ensure(ctx context.Context, t session.Target) error {
 		return de
 	}
 	return err
+}
+
+// ours reports whether this server started (or resumed) the session.
+func (s *Server) ours(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.started[key]
 }

@@ -135,3 +135,45 @@ func TestStartAtATrustDialogEndsAtOnceNamingIt(t *testing.T) {
 		t.Fatalf("delivered %q", got)
 	}
 }
+
+// claude_respond presses a dialog only in a session this server started:
+// a Discord session's dialog, found by its Claude session id, is the
+// Discord channel's to answer (security-3 finding 1).
+func TestRespondRefusesADiscordSessionsDialog(t *testing.T) {
+	store, err := state.OpenStore(filepath.Join(t.TempDir(), "rt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := config.Parse("")
+	sessions := &dialogSessionsFake{fakeSessions: &fakeSessions{store: store}}
+	srv := New(Options{Config: cfg, Store: store, Sessions: sessions, ClaudeHome: t.TempDir()})
+	ctx, cancel := context.WithCancel(context.Background())
+	st, ct := sdk.NewInMemoryTransports()
+	done := make(chan struct{})
+	go func() { _ = srv.Run(ctx, st); close(done) }()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close(); cancel(); <-done })
+	h := &harness{store: store, sessions: sessions.fakeSessions, srv: srv, cs: cs}
+	if _, err := store.Sessions.Update(ctx, "srv-proj", func(s *state.Session) error {
+		s.ClaudeSessionID, s.Cwd, s.PaneID = "discord-sid", t.TempDir(), "%7"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sessions.mu.Lock()
+	sessions.dialog = &session.Dialog{Hash: "00112233aabbccdd", Text: "Make auto mode your default permission mode?",
+		Choices: []string{"Yes, set auto mode as my default permission mode", "No, keep manual mode"}}
+	sessions.mu.Unlock()
+	text, isErr := h.call(t, "claude_respond", map[string]any{"sessionId": "discord-sid", "id": "dialog-00112233aabbccdd", "answers": []string{"1"}}, nil)
+	if !isErr || !strings.Contains(text, "no pending question") {
+		t.Fatalf("claude_respond = %q (error %v)", text, isErr)
+	}
+	sessions.mu.Lock()
+	defer sessions.mu.Unlock()
+	if len(sessions.answered) != 0 {
+		t.Fatalf("answered %q", sessions.answered)
+	}
+}

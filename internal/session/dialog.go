@@ -37,8 +37,9 @@ var ErrDialogChanged = errors.New("the dialog on Claude's screen is not the one 
 
 // ParseDialog finds a dialog on a screen that has no input box: a column
 // of choices, one highlighted with ❯, and the text above them up to the
-// rule (or the top). Claude's own permission prompts are dialogs too, but
-// they come with hook cards; this is for the ones that do not.
+// rule or ▔ line that opens the dialog (or the top). Claude's own
+// permission prompts are dialogs too, but they come with hook cards (see
+// hookDialog); this is for the ones that do not.
 func ParseDialog(screen string) (Dialog, bool) {
 	if _, _, ok := inputBox(screen); ok {
 		return Dialog{}, false
@@ -91,7 +92,7 @@ func ParseDialog(screen string) (Dialog, bool) {
 		return Dialog{}, false
 	}
 	var text []string
-	for i := first - 1; i >= 0 && !isRule(lines[i]); i-- {
+	for i := first - 1; i >= 0 && !isRule(lines[i]) && !strings.Contains(lines[i], "▔▔▔▔"); i-- {
 		if l := strings.TrimSpace(lines[i]); l != "" {
 			text = append([]string{l}, text...)
 		}
@@ -113,7 +114,8 @@ func ParseDialog(screen string) (Dialog, bool) {
 // is shown: Claude draws its start screen in a few steps.
 const dialogSettle = 400 * time.Millisecond
 
-// Dialog returns the dialog the session's pane shows, if any.
+// Dialog returns the dialog the session's pane shows that no hook reports,
+// if any.
 func (m *Manager) Dialog(ctx context.Context, key string) (Dialog, bool, error) {
 	pane, err := m.pane(ctx, key)
 	if err != nil {
@@ -124,6 +126,9 @@ func (m *Manager) Dialog(ctx context.Context, key string) (Dialog, bool, error) 
 		return Dialog{}, false, err
 	}
 	d, ok := ParseDialog(screen)
+	if ok && hookDialog(d) {
+		return Dialog{}, false, nil
+	}
 	return d, ok, nil
 }
 
@@ -142,7 +147,7 @@ func (m *Manager) AnswerDialog(ctx context.Context, key, hash string, choice int
 		return err
 	}
 	d, ok := ParseDialog(screen)
-	if !ok || d.Hash != hash {
+	if !ok || d.Hash != hash || hookDialog(d) {
 		return ErrDialogChanged
 	}
 	if choice < 0 || choice >= len(d.Choices) {
@@ -205,6 +210,9 @@ func (m *Manager) listen(t Target) {
 // showDialog tells the session's front end about a dialog, once per dialog
 // (a delivery that goes through forgets it, so a later one is told again).
 func (m *Manager) showDialog(key string, d Dialog) {
+	if hookDialog(d) {
+		return
+	}
 	m.mu.Lock()
 	tell := m.listeners[key]
 	fresh := m.shown[key] != d.Hash
@@ -222,31 +230,62 @@ func (m *Manager) showDialog(key string, d Dialog) {
 // noticeDialog looks at a dialog that held a delivery back (one Claude
 // shows while running, such as the auto-mode nudge that comes just after
 // the input box): once it has settled, and if no hook card stands for it
-// (a permission prompt, a question, a plan), the front end is told.
+// (a permission prompt, a question, a plan), the front end is told. A
+// session another action holds is left alone: that action may be
+// answering the dialog itself (/model's "Switch model?").
 func (m *Manager) noticeDialog(ctx context.Context, key string) {
+	unlock, ok := m.tryLock(ctx, key)
+	if !ok {
+		return
+	}
+	d, ok := m.settledDialog(ctx, key)
+	unlock()
+	if ok {
+		m.showDialog(key, d)
+	}
+}
+
+// settledDialog returns the dialog the session's pane shows when it is
+// one no hook reports: the same dialog at three looks, dialogSettle apart,
+// with no hook request pending at any of them. A PermissionRequest hook
+// runs beside Claude's drawing of its dialog and may record its request
+// after the first settle on a loaded machine.
+func (m *Manager) settledDialog(ctx context.Context, key string) (Dialog, bool) {
 	pane, err := m.pane(ctx, key)
 	if err != nil {
-		return
+		return Dialog{}, false
 	}
-	screen, err := m.opt.Panes.Capture(ctx, pane, 0)
-	if err != nil {
-		return
+	var d Dialog
+	for look := range 3 {
+		if look > 0 {
+			select {
+			case <-ctx.Done():
+				return Dialog{}, false
+			case <-time.After(dialogSettle):
+			}
+		}
+		screen, err := m.opt.Panes.Capture(ctx, pane, 0)
+		if err != nil {
+			return Dialog{}, false
+		}
+		again, ok := ParseDialog(screen)
+		if !ok || hookDialog(again) || (look > 0 && again.Hash != d.Hash) || m.carded(key) {
+			return Dialog{}, false
+		}
+		d = again
 	}
-	d, ok := ParseDialog(screen)
-	if !ok || m.carded(key) {
-		return
-	}
-	select {
-	case <-ctx.Done():
-		return
-	case <-time.After(dialogSettle):
-	}
-	if screen, err = m.opt.Panes.Capture(ctx, pane, 0); err != nil {
-		return
-	}
-	if again, ok := ParseDialog(screen); ok && again.Hash == d.Hash && !m.carded(key) {
-		m.showDialog(key, again)
-	}
+	return d, true
+}
+
+// hookDialog reports whether a dialog is one a hook reports with a card
+// (permission, edit, question, plan): such a dialog is never shown or
+// answered as one no hook reports. Its card says what it asks, masked and
+// whole; once the card is closed (expired, or never posted), the person
+// answers in the terminal or with /screen (security-3 finding 1). Words
+// are compared with white space folded: Claude wraps long questions.
+func hookDialog(d Dialog) bool {
+	text := normalize(d.Text)
+	return slices.ContainsFunc(hookMarkers, func(m string) bool { return strings.Contains(text, normalize(m)) })
 }
 
 // carded reports whether a hook card waits for an answer in the session:

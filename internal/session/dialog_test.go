@@ -189,3 +189,123 @@ func TestWatchDialogsShowsADialogOpenedMidSession(t *testing.T) {
 		t.Fatalf("something was pressed: %q", ops)
 	}
 }
+
+// watched starts a session whose front end records the dialogs it is told
+// about, and the dialog watcher.
+func watched(t *testing.T) (*Manager, *fakePanes, *state.Store, Target, func() []Dialog) {
+	t.Helper()
+	m, panes, store, target := newManager(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	var mu sync.Mutex
+	var got []Dialog
+	target.OnDialog = func(d Dialog) { mu.Lock(); got = append(got, d); mu.Unlock() }
+	if _, _, err := m.Ensure(ctx, target); err != nil {
+		t.Fatal(err)
+	}
+	panes.takeOps()
+	go m.WatchDialogs(ctx)
+	return m, panes, store, target, func() []Dialog { mu.Lock(); defer mu.Unlock(); return slices.Clone(got) }
+}
+
+func (f *fakePanes) show(screen string) {
+	f.mu.Lock()
+	f.screen = screen
+	f.mu.Unlock()
+}
+
+// After a permission card expired (or failed to post), Claude's own
+// dialog stays on the screen with no pending request: it is still the
+// card's, never posted as a dialog no hook reports with a working "1. Yes"
+// (security-3 finding 1). The same for every hook-backed dialog; nothing
+// answers one through the dialog path either.
+func TestWatcherHandsOverNoHookDialogOfAnExpiredCard(t *testing.T) {
+	m, panes, store, target, shown := watched(t)
+	ctx := context.Background()
+	if _, err := store.Requests.Create(ctx, "r1", state.Request{Session: target.Key, Status: state.RequestExpired}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Requests.Create(ctx, "r2", state.Request{Session: target.Key, Status: state.RequestFailed}); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"bash-after-markers-2.1.328.txt", "write-2.1.328.txt", "plan-2.1.328.txt", "ask-2.1.328.txt"} {
+		screen := readScreen(t, file)
+		panes.show(screen)
+		time.Sleep(2*dialogWatch + 2*dialogSettle)
+		if got := shown(); len(got) != 0 {
+			t.Fatalf("%s: handed over as a dialog no hook reports: %+v", file, got)
+		}
+		if d, ok, err := m.Dialog(ctx, target.Key); ok || err != nil {
+			t.Fatalf("%s: Dialog = %+v, %v, %v", file, d, ok, err)
+		}
+		if d, ok := ParseDialog(screen); ok {
+			if err := m.AnswerDialog(ctx, target.Key, d.Hash, 0); !errors.Is(err, ErrDialogChanged) {
+				t.Fatalf("%s: AnswerDialog = %v", file, err)
+			}
+		}
+	}
+	if ops := panes.takeOps(); slices.ContainsFunc(ops, func(op string) bool { return strings.HasPrefix(op, "keys") }) {
+		t.Fatalf("something was pressed: %q", ops)
+	}
+	// A dialog no hook reports is still shown.
+	panes.show(readScreen(t, "switch-model-2.1.328.txt"))
+	for deadline := time.Now().Add(4 * dialogWatch); len(shown()) == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("Switch model? was never shown")
+		}
+	}
+}
+
+// The watcher looks at no session another action holds (fidelity-3 P9):
+// /model answering "Switch model?" itself, a delivery, a person's key.
+func TestWatcherSkipsASessionAnActionHolds(t *testing.T) {
+	m, panes, _, target, shown := watched(t)
+	unlock, err := m.lock(context.Background(), target.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	panes.show(readScreen(t, "switch-model-2.1.328.txt"))
+	time.Sleep(2*dialogWatch + 2*dialogSettle)
+	if got := shown(); len(got) != 0 {
+		unlock()
+		t.Fatalf("shown while /model held the session: %+v", got)
+	}
+	unlock()
+	for deadline := time.Now().Add(4 * dialogWatch); len(shown()) == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("never shown once the session was free")
+		}
+	}
+}
+
+// A dialog seen before its hook recorded the request (the hook runs beside
+// Claude's drawing, and may take longer than one settle on a loaded
+// machine) is not posted beside the card: the request is looked for again
+// after a second settle (fidelity-3 P9).
+func TestNoticeDialogLooksForTheCardAgainAfterASecondSettle(t *testing.T) {
+	m, panes, store, target := newManager(t)
+	ctx := context.Background()
+	var mu sync.Mutex
+	var got []Dialog
+	target.OnDialog = func(d Dialog) { mu.Lock(); got = append(got, d); mu.Unlock() }
+	if _, _, err := m.Ensure(ctx, target); err != nil {
+		t.Fatal(err)
+	}
+	// A dialog of a later release that names no marker: only the request
+	// tells it is a card's. The hook records it by the third look.
+	panes.show(strings.Replace(readScreen(t, "switch-model-2.1.328.txt"), "Switch model?", "Allow this tool?", 1))
+	looks := 0
+	panes.onCapture = func(*fakePanes) {
+		if looks++; looks == 3 {
+			if _, err := store.Requests.Create(ctx, "r1", state.Request{Session: target.Key, Status: state.RequestPending}); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	m.noticeDialog(ctx, target.Key)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 0 {
+		t.Fatalf("posted beside its card: %+v", got)
+	}
+}

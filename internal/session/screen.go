@@ -9,15 +9,10 @@ import (
 
 // Screen markers of Claude Code 2.1.328 (claude-code-protocol.md §6.1).
 // They decide only whether typing is safe and whether the TUI is up; what
-// Claude is doing is learned from hooks.
-var dialogMarkers = []string{
-	"Do you want to proceed?",
-	"Do you want to create ",
-	"Do you want to make this edit",
-	"Enter to select · ↑/↓ to navigate",
-	"Tab/Arrow keys to navigate",
-	"Would you like to proceed?",
-	"Ready to code?",
+// Claude is doing is learned from hooks. The conversation above the input
+// box is free text Claude writes, so they are looked for only where Claude
+// draws a dialog (see dialogArea), never in a reply.
+var dialogMarkers = append(slices.Clone(hookMarkers),
 	"Exiting worktree session",
 	// The dialogs at start (§12): folder trust (2.1.328's wording; the
 	// older "Do you trust the files in this folder?" is gone) and the
@@ -25,44 +20,115 @@ var dialogMarkers = []string{
 	"Quick safety check:",
 	"Make auto mode your default permission mode?",
 	"Esc to cancel",
+)
+
+// hookMarkers are the words of the dialogs a hook reports, each with its
+// card (permission, edit and write, question, plan): such a dialog is the
+// card's, never one to show by itself (see hookDialog).
+var hookMarkers = []string{
+	"Do you want to proceed?",
+	"Do you want to create ",
+	"Do you want to make this edit",
+	"Esc to cancel · Tab to amend",
+	"Enter to select · ↑/↓ to navigate",
+	"Tab/Arrow keys to navigate",
+	"Review your answers",
+	"Would you like to proceed?",
+	"Ready to code?",
+	"Exit plan mode?",
+}
+
+// dialogChrome are the hint lines Claude draws under its dialogs' choices
+// and never in a reply (checked on 2.1.328's captures in testdata): what
+// tmux's guard looks for anywhere on the screen, which it cannot split into
+// conversation and dialog.
+var dialogChrome = []string{
+	"Esc to cancel · Tab to amend",      // permission, edit, write
+	"Enter to confirm · Esc to cancel",  // folder trust, "Switch model?"
+	"Enter to select · ↑/↓ to navigate", // a question
+	"Tab/Arrow keys to navigate",        // several questions
+	"ctrl+g to edit in Vim",             // plan
+	"shift+tab to approve with this feedback",
+	// The auto-mode nudge shows no hint line until its highlight moves:
+	// its first choice stands for it.
+	"Yes, set auto mode as my default permission mode",
+	"↑/↓ to choose · Esc to cancel",
+}
+
+// dialogArea returns the lines where Claude draws a dialog, and false when
+// its input box is shown: a dialog replaces the box (§6.1), so none is open
+// then, whatever the conversation above says. The area starts at the
+// dialog's top: the last rule (or the ▔ line "Switch model?" and the plan
+// open with) above the highlighted choice, or above the bottom when there
+// is none; the top of the screen when there is no such line.
+func dialogArea(screen string) ([]string, bool) {
+	if _, _, ok := inputBox(screen); ok {
+		return nil, false
+	}
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	sel := len(lines)
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.HasPrefix(strings.TrimLeft(lines[i], " "), "❯ ") {
+			sel = i
+			break
+		}
+	}
+	start, top := 0, false
+	for i := sel - 1; i >= 0; i-- {
+		if isRule(lines[i]) && !top {
+			start, top = i, true
+		}
+		// The plan's dialog opens with ▔ and rules its question off
+		// below it: the ▔ line is the top, when it is the dialog's.
+		if strings.Contains(lines[i], "▔▔▔▔") {
+			if !top || !slices.ContainsFunc(lines[i+1:start], conversation) {
+				start = i
+			}
+			break
+		}
+	}
+	return lines[start:], true
+}
+
+// conversation reports whether a line is Claude's or the person's turn in
+// the conversation ("● …", "❯ …" at the margin), not a dialog's.
+func conversation(l string) bool { return strings.HasPrefix(l, "● ") || strings.HasPrefix(l, "❯ ") }
+
+// markerLine returns the index of the first line holding one of markers.
+func markerLine(lines, markers []string) int {
+	return slices.IndexFunc(lines, func(l string) bool {
+		return slices.ContainsFunc(markers, func(m string) bool { return strings.Contains(l, m) })
+	})
 }
 
 // DialogOpen reports whether the screen shows a dialog, into which typed
 // text would be taken as an answer (Enter picks the highlighted option):
-// one of the known markers, or choices where the input box should be (a
-// dialog a later release added).
+// no input box, and one of the known markers where Claude draws dialogs,
+// or choices where the box should be (a dialog a later release added).
 func DialogOpen(screen string) bool {
-	for _, m := range dialogMarkers {
-		if strings.Contains(screen, m) {
-			return true
-		}
+	area, ok := dialogArea(screen)
+	if !ok {
+		return false
 	}
-	_, ok := ParseDialog(screen)
+	if markerLine(area, dialogMarkers) >= 0 {
+		return true
+	}
+	_, ok = ParseDialog(screen)
 	return ok
 }
 
-// DialogText returns the dialog on the screen, from the rule above its
-// first marker line (the top of the screen when there is none) to the
-// bottom, lines right-trimmed; "" when no dialog is open. The same dialog,
-// with the same option highlighted, gives the same text however the
-// conversation above it moves (a background agent's progress, say).
+// DialogText returns the dialog on the screen, from its top (see
+// dialogArea) to the bottom, lines right-trimmed; "" when no dialog is
+// open. The same dialog, with the same option highlighted, gives the same
+// text however the conversation above it moves (a background agent's
+// progress, say).
 func DialogText(screen string) string {
 	if !DialogOpen(screen) {
 		return ""
 	}
-	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
-	first := slices.IndexFunc(lines, func(l string) bool {
-		return slices.ContainsFunc(dialogMarkers, func(m string) bool { return strings.Contains(l, m) })
-	})
-	start := 0
-	for i := first - 1; i >= 0; i-- {
-		if isRule(lines[i]) {
-			start = i
-			break
-		}
-	}
-	out := make([]string, 0, len(lines)-start)
-	for _, l := range lines[start:] {
+	area, _ := dialogArea(screen)
+	out := make([]string, 0, len(area))
+	for _, l := range area {
 		out = append(out, strings.TrimRight(l, " \t"))
 	}
 	return strings.Join(out, "\n")
@@ -71,17 +137,11 @@ func DialogText(screen string) string {
 // InputReady reports whether the screen shows Claude's idle input box: a
 // line starting with ❯ between two rules, and no turn running.
 func InputReady(screen string) bool {
-	if strings.Contains(screen, "esc to interrupt") || DialogOpen(screen) {
+	if strings.Contains(screen, "esc to interrupt") {
 		return false
 	}
-	lines := strings.Split(screen, "\n")
-	for i := 1; i+1 < len(lines); i++ {
-		if strings.HasPrefix(strings.TrimSpace(lines[i]), "❯") &&
-			strings.Contains(lines[i-1], "────") && strings.Contains(lines[i+1], "────") {
-			return true
-		}
-	}
-	return false
+	box, _, ok := inputBox(screen)
+	return ok && !strings.Contains(box, "\n")
 }
 
 // Busy reports whether the footer says a turn (or a sync hook) is running.
@@ -117,7 +177,20 @@ func inputBox(screen string) (text string, footer []string, ok bool) {
 		var body []string
 		for j := i; j < len(lines); j++ {
 			if isRule(lines[j]) {
-				return strings.Join(body, "\n"), lines[j+1:], true
+				footer := lines[j+1:]
+				// A reply can draw rules and a ❯ line: below the real
+				// box is its footer, no line of which starts as a
+				// dialog's top or its highlighted choice does. (Lines
+				// are looked at from their start: at 110 columns and
+				// more, Claude's diff panel draws its own borders to
+				// their right.)
+				if slices.ContainsFunc(footer, func(l string) bool {
+					l = strings.TrimLeft(l, " ")
+					return strings.HasPrefix(l, "────") || strings.HasPrefix(l, "▔▔▔▔") || strings.HasPrefix(l, "❯")
+				}) {
+					return "", nil, false
+				}
+				return strings.Join(body, "\n"), footer, true
 			}
 			body = append(body, lines[j])
 		}
@@ -125,11 +198,11 @@ func inputBox(screen string) (text string, footer []string, ok bool) {
 	return "", nil, false
 }
 
-// InputBoxShown reports whether Claude's input box, and no dialog, is on
-// the screen: what a key pressed now would reach.
+// InputBoxShown reports whether Claude's input box, and so no dialog, is
+// on the screen: what a key pressed now would reach.
 func InputBoxShown(screen string) bool {
 	_, _, ok := inputBox(screen)
-	return ok && !DialogOpen(screen)
+	return ok
 }
 
 // InputHolds reports whether the input box shows text as typed: the box
@@ -137,7 +210,7 @@ func InputBoxShown(screen string) bool {
 // and re-indents), or with the placeholder Claude shows for a long paste.
 func InputHolds(screen, text string) bool {
 	box, _, ok := inputBox(screen)
-	if !ok || DialogOpen(screen) {
+	if !ok {
 		return false
 	}
 	box = strings.TrimPrefix(strings.TrimSpace(box), "❯")

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"github.com/ccbridge/ccbridge/internal/tmux"
+
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -122,5 +124,99 @@ func TestDialogText(t *testing.T) {
 	}
 	if got := DialogText(readyScreen); got != "" {
 		t.Fatalf("no dialog: %q", got)
+	}
+}
+
+// guardAllows is what tmux decides for a guard over a visible screen
+// (see tmux.Guard: each term is searched on the screen's lines).
+func guardAllows(g tmux.Guard, screen string) bool {
+	for _, w := range g.Without {
+		if strings.Contains(screen, w) {
+			return false
+		}
+	}
+	for _, w := range g.With {
+		if !strings.Contains(screen, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// Claude's replies are free text: one that says a dialog's words above the
+// input box is no dialog (fidelity-3 B1). Real idle screens of 2.1.328
+// whose last reply holds every marker (reply-markers), the folder trust's
+// "Quick safety check:" (reply-safety) or a closing "Do you want to
+// proceed?" (reply-proceed).
+func TestRepliesSayingDialogWordsAreNoDialog(t *testing.T) {
+	for _, file := range []string{"reply-safety-2.1.328.txt", "reply-proceed-2.1.328.txt", "reply-markers-2.1.328.txt"} {
+		screen := readScreen(t, file)
+		if DialogOpen(screen) || !InputReady(screen) || !InputBoxShown(screen) || DialogText(screen) != "" {
+			t.Errorf("%s: DialogOpen=%v InputReady=%v InputBoxShown=%v DialogText=%q", file,
+				DialogOpen(screen), InputReady(screen), InputBoxShown(screen), DialogText(screen))
+		}
+		if _, ok := ParseDialog(screen); ok {
+			t.Errorf("%s: a dialog parsed", file)
+		}
+		if got := ModeShown(screen); got != "default" {
+			t.Errorf("%s: mode %q", file, got)
+		}
+	}
+	// tmux's guard keeps only the dialogs' own chrome: these replies pass.
+	for _, file := range []string{"reply-safety-2.1.328.txt", "reply-proceed-2.1.328.txt"} {
+		if !guardAllows(inputGuard, readScreen(t, file)) {
+			t.Errorf("%s: the paste guard refuses an idle screen", file)
+		}
+	}
+}
+
+// Real dialogs stay dialogs, with the conversation above them saying the
+// same words or not: permission (Bash, Write), question, plan, "Switch
+// model?", folder trust and the auto-mode nudge. tmux's guard refuses each.
+func TestRealDialogsAreDialogs(t *testing.T) {
+	for _, file := range []string{"bash-after-markers-2.1.328.txt", "write-2.1.328.txt", "ask-2.1.328.txt", "plan-2.1.328.txt",
+		"switch-model-2.1.328.txt", "trust-2.1.328.txt", "nudge-2.1.328.txt"} {
+		screen := readScreen(t, file)
+		if !DialogOpen(screen) || InputReady(screen) || InputBoxShown(screen) || DialogText(screen) == "" || InputHolds(screen, "x") {
+			t.Errorf("%s: DialogOpen=%v InputReady=%v InputBoxShown=%v", file, DialogOpen(screen), InputReady(screen), InputBoxShown(screen))
+		}
+		if guardAllows(inputGuard, screen) {
+			t.Errorf("%s: the paste guard lets a key into the dialog", file)
+		}
+	}
+	// The dialog's text is the dialog's, not the reply above it that
+	// says "Quick safety check: Do you want to proceed?".
+	text := DialogText(readScreen(t, "bash-after-markers-2.1.328.txt"))
+	if !strings.Contains(text, "touch touched.txt") || strings.Contains(text, "Quick safety check") || strings.Contains(text, "CAP_") {
+		t.Errorf("dialog text:\n%s", text)
+	}
+	// The plan's text and its question are both the dialog's.
+	if text := DialogText(readScreen(t, "plan-2.1.328.txt")); !strings.Contains(text, "Step one: create a.txt") || !strings.Contains(text, "Would you like to proceed?") {
+		t.Errorf("plan dialog text:\n%s", text)
+	}
+}
+
+// A reply cannot draw an input box over a real dialog: rules and a ❯ line
+// in the conversation above a permission dialog leave it a dialog.
+func TestAReplyDrawingAnInputBoxAboveADialogIsNoInputBox(t *testing.T) {
+	screen := readScreen(t, "bash-after-markers-2.1.328.txt")
+	rule := strings.Repeat("─", 60)
+	fake := strings.Replace(screen, "● Quick safety check: Do you want to proceed?", "  "+rule+"\n  ❯ \n  "+rule+"\n  ⏸ manual mode on · ? for shortcuts", 1)
+	if fake == screen {
+		t.Fatal("the capture changed")
+	}
+	if !DialogOpen(fake) || InputBoxShown(fake) || InputReady(fake) || InputHolds(fake, "") || InputText(fake) != "" {
+		t.Errorf("a drawn box hid the dialog: DialogOpen=%v InputBoxShown=%v InputReady=%v", DialogOpen(fake), InputBoxShown(fake), InputReady(fake))
+	}
+}
+
+// Claude's diff panel (at 110 columns and more) draws its borders to the
+// right of the footer: the box is still the box.
+func TestABorderBesideTheFooterLeavesTheBox(t *testing.T) {
+	screen := readScreen(t, "reply-safety-2.1.328.txt")
+	footer := "  ⏸ manual mode on · ? for shortcuts · ← for agents"
+	panel := strings.Replace(screen, footer, footer+"   └────────────┘", 1)
+	if panel == screen || !InputBoxShown(panel) || DialogOpen(panel) || ModeShown(panel) != "default" {
+		t.Fatalf("a border beside the footer hid the box:\n%s", panel)
 	}
 }

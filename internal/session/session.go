@@ -169,13 +169,7 @@ func (m *Manager) lock(ctx context.Context, key string) (func(), error) {
 	if h := heldIn(ctx); h != nil && h.has(key) {
 		return func() {}, nil
 	}
-	m.mu.Lock()
-	l, ok := m.locks[key]
-	if !ok {
-		l = &sync.Mutex{}
-		m.locks[key] = l
-	}
-	m.mu.Unlock()
+	l := m.mutex(key)
 	l.Lock()
 	unlockPane, err := m.opt.Store.Dir.LockPane(ctx, key)
 	if err != nil {
@@ -183,6 +177,43 @@ func (m *Manager) lock(ctx context.Context, key string) (func(), error) {
 		return nil, err
 	}
 	return func() { unlockPane(); l.Unlock() }, nil
+}
+
+// paneTry is how long tryLock waits for the pane's flock.
+const paneTry = 10 * time.Millisecond
+
+// tryLock takes the session's lock, as lock does, only if no one holds it:
+// ok is false while another action is in flight in the session (a
+// delivery, /model answering its own dialog, a person's key), here or in
+// another process.
+func (m *Manager) tryLock(ctx context.Context, key string) (unlock func(), ok bool) {
+	if h := heldIn(ctx); h != nil && h.has(key) {
+		return func() {}, true
+	}
+	l := m.mutex(key)
+	if !l.TryLock() {
+		return nil, false
+	}
+	tctx, cancel := context.WithTimeout(ctx, paneTry)
+	defer cancel()
+	unlockPane, err := m.opt.Store.Dir.LockPane(tctx, key)
+	if err != nil {
+		l.Unlock()
+		return nil, false
+	}
+	return func() { unlockPane(); l.Unlock() }, true
+}
+
+// mutex returns the in-process lock of a session.
+func (m *Manager) mutex(key string) *sync.Mutex {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l, ok := m.locks[key]
+	if !ok {
+		l = &sync.Mutex{}
+		m.locks[key] = l
+	}
+	return l
 }
 
 // held is the sessions a Send holds from its paste through Enter to

@@ -35,6 +35,8 @@ type fakePanes struct {
 	afterKey func(f *fakePanes, k tmux.Key) // runs after a key took effect
 	// captureErr, when set, is what every Capture fails with.
 	captureErr error
+	// onCapture, when set, runs (without mu) after each Capture.
+	onCapture func(f *fakePanes)
 }
 
 func (f *fakePanes) NewPane(_ context.Context, spec tmux.PaneSpec) (string, error) {
@@ -150,8 +152,12 @@ func nextMode(screen string) string {
 
 func (f *fakePanes) Capture(_ context.Context, pane string, _ int) (string, error) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.screen, f.captureErr
+	screen, err, after := f.screen, f.captureErr, f.onCapture
+	f.mu.Unlock()
+	if after != nil {
+		after(f)
+	}
+	return screen, err
 }
 
 func (f *fakePanes) ListPanes(context.Context) ([]tmux.Pane, error) {
