@@ -142,6 +142,15 @@ var windowSeq atomic.Uint64
 // without serving other clients in between, so nobody ever sees the pane
 // untagged. Names and the directory are format-escaped (tmux expands
 // formats, #(shell) included, in -s, -n, -c and rename-window).
+//
+// spec.Env belongs to this pane alone. new-window -e gives it to the pane
+// only, but new-session -e also stores it in the session's environment,
+// which every later window inherits: a window a person opens there would
+// carry the session key (and the global hooks would take its Claude for
+// ours) and the API keys, and a key removed from the config would linger.
+// So the command list unsets them again, before any other client is
+// served (in new-window's too: it cleans a session made by an older
+// ccbridge that left them there).
 func (s *Server) NewPane(ctx context.Context, spec PaneSpec) (string, error) {
 	if len(spec.Argv) == 0 {
 		return "", errors.New("new pane: empty command")
@@ -167,6 +176,9 @@ func (s *Server) NewPane(ctx context.Context, spec PaneSpec) (string, error) {
 		name = spec.Session
 	}
 	tail = append(tail, ";", "rename-window", "-t", win, listArg(EscapeFormat(name)), ";", "set-option", "-s", "focus-events", "on")
+	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
+		tail = append(tail, ";", "set-environment", "-t", "="+spec.Session, "-u", listArg(k))
+	}
 
 	args := append([]string{"new-window", "-t", "=" + spec.Session + ":"}, common...)
 	out, err := s.exec(ctx, "", append(args, tail...)...)
