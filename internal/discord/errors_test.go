@@ -78,3 +78,17 @@ func TestRefusedToken(t *testing.T) {
 		t.Error("other errors taken for a refused token")
 	}
 }
+
+func TestIntentRefused(t *testing.T) {
+	err := fmt.Errorf("connect: %w", &websocket.CloseError{Code: 4014, Text: "Disallowed intent(s)."})
+	if !IntentRefused(err) || IntentRefused(&websocket.CloseError{Code: 4004}) || IntentRefused(errors.New("x")) {
+		t.Error("IntentRefused misread a close")
+	}
+	e := &IntentError{AppID: "42", Err: err}
+	if !IntentRefused(e) || !strings.Contains(e.Error(), "https://discord.com/developers/applications/42/bot → Privileged Gateway Intents → Message Content Intent") {
+		t.Errorf("IntentError = %q", e.Error())
+	}
+	if got := (&IntentError{Err: err}).Error(); strings.Contains(got, "applications/") || !strings.Contains(got, "your application") {
+		t.Errorf("without an app id: %q", got)
+	}
+}

@@ -302,8 +302,7 @@ func (d *doctor) server(ctx context.Context, cfg *config.Config, s config.Server
 	case err != nil:
 		d.add(name+" intents", Fail, err.Error(), "check the token")
 	case !app.MessageContent():
-		d.add(name+" intents", Fail, "the Message Content intent is off: Discord refuses the connection (4014)",
-			"https://discord.com/developers/applications/"+app.ID+"/bot → Privileged Gateway Intents → Message Content Intent → on → Save")
+		d.add(name+" intents", Fail, discord.MessageContentOff, discord.EnableMessageContent(app.ID))
 	default:
 		d.add(name+" intents", OK, "Message Content enabled", "")
 	}

@@ -163,7 +163,7 @@ func TestDoctorEachFailingCheck(t *testing.T) {
 			w.configText = strings.Replace(w.configText, "token_file = ", "token_env = \"CCBRIDGE_DOCTOR_UNSET\"\n#", 1)
 		}, "config", Fail, "CCBRIDGE_DOCTOR_UNSET is not set", "export the variable"},
 		{"bad token", func(w *world) { _ = os.WriteFile(filepath.Join(w.dir, "home.token"), []byte("nope"), 0o600) }, "bot home", Fail, "HTTP 401", "Reset Token"},
-		{"intent off", func(w *world) { w.srv.SetMessageContentIntent(w.bot, false) }, "bot home intents", Fail, "Message Content intent is off", "Privileged Gateway Intents"},
+		{"intent off", func(w *world) { w.srv.SetMessageContentIntent(w.bot, false) }, "bot home intents", Fail, "Message Content Intent is off", "Privileged Gateway Intents"},
 		{"not in server", func(w *world) { w.srv.LeaveGuild(w.bot) }, "bot home server", Fail, "not in the server", "discord.com/oauth2/authorize"},
 		{"no attach, no reactions", func(w *world) {
 			w.srv.DenyBotInChannel(w.bot, w.api, fakediscord.PermAttachFiles|fakediscord.PermAddReactions)
