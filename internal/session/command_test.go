@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -95,5 +96,39 @@ func TestCommandErrorForAFullPath(t *testing.T) {
 	want := `"/opt/nowhere/claude" does not exist: set [claude].command to the full path of Claude Code`
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
+
+// Claude refusing its arguments exits at once: the pane is kept so its own
+// error line is read and reported (not ccbridge's guess), then removed; a
+// Claude that came up is let go, so its later exit closes its window
+// (first contact 2, finding 6).
+func TestStartReportsClaudesOwnErrorWhenItExitsAtOnce(t *testing.T) {
+	m, panes, _, target := newManager(t)
+	m.opt.StartTimeout = time.Minute
+	panes.screen = "error: unknown option '--no-such-flag'\n\n\n\n" + tmux.DeadNotice + " (status 1, Sat Nov 28 07:35:23 2026)\n"
+	panes.dieOnStart = true
+	start := time.Now()
+	_, _, err := m.Ensure(context.Background(), target)
+	var nr *NotReadyError
+	if !errors.Is(err, errExited) || !errors.As(err, &nr) || !nr.Exited {
+		t.Fatalf("err = %v", err)
+	}
+	if nr.Screen != "error: unknown option '--no-such-flag'" {
+		t.Errorf("screen = %q, want Claude's own line only", nr.Screen)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("took %s", d)
+	}
+	if !panes.specs[0].KeepOnExit || !slices.Contains(panes.killed, "%1") {
+		t.Errorf("kept %v, killed %q", panes.specs[0].KeepOnExit, panes.killed)
+	}
+
+	m, panes, _, target = newManager(t)
+	if _, _, err := m.Ensure(context.Background(), target); err != nil {
+		t.Fatal(err)
+	}
+	if !panes.specs[0].KeepOnExit || !slices.Equal(panes.letGo, []string{"%1"}) {
+		t.Errorf("kept %v, let go %q", panes.specs[0].KeepOnExit, panes.letGo)
 	}
 }

@@ -58,3 +58,46 @@ func TestPaneEnvironmentStaysWithItsPane(t *testing.T) {
 		t.Errorf("the next pane has a removed key, or lacks its own:\n%s", next)
 	}
 }
+
+// A pane kept on exit shows what its program printed before it died, its
+// death is seen, and once let go a later exit closes it.
+func TestKeepOnExitKeepsAnEarlyDeathsWords(t *testing.T) {
+	srv := tmuxtest.New(t)
+	ctx := context.Background()
+	pane, err := srv.NewPane(ctx, tmux.PaneSpec{Session: "ccbridge-home", Window: "w", Dir: t.TempDir(), KeepOnExit: true, Width: 80, Height: 10,
+		Argv: []string{"sh", "-c", "echo \"error: unknown option '--no-such-flag'\"; printf '\\n\\n\\n\\n\\n\\n\\n\\n\\n\\n'; exit 1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := false
+	for deadline := time.Now().Add(10 * time.Second); !dead && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		panes, _ := srv.ListPanes(ctx)
+		for _, p := range panes {
+			dead = dead || (p.ID == pane && p.Dead)
+		}
+	}
+	if !dead {
+		t.Fatal("the pane is not kept dead")
+	}
+	screen, err := srv.Capture(ctx, pane, 100)
+	if err != nil || !strings.Contains(screen, "error: unknown option '--no-such-flag'") || !strings.Contains(screen, tmux.DeadNotice) {
+		t.Fatalf("capture = %q, %v", screen, err)
+	}
+
+	live, err := srv.NewPane(ctx, tmux.PaneSpec{Session: "ccbridge-home", Window: "x", Dir: t.TempDir(), KeepOnExit: true, Argv: []string{"sh", "-c", "read x; exit 0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.LetGoOnExit(ctx, live); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.SendKeys(ctx, live, tmux.KeyEnter); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := srv.Capture(ctx, live, 0); err != nil {
+			return // gone
+		}
+	}
+	t.Fatal("a pane let go stayed after its exit")
+}

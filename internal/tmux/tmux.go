@@ -128,7 +128,15 @@ type PaneSpec struct {
 	Argv    []string          // the program and its arguments
 	Width   int               // size of a new session; 0 = tmux's default
 	Height  int
+	// KeepOnExit keeps the pane, dead, when its program exits, so what it
+	// printed before an early exit can be read (Capture with history: the
+	// program's last words may have scrolled up); LetGoOnExit ends that.
+	KeepOnExit bool
 }
+
+// DeadNotice starts the line tmux writes into a pane kept on exit when
+// its program dies ("Pane is dead (status 1, …)", tmux 3.2 to 3.4).
+const DeadNotice = "Pane is dead"
 
 var windowSeq atomic.Uint64
 
@@ -170,6 +178,11 @@ func (s *Server) NewPane(ctx context.Context, spec PaneSpec) (string, error) {
 	win := "=" + spec.Session + ":=" + tmp
 	if spec.Tag != "" {
 		tail = append(tail, ";", "set-option", "-p", "-t", win, TagOption, listArg(spec.Tag))
+	}
+	if spec.KeepOnExit {
+		// In the same command list: the program cannot be seen to exit
+		// before it is set.
+		tail = append(tail, ";", "set-option", "-p", "-t", win, "remain-on-exit", "on")
 	}
 	name := spec.Window
 	if name == "" {
@@ -468,6 +481,15 @@ func parsePanes(out string) ([]Pane, error) {
 		panes = append(panes, Pane{ID: f[0], Dead: f[1] == "1", PID: pid, Command: f[3], Session: f[4], Window: f[5], Tag: f[6], ServerPID: server, Path: f[8]})
 	}
 	return panes, nil
+}
+
+// LetGoOnExit undoes PaneSpec.KeepOnExit: the pane closes when its program
+// exits (unless the user's own tmux configuration keeps panes).
+func (s *Server) LetGoOnExit(ctx context.Context, pane string) error {
+	if _, err := s.exec(ctx, "", "set-option", "-p", "-u", "-t", pane, "remain-on-exit"); err != nil {
+		return fmt.Errorf("let go of %s: %w", pane, err)
+	}
+	return nil
 }
 
 // KillPane kills a pane; a pane already gone is not an error.
