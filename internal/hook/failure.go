@@ -7,13 +7,14 @@ import (
 )
 
 // authError is StopFailure's error when Claude has no usable login or key
-// (2.1.328: "Not logged in · Please run /login").
+// (2.1.328: "Not logged in · Please run /login", or for a key the API
+// refuses "Invalid API key · Fix external API key").
 const authError = "authentication_failed"
 
 // loginAdvice says what to do about it: /login is nothing the phone can
 // do, so it names what to do on the machine.
-const loginAdvice = "Claude has no login on the machine ccbridge runs on. There, as the user that runs ccbridge, run `claude` and " +
-	"log in with `/login`, or set `ANTHROPIC_API_KEY` in `[claude].env` and restart ccbridge. Then send your message again."
+const loginAdvice = "Claude cannot log in on the machine ccbridge runs on. There, as the user that runs ccbridge, run `claude` and " +
+	"log in with `/login`, or set a valid `ANTHROPIC_API_KEY` in `[claude].env` and restart ccbridge. Then send your message again."
 
 // failureText is what a turn that ended in StopFailure posts: Claude's
 // error, its kind, and what to do when that is known.
