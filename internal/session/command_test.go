@@ -132,3 +132,18 @@ func TestStartReportsClaudesOwnErrorWhenItExitsAtOnce(t *testing.T) {
 		t.Errorf("kept %v, let go %q", panes.specs[0].KeepOnExit, panes.letGo)
 	}
 }
+
+// A Claude still coming up at the start timeout is let go too: its pane
+// must not stay, dead, after it exits later.
+func TestStartLetsGoOfAPaneLeftAtTheTimeout(t *testing.T) {
+	m, panes, _, target := newManager(t)
+	m.opt.StartTimeout = 300 * time.Millisecond
+	panes.screen = "Claude Code is starting…"
+	var nr *NotReadyError
+	if _, _, err := m.Ensure(context.Background(), target); !errors.As(err, &nr) || nr.Exited {
+		t.Fatalf("err = %v", err)
+	}
+	if !slices.Equal(panes.letGo, []string{"%1"}) || len(panes.killed) != 0 {
+		t.Errorf("let go %q, killed %q", panes.letGo, panes.killed)
+	}
+}

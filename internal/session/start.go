@@ -214,8 +214,17 @@ var errExited = errors.New("the Claude process exited at once")
 // The pane is kept when Claude exits (PaneSpec.KeepOnExit), so an early
 // exit is reported with what Claude printed (its own "error: unknown
 // option …"), which a pane gone at once would take with it; once Claude is
-// up the pane is let go, and closes when Claude exits.
-func (m *Manager) waitReady(ctx context.Context, t Target, pane string) error {
+// up, or left running after the start timeout, the pane is let go, and
+// closes when Claude exits.
+func (m *Manager) waitReady(ctx context.Context, t Target, pane string) (err error) {
+	defer func() {
+		if errors.Is(err, errExited) {
+			return // no pane left
+		}
+		if lerr := m.opt.Panes.LetGoOnExit(context.WithoutCancel(ctx), pane); lerr != nil && !errors.Is(lerr, tmux.ErrPaneGone) {
+			m.opt.Log.Warn("Claude's pane stays open when Claude exits", "session", t.Key, "pane", pane, "err", lerr)
+		}
+	}()
 	deadline := time.Now().Add(m.opt.StartTimeout)
 	dialogDeadline := time.Now().Add(m.dialogWait())
 	var screen, shown string
@@ -238,9 +247,6 @@ func (m *Manager) waitReady(ctx context.Context, t Target, pane string) error {
 			}
 			screen = now
 			if InputReady(screen) {
-				if err := m.opt.Panes.LetGoOnExit(ctx, pane); err != nil {
-					m.opt.Log.Warn("Claude's pane stays open when Claude exits", "session", t.Key, "pane", pane, "err", err)
-				}
 				return nil
 			}
 			// tmux's notice says the program died; a user's tmux.conf may
