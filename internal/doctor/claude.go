@@ -1,7 +1,6 @@
 package doctor
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -64,9 +63,8 @@ func readServiceEnv(path string) ([]string, error) {
 		return nil, err
 	}
 	var vars []string
-	sc := bufio.NewScanner(strings.NewReader(string(b)))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
+	for line := range strings.Lines(string(b)) {
+		line = strings.TrimSpace(line)
 		k, v, ok := strings.Cut(line, "=")
 		if !ok || strings.HasPrefix(line, "#") {
 			continue
