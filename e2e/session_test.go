@@ -277,9 +277,13 @@ func TestSessionMissingClaudeIsNamedAtOnce(t *testing.T) {
 	msg := b.srv.WaitMessage(20*time.Second, "the start failure", func(m *fakediscord.Message) bool {
 		return m.ChannelID == p.channel && m.Author.Bot && strings.Contains(m.Content, "Could not start Claude")
 	})
-	if !strings.Contains(msg.Content, "claude-not-installed-e2e") || !strings.Contains(msg.Content, "PATH=") {
-		t.Fatalf("the failure does not name the command and PATH: %q", msg.Content)
+	// Short enough for a phone: the command and what to do, the PATH only
+	// in the log.
+	if !strings.Contains(msg.Content, `"claude-not-installed-e2e" is not on the PATH the sessions get`) || !strings.Contains(msg.Content, "[claude].command to its full path") ||
+		strings.Contains(msg.Content, "PATH=") {
+		t.Fatalf("the failure does not name the command and the fix, or carries the PATH: %q", msg.Content)
 	}
+	waitOutput(t, b.out, "PATH=", 5*time.Second)
 	t.Logf("named in %s", time.Since(start))
 	if len(b.panes()) != 0 {
 		t.Fatalf("panes left: %+v", b.panes())

@@ -10,6 +10,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/doctor"
 	"github.com/ccbridge/ccbridge/internal/execx"
+	"github.com/ccbridge/ccbridge/internal/service"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -28,7 +29,8 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	home, _ := os.UserHomeDir()
 	rs := doctor.Run(ctx, doctor.Env{ConfigPath: path, Runner: execx.Exec{}, LookPath: execx.LookPath, RuntimeDir: state.DefaultRuntimeDir(),
-		ClaudeSettings: filepath.Join(home, ".claude", "settings.json"), HookBinaries: session.HookBinaries}, stdout)
+		ClaudeSettings: filepath.Join(home, ".claude", "settings.json"), HookBinaries: session.HookBinaries,
+		ServiceEnvFile: filepath.Join(filepath.Dir(path), service.EnvFile)}, stdout)
 	if !doctor.Passed(rs) {
 		fmt.Fprintln(stdout, "\nSome checks failed; each says how to fix it.")
 		return exitError

@@ -78,3 +78,17 @@ func TestRefusedToken(t *testing.T) {
 		t.Error("other errors taken for a refused token")
 	}
 }
+
+func TestDisallowedIntents(t *testing.T) {
+	err := fmt.Errorf("connect: %w", &websocket.CloseError{Code: 4014, Text: "Disallowed intent(s)."})
+	if !DisallowedIntents(err) || DisallowedIntents(&websocket.CloseError{Code: 4004}) || DisallowedIntents(errors.New("x")) {
+		t.Error("IntentRefused misread a close")
+	}
+	e := &IntentError{AppID: "42", Err: err}
+	if !DisallowedIntents(e) || !strings.Contains(e.Error(), "https://discord.com/developers/applications/42/bot → Privileged Gateway Intents → Message Content Intent") {
+		t.Errorf("IntentError = %q", e.Error())
+	}
+	if got := (&IntentError{Err: err}).Error(); strings.Contains(got, "applications/") || !strings.Contains(got, "your application") {
+		t.Errorf("without an app id: %q", got)
+	}
+}

@@ -58,6 +58,11 @@ type Env struct {
 	HookBinaries func() (stop, pretool string, err error)
 	// Timeout bounds each network call and program run (default 20s).
 	Timeout time.Duration
+	// Environ is the environment the daemon would run with; nil = doctor's.
+	Environ []string
+	// ServiceEnvFile is the installed service's service.env; when it
+	// exists, the service's environment is the daemon's.
+	ServiceEnvFile string
 }
 
 // Minimum versions.
@@ -106,7 +111,10 @@ func (d *doctor) add(name string, st Status, detail, fix string) {
 func (d *doctor) run(ctx context.Context) {
 	cfg := d.config()
 	d.tmux(ctx)
-	d.claude(ctx, cfg)
+	if claude := d.claude(ctx, cfg); claude != "" {
+		d.claudeLogin(ctx, cfg, claude) // claude.go
+	}
+	d.claudeTrust(cfg)
 	d.hooks(cfg)
 	if cfg != nil {
 		for _, s := range cfg.Servers {
@@ -210,7 +218,8 @@ func (d *doctor) tmux(ctx context.Context) {
 	}
 }
 
-func (d *doctor) claude(ctx context.Context, cfg *config.Config) {
+// claude checks Claude Code and returns its path if it runs.
+func (d *doctor) claude(ctx context.Context, cfg *config.Config) string {
 	cmd := config.DefaultCommand
 	if cfg != nil && cfg.Claude.Command != "" {
 		cmd = cfg.Claude.Command
@@ -219,12 +228,12 @@ func (d *doctor) claude(ctx context.Context, cfg *config.Config) {
 	if err != nil {
 		d.add("claude", Fail, fmt.Sprintf("%q not found", cmd),
 			"install Claude Code (npm install -g @anthropic-ai/claude-code) or set [claude].command to its path")
-		return
+		return ""
 	}
 	out, err := d.exec(ctx, path, "--version")
 	if err != nil {
 		d.add("claude", Fail, "`claude --version` failed: "+err.Error(), "reinstall Claude Code")
-		return
+		return ""
 	}
 	v, ok := parseVersion(out)
 	switch {
@@ -236,6 +245,7 @@ func (d *doctor) claude(ctx context.Context, cfg *config.Config) {
 	default:
 		d.add("claude", OK, vstr(v)+" ("+path+")", "")
 	}
+	return path
 }
 
 // hooks checks the hook binaries (needed) and the install-hooks state
@@ -302,8 +312,7 @@ func (d *doctor) server(ctx context.Context, cfg *config.Config, s config.Server
 	case err != nil:
 		d.add(name+" intents", Fail, err.Error(), "check the token")
 	case !app.MessageContent():
-		d.add(name+" intents", Fail, "the Message Content intent is off: Discord refuses the connection (4014)",
-			"https://discord.com/developers/applications/"+app.ID+"/bot → Privileged Gateway Intents → Message Content Intent → on → Save")
+		d.add(name+" intents", Fail, discord.MessageContentOff, discord.EnableMessageContent(app.ID))
 	default:
 		d.add(name+" intents", OK, "Message Content enabled", "")
 	}

@@ -36,6 +36,14 @@ type world struct {
 	runtime    string
 	configText string
 	timeout    time.Duration
+	// Claude's login (claude.go): HOME of the sessions, what `claude auth
+	// status --json` answers, more of doctor's environment, service.env.
+	home       string
+	authOut    string
+	authErr    error
+	env        []string
+	serviceEnv string
+	fake       *execx.Fake
 }
 
 func newWorld(t *testing.T) *world {
@@ -51,6 +59,9 @@ func newWorld(t *testing.T) *world {
 		"  [[servers.projects]]\n  name = \"api\"\n  channel_id = %q\n  path = %q\n", w.srv.URL, tok, w.bot.GuildID, w.bot.ChannelID, w.api, proj)
 	w.settings = filepath.Join(w.dir, "claude", "settings.json")
 	w.runtime = filepath.Join(w.dir, "rt")
+	w.home = filepath.Join(w.dir, "home")
+	w.authOut = `{"loggedIn": true, "authMethod": "claude.ai", "apiProvider": "firstParty"}`
+	trustProjects(t, w.home, proj)
 	return w
 }
 
@@ -66,7 +77,8 @@ func (w *world) run() ([]Result, string) {
 		calls = append(calls, execx.Call{Args: []string{"/usr/bin/tmux", "-V"}, Stdout: w.tmuxV + "\n"})
 	}
 	if !w.noClaude {
-		calls = append(calls, execx.Call{Args: []string{"/opt/claude", "--version"}, Stdout: w.claudeV + "\n"})
+		calls = append(calls, execx.Call{Args: []string{"/opt/claude", "--version"}, Stdout: w.claudeV + "\n"},
+			execx.Call{Args: []string{"/opt/claude", "auth", "status", "--json"}, Stdout: w.authOut, Err: w.authErr})
 	}
 	look := func(name string) (string, error) {
 		switch {
@@ -84,8 +96,10 @@ func (w *world) run() ([]Result, string) {
 		return "/bin/ccbridge-hook-stop", "/bin/ccbridge-hook-pretool", nil
 	}
 	var out bytes.Buffer
-	rs := Run(context.Background(), Env{ConfigPath: w.cfg, Runner: execx.NewFake(w.t, calls...), LookPath: look, RuntimeDir: w.runtime,
-		ClaudeSettings: w.settings, HookBinaries: bins, Timeout: w.timeout}, &out)
+	w.fake = execx.NewFake(w.t, calls...)
+	rs := Run(context.Background(), Env{ConfigPath: w.cfg, Runner: w.fake, LookPath: look, RuntimeDir: w.runtime,
+		ClaudeSettings: w.settings, HookBinaries: bins, Timeout: w.timeout,
+		Environ: append([]string{"HOME=" + w.home, "PATH=/usr/bin"}, w.env...), ServiceEnvFile: w.serviceEnv}, &out)
 	return rs, out.String()
 }
 
@@ -163,7 +177,7 @@ func TestDoctorEachFailingCheck(t *testing.T) {
 			w.configText = strings.Replace(w.configText, "token_file = ", "token_env = \"CCBRIDGE_DOCTOR_UNSET\"\n#", 1)
 		}, "config", Fail, "CCBRIDGE_DOCTOR_UNSET is not set", "export the variable"},
 		{"bad token", func(w *world) { _ = os.WriteFile(filepath.Join(w.dir, "home.token"), []byte("nope"), 0o600) }, "bot home", Fail, "HTTP 401", "Reset Token"},
-		{"intent off", func(w *world) { w.srv.SetMessageContentIntent(w.bot, false) }, "bot home intents", Fail, "Message Content intent is off", "Privileged Gateway Intents"},
+		{"intent off", func(w *world) { w.srv.SetMessageContentIntent(w.bot, false) }, "bot home intents", Fail, "Message Content Intent is off", "Privileged Gateway Intents"},
 		{"not in server", func(w *world) { w.srv.LeaveGuild(w.bot) }, "bot home server", Fail, "not in the server", "discord.com/oauth2/authorize"},
 		{"no attach, no reactions", func(w *world) {
 			w.srv.DenyBotInChannel(w.bot, w.api, fakediscord.PermAttachFiles|fakediscord.PermAddReactions)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -156,12 +157,31 @@ func Open(ctx context.Context, log *slog.Logger, apiBase string, srv config.Serv
 		return nil, fmt.Errorf("server %s: connect: %w", srv.Name, err)
 	}
 	if err := openCtx(ctx, dg); err != nil {
+		if discord.DisallowedIntents(err) {
+			return nil, fmt.Errorf("server %s: %w", srv.Name, &discord.IntentError{AppID: appID(ctx, apiBase, token), Err: err})
+		}
 		return nil, fmt.Errorf("server %s: connect: %w", srv.Name, err)
 	}
 	return b, nil
 }
 
 // openCtx runs dg.Open, giving up when ctx ends.
+// appID asks Discord for the bot's application id, for the link to its
+// settings; "" when Discord does not say in a few seconds.
+func appID(ctx context.Context, apiBase, token string) string {
+	c, err := discord.NewClient(apiBase, token)
+	if err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	app, err := c.Application(ctx)
+	if err != nil {
+		return ""
+	}
+	return app.ID
+}
+
 func openCtx(ctx context.Context, dg *discordgo.Session) error {
 	done := make(chan error, 1)
 	go func() { done <- dg.Open() }()

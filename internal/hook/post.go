@@ -81,11 +81,9 @@ func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.T
 	text := turn.Reply
 	var resetAt time.Time
 	var known bool
-	if turn.Event == "StopFailure" {
-		text = "⚠️ Claude's turn failed: " + strings.TrimSpace(turn.Reply)
-		if turn.Error != "" && turn.Error != "unknown" {
-			text += " (" + turn.Error + ")"
-		}
+	failed := turn.Event == "StopFailure"
+	if failed {
+		text = failureText(turn) // failure.go
 		if turn.Error == limitError {
 			resetAt, known = h.limitReset(turn)
 			text += "\n" + limitNotice(resetAt, known, time.Now())
@@ -102,7 +100,8 @@ func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.T
 	}
 	chunks := h.chunks(chat.Markdown(text))
 	footer, own := "", true
-	if prefs, _ := h.prefs(sess); prefs.Footer && len(chunks) > 0 {
+	// A failed turn's cost and context say nothing the person can use.
+	if prefs, _ := h.prefs(sess); prefs.Footer && len(chunks) > 0 && !failed {
 		footer, own = h.footer(sess, turn)
 		chunks = withFooter(chunks, footer)
 	}

@@ -397,6 +397,7 @@ func (r *Router) deliver(tg target, it item) bool {
 		r.send(ev.Server, ev.ChannelID, "⚠️ "+errText(err))
 		return true
 	}
+	r.markStarting(key, ev) // starting.go
 	if _, started, err := r.opt.Sessions.Ensure(ctx, target); err != nil {
 		if r.stoppedDuring(it, false) {
 			return false

@@ -3,6 +3,8 @@ package session
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,9 +13,9 @@ import (
 	"github.com/ccbridge/ccbridge/internal/config"
 )
 
-// CommandError says the configured Claude command cannot be run: it names
-// the command and the PATH it was looked up in, which under a service
-// manager is not the user's shell PATH.
+// CommandError says the configured Claude command cannot be run. Its text
+// is short enough for a phone; the PATH it was looked up in (under a
+// service manager not the user's shell PATH) goes to the log (LogValue).
 type CommandError struct {
 	Command string
 	Path    string // the PATH the pane gets
@@ -21,7 +23,18 @@ type CommandError struct {
 }
 
 func (e *CommandError) Error() string {
-	return fmt.Sprintf("%q not found (PATH=%s): install Claude Code or set [claude].command to its full path: %v", e.Command, e.Path, e.Err)
+	switch {
+	case !strings.Contains(e.Command, "/"):
+		return fmt.Sprintf("%q is not on the PATH the sessions get: install Claude Code there, or set [claude].command to its full path", e.Command)
+	case errors.Is(e.Err, fs.ErrNotExist):
+		return fmt.Sprintf("%q does not exist: set [claude].command to the full path of Claude Code", e.Command)
+	}
+	return fmt.Sprintf("%q cannot be run (%v): set [claude].command to the full path of Claude Code", e.Command, e.Err)
+}
+
+// LogValue adds the PATH searched, for the log.
+func (e *CommandError) LogValue() slog.Value {
+	return slog.StringValue(e.Error() + " (PATH=" + e.Path + ")")
 }
 
 func (e *CommandError) Unwrap() error { return e.Err }
@@ -81,7 +94,7 @@ func executable(p string) error {
 		return err
 	}
 	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
-		return fmt.Errorf("%s is not an executable file", p)
+		return errors.New("not an executable file")
 	}
 	return nil
 }

@@ -155,6 +155,15 @@ func (p *panes) Capture(ctx context.Context, name string, history int) (string, 
 	return s.Capture(ctx, pane, history)
 }
 
+// LetGoOnExit applies to ccbridge's own panes only: it never starts one
+// on a user's server.
+func (p *panes) LetGoOnExit(ctx context.Context, name string) error {
+	if strings.Contains(name, "@") {
+		return nil
+	}
+	return p.own.LetGoOnExit(ctx, name)
+}
+
 // KillPane never kills a user's pane.
 func (p *panes) KillPane(ctx context.Context, name string) error {
 	if strings.Contains(name, "@") {

@@ -32,6 +32,8 @@ type Panes interface {
 	Capture(ctx context.Context, pane string, history int) (string, error)
 	ListPanes(ctx context.Context) ([]tmux.Pane, error)
 	KillPane(ctx context.Context, pane string) error
+	// LetGoOnExit ends PaneSpec.KeepOnExit once Claude is up.
+	LetGoOnExit(ctx context.Context, pane string) error
 }
 
 // Trees is the part of the worktree package sessions use.

@@ -37,13 +37,16 @@ type fakePanes struct {
 	captureErr error
 	// onCapture, when set, runs (without mu) after each Capture.
 	onCapture func(f *fakePanes)
+	// dieOnStart: a new pane's program exits at once (kept dead).
+	dieOnStart    bool
+	letGo, killed []string
 }
 
 func (f *fakePanes) NewPane(_ context.Context, spec tmux.PaneSpec) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	id := fmt.Sprintf("%%%d", len(f.panes)+1)
-	f.panes = append(f.panes, tmux.Pane{ID: id, Tag: spec.Tag})
+	f.panes = append(f.panes, tmux.Pane{ID: id, Tag: spec.Tag, Dead: f.dieOnStart})
 	f.specs = append(f.specs, spec)
 	f.ops = append(f.ops, "new "+id)
 	return id, nil
@@ -166,7 +169,19 @@ func (f *fakePanes) ListPanes(context.Context) ([]tmux.Pane, error) {
 	return slices.Clone(f.panes), nil
 }
 
-func (f *fakePanes) KillPane(_ context.Context, pane string) error { return nil }
+func (f *fakePanes) KillPane(_ context.Context, pane string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.killed = append(f.killed, pane)
+	return nil
+}
+
+func (f *fakePanes) LetGoOnExit(_ context.Context, pane string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.letGo = append(f.letGo, pane)
+	return nil
+}
 
 func (f *fakePanes) takeOps() []string {
 	f.mu.Lock()

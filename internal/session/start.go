@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -190,7 +191,8 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 	if window == "" {
 		window = t.Key
 	}
-	pane, err := m.opt.Panes.NewPane(ctx, tmux.PaneSpec{Session: t.TmuxSession, Window: window, Tag: t.Key, Dir: t.Dir, Env: env, Argv: argv, Width: paneWidth, Height: paneHeight})
+	pane, err := m.opt.Panes.NewPane(ctx, tmux.PaneSpec{Session: t.TmuxSession, Window: window, Tag: t.Key, Dir: t.Dir, Env: env, Argv: argv,
+		Width: paneWidth, Height: paneHeight, KeepOnExit: true}) // until it is up: see waitReady
 	if err != nil {
 		return "", fmt.Errorf("start Claude: %w", err)
 	}
@@ -208,11 +210,25 @@ var errExited = errors.New("the Claude process exited at once")
 // reports, see Dialog) is handed to t.OnDialog once its screen has
 // settled, never answered here; while one is shown the start timeout does
 // not run (the person may take a while), only the prompt timeout.
-func (m *Manager) waitReady(ctx context.Context, t Target, pane string) error {
+//
+// The pane is kept when Claude exits (PaneSpec.KeepOnExit), so an early
+// exit is reported with what Claude printed (its own "error: unknown
+// option …"), which a pane gone at once would take with it; once Claude is
+// up, or left running after the start timeout, the pane is let go, and
+// closes when Claude exits.
+func (m *Manager) waitReady(ctx context.Context, t Target, pane string) (err error) {
+	defer func() {
+		if errors.Is(err, errExited) {
+			return // no pane left
+		}
+		if lerr := m.opt.Panes.LetGoOnExit(context.WithoutCancel(ctx), pane); lerr != nil && !errors.Is(lerr, tmux.ErrPaneGone) {
+			m.opt.Log.Warn("Claude's pane stays open when Claude exits", "session", t.Key, "pane", pane, "err", lerr)
+		}
+	}()
 	deadline := time.Now().Add(m.startTimeout())
 	dialogDeadline := time.Now().Add(m.dialogWait())
 	var screen, shown string
-	var settled time.Time
+	var settled, deadChecked time.Time
 	for {
 		now, err := m.opt.Panes.Capture(ctx, pane, 0)
 		// A pane whose program exits is gone, and so is the tmux server
@@ -233,6 +249,21 @@ func (m *Manager) waitReady(ctx context.Context, t Target, pane string) error {
 			if InputReady(screen) {
 				return nil
 			}
+			// tmux's notice says the program died; a user's tmux.conf may
+			// reword it, so the pane list is asked every second too.
+			if strings.Contains(screen, tmux.DeadNotice) || time.Since(deadChecked) >= time.Second {
+				deadChecked = time.Now()
+				if last, dead := m.lastWords(ctx, pane); dead {
+					hint := last
+					switch {
+					case shown != "":
+						hint = "Claude exited after its dialog was answered (\"No, exit\" ends it)."
+					case hint == "":
+						hint = m.exitHint("")
+					}
+					return fmt.Errorf("%w: %w", errExited, &NotReadyError{Waited: m.opt.StartTimeout, Exited: true, Screen: hint})
+				}
+			}
 			var d Dialog
 			d, dialog = ParseDialog(screen)
 			if dialog && time.Since(settled) >= dialogSettle && d.Hash != shown {
@@ -252,6 +283,30 @@ func (m *Manager) waitReady(ctx context.Context, t Target, pane string) error {
 		case <-time.After(readyPoll):
 		}
 	}
+}
+
+// lastWords reports whether the pane's program has died and, if so, the
+// last lines it printed (with the scrollback: Claude's error line may have
+// scrolled up), without tmux's notice; the dead pane is removed.
+func (m *Manager) lastWords(ctx context.Context, pane string) (string, bool) {
+	panes, err := m.listPanes(ctx)
+	if err != nil || !slices.ContainsFunc(panes, func(p tmux.Pane) bool { return p.ID == pane && p.Dead }) {
+		return "", false
+	}
+	screen, _ := m.opt.Panes.Capture(ctx, pane, 200)
+	if err := m.opt.Panes.KillPane(ctx, pane); err != nil {
+		m.opt.Log.Warn("could not remove a dead Claude's pane", "pane", pane, "err", err)
+	}
+	var lines []string
+	for line := range strings.SplitSeq(screen, "\n") {
+		if line = strings.TrimRight(line, " "); line != "" && !strings.HasPrefix(line, tmux.DeadNotice) {
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) > 10 {
+		lines = lines[len(lines)-10:]
+	}
+	return strings.Join(lines, "\n"), true
 }
 
 // dialogWait bounds the wait for a person to answer a dialog at start: as

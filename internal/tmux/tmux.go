@@ -128,7 +128,15 @@ type PaneSpec struct {
 	Argv    []string          // the program and its arguments
 	Width   int               // size of a new session; 0 = tmux's default
 	Height  int
+	// KeepOnExit keeps the pane, dead, when its program exits, so what it
+	// printed before an early exit can be read (Capture with history: the
+	// program's last words may have scrolled up); LetGoOnExit ends that.
+	KeepOnExit bool
 }
+
+// DeadNotice starts the line tmux writes into a pane kept on exit when
+// its program dies ("Pane is dead (status 1, …)", tmux 3.2 to 3.4).
+const DeadNotice = "Pane is dead"
 
 var windowSeq atomic.Uint64
 
@@ -142,6 +150,15 @@ var windowSeq atomic.Uint64
 // without serving other clients in between, so nobody ever sees the pane
 // untagged. Names and the directory are format-escaped (tmux expands
 // formats, #(shell) included, in -s, -n, -c and rename-window).
+//
+// spec.Env belongs to this pane alone. new-window -e gives it to the pane
+// only, but new-session -e also stores it in the session's environment,
+// which every later window inherits: a window a person opens there would
+// carry the session key (and the global hooks would take its Claude for
+// ours) and the API keys, and a key removed from the config would linger.
+// So the command list unsets them again, before any other client is
+// served (in new-window's too: it cleans a session made by an older
+// ccbridge that left them there).
 func (s *Server) NewPane(ctx context.Context, spec PaneSpec) (string, error) {
 	if len(spec.Argv) == 0 {
 		return "", errors.New("new pane: empty command")
@@ -162,11 +179,19 @@ func (s *Server) NewPane(ctx context.Context, spec PaneSpec) (string, error) {
 	if spec.Tag != "" {
 		tail = append(tail, ";", "set-option", "-p", "-t", win, TagOption, listArg(spec.Tag))
 	}
+	if spec.KeepOnExit {
+		// In the same command list: the program cannot be seen to exit
+		// before it is set.
+		tail = append(tail, ";", "set-option", "-p", "-t", win, "remain-on-exit", "on")
+	}
 	name := spec.Window
 	if name == "" {
 		name = spec.Session
 	}
 	tail = append(tail, ";", "rename-window", "-t", win, listArg(EscapeFormat(name)), ";", "set-option", "-s", "focus-events", "on")
+	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
+		tail = append(tail, ";", "set-environment", "-t", "="+spec.Session, "-u", listArg(k))
+	}
 
 	args := append([]string{"new-window", "-t", "=" + spec.Session + ":"}, common...)
 	out, err := s.exec(ctx, "", append(args, tail...)...)
@@ -456,6 +481,15 @@ func parsePanes(out string) ([]Pane, error) {
 		panes = append(panes, Pane{ID: f[0], Dead: f[1] == "1", PID: pid, Command: f[3], Session: f[4], Window: f[5], Tag: f[6], ServerPID: server, Path: f[8]})
 	}
 	return panes, nil
+}
+
+// LetGoOnExit undoes PaneSpec.KeepOnExit: the pane closes when its program
+// exits (unless the user's own tmux configuration keeps panes).
+func (s *Server) LetGoOnExit(ctx context.Context, pane string) error {
+	if _, err := s.exec(ctx, "", "set-option", "-p", "-u", "-t", pane, "remain-on-exit"); err != nil {
+		return fmt.Errorf("let go of %s: %w", pane, err)
+	}
+	return nil
 }
 
 // KillPane kills a pane; a pane already gone is not an error.

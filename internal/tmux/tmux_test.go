@@ -25,7 +25,9 @@ func TestNewPaneCreatesSessionWhenMissing(t *testing.T) {
 	win := "=ccbridge-home:=" + tmp
 	common := []string{"-d", "-P", "-F", "#{pane_id}", "-n", tmp, "-c", "/src/##api", "-e", "A=1", "-e", `B=2\;`, "--", "claude", "--x",
 		";", "set-option", "-p", "-t", win, "@ccbridge_session", "home-api",
-		";", "rename-window", "-t", win, "api ##1", ";", "set-option", "-s", "focus-events", "on"}
+		";", "rename-window", "-t", win, "api ##1", ";", "set-option", "-s", "focus-events", "on",
+		// The session's own environment must not keep the pane's variables.
+		";", "set-environment", "-t", "=ccbridge-home", "-u", "A", ";", "set-environment", "-t", "=ccbridge-home", "-u", "B"}
 	s := newFake(t,
 		execx.Call{Args: argv(append([]string{"new-window", "-t", "=ccbridge-home:"}, common...)...),
 			Err: execx.Exit(1, "no server running on /tmp/tmux-0/ccb\n")},

@@ -39,8 +39,11 @@ func streamUsage(w http.ResponseWriter, msgID, model string, content []map[strin
 // apiErrorFor is the error body the real API sends for an HTTP status.
 func apiErrorFor(status int, msg string) map[string]any {
 	e := apiError(msg)
-	if status == http.StatusTooManyRequests {
+	switch status {
+	case http.StatusTooManyRequests:
 		e["error"].(map[string]any)["type"] = "rate_limit_error"
+	case http.StatusUnauthorized:
+		e["error"].(map[string]any)["type"] = "authentication_error"
 	}
 	return e
 }
