@@ -2,8 +2,10 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/ccbridge/ccbridge/internal/discord"
+	"github.com/ccbridge/ccbridge/internal/intake"
 	"github.com/ccbridge/ccbridge/internal/router"
 )
 
@@ -34,5 +36,8 @@ func (h history) Message(ctx context.Context, server, channelID, messageID strin
 		return router.Missed{}, err
 	}
 	m, err := p.MissedMessage(ctx, channelID, messageID)
+	if discord.IsUnknownMessage(err) || discord.IsUnknownChannel(err) {
+		err = fmt.Errorf("%w: %w", intake.ErrGone, err)
+	}
 	return router.Missed(m), err
 }
