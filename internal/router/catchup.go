@@ -317,9 +317,14 @@ func (r *Router) wanted(ev chat.MessageEvent) bool {
 }
 
 // handledMark reports whether the bot's own reactions say a message was
-// handled: ✅ (delivered) or ⚠️ (told why not, or offered).
+// handled: ✅ (delivered) or ⚠️ (told why not, or offered). Names are
+// compared without U+FE0F: Discord does not always keep the variation
+// selector the bot reacted with.
 func handledMark(marked []string) bool {
-	return slices.Contains(marked, "✅") || slices.Contains(marked, "⚠️")
+	return slices.ContainsFunc(marked, func(name string) bool {
+		name = strings.ReplaceAll(name, "\ufe0f", "")
+		return name == "✅" || name == "\u26a0"
+	})
 }
 
 // claim takes a voice note, which goes beside the queue (its words into

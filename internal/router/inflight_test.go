@@ -239,3 +239,16 @@ func TestCancelledVoiceNoteIsNotHeld(t *testing.T) {
 		t.Fatalf("held after Cancel: %+v", c)
 	}
 }
+
+// Discord may name the bot's ⚠️ with or without its variation selector
+// (U+FE0F): either says handled (fidelity-3 P8).
+func TestHandledMarkIgnoresTheVariationSelector(t *testing.T) {
+	for _, marked := range [][]string{{"✅"}, {"⚠️"}, {"\u26a0"}, {"✅\ufe0f"}} {
+		if !handledMark(marked) {
+			t.Errorf("handledMark(%q) = false", marked)
+		}
+	}
+	if handledMark([]string{"⏳", "👍"}) {
+		t.Error("another reaction says handled")
+	}
+}
