@@ -40,7 +40,7 @@ func (r *Router) received(t state.Typed) int {
 	}
 	want := promptKey(t.Text)
 	for _, p := range rec.Prompts {
-		if p.NotBefore(t.At) && strings.Contains(promptKey(p.Text), want) {
+		if p.NotBefore(t.At) && strings.Contains(promptText(p.Text), want) {
 			return receivedYes
 		}
 	}
@@ -58,17 +58,26 @@ func (r *Router) received(t state.Typed) int {
 	return receivedNo
 }
 
-// promptKey is how a prompt is compared with what Claude recorded: control
-// characters dropped (as tmux.Sanitize does before the paste), whitespace
-// folded (Claude re-wraps), the first 200 bytes.
-func promptKey(s string) string {
+// promptText is a prompt as it is compared with what Claude recorded:
+// control characters dropped (as tmux.Sanitize does before the paste),
+// whitespace folded (Claude re-wraps).
+func promptText(s string) string {
 	s = strings.Map(func(c rune) rune {
 		if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f || c >= 0x80 && c <= 0x9f {
 			return -1
 		}
 		return c
 	}, strings.ToValidUTF8(s, "\uFFFD"))
-	s = strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// promptKey is what is looked for: the first 200 bytes of promptText.
+// Only it is cut, never what it is looked for in (as session.WaitReceipt):
+// Claude records a paste of four lines or more, or over 800 characters,
+// inside a <pasted_content id="…"> wrapper, whose tag would push the text
+// out of a cut record.
+func promptKey(s string) string {
+	s = promptText(s)
 	if len(s) > 200 {
 		s = strings.ToValidUTF8(s[:200], "")
 	}
@@ -108,7 +117,7 @@ func transcriptHas(path string, since time.Time, want string) (bool, error) {
 			continue
 		}
 		for _, b := range e.Blocks() {
-			if b.Type == "text" && strings.Contains(promptKey(b.Text), want) {
+			if b.Type == "text" && strings.Contains(promptText(b.Text), want) {
 				return true, nil
 			}
 		}
