@@ -5,9 +5,13 @@ import (
 	"fmt"
 
 	"github.com/ccbridge/ccbridge/internal/discord"
+	"github.com/ccbridge/ccbridge/internal/gateway"
 	"github.com/ccbridge/ccbridge/internal/intake"
 	"github.com/ccbridge/ccbridge/internal/router"
 )
+
+// The router reads back what its bots missed (see gateway.Catcher).
+var _ gateway.Catcher = (*router.Router)(nil)
 
 // history reads channels back for the router's catch-up, as the right bot.
 type history struct {

@@ -146,19 +146,48 @@ func (r *Router) recordTyped(key string, it item, prompt string) {
 }
 
 // CatchUpChannels lists what to read back after READY on server's bot: its
-// project channels (parent "") and the threads of its sessions not
-// archived and of its opened folders (with their parent). Nil without
-// catch-up.
+// project channels (parent ""). Threads wait for the guild's list of
+// active threads (CatchUpThreads). Nil without catch-up.
 func (r *Router) CatchUpChannels(server string) map[string]string {
 	if !r.catchingUp() {
 		return nil
 	}
 	out := map[string]string{}
-	projects := map[string]string{}
 	for ch, rt := range r.routes {
 		if rt.server.Name == server {
 			out[ch] = ""
+		}
+	}
+	return out
+}
+
+// CatchUpThreads picks, from the guild's active threads (id → parent), the
+// ones to read back: every thread under a project channel (one started or
+// revived while ccbridge was away included; one without a cursor is read
+// with the age rule, as a first start) and every opened folder's thread.
+// It also returns the threads of live sessions and opened folders that are
+// not active (id → parent), to look up: archived or deleted while it was
+// away.
+func (r *Router) CatchUpThreads(server string, active map[string]string) (read, check map[string]string) {
+	if !r.catchingUp() {
+		return nil, nil
+	}
+	read, check = map[string]string{}, map[string]string{}
+	projects := map[string]string{} // project name → channel
+	for ch, rt := range r.routes {
+		if rt.server.Name == server {
 			projects[rt.project.Name] = ch
+		}
+	}
+	opened := map[string]string{}
+	for _, o := range openedFolders(r.opt.Registry, server) { // open.go
+		opened[o.ThreadID] = o.ChannelID
+	}
+	for id, parent := range active {
+		if _, ok := r.lookup(server, parent); ok {
+			read[id] = parent
+		} else if p, ok := opened[id]; ok {
+			read[id] = p
 		}
 	}
 	regs, err := r.opt.Registry.Sessions.List()
@@ -166,14 +195,35 @@ func (r *Router) CatchUpChannels(server string) map[string]string {
 		r.opt.Log.Warn("catch-up: some sessions could not be read", "err", err)
 	}
 	for _, g := range regs {
-		if parent, ok := projects[g.Project]; ok && g.Server == server && g.ThreadID != "" && !g.Archived {
-			out[g.ThreadID] = parent
+		// One archived already had its session stopped and its worktree
+		// released: deleted since, nothing is left to do.
+		if parent, ok := projects[g.Project]; ok && g.Server == server && g.ThreadID != "" && !g.Archived && active[g.ThreadID] == "" {
+			check[g.ThreadID] = parent
 		}
 	}
-	for _, o := range openedFolders(r.opt.Registry, server) { // open.go
-		out[o.ThreadID] = o.ChannelID
+	for id, parent := range opened {
+		if active[id] == "" {
+			check[id] = parent
+		}
 	}
-	return out
+	return read, check
+}
+
+// ThreadAway handles a thread ccbridge knows found archived (or deleted)
+// after connecting, as the event it missed would have been: its session is
+// stopped (a deleted one's released), and its messages are not read back.
+// A thread archived already is left as it is.
+func (r *Router) ThreadAway(server, threadID, parentID string, deleted bool) {
+	if deleted {
+		r.HandleThreadDeleted(server, threadID, parentID) // threads.go
+		return
+	}
+	if tg, ok := r.resolve(server, threadID, parentID); ok {
+		if g, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && g.Archived {
+			return
+		}
+	}
+	r.HandleThreadArchived(server, threadID, parentID)
 }
 
 // CatchUp reads back what a channel (or thread) received after the last

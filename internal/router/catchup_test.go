@@ -362,32 +362,6 @@ func TestFullQueueMarksTheDroppedMessage(t *testing.T) {
 	}
 }
 
-// READY reads back the server's project channels and the threads of its
-// sessions that are not archived, each with its parent.
-func TestCatchUpChannelsListsChannelsAndLiveThreads(t *testing.T) {
-	r, _, _, _, _ := catchUpRouter(t, "")
-	ctx := context.Background()
-	for key, g := range map[string]state.Registered{
-		"home-api-t1": {Server: "home", Project: "api", ThreadID: "1300000000000000301"},
-		"home-api-t2": {Server: "home", Project: "api", ThreadID: "1300000000000000302", Archived: true},
-		"home-gone":   {Server: "home", Project: "gone", ThreadID: "1300000000000000303"},
-		"work-x":      {Server: "work", Project: "api", ThreadID: "1300000000000000304"},
-	} {
-		if _, err := r.opt.Registry.Sessions.Update(ctx, key, func(x *state.Registered) error { *x = g; return nil }); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got := r.CatchUpChannels("home")
-	want := map[string]string{channel: "", "1300000000000000301": channel}
-	if len(got) != len(want) || got[channel] != "" || got["1300000000000000301"] != channel {
-		t.Fatalf("CatchUpChannels = %v, want %v", got, want)
-	}
-	r.opt.History = nil
-	if got := r.CatchUpChannels("home"); got != nil {
-		t.Fatalf("without catch-up: %v", got)
-	}
-}
-
 // A voice note missed while ccbridge was away is transcribed, as one
 // arriving live is (never typed as a file), once even if it also arrives
 // live; its words take the ✅ and move the cursor.
