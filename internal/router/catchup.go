@@ -70,6 +70,9 @@ type item struct {
 	// reoffer marks an offer made again: Deliver anyway was clicked and
 	// ccbridge died before it was done.
 	reoffer bool
+	// held marks an offer for a message that was in flight (not missed)
+	// when ccbridge stopped.
+	held bool
 }
 
 // lateKind is the custom_id kind of Deliver anyway.
@@ -84,8 +87,11 @@ func (r *Router) catchUpAge() time.Duration { return r.opt.Config.Discord.CatchU
 
 // laterNotice is tellStopped's text with catch-up.
 func (r *Router) laterNotice(text string) string {
-	if text == notConfirmed {
+	switch text {
+	case notConfirmed:
 		return fmt.Sprintf(laterChecked, "this message")
+	case notHeard:
+		return fmt.Sprintf(laterHeard, r.catchUpAge())
 	}
 	return fmt.Sprintf(laterReached, "this message", r.catchUpAge())
 }
@@ -295,7 +301,7 @@ func (r *Router) CatchUp(server, channelID, parentID string) {
 			it.kind, it.reoffer = offerItem, true
 		}
 		if it.kind == deliverItem && now.Sub(m.At) > limit {
-			it.kind = offerItem
+			it.kind, it.held = offerItem, isHeld
 		}
 		if !isHeld {
 			blocked = true // the cursor moves past it once the worker is done

@@ -355,6 +355,9 @@ func TestFullQueueMarksTheDroppedMessage(t *testing.T) {
 		ev.MessageID = fmt.Sprintf("13000000000000%05d", i)
 		last = ev.MessageID
 		r.HandleMessage(ev)
+		if i == 0 {
+			l.waitFor(t, `deliver home-api "m0"`) // the worker holds it: 64 more fill the queue
+		}
 	}
 	l.waitFor(t, "react "+last+" ⚠️")
 	if !slices.ContainsFunc(l.all(), func(op string) bool { return strings.HasPrefix(op, "send ⚠️ Too many messages") }) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/intake"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -250,5 +251,59 @@ func TestHandledMarkIgnoresTheVariationSelector(t *testing.T) {
 	}
 	if handledMark([]string{"⏳", "👍"}) {
 		t.Error("another reaction says handled")
+	}
+}
+
+// With review on, a voice note being transcribed at a stop is told what the
+// restart does: transcribe it again and show the transcript, not deliver
+// it; and it does so.
+func TestVoiceNoteTranscribingAtAStopWithReviewIsShownAgain(t *testing.T) {
+	tr := &fakeTranscriber{words: "the voice note", release: make(chan struct{})}
+	r, _, h, l, files := voiceCatchUpRouter(t, true, tr)
+	stop := stoppable(r)
+	r.HandleMessage(h.sayVoice(voiceID1, time.Minute))
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		tr.mu.Lock()
+		n := len(tr.files)
+		tr.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("never transcribed")
+		}
+	}
+	stop()
+	r.Wait()
+	if !slices.Contains(l.all(), "send "+fmt.Sprintf(laterHeard, 15*time.Minute)) {
+		t.Fatalf("notice at the stop: %q", l.all())
+	}
+	r2, _, l2 := restarted(t, r, files)
+	r2.opt.Transcriber = &fakeTranscriber{words: "the voice note"}
+	r2.CatchUp("home", channel, "")
+	if review := waitOp(t, l2, "post "+channel+" 🎙️"); !strings.Contains(review, "not sent yet") {
+		t.Fatalf("after the restart: %q", review)
+	}
+}
+
+// A message in flight at a stop that is older than catch_up when ccbridge
+// is back is offered, saying it was on its way (not missed).
+func TestOldMessageInFlightIsOfferedAsSuch(t *testing.T) {
+	r, _, h, l, files := voiceCatchUpRouter(t, false, &fakeTranscriber{words: "never"})
+	h.sayVoice(voiceID1, time.Hour)
+	if err := r.book().Hold(context.Background(), intake.Ref{Server: "home", ChannelID: channel, MessageID: voiceID1}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := state.MarkHandled(context.Background(), r.opt.Cursors, "home", channel, textID2); err != nil {
+		t.Fatal(err)
+	}
+	r2, ss2, l2 := restarted(t, r, files)
+	r2.CatchUp("home", channel, "")
+	l2.waitFor(t, "react "+voiceID1+" ⚠️")
+	if offer := waitOp(t, l2, "post "+channel+" ⚠️"); !strings.Contains(offer, "ccbridge stopped before [this message]") {
+		t.Fatalf("offer = %q", offer)
+	}
+	if len(ss2.deliveredNow()) != 0 || len(l.all()) != 0 {
+		t.Fatalf("delivered %q", ss2.deliveredNow())
 	}
 }

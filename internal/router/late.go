@@ -145,6 +145,9 @@ func (r *Router) offer(tg target, it item) {
 	switch {
 	case it.unsure:
 		text = fmt.Sprintf("⚠️ ccbridge stopped while typing [this message](%s) and cannot tell whether Claude received it, so it was not typed again.", link)
+	case it.held:
+		text = fmt.Sprintf("⚠️ ccbridge stopped before [this message](%s) reached Claude, %s ago: longer ago than `catch_up` (%s), so it was not delivered on its own.",
+			link, now.Sub(it.at).Round(time.Second), r.catchUpAge())
 	case it.reoffer:
 		text = fmt.Sprintf("⚠️ ccbridge stopped before [this message](%s) reached Claude, after Deliver anyway was clicked; it was not delivered. The offer is open again.", link)
 	}

@@ -17,6 +17,9 @@ const (
 	notConfirmed = "⚠️ ccbridge stopped before Claude confirmed %s: it may have reached Claude, or still sit in the input box. Check with /screen once ccbridge is back."
 	laterReached = "⏸️ ccbridge stopped before %s reached Claude; it will be delivered when ccbridge is back (if that takes longer than %s, you will be asked first)."
 	laterChecked = "⏸️ ccbridge stopped before Claude confirmed %s; when ccbridge is back it checks what Claude received and delivers it only if Claude did not get it."
+	// A voice note with review on: the restart shows its transcript again.
+	notHeard   = "⚠️ ccbridge stopped before %s was transcribed; send it again once it is back."
+	laterHeard = "⏸️ ccbridge stopped before this voice note was transcribed; when it is back it transcribes it again and shows you the transcript (if that takes longer than %s, you will be asked first)."
 )
 
 // Shutdown notices run on a context of their own, the router's having
@@ -44,7 +47,7 @@ func (r *Router) tellStopped(text string, its ...item) {
 		r.opt.Log.Warn("ccbridge stopped before a message was delivered", "channel", ev.ChannelID, "message", ev.MessageID)
 		if r.catchingUp() && ev.MessageID != "" && !it.own {
 			ctx, cancel := context.WithTimeout(budget, stopNotice)
-			if text == notReached && r.putBack(ctx, ev) {
+			if text != notConfirmed && r.putBack(ctx, ev) {
 				cancel()
 				continue
 			}

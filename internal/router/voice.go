@@ -131,7 +131,11 @@ func (r *Router) transcribe(tg target, ev chat.MessageEvent, audio chat.Attachme
 	}
 	words, err := r.transcriber().Transcribe(r.ctx, file)
 	if r.ctx.Err() != nil {
-		r.tellStopped(notReached, item{ev: ev})
+		stopped := notReached
+		if cfg.ReviewOn() {
+			stopped = notHeard // the restart shows the transcript, and delivers nothing on its own
+		}
+		r.tellStopped(stopped, item{ev: ev})
 		return
 	}
 	var failed *voice.Error
