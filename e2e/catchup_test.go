@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -252,4 +253,29 @@ func waitPane(t *testing.T, b *bridge, p *project, alive bool, what string) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
+}
+
+// A voice note still being transcribed when the daemon is stopped, after a
+// text sent later was delivered (the cursor passed the voice note), is told
+// it will be delivered, and is, once, after the restart (security-3 #5).
+func TestCatchUpVoiceNoteInFlightAtAStop(t *testing.T) {
+	t.Parallel()
+	command, control := fakeTranscriber(t)
+	b := newBridge(t, 1, 1, fmt.Sprintf("[voice]\ncommand = [%q, \"{file}\"]\nreview = false\n", command))
+	p := b.projects[0]
+	setTranscriber(t, control, "sleep10 VOICE_HELD words")
+	note := b.srv.PostVoice(p.channel, b.owner, oggNote(t), 4)
+	time.Sleep(300 * time.Millisecond)
+	text := b.say(p, "TEXT_AFTER the voice note")
+	b.waitReaction(text, "✅")
+	b.waitReply(p, "ok: TEXT_AFTER the voice note")
+
+	b.stop()
+	b.waitReply(p, "it will be delivered when ccbridge is back")
+	setTranscriber(t, control, "VOICE_HELD words")
+	b.start()
+	b.waitReaction(note, "✅")
+	b.waitReply(p, "ok: VOICE_HELD words")
+	time.Sleep(time.Second) // a second delivery would come within it
+	onceInOrder(t, b.received(p), "TEXT_AFTER the voice note", "VOICE_HELD words")
 }
