@@ -274,8 +274,14 @@ func (r *Router) CatchUp(server, channelID, parentID string) {
 			continue
 		}
 		it := item{ev: ev, at: m.At}
+		o, hasOffer := cur.Offers[id]
+		clicked := isHeld && hasOffer && o.Used // Deliver anyway clicked, not done yet
+		handled := handledMark(m.Marked)
+		if clicked {
+			handled = hasMark(m.Marked, "✅") // its ⚠️ is the offer's
+		}
 		switch {
-		case !r.wanted(ev) || handledMark(m.Marked):
+		case !r.wanted(ev) || handled:
 			if isHeld {
 				r.markHandled(ev) // handled before the cursor was told
 			} else if !blocked {
@@ -295,7 +301,7 @@ func (r *Router) CatchUp(server, channelID, parentID string) {
 				it.kind, it.unsure = offerItem, true
 			}
 		}
-		if o, ok := cur.Offers[id]; it.kind == deliverItem && isHeld && ok && o.Used {
+		if it.kind == deliverItem && clicked {
 			// Deliver anyway was clicked, and the daemon died before it
 			// was done: asked again, not done on its own.
 			it.kind, it.reoffer = offerItem, true
@@ -373,14 +379,17 @@ func (r *Router) wanted(ev chat.MessageEvent) bool {
 }
 
 // handledMark reports whether the bot's own reactions say a message was
-// handled: ✅ (delivered) or ⚠️ (told why not, or offered). Names are
-// compared without U+FE0F: Discord does not always keep the variation
-// selector the bot reacted with.
+// handled: ✅ (delivered) or ⚠️ (told why not, or offered).
 func handledMark(marked []string) bool {
-	return slices.ContainsFunc(marked, func(name string) bool {
-		name = strings.ReplaceAll(name, "\ufe0f", "")
-		return name == "✅" || name == "\u26a0"
-	})
+	return hasMark(marked, "✅") || hasMark(marked, "⚠️")
+}
+
+// hasMark reports whether marked holds emoji. Names are compared without
+// U+FE0F: Discord does not always keep the variation selector the bot
+// reacted with.
+func hasMark(marked []string, emoji string) bool {
+	emoji = strings.ReplaceAll(emoji, "\ufe0f", "")
+	return slices.ContainsFunc(marked, func(name string) bool { return strings.ReplaceAll(name, "\ufe0f", "") == emoji })
 }
 
 // claim takes a voice note, which goes beside the queue (its words into

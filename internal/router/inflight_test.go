@@ -307,3 +307,47 @@ func TestOldMessageInFlightIsOfferedAsSuch(t *testing.T) {
 		t.Fatalf("delivered %q", ss2.deliveredNow())
 	}
 }
+
+// A Deliver anyway click whose message had not reached Claude when ccbridge
+// crashed: the restart offers it again (its ⚠️ is the offer's, not a sign
+// it was handled), and the offer delivers it once.
+func TestDeliverAnywayInterruptedByACrashIsOfferedAgain(t *testing.T) {
+	r, ss, h, l, store := catchUpRouter(t, "1300000000000000100")
+	if _, err := store.Sessions.Update(context.Background(), "home-api", func(s *state.Session) error {
+		s.Server, s.Project, s.ChannelID = "home", "api", channel
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h.say("1300000000000000101", "the old one", 20*time.Minute)
+	r.CatchUp("home", channel, "")
+	l.waitFor(t, "react 1300000000000000101 ⚠️")
+	h.mark("1300000000000000101", "⚠️")
+	ss.dialogs = 1000
+	live := msg("a live one")
+	live.MessageID = textID2
+	h.say(textID2, live.Content, time.Second)
+	r.HandleMessage(live)
+	l.waitFor(t, "dialog")
+	id, err := chat.ID{Instance: "inst1", Kind: lateKind, Args: []string{"1300000000000000101"}}.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	click := func(r *Router, l *log) {
+		r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, MessageID: "1", User: chat.User{ID: owner}, CustomID: id}, fakeResponder{l})
+	}
+	click(r, l)
+	waitOp(t, l, "update 📨 Delivering")
+
+	// A crash: the first daemon says nothing more.
+	r2, ss2, l2 := restarted(t, r, nil)
+	r2.CatchUp("home", channel, "")
+	l2.waitFor(t, "react "+textID2+" ✅")
+	waitOp(t, l2, "post "+channel+" ⚠️ ccbridge stopped before [this message]")
+	click(r2, l2)
+	l2.waitFor(t, "react 1300000000000000101 ✅")
+	time.Sleep(50 * time.Millisecond)
+	if got := ss2.deliveredNow(); !slices.Equal(got, []string{"a live one", "the old one"}) {
+		t.Fatalf("delivered after the restart %q", got)
+	}
+}
