@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/intake"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -69,7 +70,7 @@ func catchUpRouter(t *testing.T, last string) (*Router, *fakeSessions, *fakeHist
 	h := &fakeHistory{}
 	r.opt.History, r.opt.Cursors = h, cursors
 	if last != "" {
-		if err := state.MarkHandled(context.Background(), cursors, "home", channel, last); err != nil {
+		if err := intake.New(cursors).Handled(context.Background(), intake.Ref{Server: "home", ChannelID: channel, MessageID: last}); err != nil {
 			t.Fatal(err)
 		}
 	}

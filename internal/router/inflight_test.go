@@ -62,7 +62,7 @@ func voiceCatchUpRouter(t *testing.T, review bool, tr *fakeTranscriber) (*Router
 	}
 	h := &fakeHistory{}
 	r.opt.History, r.opt.Cursors = h, cursors
-	if err := state.MarkHandled(context.Background(), cursors, "home", channel, "1300000000000000100"); err != nil {
+	if err := intake.New(cursors).Handled(context.Background(), intake.Ref{Server: "home", ChannelID: channel, MessageID: "1300000000000000100"}); err != nil {
 		t.Fatal(err)
 	}
 	files := map[string][]byte{"https://cdn/" + voiceID1: []byte("OggS")}
@@ -294,7 +294,7 @@ func TestOldMessageInFlightIsOfferedAsSuch(t *testing.T) {
 	if err := r.book().Hold(context.Background(), intake.Ref{Server: "home", ChannelID: channel, MessageID: voiceID1}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := state.MarkHandled(context.Background(), r.opt.Cursors, "home", channel, textID2); err != nil {
+	if err := r.book().Handled(context.Background(), intake.Ref{Server: "home", ChannelID: channel, MessageID: textID2}); err != nil {
 		t.Fatal(err)
 	}
 	r2, ss2, l2 := restarted(t, r, files)

@@ -1,9 +1,6 @@
 package state
 
-import (
-	"context"
-	"time"
-)
+import "time"
 
 // Cursor is what catch-up knows of one channel or thread, kept in the
 // durable directory (it must survive a reboot): the last message handled
@@ -91,14 +88,4 @@ func SnowflakeLess(a, b string) bool {
 		return len(a) < len(b)
 	}
 	return a < b
-}
-
-// MarkHandled is Update with Handled, filling in whose cursor it is.
-func MarkHandled(ctx context.Context, c *Collection[Cursor], server, channelID, messageID string) error {
-	_, err := c.Update(ctx, CursorKey(server, channelID), func(cur *Cursor) error {
-		cur.Server, cur.ChannelID, cur.Updated = server, channelID, time.Now().UTC()
-		cur.Handled(messageID)
-		return nil
-	})
-	return err
 }
