@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -200,4 +201,81 @@ func TestCatchUpInAThread(t *testing.T) {
 	time.Sleep(time.Second)
 	b.repliesOnce(th, "CU_THREAD_1", "CU_THREAD_2")
 	b.repliesOnce(p, "CU_CHANNEL_1")
+}
+
+// Threads that changed while ccbridge was down (fidelity-3 D3): one started
+// meanwhile and one revived by a message (archived before) deliver what was
+// sent in them; one archived meanwhile has its session stopped and its
+// message is not read back; one deleted meanwhile has its session stopped.
+func TestCatchUpThreadsThatChangedWhileDown(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	started := func(name, text string) *project {
+		th := threadOf(p, b.srv.StartThread(p.channel, name, b.owner))
+		m := b.say(th, text)
+		b.waitReaction(m, "✅")
+		b.waitReply(th, "ok: "+text)
+		return th
+	}
+	archived, deleted, revived := started("archived while away", "CU_A_0"), started("deleted while away", "CU_D_0"), started("revived", "CU_R_0")
+	b.srv.ArchiveThread(revived.channel, false)
+	waitPane(t, b, revived, false, "the archived thread's session to stop")
+
+	b.kill()
+	fresh := threadOf(p, b.srv.StartThread(p.channel, "started while away", b.owner))
+	inFresh := b.say(fresh, "CU_NEW_1")
+	inRevived := b.say(revived, "CU_R_1") // un-archives it, as on Discord
+	b.say(archived, "CU_A_1")
+	b.srv.ArchiveThread(archived.channel, false)
+	b.srv.DeleteThread(deleted.channel)
+	b.start()
+
+	b.waitReaction(inFresh, "✅")
+	b.waitReply(fresh, "ok: CU_NEW_1")
+	b.waitReaction(inRevived, "✅")
+	b.waitReply(revived, "ok: CU_R_1")
+	waitPane(t, b, archived, false, "the session of the thread archived while away to stop")
+	waitPane(t, b, deleted, false, "the session of the thread deleted while away to stop")
+	time.Sleep(time.Second) // a late delivery would come within it
+	if got := strings.Join(b.received(archived), "\n"); strings.Contains(got, "CU_A_1") {
+		t.Errorf("a message of a thread archived while away was read back: %q", b.received(archived))
+	}
+	onceInOrder(t, b.received(revived), "CU_R_0", "CU_R_1")
+	onceInOrder(t, b.received(fresh), "CU_NEW_1")
+}
+
+// waitPane waits until the session of p has a live pane (alive) or none.
+func waitPane(t *testing.T, b *bridge, p *project, alive bool, what string) {
+	t.Helper()
+	for deadline := time.Now().Add(long); b.paneAlive(p) != alive; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// A voice note still being transcribed when the daemon is stopped, after a
+// text sent later was delivered (the cursor passed the voice note), is told
+// it will be delivered, and is, once, after the restart (security-3 #5).
+func TestCatchUpVoiceNoteInFlightAtAStop(t *testing.T) {
+	t.Parallel()
+	command, control := fakeTranscriber(t)
+	b := newBridge(t, 1, 1, fmt.Sprintf("[voice]\ncommand = [%q, \"{file}\"]\nreview = false\n", command))
+	p := b.projects[0]
+	setTranscriber(t, control, "sleep10 VOICE_HELD words")
+	note := b.srv.PostVoice(p.channel, b.owner, oggNote(t), 4)
+	time.Sleep(300 * time.Millisecond)
+	text := b.say(p, "TEXT_AFTER the voice note")
+	b.waitReaction(text, "✅")
+	b.waitReply(p, "ok: TEXT_AFTER the voice note")
+
+	b.stop()
+	b.waitReply(p, "it will be delivered when ccbridge is back")
+	setTranscriber(t, control, "VOICE_HELD words")
+	b.start()
+	b.waitReaction(note, "✅")
+	b.waitReply(p, "ok: VOICE_HELD words")
+	time.Sleep(time.Second) // a second delivery would come within it
+	onceInOrder(t, b.received(p), "TEXT_AFTER the voice note", "VOICE_HELD words")
 }

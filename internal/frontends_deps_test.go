@@ -1,6 +1,7 @@
 package internal_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -22,6 +23,12 @@ func TestFrontEndsApart(t *testing.T) {
 			if d.ImportPath == mod+"internal/mcp" || strings.HasPrefix(d.ImportPath, "github.com/modelcontextprotocol/") {
 				t.Errorf("%s depends on %s", front, d.ImportPath)
 			}
+		}
+	}
+	// The intake's books are core: no front end in them.
+	for _, d := range list(t, "-deps", "./internal/intake") {
+		if slices.Contains(discord, d.ImportPath) || d.ImportPath == mod+"internal/mcp" {
+			t.Errorf("internal/intake depends on %s", d.ImportPath)
 		}
 	}
 	// One decide step: both front ends call prompt.Decide.

@@ -2,10 +2,16 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/ccbridge/ccbridge/internal/discord"
+	"github.com/ccbridge/ccbridge/internal/gateway"
+	"github.com/ccbridge/ccbridge/internal/intake"
 	"github.com/ccbridge/ccbridge/internal/router"
 )
+
+// The router reads back what its bots missed (see gateway.Catcher).
+var _ gateway.Catcher = (*router.Router)(nil)
 
 // history reads channels back for the router's catch-up, as the right bot.
 type history struct {
@@ -34,5 +40,8 @@ func (h history) Message(ctx context.Context, server, channelID, messageID strin
 		return router.Missed{}, err
 	}
 	m, err := p.MissedMessage(ctx, channelID, messageID)
+	if discord.IsUnknownMessage(err) || discord.IsUnknownChannel(err) {
+		err = fmt.Errorf("%w: %w", intake.ErrGone, err)
+	}
 	return router.Missed(m), err
 }

@@ -2,6 +2,7 @@ package discord
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -84,4 +85,11 @@ func missed(m *discordgo.Message) Missed {
 		}
 	}
 	return out
+}
+
+// IsUnknownChannel reports whether err says the channel (or thread) no
+// longer exists, or was never one this bot could see: Discord's 10003.
+func IsUnknownChannel(err error) bool {
+	var rest *discordgo.RESTError
+	return errors.As(err, &rest) && rest.Message != nil && rest.Message.Code == discordgo.ErrCodeUnknownChannel
 }

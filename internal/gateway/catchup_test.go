@@ -19,6 +19,12 @@ type catcher struct {
 
 func (c *catcher) CatchUpChannels(string) map[string]string { return c.channels }
 
+func (c *catcher) CatchUpThreads(string, map[string]string) (read, check map[string]string) {
+	return nil, nil
+}
+
+func (c *catcher) ThreadAway(string, string, string, bool) {}
+
 func (c *catcher) CatchUp(_, channelID, _ string) {
 	c.mu.Lock()
 	c.messages[channelID] = append(c.messages[channelID], "catch-up")

@@ -124,6 +124,7 @@ func Open(ctx context.Context, log *slog.Logger, apiBase string, srv config.Serv
 			return
 		}
 		log.Info("guild available", "guild", g.ID, "name", g.Name, "channels", len(g.Channels))
+		b.catchUpThreads(h, g.Threads) // catchup.go
 	})
 	dg.AddHandler(func(s *discordgo.Session, m *discordgo.MessageCreate) {
 		if m.Author == nil || (s.State.User != nil && m.Author.ID == s.State.User.ID) || m.GuildID != b.Server.GuildID {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/intake"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -24,7 +26,8 @@ import (
 // A message carrying the bot's ✅ or ⚠️ was handled already, one queued in
 // this process already is not queued again, and one typed into the pane but
 // unconfirmed at a crash is checked against what Claude received before it
-// is typed again.
+// is typed again. A message in flight that newer ones passed (see
+// internal/intake) is read back by id, whatever the cursor says.
 
 // History reads a channel's messages back from Discord.
 type History interface {
@@ -48,6 +51,7 @@ const (
 	deliverItem = iota // type it into the session
 	offerItem          // missed too long ago: ⚠️ and a Deliver anyway offer
 	confirmItem        // typed before a crash, and Claude has it: its ✅
+	doneItem           // a message in flight settled (a voice note cancelled): the cursor moves to it in turn
 )
 
 // item is one piece of a session worker's work.
@@ -63,6 +67,12 @@ type item struct {
 	// own marks a prompt of ccbridge's own with a message id (a schedule's
 	// post): catch-up never reads it back, so it moves no cursor.
 	own bool
+	// reoffer marks an offer made again: Deliver anyway was clicked and
+	// ccbridge died before it was done.
+	reoffer bool
+	// held marks an offer for a message that was in flight (not missed)
+	// when ccbridge stopped.
+	held bool
 }
 
 // lateKind is the custom_id kind of Deliver anyway.
@@ -77,8 +87,11 @@ func (r *Router) catchUpAge() time.Duration { return r.conf().Discord.CatchUp.Du
 
 // laterNotice is tellStopped's text with catch-up.
 func (r *Router) laterNotice(text string) string {
-	if text == notConfirmed {
+	switch text {
+	case notConfirmed:
 		return fmt.Sprintf(laterChecked, "this message")
+	case notHeard:
+		return fmt.Sprintf(laterHeard, r.catchUpAge())
 	}
 	return fmt.Sprintf(laterReached, "this message", r.catchUpAge())
 }
@@ -94,18 +107,34 @@ func (r *Router) handle(tg target, it item) bool {
 	case offerItem:
 		r.offer(tg, it)
 		return true
+	case doneItem:
+		return true
 	}
 	return r.deliver(tg, it) && !it.own
 }
 
-// markHandled moves the message's channel cursor up to it.
+// book is the intake's books of this daemon's messages (made on first use:
+// tests wire Cursors after New).
+func (r *Router) book() *intake.Book {
+	r.bookOnce.Do(func() {
+		var cursors *state.Collection[state.Cursor]
+		if r.catchingUp() {
+			cursors = r.opt.Cursors
+		}
+		r.books = intake.New(cursors)
+	})
+	return r.books
+}
+
+// markHandled moves the message's channel cursor up to it, and forgets it
+// as in flight.
 func (r *Router) markHandled(ev chat.MessageEvent) {
 	if !r.catchingUp() || ev.MessageID == "" {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), stopNotice)
 	defer cancel()
-	if err := state.MarkHandled(ctx, r.opt.Cursors, ev.Server, ev.ChannelID, ev.MessageID); err != nil {
+	if err := r.book().Handled(ctx, intake.Of(ev)); err != nil {
 		r.opt.Log.Error("could not record a message handled", "channel", ev.ChannelID, "message", ev.MessageID, "err", err)
 	}
 }
@@ -117,30 +146,54 @@ func (r *Router) recordTyped(key string, it item, prompt string) {
 	if !r.catchingUp() || ev.MessageID == "" || it.own {
 		return
 	}
-	_, err := r.opt.Cursors.Update(r.ctx, state.CursorKey(ev.Server, ev.ChannelID), func(c *state.Cursor) error {
-		c.Server, c.ChannelID, c.ParentID, c.Updated = ev.Server, ev.ChannelID, ev.ParentID, time.Now().UTC()
-		c.Typed = &state.Typed{MessageID: ev.MessageID, Session: key, Text: prompt, At: time.Now()}
-		return nil
-	})
-	if err != nil {
+	if err := r.book().Typed(r.ctx, intake.Of(ev), key, prompt, time.Now()); err != nil {
 		r.opt.Log.Error("could not record a message typed", "channel", ev.ChannelID, "message", ev.MessageID, "err", err)
 	}
 }
 
 // CatchUpChannels lists what to read back after READY on server's bot: its
-// project channels (parent "") and the threads of its sessions not
-// archived and of its opened folders (with their parent). Nil without
-// catch-up.
+// project channels (parent ""). Threads wait for the guild's list of
+// active threads (CatchUpThreads). Nil without catch-up.
 func (r *Router) CatchUpChannels(server string) map[string]string {
 	if !r.catchingUp() {
 		return nil
 	}
 	out := map[string]string{}
-	projects := map[string]string{}
 	for ch, rt := range r.routeTable() {
 		if rt.server.Name == server {
 			out[ch] = ""
+		}
+	}
+	return out
+}
+
+// CatchUpThreads picks, from the guild's active threads (id → parent), the
+// ones to read back: every thread under a project channel (one started or
+// revived while ccbridge was away included; one without a cursor is read
+// with the age rule, as a first start) and every opened folder's thread.
+// It also returns the threads of live sessions and opened folders that are
+// not active (id → parent), to look up: archived or deleted while it was
+// away.
+func (r *Router) CatchUpThreads(server string, active map[string]string) (read, check map[string]string) {
+	if !r.catchingUp() {
+		return nil, nil
+	}
+	read, check = map[string]string{}, map[string]string{}
+	projects := map[string]string{} // project name → channel
+	for ch, rt := range r.routeTable() {
+		if rt.server.Name == server {
 			projects[rt.project.Name] = ch
+		}
+	}
+	opened := map[string]string{}
+	for _, o := range openedFolders(r.opt.Registry, server) { // open.go
+		opened[o.ThreadID] = o.ChannelID
+	}
+	for id, parent := range active {
+		if _, ok := r.lookup(server, parent); ok {
+			read[id] = parent
+		} else if p, ok := opened[id]; ok {
+			read[id] = p
 		}
 	}
 	regs, err := r.opt.Registry.Sessions.List()
@@ -148,14 +201,35 @@ func (r *Router) CatchUpChannels(server string) map[string]string {
 		r.opt.Log.Warn("catch-up: some sessions could not be read", "err", err)
 	}
 	for _, g := range regs {
-		if parent, ok := projects[g.Project]; ok && g.Server == server && g.ThreadID != "" && !g.Archived {
-			out[g.ThreadID] = parent
+		// One archived already had its session stopped and its worktree
+		// released: deleted since, nothing is left to do.
+		if parent, ok := projects[g.Project]; ok && g.Server == server && g.ThreadID != "" && !g.Archived && active[g.ThreadID] == "" {
+			check[g.ThreadID] = parent
 		}
 	}
-	for _, o := range openedFolders(r.opt.Registry, server) { // open.go
-		out[o.ThreadID] = o.ChannelID
+	for id, parent := range opened {
+		if active[id] == "" {
+			check[id] = parent
+		}
 	}
-	return out
+	return read, check
+}
+
+// ThreadAway handles a thread ccbridge knows found archived (or deleted)
+// after connecting, as the event it missed would have been: its session is
+// stopped (a deleted one's released), and its messages are not read back.
+// A thread archived already is left as it is.
+func (r *Router) ThreadAway(server, threadID, parentID string, deleted bool) {
+	if deleted {
+		r.HandleThreadDeleted(server, threadID, parentID) // threads.go
+		return
+	}
+	if tg, ok := r.resolve(server, threadID, parentID); ok {
+		if g, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && g.Archived {
+			return
+		}
+	}
+	r.HandleThreadArchived(server, threadID, parentID)
 }
 
 // CatchUp reads back what a channel (or thread) received after the last
@@ -170,8 +244,8 @@ func (r *Router) CatchUp(server, channelID, parentID string) {
 		return
 	}
 	log := r.opt.Log.With("server", server, "channel", channelID)
-	cur, err := r.opt.Cursors.Get(state.CursorKey(server, channelID))
-	if err != nil && !errors.Is(err, state.ErrNotFound) {
+	cur, found, err := r.book().Cursor(server, channelID)
+	if err != nil {
 		log.Error("catch-up: cannot read the channel's cursor", "err", err)
 		return
 	}
@@ -179,9 +253,10 @@ func (r *Router) CatchUp(server, channelID, parentID string) {
 	// before catch-up began. A cursor that holds no handled message yet
 	// (the daemon died between typing the first one and recording it) is
 	// no first start: what is old there was missed, and is offered.
-	firstStart := errors.Is(err, state.ErrNotFound)
+	firstStart := !found
 	ctx, cancel := context.WithTimeout(r.ctx, catchUpRead)
 	defer cancel()
+	held := r.readHeld(ctx, log, server, channelID, parentID, cur)
 	msgs, err := r.opt.History.After(ctx, server, channelID, cur.Last)
 	if err != nil {
 		// The cursor stays: the next READY reads them again.
@@ -190,17 +265,26 @@ func (r *Router) CatchUp(server, channelID, parentID string) {
 	}
 	now, limit := r.now(), r.catchUpAge()
 	skipTo, blocked, queued, offered := "", false, 0, 0
-	for _, m := range msgs {
+	for _, m := range append(held, msgs...) {
 		ev := m.Event
 		ev.Server, ev.ParentID = server, parentID
 		id := ev.MessageID
-		if !state.SnowflakeLess(cur.Last, id) {
+		_, isHeld := cur.Held[id]
+		if !state.SnowflakeLess(cur.Last, id) && !isHeld {
 			continue
 		}
 		it := item{ev: ev, at: m.At}
+		o, hasOffer := cur.Offers[id]
+		clicked := isHeld && hasOffer && o.Used // Deliver anyway clicked, not done yet
+		handled := handledMark(m.Marked)
+		if clicked {
+			handled = hasMark(m.Marked, "✅") // its ⚠️ is the offer's
+		}
 		switch {
-		case !r.wanted(ev) || handledMark(m.Marked):
-			if !blocked {
+		case !r.wanted(ev) || handled:
+			if isHeld {
+				r.markHandled(ev) // handled before the cursor was told
+			} else if !blocked {
 				skipTo = id // none of ccbridge's business, or handled before
 			}
 			continue
@@ -217,13 +301,20 @@ func (r *Router) CatchUp(server, channelID, parentID string) {
 				it.kind, it.unsure = offerItem, true
 			}
 		}
-		if it.kind == deliverItem && now.Sub(m.At) > limit {
-			it.kind = offerItem
+		if it.kind == deliverItem && clicked {
+			// Deliver anyway was clicked, and the daemon died before it
+			// was done: asked again, not done on its own.
+			it.kind, it.reoffer = offerItem, true
 		}
-		blocked = true // the cursor moves past it once the worker is done
+		if it.kind == deliverItem && now.Sub(m.At) > limit {
+			it.kind, it.held = offerItem, isHeld
+		}
+		if !isHeld {
+			blocked = true // the cursor moves past it once the worker is done
+		}
 		if audio, ok := ev.Voice(); ok && it.kind == deliverItem {
 			if r.claim(ev) {
-				r.voiceNote(tg, ev, audio) // voice.go: transcribed beside the queue, as live
+				r.hear(tg, ev, audio, isHeld) // voice.go: transcribed beside the queue, as live
 				queued++
 			}
 			continue
@@ -239,13 +330,46 @@ func (r *Router) CatchUp(server, channelID, parentID string) {
 		}
 	}
 	if skipTo != "" {
-		if err := state.MarkHandled(ctx, r.opt.Cursors, server, channelID, skipTo); err != nil {
+		if err := r.book().Handled(ctx, intake.Ref{Server: server, ChannelID: channelID, MessageID: skipTo}); err != nil {
 			log.Error("catch-up: could not move the cursor", "err", err)
 		}
 	}
-	if len(msgs) > 0 {
-		log.Info("caught up", "read", len(msgs), "queued", queued, "offered", offered)
+	if len(msgs)+len(held) > 0 {
+		log.Info("caught up", "read", len(msgs), "in flight", len(held), "queued", queued, "offered", offered)
 	}
+}
+
+// readHeld reads back, oldest first, the messages that were in flight
+// when ccbridge stopped and that the cursor has passed (After returns the
+// others). One gone from Discord is forgotten; one that cannot be read now
+// waits for the next READY.
+func (r *Router) readHeld(ctx context.Context, log *slog.Logger, server, channelID, parentID string, cur state.Cursor) []Missed {
+	var ids []string
+	for id := range cur.Held {
+		if !state.SnowflakeLess(cur.Last, id) {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, func(a, b string) int {
+		if state.SnowflakeLess(a, b) {
+			return -1
+		}
+		return 1
+	})
+	var out []Missed
+	for _, id := range ids {
+		m, err := r.opt.History.Message(ctx, server, channelID, id)
+		switch {
+		case errors.Is(err, intake.ErrGone):
+			log.Info("catch-up: a message in flight was deleted meanwhile", "message", id)
+			r.markHandled(chat.MessageEvent{Server: server, ChannelID: channelID, ParentID: parentID, MessageID: id})
+		case err != nil:
+			log.Error("catch-up: could not read back a message in flight", "message", id, "err", err)
+		default:
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // wanted is HandleMessage's filter, without its logs: an owner's message
@@ -257,53 +381,57 @@ func (r *Router) wanted(ev chat.MessageEvent) bool {
 // handledMark reports whether the bot's own reactions say a message was
 // handled: ✅ (delivered) or ⚠️ (told why not, or offered).
 func handledMark(marked []string) bool {
-	return slices.Contains(marked, "✅") || slices.Contains(marked, "⚠️")
+	return hasMark(marked, "✅") || hasMark(marked, "⚠️")
 }
 
-// claim records a message as queued without queueing it (a voice note
-// goes beside the queue, its words into it later): false when it was
-// queued (or claimed) already.
+// hasMark reports whether marked holds emoji. Names are compared without
+// U+FE0F: Discord does not always keep the variation selector the bot
+// reacted with.
+func hasMark(marked []string, emoji string) bool {
+	emoji = strings.ReplaceAll(emoji, "\ufe0f", "")
+	return slices.ContainsFunc(marked, func(name string) bool { return strings.ReplaceAll(name, "\ufe0f", "") == emoji })
+}
+
+// claim takes a voice note, which goes beside the queue (its words into
+// it later), for this process, and holds it: messages after it may be
+// handled first. False when it was taken already.
 func (r *Router) claim(ev chat.MessageEvent) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if ev.MessageID == "" {
-		return true
-	}
-	if r.queued.has(ev.ChannelID, ev.MessageID) {
+	if !r.book().Claim(intake.Of(ev)) {
 		return false
 	}
-	r.queued.add(ev.ChannelID, ev.MessageID)
+	r.hold(ev)
 	return true
 }
 
-// recentIDs is how many message ids of a channel recent keeps: far more
-// than can wait unhandled (a session's queue holds 64), and every message
-// catch-up reads back is one not handled yet.
-const recentIDs = 1024
-
-// recent remembers, per channel, the ids of the messages queued in this
-// process, so a message read back by catch-up and also received live (or
-// the other way round) is queued once.
-type recent struct {
-	ids   map[string]map[string]bool
-	order map[string][]string // oldest first
+// hold records a message in flight, so a restart reads it back.
+func (r *Router) hold(ev chat.MessageEvent) {
+	if !r.catchingUp() || ev.MessageID == "" {
+		return
+	}
+	if err := r.book().Hold(r.ctx, intake.Of(ev), r.now()); err != nil {
+		r.opt.Log.Error("could not record a message in flight", "channel", ev.ChannelID, "message", ev.MessageID, "err", err)
+	}
 }
 
-func (q *recent) has(ch, id string) bool { return q.ids[ch][id] }
+// release forgets a message in flight without moving the cursor: it was
+// told why not, with its ⚠️.
+func (r *Router) release(ev chat.MessageEvent) {
+	if !r.catchingUp() || ev.MessageID == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), stopNotice)
+	defer cancel()
+	if err := r.book().Release(ctx, intake.Of(ev)); err != nil {
+		r.opt.Log.Error("could not record a message handled", "channel", ev.ChannelID, "message", ev.MessageID, "err", err)
+	}
+}
 
-func (q *recent) add(ch, id string) {
-	if q.ids == nil {
-		q.ids, q.order = map[string]map[string]bool{}, map[string][]string{}
-	}
-	if q.ids[ch] == nil {
-		q.ids[ch] = map[string]bool{}
-	}
-	q.ids[ch][id] = true
-	q.order[ch] = append(q.order[ch], id)
-	if len(q.order[ch]) > recentIDs {
-		delete(q.ids[ch], q.order[ch][0])
-		q.order[ch] = q.order[ch][1:]
-	}
+// settle records a message in flight handled (a voice note cancelled)
+// once the messages queued before it are: the cursor must not pass them.
+// Should the daemon stop first, it stays in flight and the next start asks
+// again.
+func (r *Router) settle(tg target, ev chat.MessageEvent) {
+	r.tryEnqueue(tg, item{ev: ev, kind: doneItem, again: true})
 }
 
 // enqueueWaiting is enqueue for catch-up: it waits while the session's

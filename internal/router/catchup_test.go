@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/intake"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -69,7 +70,7 @@ func catchUpRouter(t *testing.T, last string) (*Router, *fakeSessions, *fakeHist
 	h := &fakeHistory{}
 	r.opt.History, r.opt.Cursors = h, cursors
 	if last != "" {
-		if err := state.MarkHandled(context.Background(), cursors, "home", channel, last); err != nil {
+		if err := intake.New(cursors).Handled(context.Background(), intake.Ref{Server: "home", ChannelID: channel, MessageID: last}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -355,36 +356,13 @@ func TestFullQueueMarksTheDroppedMessage(t *testing.T) {
 		ev.MessageID = fmt.Sprintf("13000000000000%05d", i)
 		last = ev.MessageID
 		r.HandleMessage(ev)
+		if i == 0 {
+			l.waitFor(t, `deliver home-api "m0"`) // the worker holds it: 64 more fill the queue
+		}
 	}
 	l.waitFor(t, "react "+last+" ⚠️")
 	if !slices.ContainsFunc(l.all(), func(op string) bool { return strings.HasPrefix(op, "send ⚠️ Too many messages") }) {
 		t.Fatalf("ops = %q", l.all())
-	}
-}
-
-// READY reads back the server's project channels and the threads of its
-// sessions that are not archived, each with its parent.
-func TestCatchUpChannelsListsChannelsAndLiveThreads(t *testing.T) {
-	r, _, _, _, _ := catchUpRouter(t, "")
-	ctx := context.Background()
-	for key, g := range map[string]state.Registered{
-		"home-api-t1": {Server: "home", Project: "api", ThreadID: "1300000000000000301"},
-		"home-api-t2": {Server: "home", Project: "api", ThreadID: "1300000000000000302", Archived: true},
-		"home-gone":   {Server: "home", Project: "gone", ThreadID: "1300000000000000303"},
-		"work-x":      {Server: "work", Project: "api", ThreadID: "1300000000000000304"},
-	} {
-		if _, err := r.opt.Registry.Sessions.Update(ctx, key, func(x *state.Registered) error { *x = g; return nil }); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got := r.CatchUpChannels("home")
-	want := map[string]string{channel: "", "1300000000000000301": channel}
-	if len(got) != len(want) || got[channel] != "" || got["1300000000000000301"] != channel {
-		t.Fatalf("CatchUpChannels = %v, want %v", got, want)
-	}
-	r.opt.History = nil
-	if got := r.CatchUpChannels("home"); got != nil {
-		t.Fatalf("without catch-up: %v", got)
 	}
 }
 

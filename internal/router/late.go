@@ -14,6 +14,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/intake"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -39,7 +40,7 @@ func (r *Router) received(t state.Typed) int {
 	}
 	want := promptKey(t.Text)
 	for _, p := range rec.Prompts {
-		if p.NotBefore(t.At) && strings.Contains(promptKey(p.Text), want) {
+		if p.NotBefore(t.At) && strings.Contains(promptText(p.Text), want) {
 			return receivedYes
 		}
 	}
@@ -57,17 +58,26 @@ func (r *Router) received(t state.Typed) int {
 	return receivedNo
 }
 
-// promptKey is how a prompt is compared with what Claude recorded: control
-// characters dropped (as tmux.Sanitize does before the paste), whitespace
-// folded (Claude re-wraps), the first 200 bytes.
-func promptKey(s string) string {
+// promptText is a prompt as it is compared with what Claude recorded:
+// control characters dropped (as tmux.Sanitize does before the paste),
+// whitespace folded (Claude re-wraps).
+func promptText(s string) string {
 	s = strings.Map(func(c rune) rune {
 		if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f || c >= 0x80 && c <= 0x9f {
 			return -1
 		}
 		return c
 	}, strings.ToValidUTF8(s, "\uFFFD"))
-	s = strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// promptKey is what is looked for: the first 200 bytes of promptText.
+// Only it is cut, never what it is looked for in (as session.WaitReceipt):
+// Claude records a paste of four lines or more, or over 800 characters,
+// inside a <pasted_content id="…"> wrapper, whose tag would push the text
+// out of a cut record.
+func promptKey(s string) string {
+	s = promptText(s)
 	if len(s) > 200 {
 		s = strings.ToValidUTF8(s[:200], "")
 	}
@@ -107,7 +117,7 @@ func transcriptHas(path string, since time.Time, want string) (bool, error) {
 			continue
 		}
 		for _, b := range e.Blocks() {
-			if b.Type == "text" && strings.Contains(promptKey(b.Text), want) {
+			if b.Type == "text" && strings.Contains(promptText(b.Text), want) {
 				return true, nil
 			}
 		}
@@ -125,36 +135,41 @@ func (r *Router) offer(tg target, it item) {
 	ev := it.ev
 	log := r.opt.Log.With("session", tg.key, "message", ev.MessageID)
 	now := r.now()
-	_, err := r.opt.Cursors.Update(r.ctx, state.CursorKey(ev.Server, ev.ChannelID), func(c *state.Cursor) error {
-		c.Server, c.ChannelID, c.ParentID, c.Updated = ev.Server, ev.ChannelID, ev.ParentID, now.UTC()
-		c.PruneOffers(now)
-		if c.Offers == nil {
-			c.Offers = map[string]state.Offer{}
-		}
-		c.Offers[ev.MessageID] = state.Offer{AuthorID: ev.Author.ID, Expires: now.Add(r.conf().Claude.PromptTimeout.Duration)}
-		return nil
-	})
-	if err != nil {
+	if err := r.book().Offer(r.ctx, intake.Of(ev), ev.Author.ID, now, now.Add(r.conf().Claude.PromptTimeout.Duration)); err != nil {
 		log.Error("could not record a Deliver anyway offer", "err", err)
 	}
 	r.react(ev, "⚠️")
 	link := messageLink(tg, ev.ChannelID, ev.MessageID)
 	text := fmt.Sprintf("⚠️ [This message](%s) was sent %s ago, while ccbridge was away: longer ago than `catch_up` (%s), so it was not delivered on its own.",
 		link, now.Sub(it.at).Round(time.Second), r.catchUpAge())
-	if it.unsure {
+	switch {
+	case it.unsure:
 		text = fmt.Sprintf("⚠️ ccbridge stopped while typing [this message](%s) and cannot tell whether Claude received it, so it was not typed again.", link)
+	case it.held:
+		text = fmt.Sprintf("⚠️ ccbridge stopped before [this message](%s) reached Claude, %s ago: longer ago than `catch_up` (%s), so it was not delivered on its own.",
+			link, now.Sub(it.at).Round(time.Second), r.catchUpAge())
+	case it.reoffer:
+		text = fmt.Sprintf("⚠️ ccbridge stopped before [this message](%s) reached Claude, after Deliver anyway was clicked; it was not delivered. The offer is open again.", link)
 	}
-	id, err := chat.ID{Instance: r.opt.Instance, Kind: lateKind, Args: []string{ev.MessageID}}.Encode()
-	if err != nil {
-		log.Error("could not offer Deliver anyway", "err", err)
-		r.send(ev.Server, ev.ChannelID, text)
-		return
-	}
-	m := chat.Message{Content: text, Rows: []chat.Row{{Buttons: []chat.Button{{Label: "Deliver anyway", CustomID: id, Style: chat.Primary}}}}}
-	if _, err := r.opt.Replier.Post(r.ctx, ev.Server, ev.ChannelID, m); err != nil {
+	if err := r.postOffer(r.ctx, ev, text); err != nil {
 		log.Error("could not offer Deliver anyway", "err", err)
 	}
 	log.Info("a message missed too long ago was offered, not delivered", "age", now.Sub(it.at).Round(time.Second), "unsure", it.unsure)
+}
+
+// postOffer posts text with a message's Deliver anyway button (text alone
+// if the button cannot be made).
+func (r *Router) postOffer(ctx context.Context, ev chat.MessageEvent, text string) error {
+	id, err := chat.ID{Instance: r.opt.Instance, Kind: lateKind, Args: []string{ev.MessageID}}.Encode()
+	if err != nil {
+		if serr := r.opt.Replier.Send(ctx, ev.Server, ev.ChannelID, text); serr != nil {
+			return serr
+		}
+		return err
+	}
+	m := chat.Message{Content: text, Rows: []chat.Row{{Buttons: []chat.Button{{Label: "Deliver anyway", CustomID: id, Style: chat.Primary}}}}}
+	_, err = r.opt.Replier.Post(ctx, ev.Server, ev.ChannelID, m)
+	return err
 }
 
 func messageLink(tg target, channelID, messageID string) string {
@@ -182,25 +197,15 @@ func (r *Router) deliverAnyway(ev chat.ComponentEvent, args []string, resp chat.
 		return
 	}
 	msgID := args[0]
-	now := r.now()
-	cur, err := r.opt.Cursors.Update(r.ctx, state.CursorKey(ev.Server, ev.ChannelID), func(c *state.Cursor) error {
-		o, ok := c.Offers[msgID]
-		switch {
-		case !ok || now.After(o.Expires):
-			return offerGone
-		case o.Used:
-			return offerUsed
-		case o.AuthorID != ev.User.ID:
-			return offerNotYours
+	ref := intake.Ref{Server: ev.Server, ChannelID: ev.ChannelID, MessageID: msgID}
+	// Spent and held in one step: the message is older than the cursor,
+	// and must survive a restart until it is delivered.
+	cur, err := r.book().UseOffer(r.ctx, ref, ev.User.ID, r.now())
+	for sentinel, no := range map[error]refusal{intake.ErrOfferGone: offerGone, intake.ErrOfferUsed: offerUsed, intake.ErrOfferNotYours: offerNotYours} {
+		if errors.Is(err, sentinel) {
+			_ = resp.Respond(chat.Reply{Content: string(no), Ephemeral: true})
+			return
 		}
-		o.Used = true
-		c.Offers[msgID] = o
-		return nil
-	})
-	var no refusal
-	if errors.As(err, &no) {
-		_ = resp.Respond(chat.Reply{Content: string(no), Ephemeral: true})
-		return
 	}
 	if err != nil {
 		_ = resp.Respond(chat.Reply{Content: "⚠️ " + errText(err), Ephemeral: true})
@@ -208,6 +213,7 @@ func (r *Router) deliverAnyway(ev chat.ComponentEvent, args []string, resp chat.
 	}
 	tg, ok := r.resolve(ev.Server, ev.ChannelID, cur.ParentID)
 	if !ok {
+		r.release(chat.MessageEvent{Server: ev.Server, ChannelID: ev.ChannelID, MessageID: msgID})
 		_ = resp.Respond(chat.Reply{Content: "This channel is no longer one of ccbridge's projects; nothing was delivered.", Ephemeral: true})
 		return
 	}
@@ -219,6 +225,7 @@ func (r *Router) deliverAnyway(ev chat.ComponentEvent, args []string, resp chat.
 		defer cancel()
 		m, err := r.opt.History.Message(ctx, ev.Server, ev.ChannelID, msgID)
 		if err != nil {
+			r.release(chat.MessageEvent{Server: ev.Server, ChannelID: ev.ChannelID, ParentID: cur.ParentID, MessageID: msgID})
 			r.send(ev.Server, ev.ChannelID, fmt.Sprintf("⚠️ Could not read [this message](%s) back from Discord, so it was not delivered: %s. Send it again.", link, errText(err)))
 			return
 		}

@@ -485,9 +485,15 @@ func TestCatchUpReadsOpenedThreads(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got := f.r.CatchUpChannels("home")
-	if len(got) != 2 || got[channel] != "" || got["1300000000000000401"] != panelChannel {
+	if got := f.r.CatchUpChannels("home"); len(got) != 1 || got[channel] != "" {
 		t.Fatalf("CatchUpChannels = %v", got)
+	}
+	active := map[string]string{"1300000000000000401": panelChannel, "1300000000000000402": channel, "1300000000000000403": channel}
+	if read, check := f.r.CatchUpThreads("home", active); len(read) != 3 || read["1300000000000000401"] != panelChannel || len(check) != 0 {
+		t.Fatalf("active: read %v, check %v", read, check)
+	}
+	if read, check := f.r.CatchUpThreads("home", nil); len(read) != 0 || len(check) != 1 || check["1300000000000000401"] != panelChannel {
+		t.Fatalf("not active: read %v, check %v", read, check)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/intake"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -123,9 +125,8 @@ type Router struct {
 	ctx context.Context
 	wg  sync.WaitGroup
 
-	mu        sync.Mutex // guards workers, queued, stopping, closing and followers
+	mu        sync.Mutex // guards workers, stopping, closing and followers
 	workers   map[string]chan item
-	queued    recent                     // messages queued in this process (catchup.go)
 	stopping  bool                       // the context ended: no message is queued any more
 	closing   map[string]bool            // thread sessions being stopped → deleted
 	followers map[string]*screenFollower // /screen messages following a pane after a key, by session
@@ -133,6 +134,9 @@ type Router struct {
 	// pending holds a /commit message given in a channel while the person
 	// confirms committing in the project checkout (land.go), by session.
 	pending sync.Map
+
+	bookOnce sync.Once
+	books    *intake.Book // every message claimed, and those in flight (catchup.go)
 
 	voices    voiceReviews  // transcripts waiting for Send (voice.go)
 	schedWake chan struct{} // a schedule was added (schedule.go)
@@ -293,6 +297,7 @@ func (r *Router) enqueue(tg target, it item) {
 		r.opt.Log.Warn("session queue full; message dropped", "session", tg.key)
 		r.react(it.ev, "⚠️") // handled: catch-up must not deliver it after it was sent again
 		r.send(it.ev.Server, it.ev.ChannelID, "⚠️ Too many messages are waiting for this session; this one was not delivered. Send it again shortly.")
+		r.release(it.ev) // catchup.go
 	}
 }
 
@@ -310,8 +315,7 @@ func (r *Router) tryEnqueue(tg target, it item) int {
 	if r.stopping || r.ctx.Err() != nil {
 		return enqueueStopped
 	}
-	id, ch := it.ev.MessageID, it.ev.ChannelID
-	if id != "" && !it.again && r.queued.has(ch, id) {
+	if !it.again && !r.book().Claim(intake.Of(it.ev)) { // catchup.go
 		return enqueueDuplicate
 	}
 	q, ok := r.workers[tg.key]
@@ -325,9 +329,6 @@ func (r *Router) tryEnqueue(tg target, it item) int {
 	case q <- it:
 	default:
 		return enqueueFull
-	}
-	if id != "" && !it.again {
-		r.queued.add(ch, id)
 	}
 	return enqueued
 }
@@ -525,6 +526,13 @@ func (r *Router) saveUpload(key, name string, data []byte) (string, error) {
 	}
 	p := filepath.Join(dir, name)
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	// The same message's file saved before a restart (it is read back in
+	// flight) leaves a file of ours: the new copy takes a name of its own.
+	// Anything else at the name (a planted link) is refused.
+	for n := 2; errors.Is(err, fs.ErrExist) && n <= 9 && ownFile(p); n++ {
+		p = filepath.Join(dir, fmt.Sprintf("%d-%s", n, name))
+		f, err = os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	}
 	if err != nil {
 		return "", fmt.Errorf("save upload: %w", err)
 	}
@@ -537,6 +545,12 @@ func (r *Router) saveUpload(key, name string, data []byte) (string, error) {
 		return "", fmt.Errorf("save upload: %w", err)
 	}
 	return p, nil
+}
+
+// ownFile reports whether p is a regular file of ours (no link).
+func ownFile(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm() == 0o600
 }
 
 func (r *Router) send(server, channel, text string) {

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/intake"
 )
 
 // What a message (%s) is told when the daemon stops before it was
@@ -14,6 +17,9 @@ const (
 	notConfirmed = "⚠️ ccbridge stopped before Claude confirmed %s: it may have reached Claude, or still sit in the input box. Check with /screen once ccbridge is back."
 	laterReached = "⏸️ ccbridge stopped before %s reached Claude; it will be delivered when ccbridge is back (if that takes longer than %s, you will be asked first)."
 	laterChecked = "⏸️ ccbridge stopped before Claude confirmed %s; when ccbridge is back it checks what Claude received and delivers it only if Claude did not get it."
+	// A voice note with review on: the restart shows its transcript again.
+	notHeard   = "⚠️ ccbridge stopped before %s was transcribed; send it again once it is back."
+	laterHeard = "⏸️ ccbridge stopped before this voice note was transcribed; when it is back it transcribes it again and shows you the transcript (if that takes longer than %s, you will be asked first)."
 )
 
 // Shutdown notices run on a context of their own, the router's having
@@ -41,6 +47,10 @@ func (r *Router) tellStopped(text string, its ...item) {
 		r.opt.Log.Warn("ccbridge stopped before a message was delivered", "channel", ev.ChannelID, "message", ev.MessageID)
 		if r.catchingUp() && ev.MessageID != "" && !it.own {
 			ctx, cancel := context.WithTimeout(budget, stopNotice)
+			if text != notConfirmed && r.putBack(ctx, ev) {
+				cancel()
+				continue
+			}
 			if err := r.opt.Replier.Send(ctx, ev.Server, ev.ChannelID, r.laterNotice(text)); err != nil {
 				r.opt.Log.Error("could not post a notice", "channel", ev.ChannelID, "err", err)
 			}
@@ -64,6 +74,30 @@ func (r *Router) tellStopped(text string, its ...item) {
 		}
 		cancel()
 	}
+}
+
+// putBack reopens the Deliver anyway offer of a message clicked but not
+// typed yet, and says so under it with the button again; it reports
+// whether the message had such an offer. Catch-up would only offer it
+// again, so no delivery is promised.
+func (r *Router) putBack(ctx context.Context, ev chat.MessageEvent) bool {
+	expires := r.now().Add(r.conf().Claude.PromptTimeout.Duration)
+	back, err := r.book().PutBack(ctx, intake.Of(ev), expires)
+	if err != nil {
+		r.opt.Log.Error("could not reopen a Deliver anyway offer", "channel", ev.ChannelID, "message", ev.MessageID, "err", err)
+	}
+	if !back {
+		return false
+	}
+	link := "this message"
+	if tg, ok := r.resolve(ev.Server, ev.ChannelID, ev.ParentID); ok {
+		link = fmt.Sprintf("[this message](%s)", messageLink(tg, ev.ChannelID, ev.MessageID))
+	}
+	text := fmt.Sprintf("⏸️ ccbridge stopped before %s reached Claude, so it was not delivered. Its offer is open again until <t:%d:f>: click Deliver anyway once ccbridge is back.", link, expires.Unix())
+	if err := r.postOffer(ctx, ev, text); err != nil { // late.go
+		r.opt.Log.Error("could not post a notice", "channel", ev.ChannelID, "err", err)
+	}
+	return true
 }
 
 // stoppedDuring tells a message that failed because the daemon is

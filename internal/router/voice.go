@@ -91,16 +91,25 @@ func (r *Router) transcriber() Transcriber {
 
 // voiceNote handles an owner's voice message beside the session's queue.
 func (r *Router) voiceNote(tg target, ev chat.MessageEvent, audio chat.Attachment) {
+	r.hear(tg, ev, audio, false)
+}
+
+// hear is voiceNote; again says the voice note was in flight when
+// ccbridge stopped (its review, if it had one, is gone).
+func (r *Router) hear(tg target, ev chat.MessageEvent, audio chat.Attachment, again bool) {
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		r.transcribe(tg, ev, audio)
+		r.transcribe(tg, ev, audio, again)
 	}()
 }
 
-func (r *Router) transcribe(tg target, ev chat.MessageEvent, audio chat.Attachment) {
+func (r *Router) transcribe(tg target, ev chat.MessageEvent, audio chat.Attachment, again bool) {
 	log := r.opt.Log.With("session", tg.key, "message", ev.MessageID)
-	reply := func(text string) { r.replyTo(ev, chat.Message{Content: text}) }
+	reply := func(text string) {
+		r.release(ev) // told why not, with its ⚠️ (catchup.go)
+		r.replyTo(ev, chat.Message{Content: text})
+	}
 	if audio.Size > maxUploadBytes {
 		r.react(ev, "⚠️")
 		reply(fmt.Sprintf("⚠️ This voice note is %.1f MiB; ccbridge takes files up to %d MiB.", float64(audio.Size)/(1<<20), maxUploadBytes>>20))
@@ -122,7 +131,11 @@ func (r *Router) transcribe(tg target, ev chat.MessageEvent, audio chat.Attachme
 	}
 	words, err := r.transcriber().Transcribe(r.ctx, file)
 	if r.ctx.Err() != nil {
-		r.tellStopped(notReached, item{ev: ev})
+		stopped := notReached
+		if cfg.ReviewOn() {
+			stopped = notHeard // the restart shows the transcript, and delivers nothing on its own
+		}
+		r.tellStopped(stopped, item{ev: ev})
 		return
 	}
 	var failed *voice.Error
@@ -151,8 +164,13 @@ func (r *Router) transcribe(tg target, ev chat.MessageEvent, audio chat.Attachme
 		return
 	}
 	rv := &voiceReview{tg: tg, note: ev, words: words, expires: r.now().Add(r.conf().Claude.PromptTimeout.Duration)}
-	m := transcriptMessage("🎙️ Transcript of your voice note, not sent yet: Send it, edit it, or cancel.", words)
+	heading := "🎙️ Transcript of your voice note, not sent yet: Send it, edit it, or cancel."
+	if again {
+		heading = "🎙️ ccbridge restarted before this voice note was sent, so here is its transcript again, not sent yet: Send it, edit it, or cancel."
+	}
+	m := transcriptMessage(heading, words)
 	if m.Rows, err = r.voiceButtons(ev.MessageID); err != nil {
+		r.react(ev, "⚠️")
 		reply("⚠️ " + errText(err))
 		return
 	}
@@ -166,6 +184,26 @@ func (r *Router) transcribe(tg target, ev chat.MessageEvent, audio chat.Attachme
 	r.voices.mu.Lock()
 	rv.reviewID = id
 	r.voices.mu.Unlock()
+	r.settleExpired(rv)
+}
+
+// settleExpired records a review nobody answered handled once it expires
+// (its buttons say so), so that no later start offers it again; a stop
+// first leaves it in flight, offered again after the restart.
+func (r *Router) settleExpired(rv *voiceReview) {
+	wait := r.conf().Claude.PromptTimeout.Duration // rv.expires is now plus it
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		select {
+		case <-r.ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		if left, _ := r.voices.get(rv.note.MessageID, rv.expires.Add(time.Nanosecond), false); left == rv {
+			r.settle(rv.tg, rv.note) // catchup.go
+		}
+	}()
 }
 
 // spoken is the voice note as the message its words make: it goes through
@@ -250,6 +288,7 @@ func (r *Router) voiceAction(ev chat.ComponentEvent, action, noteID string, resp
 			return
 		}
 		_ = resp.Update(chat.Message{Content: "🎙️ Cancelled: nothing was sent to Claude."})
+		r.settle(rv.tg, rv.note) // catchup.go
 	case voiceEdit:
 		id, err := chat.ID{Instance: r.opt.Instance, Kind: voiceKind, Args: []string{voiceSubmit, noteID}}.Encode()
 		if err != nil {

@@ -1,15 +1,12 @@
 package state
 
-import (
-	"context"
-	"time"
-)
+import "time"
 
 // Cursor is what catch-up knows of one channel or thread, kept in the
 // durable directory (it must survive a reboot): the last message handled
-// there, the message typed into Claude's pane whose receipt was not yet
-// recorded, and the Deliver anyway offers made for messages missed too long
-// ago. Keyed by CursorKey.
+// there, the messages in flight that newer ones may pass, the message typed
+// into Claude's pane whose receipt was not yet recorded, and the Deliver
+// anyway offers made for messages missed too long ago. Keyed by CursorKey.
 type Cursor struct {
 	Server    string `json:"server"`
 	ChannelID string `json:"channel_id"`
@@ -18,6 +15,11 @@ type Cursor struct {
 	// channel up to it was delivered (its ✅ recorded), told it could not
 	// be, or was none of ccbridge's business.
 	Last string `json:"last,omitempty"`
+	// Held are the messages claimed but not handled yet that newer ones
+	// may pass (a voice note being transcribed or reviewed, a Deliver
+	// anyway message queued behind newer ones), by id: Last moves past
+	// them, so catch-up reads each one back by id.
+	Held map[string]Held `json:"held,omitempty"`
 	// Typed is a message pasted into the pane whose receipt was not yet
 	// recorded: after a crash, catch-up asks what Claude received before
 	// typing it again.
@@ -33,6 +35,11 @@ type Typed struct {
 	Session   string    `json:"session"`
 	Text      string    `json:"text"` // the prompt as typed (with its attachments' paths)
 	At        time.Time `json:"at"`   // just before the paste
+}
+
+// Held is a message in flight.
+type Held struct {
+	Since time.Time `json:"since"` // when it was claimed
 }
 
 // Offer is a Deliver anyway button for a message missed too long ago.
@@ -54,11 +61,12 @@ func OpenCursors(d *Dir) (*Collection[Cursor], error) {
 }
 
 // Handled records that a message was handled: Last moves up to it (never
-// back), and a Typed record of it is cleared.
+// back), and its Held and Typed records are cleared.
 func (c *Cursor) Handled(messageID string) {
 	if SnowflakeLess(c.Last, messageID) {
 		c.Last = messageID
 	}
+	delete(c.Held, messageID)
 	if c.Typed != nil && c.Typed.MessageID == messageID {
 		c.Typed = nil
 	}
@@ -80,14 +88,4 @@ func SnowflakeLess(a, b string) bool {
 		return len(a) < len(b)
 	}
 	return a < b
-}
-
-// MarkHandled is Update with Handled, filling in whose cursor it is.
-func MarkHandled(ctx context.Context, c *Collection[Cursor], server, channelID, messageID string) error {
-	_, err := c.Update(ctx, CursorKey(server, channelID), func(cur *Cursor) error {
-		cur.Server, cur.ChannelID, cur.Updated = server, channelID, time.Now().UTC()
-		cur.Handled(messageID)
-		return nil
-	})
-	return err
 }
