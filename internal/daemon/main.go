@@ -95,6 +95,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		case len(args) >= 2 && (args[1] == "-h" || args[1] == "--help" || args[1] == "help"):
 			return cmdConfigCheck([]string{"--help"}, stdout, stderr)
 		}
+		if len(args) >= 2 {
+			fmt.Fprintf(stderr, "ccbridge config: unknown action %q\n", args[1])
+		}
 		fmt.Fprintln(stderr, "usage: ccbridge config check [--config FILE]\nRun \"ccbridge config --help\" for what it does.")
 		return exitUsage
 	}

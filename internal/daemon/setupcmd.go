@@ -26,7 +26,7 @@ func cmdSetup(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			"file it replaces as <config>.bak, and later runs keep that backup.")
 	cfgPath := fs.String("config", "", "config `FILE` to create or edit; else $CCBRIDGE_CONFIG, else ~/.config/ccbridge/config.toml")
 	wait := fs.Duration("wait", setup.DefaultWait, "how long to wait for the bot to join a server (a `DURATION` like 10m)")
-	poll := fs.Duration("poll", setup.DefaultPollEvery, "how often to look whether it has (a `DURATION`)")
+	poll := fs.Duration("poll", setup.DefaultPollEvery, "while waiting, how often to check whether the bot has joined (a `DURATION` like 5s)")
 	if code, ok := parseFlags(fs, args, stdout, stderr, "setup"); !ok {
 		return code
 	}

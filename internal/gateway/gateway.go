@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -42,6 +43,7 @@ type Bot struct {
 	Session *discordgo.Session
 	log     *slog.Logger
 	serial  serial
+	closing atomic.Bool // Close was called: a disconnect now is no loss
 }
 
 // serial runs the work of each channel (or thread) one item after another,
@@ -116,7 +118,11 @@ func Open(ctx context.Context, log *slog.Logger, apiBase string, srv config.Serv
 		go b.registerCommands(r.Application.ID, commands)
 	})
 	dg.AddHandler(func(_ *discordgo.Session, _ *discordgo.Resumed) { log.Info("gateway resumed") })
-	dg.AddHandler(func(_ *discordgo.Session, _ *discordgo.Disconnect) { log.Warn("gateway disconnected; reconnecting") })
+	dg.AddHandler(func(_ *discordgo.Session, _ *discordgo.Disconnect) {
+		if !b.closing.Load() {
+			log.Warn("gateway disconnected; reconnecting")
+		}
+	})
 	dg.AddHandler(func(_ *discordgo.Session, g *discordgo.GuildCreate) {
 		if g.ID != srv.GuildID {
 			log.Warn("bot is in a guild that is not configured; ignoring it", "guild", g.ID)
@@ -173,6 +179,10 @@ func openCtx(ctx context.Context, dg *discordgo.Session) error {
 
 // Close disconnects the bot.
 func (b *Bot) Close() error {
+	b.closing.Store(true)
+	// discordgo's heartbeat can fail on the closing socket and reconnect
+	// after Close returned; a stopped bot must stay stopped.
+	b.Session.ShouldReconnectOnError = false
 	if err := b.Session.Close(); err != nil {
 		return fmt.Errorf("server %s: close: %w", b.Server.Name, err)
 	}
