@@ -350,7 +350,7 @@ func (w *wizard) hasBackup() bool {
 }
 
 func (w *wizard) write(cfg *config.Config, existed bool) error {
-	out := config.Encode(cfg, "ccbridge configuration, written by `ccbridge setup`.\n"+
+	out := config.Encode(cfg, config.SetupHeader+"\n"+
 		"Every key, with its default: config.example.toml (install.sh puts it next to this file); check with: ccbridge config check")
 	if err := os.MkdirAll(filepath.Dir(w.ConfigPath), 0o700); err != nil {
 		return fmt.Errorf("write config: %w", err)
