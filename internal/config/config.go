@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -163,6 +164,20 @@ func NormalizePermissionMode(mode string) string {
 		return m
 	}
 	return mode
+}
+
+// PermissionModeChoices lists the modes for a message, each alias with its
+// mode: "default (or manual), acceptEdits, …".
+func PermissionModeChoices() string {
+	parts := slices.Clone(PermissionModes)
+	for i, m := range parts {
+		for alias, to := range PermissionModeAliases {
+			if to == m {
+				parts[i] += " (or " + alias + ")"
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Defaults.

@@ -142,7 +142,7 @@ owner_ids = ["100000000000000002"]
 	for _, want := range []string{
 		"discord.api_base",
 		"tmux.socket",
-		"claude.permission_mode: \"yolo\" is not allowed; use one of default, acceptEdits, plan, auto, bypassPermissions, dontAsk",
+		"claude.permission_mode: \"yolo\" is not allowed; use one of default (or manual), acceptEdits, plan, auto, bypassPermissions, dontAsk",
 		"claude.prompt_timeout",
 		"claude.env.CCBRIDGE_SESSION",
 		"servers[home].token_env: environment variable CCBRIDGE_TEST_TOKEN is not set",

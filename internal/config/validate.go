@@ -67,7 +67,11 @@ func (v *checker) oneOf(key, val string, allowed []string, emptyOK bool) {
 	if (val == "" && emptyOK) || slices.Contains(allowed, val) {
 		return
 	}
-	v.errf(key, "%q is not allowed; use one of %s", val, strings.Join(allowed, ", "))
+	choices := strings.Join(allowed, ", ")
+	if slices.Equal(allowed, PermissionModes) {
+		choices = PermissionModeChoices()
+	}
+	v.errf(key, "%q is not allowed; use one of %s", val, choices)
 }
 
 // normalizeModes replaces each permission mode alias ("manual") with the
