@@ -243,7 +243,9 @@ func (b *Bot) registerCommands(appID string, specs []chat.CommandSpec) {
 }
 
 func commandOf(spec chat.CommandSpec) *discordgo.ApplicationCommand {
-	c := &discordgo.ApplicationCommand{Name: spec.Name, Description: spec.Description, Type: discordgo.ChatApplicationCommand}
+	perms := discord.CommandPermissions
+	c := &discordgo.ApplicationCommand{Name: spec.Name, Description: spec.Description, Type: discordgo.ChatApplicationCommand,
+		DefaultMemberPermissions: &perms}
 	for _, o := range spec.Options {
 		opt := &discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionString, Name: o.Name, Description: o.Description,
 			Required: o.Required, MaxLength: o.MaxLength, Autocomplete: o.Autocomplete}
@@ -261,7 +263,9 @@ func commandOf(spec chat.CommandSpec) *discordgo.ApplicationCommand {
 
 // sameCommand compares what ccbridge sets of a command.
 func sameCommand(a, b *discordgo.ApplicationCommand) bool {
-	if a.Name != b.Name || a.Description != b.Description || len(a.Options) != len(b.Options) {
+	if a.Name != b.Name || a.Description != b.Description || len(a.Options) != len(b.Options) ||
+		(a.DefaultMemberPermissions == nil) != (b.DefaultMemberPermissions == nil) ||
+		(a.DefaultMemberPermissions != nil && *a.DefaultMemberPermissions != *b.DefaultMemberPermissions) {
 		return false
 	}
 	for i, x := range a.Options {
