@@ -174,24 +174,27 @@ func (w *wizard) run(ctx context.Context) error {
 	} else {
 		w.say("Creating %s.", w.ConfigPath)
 	}
-	i, err := w.pickServer(cfg)
+	i, err := w.pickServer(cfg) // -1: a new entry
 	if err != nil {
 		return err
 	}
 
-	// 1. The token and who the bot is.
-	tok, err := w.token(ctx, apiBase, &cfg.Servers[i])
+	// 1. The token and who the bot is; then the entry of that bot (a new
+	// one is named now that the bot is known).
+	entry := &config.Server{}
+	if i >= 0 {
+		entry = &cfg.Servers[i]
+	}
+	tok, err := w.token(ctx, apiBase, entry)
 	if err != nil {
+		return err
+	}
+	if i, err = w.entryFor(ctx, apiBase, cfg, i, tok); err != nil {
 		return err
 	}
 	// 2. The application: owner and the Message Content intent.
 	app, err := w.application(ctx)
 	if err != nil {
-		return err
-	}
-	// Another bot's token gets an entry of its own; the entry chosen
-	// stays as it is.
-	if i, err = w.otherBot(cfg, i, tok); err != nil {
 		return err
 	}
 	// 3. The invite, and the server the bot is in.
@@ -209,9 +212,15 @@ func (w *wizard) run(ctx context.Context) error {
 	if err := w.owners(app, srv); err != nil {
 		return err
 	}
-	// 5. Channels → project directories.
-	if err := w.projects(ctx, guild, srv, tok.botID); err != nil {
+	// 5. Channels → project directories, and the control panel's.
+	chs, err := w.projects(ctx, guild, srv, tok.botID)
+	if err != nil {
 		return err
+	}
+	if srv.GeneralChannelID == "" {
+		if err := w.panel(ctx, guild, srv, tok.botID, chs); err != nil {
+			return err
+		}
 	}
 	// 6. Write the token file and the config.
 	if tok.typed != "" {
@@ -405,8 +414,12 @@ func tildePath(p string) string {
 	if err != nil || home == "" {
 		return p
 	}
-	if rel, err := filepath.Rel(home, p); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-		return "~/" + filepath.ToSlash(rel)
+	rel, err := filepath.Rel(home, p)
+	switch {
+	case err != nil || rel == ".." || strings.HasPrefix(rel, "../"):
+		return p
+	case rel == ".":
+		return "~"
 	}
-	return p
+	return "~/" + filepath.ToSlash(rel)
 }
