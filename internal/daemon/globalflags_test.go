@@ -30,6 +30,10 @@ func TestGlobalConfigBeforeOrAfterEveryCommand(t *testing.T) {
 			}
 		}
 	}
+	// --help before a command is that command's help.
+	if out, _, code := runCLI(t, "--help", "doctor"); code != exitOK || !strings.Contains(out, "Usage: ccbridge doctor") {
+		t.Errorf("--help doctor: exit %d\n%s", code, out)
+	}
 	// The config given in either place is the one used.
 	for _, args := range [][]string{
 		{"uninstall-hooks", "--config", cfg, "--settings", "/nonexistent/dir/settings.json"},

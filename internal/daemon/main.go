@@ -64,8 +64,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
-	if args[0] == "help" && len(args) > 1 {
-		// help COMMAND is COMMAND --help.
+	if (args[0] == "help" || args[0] == "-h" || args[0] == "--help") && len(args) > 1 {
+		// help COMMAND (and --help COMMAND) is COMMAND --help.
 		args = []string{args[1], "--help"}
 	}
 	args = withConfig(cfgPath, args)
