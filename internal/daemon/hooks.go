@@ -84,9 +84,6 @@ func cmdHooks(install bool, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "ccbridge: %s: %v\n", path, err)
 			return exitError
 		}
-		if changed {
-			defer forgetShape(path)
-		}
 		if changed && empty && createdByUs(path) {
 			// ccbridge made this file: take it away rather than leave {}.
 			if err := os.Remove(path); err != nil {
@@ -94,6 +91,7 @@ func cmdHooks(install bool, args []string, stdout, stderr io.Writer) int {
 				return exitError
 			}
 			forgetCreated(path)
+			forgetShape(path)
 			fmt.Fprintf(stdout, "removed %s, which install-hooks had created\n", path)
 			return exitOK
 		}
@@ -116,6 +114,7 @@ func cmdHooks(install bool, args []string, stdout, stderr io.Writer) int {
 	if install {
 		fmt.Fprintf(stdout, "registered ccbridge hooks in %s\n", path)
 	} else {
+		forgetShape(path) // the file is as it was before install
 		fmt.Fprintf(stdout, "removed ccbridge hooks from %s\n", path)
 	}
 	return exitOK

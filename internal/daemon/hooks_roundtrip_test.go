@@ -37,6 +37,10 @@ func TestHooksRoundTripKeepsEmptyListsAndPrunesBackups(t *testing.T) {
 			t.Fatalf("after a round trip:\n%s\nwant\n%s", b, odd)
 		}
 	}
+	// Uninstalled: no record of the file's shape is left behind.
+	if _, err := os.Stat(shapesFile()); !os.IsNotExist(err) {
+		t.Errorf("shapes record left: %v", err)
+	}
 	backups, _ := filepath.Glob(settings + ".ccbridge-backup-*")
 	if len(backups) != keepBackups {
 		t.Errorf("%d backups kept, want %d: %v", len(backups), keepBackups, backups)
