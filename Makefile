@@ -1,4 +1,5 @@
-# ccbridge: make build | make test (all tiers; what CI runs) | make bench | make install | make dist
+# ccbridge: make build | make quick (vet + unit tests, Go only) | make test (all tiers; what CI runs)
+# | make bench | make install | make dist
 GO            ?= go
 CLAUDE_VERSION := 2.1.328
 CLAUDE_DIR    := .cache/claude-code
@@ -9,7 +10,7 @@ CLAUDE_STAMP  := $(CLAUDE_DIR)/.installed-$(CLAUDE_VERSION)
 E2E_PARALLEL  ?= 4
 BINS          := bin/ccbridge bin/ccbridge-hook-stop bin/ccbridge-hook-pretool
 
-.PHONY: all build test unit integration e2e e2e-latest bench soak vet tools claude clean install dist
+.PHONY: all build test quick unit integration e2e e2e-latest bench soak vet tools claude clean install dist
 
 all: build
 
@@ -27,6 +28,12 @@ test: tools claude vet dist
 
 unit:
 	$(GO) test -race ./...
+
+# The quick tier: vet and the unit tests of every package, without the race detector, the
+# integration tier (real tmux and git) or the e2e tier (npm, the Claude Code CLI): needs only Go.
+quick:
+	$(GO) vet ./...
+	$(GO) test ./...
 
 integration: tools
 	$(GO) test -race -count=1 -tags integration ./...
@@ -91,8 +98,8 @@ install:
 	./install.sh
 
 # Release archives: one per platform, each with the three binaries (stripped, the version
-# stamped), install.sh (which installs them without Go), the README, the example config and a
-# SHA256SUMS of its files; $(DIST_DIR)/SHA256SUMS lists the archives.
+# stamped), install.sh (which installs them without Go), the README, LICENSE, docs/SECURITY.md,
+# the example config and a SHA256SUMS of its files; $(DIST_DIR)/SHA256SUMS lists the archives.
 VERSION        ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 DIST_DIR       ?= dist
 DIST_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
@@ -107,8 +114,8 @@ dist:
 	  for c in bridge:ccbridge hook-stop:ccbridge-hook-stop hook-pretool:ccbridge-hook-pretool; do \
 	    CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(DIST_LDFLAGS)' -o $$d/bin/$${c#*:} ./cmd/$${c%%:*}; \
 	  done; \
-	  cp README.md config.example.toml install.sh $$d/; \
-	  (cd $$d && $(SHA256) bin/* README.md config.example.toml install.sh > SHA256SUMS); \
+	  mkdir -p $$d/docs && cp README.md LICENSE config.example.toml install.sh $$d/ && cp docs/SECURITY.md $$d/docs/; \
+	  (cd $$d && $(SHA256) bin/* README.md LICENSE docs/SECURITY.md config.example.toml install.sh > SHA256SUMS); \
 	  tar -C $(DIST_DIR) -czf $$d.tar.gz $$name; rm -rf $$d; \
 	done
 	@cd $(DIST_DIR) && $(SHA256) *.tar.gz > SHA256SUMS && cat SHA256SUMS

@@ -42,11 +42,17 @@ fi
 if [ "$from_source" = 1 ]; then
   build=$(mktemp -d)
   trap 'rm -rf "$build"' EXIT
+  # The version as `make dist` stamps it; stripped (-s -w) as the release archives are.
   version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
-  echo "building ccbridge $version (the first build downloads and compiles its modules: about a minute)…"
+  # With every module already in Go's cache (a second run), there is nothing to download.
+  if GOPROXY=off go list -deps ./cmd/bridge >/dev/null 2>&1; then
+    echo "building ccbridge $version…"
+  else
+    echo "building ccbridge $version (the first build downloads and compiles its modules: about a minute)…"
+  fi
   for pkg in bridge:ccbridge hook-stop:ccbridge-hook-stop hook-pretool:ccbridge-hook-pretool; do
     echo "  compiling ${pkg#*:}…"
-    go build -trimpath -ldflags "-X github.com/ccbridge/ccbridge/internal/daemon.version=$version" \
+    go build -trimpath -ldflags "-s -w -X github.com/ccbridge/ccbridge/internal/daemon.version=$version" \
       -o "$build/${pkg#*:}" "./cmd/${pkg%%:*}"
   done
   src="$build"

@@ -40,9 +40,17 @@ func TestDistArchiveInstallsWithoutGo(t *testing.T) {
 		t.Fatalf("tar: %v\n%s", err, out)
 	}
 	root := filepath.Join(unpacked, name)
-	for _, f := range []string{"README.md", "config.example.toml", "install.sh", "SHA256SUMS", "bin/ccbridge", "bin/ccbridge-hook-stop", "bin/ccbridge-hook-pretool"} {
+	for _, f := range []string{"README.md", "LICENSE", "docs/SECURITY.md", "config.example.toml", "install.sh", "SHA256SUMS",
+		"bin/ccbridge", "bin/ccbridge-hook-stop", "bin/ccbridge-hook-pretool"} {
 		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
 			t.Errorf("archive lacks %s", f)
+		}
+	}
+	// The README's links into the archive resolve, and every file is summed.
+	sumsIn, _ := os.ReadFile(filepath.Join(root, "SHA256SUMS"))
+	for _, f := range []string{"LICENSE", "docs/SECURITY.md"} {
+		if !strings.Contains(string(sumsIn), " "+f+"\n") {
+			t.Errorf("the archive's SHA256SUMS lacks %s:\n%s", f, sumsIn)
 		}
 	}
 	for _, b := range []string{"ccbridge", "ccbridge-hook-stop", "ccbridge-hook-pretool"} {

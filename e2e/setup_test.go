@@ -156,9 +156,9 @@ func TestSetupEndToEnd(t *testing.T) {
 	h.srv.LeaveGuild(h.bot)
 
 	s := h.start("setup", "--poll", "50ms")
-	s.answer("A short name for this bot", "home")
 	s.answer("Bot token", h.bot.Token)
 	s.expect("The token works: the bot is main-bot")
+	s.answer("A short name for this bot (letters, digits, - and _) [home]", "")
 	s.expect("Message Content Intent is OFF")
 	h.srv.SetMessageContentIntent(h.bot, true) // the person flips it in the portal
 	s.answer("Press Enter when it is enabled", "")
@@ -171,6 +171,7 @@ func TestSetupEndToEnd(t *testing.T) {
 	s.answer("Channel to map", "2")
 	s.answer("Project directory for #api", apiDir)
 	s.answer("Channel to map", "")
+	s.answer("Channel for the control panel", "")
 	s.expect("config OK")
 	if code := s.wait(); code != 0 {
 		t.Fatalf("setup exit %d:\n%s", code, s.out.String())
@@ -215,6 +216,7 @@ func TestSetupEndToEnd(t *testing.T) {
 	s.answer("Channel to map", "3")
 	s.answer("Project directory for #web", webDir)
 	s.answer("Channel to map", "")
+	s.answer("Channel for the control panel", "")
 	s.expect("config OK")
 	if code := s.wait(); code != 0 {
 		t.Fatalf("second setup exit %d:\n%s", code, s.out.String())
@@ -258,8 +260,8 @@ func TestSetupGivesUpWhenTheBotNeverJoins(t *testing.T) {
 	h.env = append(h.env, "CCBRIDGE_CONFIG="+h.cfg)
 	h.srv.LeaveGuild(h.bot)
 	s := h.start("setup", "--wait", "300ms", "--poll", "50ms")
-	s.answer("A short name", "home")
 	s.answer("Bot token", h.bot.Token)
+	s.answer("A short name", "home")
 	if code := s.wait(); code != 1 || !strings.Contains(s.out.String(), "has not joined a server within 300ms") {
 		t.Errorf("exit %d:\n%s", code, s.out.String())
 	}

@@ -34,7 +34,8 @@ func Chunk(text string, limit int) []string {
 			break
 		}
 		// Leave room for a closing fence in case the piece ends inside one.
-		budget := max(limit-utf8.RuneCountInString(prefix)-len("\n```"), 1)
+		run, _ := fenceRun(fence)
+		budget := max(limit-utf8.RuneCountInString(prefix)-1-max(len(run), len("````")), 1)
 		piece, rest := cut(text, budget)
 		if fence == "" && openFence("", piece) != "" {
 			piece, rest = keepBlock(text, piece, rest, limit)
@@ -50,12 +51,14 @@ func Chunk(text string, limit int) []string {
 	return chunks
 }
 
-// closeFence appends a closing fence when one is open.
+// closeFence appends a closing fence when one is open: the open fence's
+// run (fence.go).
 func closeFence(body, open string) string {
 	if open == "" {
 		return body
 	}
-	return body + "\n```"
+	run, _ := fenceRun(open)
+	return body + "\n" + run
 }
 
 // cut takes at most n characters from text at the best boundary.
@@ -87,36 +90,34 @@ func byteIndexOfRune(s string, n int) int {
 // openFence returns the fence line still open after piece, given the fence
 // open before it ("" = none).
 func openFence(open, piece string) string {
+	run, _ := fenceRun(open)
 	for line := range strings.SplitSeq(piece, "\n") {
-		t := strings.TrimSpace(line)
-		if !strings.HasPrefix(t, "```") {
-			continue
-		}
-		if open == "" {
-			open = fenceLine(t)
-		} else if t == "```" {
+		was := run
+		if run = nextFence(run, line); run == "" {
 			open = ""
+		} else if was == "" {
+			open = fenceLine(line)
 		}
 	}
 	return open
 }
 
-// fenceLine is the fence to reopen a block with: its language tag only,
-// so a long first line cannot eat a chunk's room.
-func fenceLine(t string) string {
-	lang := strings.TrimPrefix(t, "```")
-	if i := strings.IndexAny(lang, " \t`"); i >= 0 {
+// fenceLine is the fence to reopen a block with: its run and its language
+// tag only, so a long first line cannot eat a chunk's room.
+func fenceLine(line string) string {
+	run, lang := fenceRun(line)
+	if i := strings.IndexAny(lang, " \t"); i >= 0 {
 		lang = lang[:i]
 	}
 	if len(lang) > 10 {
-		return "```"
+		return run
 	}
 	for _, c := range lang {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("+#-_.", c)) {
-			return "```"
+			return run
 		}
 	}
-	return "```" + lang
+	return run + lang
 }
 
 // keepBlock moves the cut of a piece that ends inside a code block to just
@@ -126,12 +127,9 @@ func keepBlock(text, piece, rest string, limit int) (string, string) {
 	start, open := -1, ""
 	pos := 0
 	for line := range strings.SplitSeq(piece, "\n") {
-		if t := strings.TrimSpace(line); strings.HasPrefix(t, "```") {
-			if open == "" {
-				open, start = t, pos
-			} else if t == "```" {
-				open = ""
-			}
+		was := open
+		if open = nextFence(open, line); was == "" && open != "" {
+			start = pos
 		}
 		pos += len(line) + 1
 	}
@@ -139,10 +137,10 @@ func keepBlock(text, piece, rest string, limit int) (string, string) {
 		return piece, rest
 	}
 	// The block ends with its closing fence line, or with the text.
-	end, closing := len(text), len("\n```") // an unclosed block is closed at the cut
+	end, closing := len(text), 1+len(open) // an unclosed block is closed at the cut
 	pos = start
 	for i, line := range strings.Split(text[start:], "\n") {
-		if i > 0 && strings.TrimSpace(line) == "```" {
+		if i > 0 && nextFence(open, line) == "" {
 			end, closing = pos+len(line), 0
 			break
 		}

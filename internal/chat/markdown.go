@@ -13,26 +13,19 @@ import (
 // emoji count two cells), headings deeper than ### become bold lines (or
 // ### when they hold stars),
 // task-list boxes become ☐ and ☑, and a horizontal rule becomes a line of
-// box-drawing characters. Fenced code blocks are left exactly as they are.
+// box-drawing characters. Fenced code blocks (``` or ~~~, of any length)
+// are left exactly as they are.
 func Markdown(text string) string {
 	if !strings.ContainsAny(text, "|#[-*_") {
 		return text // nothing to convert: the common short reply
 	}
 	lines := strings.Split(text, "\n")
 	out := make([]string, 0, len(lines))
-	open := "" // the fence of the code block we are in
+	open := "" // the fence run of the code block we are in (fence.go)
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
-		if t := strings.TrimSpace(line); strings.HasPrefix(t, "```") {
-			if open == "" {
-				open = t
-			} else if t == "```" {
-				open = ""
-			}
-			out = append(out, line)
-			continue
-		}
-		if open != "" {
+		if run, _ := fenceRun(line); run != "" || open != "" {
+			open = nextFence(open, line)
 			out = append(out, line)
 			continue
 		}
@@ -104,7 +97,7 @@ func tableAt(lines []string, i int) int {
 		return 0 // "text" over "---" is a setext heading, not a table
 	}
 	n := 2
-	for i+n < len(lines) && strings.TrimSpace(lines[i+n]) != "" && strings.Contains(lines[i+n], "|") && !strings.HasPrefix(strings.TrimSpace(lines[i+n]), "```") {
+	for i+n < len(lines) && strings.TrimSpace(lines[i+n]) != "" && strings.Contains(lines[i+n], "|") && nextFence("", lines[i+n]) == "" {
 		n++
 	}
 	return n

@@ -3,12 +3,14 @@ package claudehook
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -34,7 +36,13 @@ func isOurGlobal(command string) bool {
 // keeping every other key and hook. changed is false when they were all
 // registered already.
 func AddGlobalHooks(doc []byte, stopBin, pretoolBin string, promptTimeout time.Duration) (out []byte, changed bool, err error) {
-	fresh := len(bytes.TrimSpace(doc)) == 0
+	bom, doc, tail := cutEdges(doc)
+	fresh := len(doc) == 0
+	defer func() {
+		if err == nil && !fresh {
+			out = joinEdges(bom, out, tail)
+		}
+	}()
 	if fresh {
 		doc = []byte("{}")
 	}
@@ -108,17 +116,77 @@ func compact(v any) (string, error) {
 	return strings.TrimSpace(b.String()), nil
 }
 
+// Shape is what a settings document held of hooks before install-hooks
+// added ccbridge's: whether it had a hooks object, and the events listed
+// in it. Uninstall keeps those, even when they are left empty, so that the
+// user's "hooks": {} or "Notification": [] come back byte for byte.
+type Shape struct {
+	Hooks  bool     `json:"hooks"`
+	Events []string `json:"events,omitempty"`
+}
+
+// ShapeOf returns the Shape of a settings document (the zero Shape for
+// none, or for one that is not JSON).
+func ShapeOf(doc []byte) Shape {
+	_, doc = cutBOM(doc)
+	var sh Shape
+	hooks := gjson.GetBytes(doc, "hooks")
+	if !gjson.ValidBytes(doc) || !hooks.IsObject() {
+		return sh
+	}
+	sh.Hooks = true
+	hooks.ForEach(func(event, _ gjson.Result) bool {
+		sh.Events = append(sh.Events, event.String())
+		return true
+	})
+	return sh
+}
+
+// cutBOM splits off a UTF-8 byte-order mark: Claude Code reads a settings
+// file that starts with one (2.1.328), so ccbridge edits the JSON after it
+// and puts it back.
+func cutBOM(doc []byte) (bom, rest []byte) {
+	if b, ok := bytes.CutPrefix(doc, []byte("\uFEFF")); ok {
+		return []byte("\uFEFF"), b
+	}
+	return nil, doc
+}
+
+// cutEdges splits a document into its byte-order mark, its JSON, and the
+// white space after it, which the edits keep as they were (sjson drops
+// what follows the object when it deletes the object's last key).
+func cutEdges(doc []byte) (bom, body, tail []byte) {
+	bom, body = cutBOM(doc)
+	trimmed := bytes.TrimRight(body, " \t\r\n")
+	return bom, trimmed, body[len(trimmed):]
+}
+
+// joinEdges puts the edges back around an edited body.
+func joinEdges(bom, body, tail []byte) []byte {
+	return slices.Concat(bom, body, tail)
+}
+
 // RemoveGlobalHooks removes ccbridge's global hooks and nothing else: a
 // matcher that held only ccbridge's hooks goes, and so does an event list
-// (or the hooks object) that it leaves empty. empty reports that the
-// document is left with no key at all, so that a file ccbridge created can
-// be removed rather than left as {}.
-func RemoveGlobalHooks(doc []byte) (out []byte, changed, empty bool, err error) {
+// (or the hooks object) that it leaves empty, unless before (the document's
+// Shape before install; nil when unknown) says the user had it. empty
+// reports that the document is left with no key at all, so that a file
+// ccbridge created can be removed rather than left as {}.
+func RemoveGlobalHooks(doc []byte, before *Shape) (out []byte, changed, empty bool, err error) {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		return doc, false, true, nil
 	}
+	bom, doc, tail := cutEdges(doc)
+	defer func() {
+		if err == nil {
+			out = joinEdges(bom, out, tail)
+		}
+	}()
 	if err := checkSettings(doc); err != nil {
 		return nil, false, false, err
+	}
+	if before == nil {
+		before = &Shape{}
 	}
 	out = doc
 	hooks := gjson.GetBytes(doc, "hooks")
@@ -155,7 +223,7 @@ func RemoveGlobalHooks(doc []byte) (out []byte, changed, empty bool, err error) 
 			return true
 		}
 		changed = true
-		if left == 0 {
+		if left == 0 && !slices.Contains(before.Events, event.String()) {
 			removedEvents++
 			paths = []string{"hooks." + escapeKey(event.String())}
 		}
@@ -171,7 +239,7 @@ func RemoveGlobalHooks(doc []byte) (out []byte, changed, empty bool, err error) 
 	if err != nil {
 		return nil, false, false, err
 	}
-	if changed && removedEvents == events {
+	if changed && removedEvents == events && !before.Hooks {
 		if out, err = sjson.DeleteBytes(out, "hooks"); err != nil {
 			return nil, false, false, fmt.Errorf("settings file: remove hooks: %w", err)
 		}
@@ -193,10 +261,17 @@ func escapeKey(k string) string {
 }
 
 // checkSettings refuses a document that is not a JSON object, or whose
-// hooks are not an object.
+// hooks are not an object, saying where and why.
 func checkSettings(doc []byte) error {
-	if !gjson.ValidBytes(doc) || !gjson.ParseBytes(doc).IsObject() {
-		return fmt.Errorf("settings file is not a valid JSON object")
+	if !gjson.ValidBytes(doc) {
+		return notJSON(doc)
+	}
+	if v := gjson.ParseBytes(doc); !v.IsObject() {
+		kind := map[gjson.Type]string{gjson.String: "string", gjson.Number: "number", gjson.True: "boolean", gjson.False: "boolean", gjson.Null: "null"}[v.Type]
+		if v.IsArray() {
+			kind = "array"
+		}
+		return fmt.Errorf("settings file holds a JSON %s, not an object", kind)
 	}
 	if h := gjson.GetBytes(doc, "hooks"); h.Exists() && !h.IsObject() {
 		return fmt.Errorf("settings file: \"hooks\" is not an object")
@@ -240,4 +315,30 @@ func syncCommand(doc []byte, event string, want HookCommand) (out []byte, found,
 		}
 	}
 	return out, found, changed, nil
+}
+
+// notJSON says where a document stops being JSON (line and column, from
+// 1) and why; comments get a word of their own, as a hand-edited file
+// often has them and Claude Code does not read such a file either.
+func notJSON(doc []byte) error {
+	var v any
+	err := json.Unmarshal(doc, &v)
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return fmt.Errorf("settings file is not valid JSON: %v", err)
+	}
+	at := int(se.Offset) - 1 // the offending byte
+	if at < 0 {
+		at = 0
+	}
+	if at > len(doc) {
+		at = len(doc)
+	}
+	line := 1 + bytes.Count(doc[:at], []byte("\n"))
+	col := 1 + utf8.RuneCount(doc[bytes.LastIndexByte(doc[:at], '\n')+1:at])
+	cause := se.Error()
+	if rest := doc[at:]; bytes.HasPrefix(rest, []byte("//")) || bytes.HasPrefix(rest, []byte("/*")) {
+		cause = "comments are not JSON (Claude Code ignores a settings file that has them): remove them"
+	}
+	return fmt.Errorf("settings file is not valid JSON: line %d, column %d: %s", line, col, cause)
 }

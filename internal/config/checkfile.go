@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -29,7 +30,18 @@ func LoadAll(path string) (*Config, []Problem, error) {
 		return nil, nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	c.Path = path
-	return c, append(problems, c.Check()...), nil
+	// A key set aside above is absent from c: what Check says about its
+	// absence ("owner_ids: empty") would be a second, wrong, error.
+	setAside := map[string]bool{}
+	for _, p := range problems {
+		setAside[p.Key] = true
+	}
+	for _, p := range c.Check() {
+		if !setAside[p.Key] {
+			problems = append(problems, p)
+		}
+	}
+	return c, problems, nil
 }
 
 // parseAll decodes strictly when it can; otherwise it sets aside each bad
@@ -74,6 +86,8 @@ func sift(prefix string, m map[string]any, t reflect.Type) []Problem {
 			msg := "unknown key"
 			if s := closest(k, names); s != "" {
 				msg += "; did you mean " + s + "?"
+			} else if homes := keyHomes()[k]; len(homes) > 0 {
+				msg += " here; it belongs in " + strings.Join(homes, ", ")
 			}
 			out = append(out, Problem{Key: key, Msg: msg})
 			delete(m, k)
@@ -95,12 +109,13 @@ func sift(prefix string, m map[string]any, t reflect.Type) []Problem {
 				delete(m, k)
 				continue
 			}
+			seen := map[string]bool{}
 			for i, sub := range subs {
-				out = append(out, sift(fmt.Sprintf("%s[%s].", key, elemName(sub, i)), sub, ft.Elem())...)
+				out = append(out, sift(fmt.Sprintf("%s[%s].", key, elemName(sub, i, seen)), sub, ft.Elem())...)
 			}
 		default:
 			if err := decodesAs(v, ft); err != nil {
-				out = append(out, Problem{Key: key, Msg: err.Error()})
+				out = append(out, Problem{Key: key, Msg: notDecoded(k, v, ft, err)})
 				delete(m, k)
 			}
 		}
@@ -125,13 +140,71 @@ func collectFields(t reflect.Type, fields map[string]reflect.Type, names *[]stri
 }
 
 // elemName names an element of an array of tables as Check does: by its
-// name, else by its position (from 1).
-func elemName(m map[string]any, i int) string {
-	if n, ok := m["name"].(string); ok && n != "" {
+// name, else (no name, or one an earlier element has) by its index.
+func elemName(m map[string]any, i int, seen map[string]bool) string {
+	n, _ := m["name"].(string)
+	if n != "" && !seen[n] {
+		seen[n] = true
 		return n
 	}
-	return fmt.Sprint(i + 1)
+	return fmt.Sprint(i)
 }
+
+// notDecoded says what is wrong with a value of the wrong type. A list of
+// strings given as a number (an id unquoted, so TOML reads an integer) is
+// the common case and gets an example; otherwise the decoder's words.
+func notDecoded(k string, v any, t reflect.Type, err error) string {
+	if t.Kind() != reflect.Slice || t.Elem().Kind() != reflect.String {
+		return err.Error()
+	}
+	example := "…"
+	switch x := v.(type) {
+	case int64:
+		example = fmt.Sprint(x)
+	case string:
+		example = x
+	case []any:
+		if len(x) > 0 {
+			example = fmt.Sprint(x[0])
+		}
+	}
+	what := "strings"
+	if strings.HasSuffix(k, "_ids") {
+		what = "ids"
+	}
+	return fmt.Sprintf("must be a list of quoted %s, e.g. [%q]", what, example)
+}
+
+// keyHomes maps each key of the schema to the tables it belongs in, as
+// written in the file ("[claude]", "[[servers]]"), in schema order.
+var keyHomes = sync.OnceValue(func() map[string][]string {
+	homes := map[string][]string{}
+	var walk func(t reflect.Type, path []string, array bool)
+	walk = func(t reflect.Type, path []string, array bool) {
+		fields := map[string]reflect.Type{}
+		var names []string
+		collectFields(t, fields, &names)
+		for _, n := range names {
+			ft := fields[n]
+			switch {
+			case isTable(ft) && ft.Kind() == reflect.Struct:
+				walk(ft, append(slices.Clip(path), n), false)
+			case isTable(ft):
+				walk(ft.Elem(), append(slices.Clip(path), n), true)
+			case len(path) > 0:
+				table := "[" + strings.Join(path, ".") + "]"
+				if array {
+					table = "[" + table + "]"
+				}
+				if !slices.Contains(homes[n], table) {
+					homes[n] = append(homes[n], table)
+				}
+			}
+		}
+	}
+	walk(reflect.TypeFor[Config](), nil, false)
+	return homes
+})
 
 // tomlPrefix is what the decoder puts before a message about a value.
 var tomlPrefix = regexp.MustCompile(`^toml: (line \d+ \(last key "v"\): )?`)

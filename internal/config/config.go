@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -119,12 +120,17 @@ type Thread struct {
 	Attention
 }
 
-// Duration is a time.Duration written as "30m" in TOML.
-type Duration struct{ time.Duration }
+// Duration is a time.Duration written as "30m" in TOML. It remembers the
+// text it was read from, so that setup writes "30m" back, not "30m0s".
+type Duration struct {
+	time.Duration
+	text string
+}
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (d *Duration) UnmarshalText(b []byte) error {
 	v, err := time.ParseDuration(string(b))
+	d.text = string(b)
 	if err != nil {
 		return fmt.Errorf("not a duration like \"30m\" or \"90s\": %q", b)
 	}
@@ -132,15 +138,47 @@ func (d *Duration) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalText implements encoding.TextMarshaler.
-func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+// MarshalText implements encoding.TextMarshaler: the text it was read
+// from while it still says the same duration.
+func (d Duration) MarshalText() ([]byte, error) {
+	if v, err := time.ParseDuration(d.text); err == nil && v == d.Duration {
+		return []byte(d.text), nil
+	}
+	return []byte(d.String()), nil
+}
 
 // Allowed values, shared by validation and error messages.
 var (
 	PermissionModes = []string{"default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"}
-	Isolations      = []string{"none", "worktree"}
-	ProgressLevels  = []string{"off", "text", "tools", "live"}
+	// PermissionModeAliases are other words Claude Code takes for a mode:
+	// its --help lists "manual" among --permission-mode's choices, for
+	// "default".
+	PermissionModeAliases = map[string]string{"manual": "default"}
+	Isolations            = []string{"none", "worktree"}
+	ProgressLevels        = []string{"off", "text", "tools", "live"}
 )
+
+// NormalizePermissionMode returns the mode an alias stands for, else mode.
+func NormalizePermissionMode(mode string) string {
+	if m, ok := PermissionModeAliases[mode]; ok {
+		return m
+	}
+	return mode
+}
+
+// PermissionModeChoices lists the modes for a message, each alias with its
+// mode: "default (or manual), acceptEdits, …".
+func PermissionModeChoices() string {
+	parts := slices.Clone(PermissionModes)
+	for i, m := range parts {
+		for alias, to := range PermissionModeAliases {
+			if to == m {
+				parts[i] += " (or " + alias + ")"
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
+}
 
 // Defaults.
 const (
@@ -242,6 +280,7 @@ func (c *Config) applyDefaults() {
 	def(&c.Tmux.Socket, DefaultSocket)
 	def(&c.Claude.Command, DefaultCommand)
 	def(&c.Claude.PermissionMode, DefaultPermissionMode)
+	c.normalizeModes()
 	if c.Claude.PromptTimeout.Duration == 0 {
 		c.Claude.PromptTimeout.Duration = DefaultPromptTimeout
 	}

@@ -142,7 +142,7 @@ owner_ids = ["100000000000000002"]
 	for _, want := range []string{
 		"discord.api_base",
 		"tmux.socket",
-		"claude.permission_mode: \"yolo\" is not allowed; use one of default, acceptEdits, plan, auto, bypassPermissions, dontAsk",
+		"claude.permission_mode: \"yolo\" is not allowed; use one of default (or manual), acceptEdits, plan, auto, bypassPermissions, dontAsk",
 		"claude.prompt_timeout",
 		"claude.env.CCBRIDGE_SESSION",
 		"servers[home].token_env: environment variable CCBRIDGE_TEST_TOKEN is not set",
@@ -152,13 +152,13 @@ owner_ids = ["100000000000000002"]
 		"servers[home].projects[api].permission_mode: \"sometimes\" is not allowed",
 		"servers[home].projects[api].progress: \"loud\" is not allowed; use one of off, text, tools",
 		"servers[home].projects[api].thread.isolation: \"container\" is not allowed; use one of none, worktree",
-		"servers[home].projects[api].name: \"api\" is used by more than one project",
-		"servers[home].projects[api].channel_id: 100000000000000003 is already used by servers[home].projects[api].channel_id",
-		"servers[home].projects[api].path: \"relative/dir\" must be an absolute path",
-		"servers[home].name: \"home\" is used by more than one server",
-		"servers[home].token_env: set only one of token_env, token_file and token",
-		"servers[home].projects[web].channel_id: 100000000000000003 is already used",
-		"servers[home].projects[web].path: " + file + " is not a directory",
+		"servers[home].projects[1].name: \"api\" is used by more than one project",
+		"servers[home].projects[1].channel_id: 100000000000000003 is already used by servers[home].projects[api].channel_id",
+		"servers[home].projects[1].path: \"relative/dir\" must be an absolute path",
+		"servers[1].name: \"home\" is used by more than one server",
+		"servers[1].token_env: set only one of token_env, token_file and token",
+		"servers[1].projects[web].channel_id: 100000000000000003 is already used",
+		"servers[1].projects[web].path: " + file + " is not a directory",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("missing problem %q", want)

@@ -19,6 +19,13 @@ import (
 // (and only those: defaults stay implicit). Comments are not kept; setup
 // keeps a backup of the previous file.
 
+// SetupHeader is the first line of the header setup writes; a config
+// that starts with it was written by setup.
+const SetupHeader = "ccbridge configuration, written by `ccbridge setup`."
+
+// WrittenBySetup reports whether the config text starts with SetupHeader.
+func WrittenBySetup(text []byte) bool { return bytes.HasPrefix(text, []byte("# "+SetupHeader+"\n")) }
+
 // Decode parses TOML text strictly, like Parse, but applies no defaults,
 // so that Encode writes back only what the file said.
 func Decode(text string) (*Config, error) {

@@ -110,3 +110,19 @@ func TestValueKinds(t *testing.T) {
 		}
 	}
 }
+
+// Durations are written back as the user wrote them ("30m", not "30m0s");
+// one changed since is written anew.
+func TestEncodeKeepsDurationsAsWritten(t *testing.T) {
+	c, err := Decode("[claude]\nprompt_timeout = \"30m\"\nstart_timeout = \"90s\"\n[discord]\ncatch_up = \"1h\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Discord.CatchUp.Duration = 2 * time.Hour
+	out := string(Encode(c, ""))
+	for _, want := range []string{`prompt_timeout = "30m"`, `start_timeout = "90s"`, `catch_up = "2h0m0s"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %s:\n%s", want, out)
+		}
+	}
+}

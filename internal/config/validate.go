@@ -67,7 +67,27 @@ func (v *checker) oneOf(key, val string, allowed []string, emptyOK bool) {
 	if (val == "" && emptyOK) || slices.Contains(allowed, val) {
 		return
 	}
-	v.errf(key, "%q is not allowed; use one of %s", val, strings.Join(allowed, ", "))
+	choices := strings.Join(allowed, ", ")
+	if slices.Equal(allowed, PermissionModes) {
+		choices = PermissionModeChoices()
+	}
+	v.errf(key, "%q is not allowed; use one of %s", val, choices)
+}
+
+// normalizeModes replaces each permission mode alias ("manual") with the
+// mode it stands for, so the rest of ccbridge knows only the modes.
+func (c *Config) normalizeModes() {
+	n := NormalizePermissionMode
+	c.Claude.PermissionMode = n(c.Claude.PermissionMode)
+	for i := range c.Servers {
+		for j := range c.Servers[i].Projects {
+			p := &c.Servers[i].Projects[j]
+			p.PermissionMode, p.Thread.PermissionMode = n(p.PermissionMode), n(p.Thread.PermissionMode)
+			for k := range p.Threads {
+				p.Threads[k].PermissionMode = n(p.Threads[k].PermissionMode)
+			}
+		}
+	}
 }
 
 func (v *checker) id(key, val string, required bool) {
@@ -106,9 +126,12 @@ func (v *checker) dir(key, val string, required bool) {
 
 // name checks the name of the i-th entry of a list and returns the key that
 // names the entry in messages: list[name], or list[i] when it has none.
+//
+// An entry whose name an earlier one has is named by its index, so that a
+// message about it does not seem to point at the first.
 func (v *checker) name(list string, i int, name string, seen map[string]bool, dupWhere string) string {
 	key := fmt.Sprintf("%s[%d]", list, i)
-	if name != "" {
+	if name != "" && !seen[name] {
 		key = fmt.Sprintf("%s[%s]", list, name)
 	}
 	switch {

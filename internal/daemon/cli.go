@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 )
 
@@ -48,6 +49,11 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 	}
 }
 
+// dashDash finds the "-name" of a flag in the flag package's errors
+// ("flag provided but not defined: -bogus", "invalid value … for flag
+// -wait"), to write it as everywhere else: --bogus.
+var dashDash = regexp.MustCompile(`(: |flag )-(\w)`)
+
 // configUsage is the --config flag's usage, the same everywhere.
 const configUsage = "config `FILE`; else $CCBRIDGE_CONFIG, else ~/.config/ccbridge/config.toml"
 
@@ -61,14 +67,16 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer, name 
 	// the right stream, instead.
 	fs.Usage = func() {}
 	defer func() { fs.Usage = usage }()
-	fs.SetOutput(stderr)
+	// The flag set's own message writes -flag; it is reworded below.
+	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stdout)
 			usage()
 			return exitOK, false
 		}
-		fmt.Fprintln(stderr)
+		fmt.Fprintf(stderr, "%s\n\n", dashDash.ReplaceAllString(err.Error(), "$1--$2"))
+		fs.SetOutput(stderr)
 		usage()
 		return exitUsage, false
 	}
@@ -79,25 +87,32 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer, name 
 	return exitOK, true
 }
 
-// globalConfig takes a --config given before the command ("ccbridge
-// --config FILE doctor"); ok is false when its value is missing.
+// globalConfig takes the global --config out of the arguments, wherever
+// it is: before the command, after it, or after a subcommand ("ccbridge
+// config --config FILE check"), up to a "--". The last one wins, as with
+// any flag; ok is false when its value is missing.
 func globalConfig(args []string) (path string, rest []string, ok bool) {
-	for len(args) > 0 {
-		a := args[0]
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") || name != "config" || a == "-" || a == "--" {
-			return path, args, true
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return path, append(rest, args[i:]...), true
 		}
-		if hasValue {
-			path, args = value, args[1:]
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "config" {
+			rest = append(rest, a)
 			continue
 		}
-		if len(args) < 2 {
+		if hasValue {
+			path = value
+			continue
+		}
+		if i+1 == len(args) {
 			return "", nil, false
 		}
-		path, args = args[1], args[2:]
+		path = args[i+1]
+		i++
 	}
-	return path, args, true
+	return path, rest, true
 }
 
 // withConfig passes a global --config on to the command, where the
@@ -111,7 +126,7 @@ func withConfig(path string, args []string) []string {
 	case "config", "service":
 		pos = 2 // after its action
 	case "uninstall-hooks", "version", "--version", "help", "-h", "--help":
-		return args // no config involved
+		return args // accepted, as everywhere, but no config is involved
 	}
 	if len(args) < pos {
 		return args

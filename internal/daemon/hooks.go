@@ -1,13 +1,17 @@
 package daemon
 
 import (
+	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -70,9 +74,12 @@ func cmdHooks(install bool, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "ccbridge: %s: %v\n", path, err)
 			return exitError
 		}
+		if _, ours, _, _ := claudehook.RemoveGlobalHooks(old, nil); changed && !ours {
+			rememberShape(path, claudehook.ShapeOf(old))
+		}
 	} else {
 		var empty bool
-		out, changed, empty, err = claudehook.RemoveGlobalHooks(old)
+		out, changed, empty, err = claudehook.RemoveGlobalHooks(old, shapeBefore(path))
 		if err != nil {
 			fmt.Fprintf(stderr, "ccbridge: %s: %v\n", path, err)
 			return exitError
@@ -84,6 +91,7 @@ func cmdHooks(install bool, args []string, stdout, stderr io.Writer) int {
 				return exitError
 			}
 			forgetCreated(path)
+			forgetShape(path)
 			fmt.Fprintf(stdout, "removed %s, which install-hooks had created\n", path)
 			return exitOK
 		}
@@ -106,6 +114,7 @@ func cmdHooks(install bool, args []string, stdout, stderr io.Writer) int {
 	if install {
 		fmt.Fprintf(stdout, "registered ccbridge hooks in %s\n", path)
 	} else {
+		forgetShape(path) // the file is as it was before install
 		fmt.Fprintf(stdout, "removed ccbridge hooks from %s\n", path)
 	}
 	return exitOK
@@ -123,6 +132,7 @@ func writeSettings(path string, old, out []byte, existed bool, stdout io.Writer)
 			return fmt.Errorf("back up %s: %w", path, err)
 		}
 		fmt.Fprintf(stdout, "backup: %s\n", backup)
+		pruneBackups(path, keepBackups)
 	} else if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -157,6 +167,98 @@ func backUp(path string, old []byte, perm os.FileMode) (string, error) {
 			return "", err
 		}
 		return name, nil
+	}
+}
+
+// keepBackups is how many of its backups of a settings file ccbridge
+// keeps: each install and uninstall writes one.
+const keepBackups = 3
+
+// backupName matches the names backUp gives: <file>.ccbridge-backup-<time>[-n].
+var backupName = regexp.MustCompile(`\.ccbridge-backup-(\d{8}T\d{6})(?:-(\d+))?$`)
+
+// pruneBackups removes all but the newest keep of ccbridge's backups of
+// path; files of other names are left alone.
+func pruneBackups(path string, keep int) {
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		return
+	}
+	type backup struct {
+		name, at string
+		n        int
+	}
+	var bs []backup
+	prefix := filepath.Base(path)
+	for _, e := range entries {
+		m := backupName.FindStringSubmatch(e.Name())
+		if m == nil || e.Name()[:len(e.Name())-len(m[0])] != prefix {
+			continue
+		}
+		n, _ := strconv.Atoi(m[2]) // "" (the first of its second) is 0
+		bs = append(bs, backup{e.Name(), m[1], n})
+	}
+	slices.SortFunc(bs, func(a, b backup) int {
+		return cmp.Or(strings.Compare(a.at, b.at), cmp.Compare(a.n, b.n))
+	})
+	for _, b := range bs[:max(0, len(bs)-keep)] {
+		_ = os.Remove(filepath.Join(filepath.Dir(path), b.name))
+	}
+}
+
+// shapesFile is the record, in ccbridge's state dir, of what each settings
+// file held of hooks before install-hooks added ccbridge's (absolute path
+// → claudehook.Shape), for uninstall-hooks to keep.
+func shapesFile() string {
+	dir, err := state.DurableDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "settings-shapes.json")
+}
+
+func readShapes() map[string]claudehook.Shape {
+	shapes := map[string]claudehook.Shape{}
+	if b, err := os.ReadFile(shapesFile()); err == nil {
+		_ = json.Unmarshal(b, &shapes)
+	}
+	return shapes
+}
+
+func writeShapes(shapes map[string]claudehook.Shape) {
+	f := shapesFile()
+	if f == "" {
+		return
+	}
+	if len(shapes) == 0 {
+		_ = os.Remove(f)
+		return
+	}
+	if b, err := json.Marshal(shapes); err == nil && os.MkdirAll(filepath.Dir(f), 0o700) == nil {
+		_ = state.WriteAtomic(f, b, 0o600)
+	}
+}
+
+// shapeBefore is path's recorded Shape; nil when there is none (hooks
+// installed by an older ccbridge), and uninstall removes what it empties.
+func shapeBefore(path string) *claudehook.Shape {
+	if sh, ok := readShapes()[absPath(path)]; ok {
+		return &sh
+	}
+	return nil
+}
+
+func rememberShape(path string, sh claudehook.Shape) {
+	shapes := readShapes()
+	shapes[absPath(path)] = sh
+	writeShapes(shapes)
+}
+
+func forgetShape(path string) {
+	shapes := readShapes()
+	if _, ok := shapes[absPath(path)]; ok {
+		delete(shapes, absPath(path))
+		writeShapes(shapes)
 	}
 }
 

@@ -64,8 +64,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
-	if args[0] == "help" && len(args) > 1 {
-		// help COMMAND is COMMAND --help.
+	if (args[0] == "help" || args[0] == "-h" || args[0] == "--help") && len(args) > 1 {
+		// help COMMAND (and --help COMMAND) is COMMAND --help.
 		args = []string{args[1], "--help"}
 	}
 	args = withConfig(cfgPath, args)
@@ -94,6 +94,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return cmdConfigCheck(args[2:], stdout, stderr)
 		case len(args) >= 2 && (args[1] == "-h" || args[1] == "--help" || args[1] == "help"):
 			return cmdConfigCheck([]string{"--help"}, stdout, stderr)
+		}
+		if len(args) >= 2 {
+			fmt.Fprintf(stderr, "ccbridge config: unknown action %q\n", args[1])
 		}
 		fmt.Fprintln(stderr, "usage: ccbridge config check [--config FILE]\nRun \"ccbridge config --help\" for what it does.")
 		return exitUsage

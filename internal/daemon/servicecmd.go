@@ -63,6 +63,9 @@ func cmdService(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "ccbridge service:", err)
 		return exitError
 	}
+	if _, err := os.Stat(o.ConfigPath); verb == "status" && errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(stdout, "there is no config at %s: a service would stop at once; run `ccbridge setup` to create it\n", o.ConfigPath)
+	}
 	switch verb {
 	case "install":
 		err = service.Install(ctx, o, stdout)
@@ -154,6 +157,9 @@ func serviceOptions(cfgFlag string, install bool, stderr io.Writer) (service.Opt
 	if p, err := execx.LookPath("tmux"); err == nil {
 		tmux, _ = filepath.Abs(p)
 	}
-	o.Path = service.SearchPath(o.Exe, claude, tmux)
+	o.Path = service.SearchPath(o.OS, o.Exe, claude, tmux)
+	if install {
+		o.Env = service.WithShellDirs(o.Env)
+	}
 	return o, nil
 }

@@ -21,14 +21,15 @@ var stdin io.Reader = os.Stdin
 func cmdSetup(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("setup", "setup [--config FILE] [--wait DURATION]",
 		"Walk through everything in the terminal: the bot token (hidden input), the Message Content intent,\n"+
-			"the invite URL, the server, the owners and channels → project directories (a channel setup creates is\n"+
-			"visible to the owners and the bot only); then write the config and the token file (both 0600) and\n"+
-			"check them. Re-running it edits the config and keeps every key in it; the token of another bot adds\n"+
-			"a new bot entry and leaves the others as they are. Comments are not kept: the first run saves the\n"+
-			"file it replaces as <config>.bak, and later runs keep that backup.")
+			"the invite URL, the server, the owners, channels → project directories, and the control panel's\n"+
+			"channel (a channel setup creates is visible to the owners and the bot only); then write the config\n"+
+			"and the token file (both 0600) and check them. Re-running it edits the config and keeps every key in\n"+
+			"it; the token of a bot the config has edits that bot's entry, another bot's adds a new entry.\n"+
+			"Comments are not kept: the first run saves the file it replaces as <config>.bak, and later runs keep\n"+
+			"that backup.")
 	cfgPath := fs.String("config", "", "config `FILE` to create or edit; else $CCBRIDGE_CONFIG, else ~/.config/ccbridge/config.toml")
 	wait := fs.Duration("wait", setup.DefaultWait, "how long to wait for the bot to join a server (a `DURATION` like 10m)")
-	poll := fs.Duration("poll", setup.DefaultPollEvery, "how often to look whether it has (a `DURATION`)")
+	poll := fs.Duration("poll", setup.DefaultPollEvery, "while waiting, how often to check whether the bot has joined (a `DURATION` like 5s)")
 	if code, ok := parseFlags(fs, args, stdout, stderr, "setup"); !ok {
 		return code
 	}

@@ -32,6 +32,13 @@ const (
 	permAdministrator int64 = 1 << 3
 )
 
+// CommandPermissions is the default_member_permissions of ccbridge's
+// slash commands: none, so Discord shows them to administrators only.
+// Only owners may use them, and a default cannot name users; an owner who
+// is not an administrator is let in by one, in Server Settings →
+// Integrations → the bot → Commands (a user or role override).
+const CommandPermissions int64 = 0
+
 // Permission is one permission ccbridge needs, with the name the Discord
 // client shows for it.
 type Permission struct {

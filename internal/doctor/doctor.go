@@ -100,7 +100,8 @@ type doctor struct {
 func (d *doctor) add(name string, st Status, detail, fix string) {
 	r := Result{Name: name, Status: st, Detail: detail, Fix: fix}
 	d.results = append(d.results, r)
-	fmt.Fprintf(d.out, "%-4s  %-22s %s\n", st, name, detail)
+	// A detail of several lines (config problems) is one per line, aligned.
+	fmt.Fprintf(d.out, "%-4s  %-22s %s\n", st, name, strings.ReplaceAll(detail, "\n", "\n"+strings.Repeat(" ", 29)))
 	if fix != "" && st >= Warn {
 		for _, line := range strings.Split(fix, "\n") {
 			fmt.Fprintf(d.out, "      %-22s → %s\n", "", line)
@@ -150,13 +151,22 @@ func (d *doctor) config() *config.Config {
 	switch {
 	case len(errs) > 0 && onlyUnsetTokens:
 		// The file is right; the shell lacks the token.
-		d.add("config", Fail, strings.Join(errs, "; "), "export the variable in this shell, or run `ccbridge setup`, which saves the token in a token_file")
+		d.add("config", Fail, strings.Join(errs, "\n"), "export the variable in this shell, or run `ccbridge setup`, which saves the token in a token_file")
 		return c
 	case len(errs) > 0:
-		d.add("config", Fail, strings.Join(errs, "; "), "fix these keys in "+d.ConfigPath+" (or re-run `ccbridge setup`)")
+		fix := "fix it in " + d.ConfigPath
+		if len(errs) > 1 {
+			fix = "fix these keys in " + d.ConfigPath
+		}
+		// Setup is offered again only to a config it wrote: a hand-written
+		// one loses its comments when setup rewrites it.
+		if text, err := os.ReadFile(d.ConfigPath); err == nil && config.WrittenBySetup(text) {
+			fix += " (or re-run `ccbridge setup`)"
+		}
+		d.add("config", Fail, strings.Join(errs, "\n"), fix)
 		return c // the Discord checks still help
 	case len(warns) > 0:
-		d.add("config", Warn, strings.Join(warns, "; "), "see `ccbridge config check`")
+		d.add("config", Warn, strings.Join(warns, "\n"), "see `ccbridge config check`")
 	default:
 		d.add("config", OK, d.ConfigPath, "")
 	}

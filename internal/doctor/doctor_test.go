@@ -171,6 +171,10 @@ func TestDoctorEachFailingCheck(t *testing.T) {
 		{"bad config", func(w *world) {
 			w.configText = strings.Replace(w.configText, `owner_ids = ["100000000000000002"]`, `owner_ids = ["me"]`, 1)
 		},
+			"config", Fail, "not a Discord id", "fix it in "},
+		{"bad config by setup", func(w *world) {
+			w.configText = "# " + config.SetupHeader + "\n" + strings.Replace(w.configText, `owner_ids = ["100000000000000002"]`, `owner_ids = ["me"]`, 1)
+		},
 			"config", Fail, "not a Discord id", "re-run `ccbridge setup`"},
 		{"no token", func(w *world) { _ = os.Remove(filepath.Join(w.dir, "home.token")) }, "bot home", Fail, "no token", "token_file"},
 		{"token variable unset", func(w *world) {
@@ -379,5 +383,22 @@ func TestDoctorChecksWhatOpenNeedsInThePanel(t *testing.T) {
 	rs, out = w.run()
 	if r := find(rs, "bot home panel /open"); r.Status != OK {
 		t.Errorf("private panel without Create Private Threads: %v %q\n%s", r.Status, r.Detail, out)
+	}
+}
+
+// Config problems are printed one per line, as config check prints them;
+// setup is offered again only to a config setup wrote.
+func TestDoctorListsConfigProblemsOnePerLine(t *testing.T) {
+	w := newWorld(t)
+	w.configText = strings.Replace(w.configText, `owner_ids = ["100000000000000002"]`, `owner_ids = ["me"]`+"\n"+`tmux_session = "a.b"`, 1)
+	rs, out := w.run()
+	r := find(rs, "config")
+	if strings.Contains(r.Detail, "; ") || strings.Contains(r.Fix, "setup") {
+		t.Errorf("config = %q fix %q", r.Detail, r.Fix)
+	}
+	for _, want := range []string{"FAIL  config                 servers[home].owner_ids[0]: \"me\" is not a Discord id", "\n" + strings.Repeat(" ", 29) + "servers[home].tmux_session: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -43,6 +44,7 @@ type Bot struct {
 	Session *discordgo.Session
 	log     *slog.Logger
 	serial  serial
+	closing atomic.Bool // Close was called: a disconnect now is no loss
 }
 
 // serial runs the work of each channel (or thread) one item after another,
@@ -117,7 +119,11 @@ func Open(ctx context.Context, log *slog.Logger, apiBase string, srv config.Serv
 		go b.registerCommands(r.Application.ID, commands)
 	})
 	dg.AddHandler(func(_ *discordgo.Session, _ *discordgo.Resumed) { log.Info("gateway resumed") })
-	dg.AddHandler(func(_ *discordgo.Session, _ *discordgo.Disconnect) { log.Warn("gateway disconnected; reconnecting") })
+	dg.AddHandler(func(_ *discordgo.Session, _ *discordgo.Disconnect) {
+		if !b.closing.Load() {
+			log.Warn("gateway disconnected; reconnecting")
+		}
+	})
 	dg.AddHandler(func(_ *discordgo.Session, g *discordgo.GuildCreate) {
 		if g.ID != srv.GuildID {
 			log.Warn("bot is in a guild that is not configured; ignoring it", "guild", g.ID)
@@ -197,6 +203,10 @@ func openCtx(ctx context.Context, dg *discordgo.Session) error {
 
 // Close disconnects the bot.
 func (b *Bot) Close() error {
+	b.closing.Store(true)
+	// discordgo's heartbeat can fail on the closing socket and reconnect
+	// after Close returned; a stopped bot must stay stopped.
+	b.Session.ShouldReconnectOnError = false
 	if err := b.Session.Close(); err != nil {
 		return fmt.Errorf("server %s: close: %w", b.Server.Name, err)
 	}
@@ -257,7 +267,9 @@ func (b *Bot) registerCommands(appID string, specs []chat.CommandSpec) {
 }
 
 func commandOf(spec chat.CommandSpec) *discordgo.ApplicationCommand {
-	c := &discordgo.ApplicationCommand{Name: spec.Name, Description: spec.Description, Type: discordgo.ChatApplicationCommand}
+	perms := discord.CommandPermissions
+	c := &discordgo.ApplicationCommand{Name: spec.Name, Description: spec.Description, Type: discordgo.ChatApplicationCommand,
+		DefaultMemberPermissions: &perms}
 	for _, o := range spec.Options {
 		opt := &discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionString, Name: o.Name, Description: o.Description,
 			Required: o.Required, MaxLength: o.MaxLength, Autocomplete: o.Autocomplete}
@@ -275,7 +287,9 @@ func commandOf(spec chat.CommandSpec) *discordgo.ApplicationCommand {
 
 // sameCommand compares what ccbridge sets of a command.
 func sameCommand(a, b *discordgo.ApplicationCommand) bool {
-	if a.Name != b.Name || a.Description != b.Description || len(a.Options) != len(b.Options) {
+	if a.Name != b.Name || a.Description != b.Description || len(a.Options) != len(b.Options) ||
+		(a.DefaultMemberPermissions == nil) != (b.DefaultMemberPermissions == nil) ||
+		(a.DefaultMemberPermissions != nil && *a.DefaultMemberPermissions != *b.DefaultMemberPermissions) {
 		return false
 	}
 	for i, x := range a.Options {

@@ -210,3 +210,21 @@ func TestThreadNameOptionHasMaxLength(t *testing.T) {
 		t.Fatalf("option = %v, want max_length 100", opt)
 	}
 }
+
+// Slash commands are shown to administrators only by default (an admin
+// lets others use them in Server Settings → Integrations); a command
+// registered without that is written again.
+func TestCommandsAreForAdministratorsByDefault(t *testing.T) {
+	srv := fakediscord.New(t)
+	openBot(t, srv, newRecorder())
+	cmds := srv.Commands(srv.Main().GuildID)
+	if len(cmds) != 1 || cmds[0]["default_member_permissions"] != "0" {
+		t.Fatalf("commands = %v", cmds)
+	}
+	want := commandOf(chat.CommandSpec{Name: "thread", Description: "d"})
+	have := commandOf(chat.CommandSpec{Name: "thread", Description: "d"})
+	have.DefaultMemberPermissions = nil
+	if sameCommand(have, want) {
+		t.Error("a command visible to everyone counts as up to date")
+	}
+}

@@ -76,14 +76,20 @@ func TestServerInfoAnnotationsAndModes(t *testing.T) {
 			for _, e := range enum {
 				got = append(got, e.(string))
 			}
-			if !slices.Equal(got, config.PermissionModes) {
-				t.Errorf("permissionMode enum = %v, want %v", got, config.PermissionModes)
+			// The modes, and manual: the CLI's word for default.
+			if want := append(slices.Clone(config.PermissionModes), "manual"); !slices.Equal(got, want) {
+				t.Errorf("permissionMode enum = %v, want %v", got, want)
 			}
 		}
 	}
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "claude_start", Arguments: map[string]any{"prompt": "hi", "workingDirectory": t.TempDir(), "permissionMode": "yolo"}})
 	if err != nil || !res.IsError {
 		t.Fatalf("a made-up mode was taken: %v %+v", err, res)
+	}
+	// In plain words, not the schema validator's.
+	text := res.Content[0].(*sdk.TextContent).Text
+	if want := `permissionMode "yolo" is not a permission mode; use one of default (or manual), acceptEdits, plan, auto, bypassPermissions, dontAsk`; text != want {
+		t.Errorf("refusal:\n%s\nwant:\n%s", text, want)
 	}
 	if all, _ := store.Sessions.List(); len(all) != 0 {
 		t.Errorf("a session was started with a made-up mode: %v", all)

@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/history"
 	"github.com/ccbridge/ccbridge/internal/prompt"
 	"github.com/ccbridge/ccbridge/internal/session"
@@ -153,7 +154,7 @@ func (s *Server) start(ctx context.Context, _ *sdk.CallToolRequest, in StartInpu
 	}
 	key := newKey()
 	t := s.target(key, dir)
-	t.Model, t.PermissionMode = in.Model, in.PermissionMode
+	t.Model, t.PermissionMode = in.Model, config.NormalizePermissionMode(in.PermissionMode)
 	if len(in.AllowedTools) > 0 {
 		t.Args = append(t.Args, "--allowedTools", strings.Join(in.AllowedTools, ","))
 	}
@@ -352,7 +353,7 @@ func (s *Server) say(ctx context.Context, _ *sdk.CallToolRequest, in SayInput) (
 		return nil, SayOutput{}, err
 	}
 	if in.PermissionMode != "" {
-		if err := s.opt.Sessions.SetMode(ctx, key, in.PermissionMode); err != nil {
+		if err := s.opt.Sessions.SetMode(ctx, key, config.NormalizePermissionMode(in.PermissionMode)); err != nil {
 			return nil, SayOutput{}, toolError("could not switch to %s mode: %v", in.PermissionMode, err)
 		}
 	}

@@ -68,14 +68,19 @@ func helpText() string {
 	return b.String()
 }
 
-// models are the model aliases /model suggests; any other name Claude
-// Code accepts can be typed in full.
+// models are the model aliases /model suggests: the CLI's own list (in
+// its binary, 2.1.328), then default; any other name Claude Code accepts
+// can be typed in full.
 var models = []chat.Choice{
 	{Name: "sonnet — the latest Sonnet", Value: "sonnet"},
 	{Name: "opus — the latest Opus", Value: "opus"},
 	{Name: "haiku — the latest Haiku", Value: "haiku"},
-	{Name: "opusplan — Opus to plan, Sonnet to work", Value: "opusplan"},
+	{Name: "fable — the latest Fable", Value: "fable"},
+	{Name: "best — the most capable model available", Value: "best"},
 	{Name: "sonnet[1m] — Sonnet with a 1M-token context", Value: "sonnet[1m]"},
+	{Name: "opus[1m] — Opus with a 1M-token context", Value: "opus[1m]"},
+	{Name: "fable[1m] — Fable with a 1M-token context", Value: "fable[1m]"},
+	{Name: "opusplan — Opus to plan, Sonnet to work", Value: "opusplan"},
 	{Name: "default — the account's default model", Value: "default"},
 }
 

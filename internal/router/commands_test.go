@@ -54,11 +54,18 @@ func TestModelSuggestsAsTheOwnerTypes(t *testing.T) {
 	for _, c := range typed("home", channel, owner, "") {
 		all = append(all, c.Value)
 	}
-	if !slices.Contains(all, "sonnet") || !slices.Contains(all, "opus") || len(all) > chat.MaxChoices {
-		t.Fatalf("suggestions %q", all)
+	// The pinned CLI's aliases (its binary's list, fidelity review 3 §12),
+	// and default.
+	cli := []string{"sonnet", "opus", "haiku", "fable", "best", "sonnet[1m]", "opus[1m]", "fable[1m]", "opusplan", "default"}
+	if !slices.Equal(all, cli) || len(all) > chat.MaxChoices {
+		t.Fatalf("suggestions %q, want %q", all, cli)
 	}
-	if got := typed("home", channel, owner, "OP"); len(got) != 2 || got[0].Value != "opus" || got[1].Value != "opusplan" {
-		t.Errorf("for OP: %+v", got)
+	var op []string
+	for _, c := range typed("home", channel, owner, "OP") {
+		op = append(op, c.Value)
+	}
+	if !slices.Equal(op, []string{"opus", "opus[1m]", "opusplan"}) {
+		t.Errorf("for OP: %q", op)
 	}
 	if got := typed("home", channel, "666", "s"); got == nil || len(got) != 0 {
 		t.Errorf("a stranger got %+v", got)

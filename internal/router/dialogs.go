@@ -127,6 +127,30 @@ func (r *Router) dialogAnswer(ev chat.ComponentEvent, args []string, resp chat.R
 		done("⚠️ " + errText(err))
 	default:
 		r.opt.Log.Info("a dialog was answered from Discord", "session", key, "user", ev.User.ID)
-		done("✅ Answered by " + mention(ev.User) + ".")
+		done(answeredNote(ev, pick))
 	}
+}
+
+// answeredNote is what a posted dialog says once answered: who pressed
+// which choice (its label, from the message's own components).
+func answeredNote(ev chat.ComponentEvent, pick string) string {
+	label := ""
+	for _, row := range ev.Rows {
+		for _, b := range row.Buttons {
+			if b.CustomID == ev.CustomID {
+				label = b.Label
+			}
+		}
+		if row.Select != nil {
+			for _, o := range row.Select.Options {
+				if o.Value == pick {
+					label = o.Label
+				}
+			}
+		}
+	}
+	if label == "" {
+		return "✅ Answered by " + mention(ev.User) + "."
+	}
+	return "✅ Answered by " + mention(ev.User) + ": “" + label + "”."
 }

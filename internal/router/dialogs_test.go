@@ -50,7 +50,7 @@ func TestDialogAtStartIsPostedAndAnsweredByItsOwnerOnly(t *testing.T) {
 	}
 	yes := m.Rows[0].Buttons[1].CustomID
 	press := func(ch, user string) {
-		r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: ch, User: chat.User{ID: user}, CustomID: yes, Content: m.Content}, fakeResponder{l})
+		r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: ch, User: chat.User{ID: user}, CustomID: yes, Content: m.Content, Rows: m.Rows}, fakeResponder{l})
 	}
 	n := len(l.all())
 	press(channel, "100000000000000099") // not an owner
@@ -62,7 +62,7 @@ func TestDialogAtStartIsPostedAndAnsweredByItsOwnerOnly(t *testing.T) {
 	}
 	press(channel, owner)
 	l.waitFor(t, fmt.Sprintf("answer %s %s 1", tg.key, trustDialog.Hash))
-	if last := l.all()[len(l.all())-1]; !strings.Contains(last, "✅ Answered by <@"+owner+">") || !strings.HasSuffix(last, "buttons=0") {
+	if last := l.all()[len(l.all())-1]; !strings.Contains(last, "✅ Answered by <@"+owner+">: “Yes, I trust this folder”.") || !strings.HasSuffix(last, "buttons=0") {
 		t.Fatalf("after the answer: %q", last)
 	}
 	// Another dialog replaced it: nothing pressed, and said so.

@@ -71,8 +71,9 @@ func (o Options) args() []string {
 }
 
 // SearchPath builds the service's PATH from the directories of the given
-// programs (in order, without duplicates) and the usual system ones.
-func SearchPath(programs ...string) string {
+// programs (in order, without duplicates) and the usual system ones of goos
+// (Homebrew's only on macOS).
+func SearchPath(goos string, programs ...string) string {
 	var dirs []string
 	add := func(d string) {
 		if d != "" && d != "." && !slices.Contains(dirs, d) {
@@ -84,10 +85,30 @@ func SearchPath(programs ...string) string {
 			add(filepath.Dir(p))
 		}
 	}
-	for _, d := range []string{"/usr/local/bin", "/opt/homebrew/bin", "/usr/bin", "/bin"} {
+	system := []string{"/usr/local/bin", "/usr/bin", "/bin"}
+	if goos == "darwin" {
+		system = []string{"/usr/local/bin", "/opt/homebrew/bin", "/usr/bin", "/bin"}
+	}
+	for _, d := range system {
 		add(d)
 	}
 	return strings.Join(dirs, ":")
+}
+
+// shellDirs are the variables that say where tmux keeps its socket and
+// ccbridge its runtime dir: the service must see the same values as the
+// shell that attaches (`tmux -L ccbridge attach`), else they miss each other.
+var shellDirs = []string{"TMUX_TMPDIR", state.EnvRuntimeDir}
+
+// WithShellDirs adds to env the shellDirs set in this process's
+// environment, for the service's environment file.
+func WithShellDirs(env map[string]string) map[string]string {
+	for _, k := range shellDirs {
+		if v := os.Getenv(k); v != "" {
+			env[k] = v
+		}
+	}
+	return env
 }
 
 // sdQuote quotes one word for a systemd unit's ExecStart= or Environment=
@@ -171,7 +192,8 @@ func (o Options) systemdVersion(ctx context.Context) int {
 // envFile renders the EnvironmentFile: KEY="value" lines.
 func envFile(env map[string]string) string {
 	var b strings.Builder
-	b.WriteString("# The bot tokens of ccbridge's service (ccbridge service install). Keep this file 0600.\n")
+	b.WriteString("# The environment of ccbridge's service (ccbridge service install): the bot tokens, and\n" +
+		"# TMUX_TMPDIR and CCBRIDGE_RUNTIME_DIR when they were set. Keep this file 0600.\n")
 	keys := make([]string, 0, len(env))
 	for k := range env {
 		keys = append(keys, k)
@@ -287,7 +309,8 @@ func Install(ctx context.Context, o Options, out io.Writer) error {
 		var reloaded, enabled bool
 		for _, args := range [][]string{{"systemctl", "--user", "daemon-reload"}, {"systemctl", "--user", "enable", Unit}, {"systemctl", "--user", "restart", Unit}} {
 			if _, err := o.run(ctx, args...); err != nil {
-				err = fmt.Errorf("%s: %w (is this a systemd session? `systemctl --user status` tells)", strings.Join(args, " "), err)
+				err = fmt.Errorf("%s: %w (is this a systemd session? `systemctl --user status` tells; without systemd, "+
+					"run `ccbridge run --log-file %s` in a tmux window, or under another supervisor)", strings.Join(args, " "), err, o.LogFile)
 				if rbErr := o.rollback(ctx, restore, unitExisted, enabled, reloaded); rbErr != nil {
 					return fmt.Errorf("%w; undoing the install failed too: %v", err, rbErr)
 				}
@@ -329,11 +352,21 @@ func Uninstall(ctx context.Context, o Options, out io.Writer) error {
 	var files []string
 	switch o.OS {
 	case "linux":
+		if !anyExists(o.UnitPath(), o.EnvPath()) {
+			// Nothing to stop: asking systemctl would only add its noise
+			// (no user bus, no such unit) to the answer.
+			fmt.Fprintln(out, "no ccbridge service was installed; nothing changed")
+			return nil
+		}
 		if _, err := o.run(ctx, "systemctl", "--user", "disable", "--now", Unit); err != nil {
 			fmt.Fprintf(out, "note: %v\n", err)
 		}
 		files = []string{o.UnitPath(), o.EnvPath()}
 	case "darwin":
+		if !anyExists(o.PlistPath()) {
+			fmt.Fprintln(out, "no ccbridge service was installed; nothing changed")
+			return nil
+		}
 		if _, err := o.run(ctx, "launchctl", "bootout", fmt.Sprintf("gui/%d/%s", o.UID, Label)); err != nil {
 			fmt.Fprintf(out, "note: %v\n", err)
 		}
@@ -361,6 +394,15 @@ func Uninstall(ctx context.Context, o Options, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "the service is removed; sessions already running in tmux are left alone (tmux -L %s kill-server ends them)\n", o.socket())
 	return nil
+}
+
+func anyExists(paths ...string) bool {
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Status prints the service's state; running is true when it is active.

@@ -20,12 +20,12 @@ import (
 // another bot or another server unless the person says so (the default
 // adds a new entry and leaves the others as they are).
 
-// pickServer returns the index of the [[servers]] entry to set up, adding
-// one if needed.
+// pickServer returns the index of the [[servers]] entry to set up, or -1
+// for a new one (named once its token says which bot it is).
 func (w *wizard) pickServer(cfg *config.Config) (int, error) {
 	switch len(cfg.Servers) {
 	case 0:
-		return w.addServer(cfg, "home", config.Server{})
+		return -1, nil
 	case 1:
 		w.say("Setting up the bot %q (a token of another bot adds a new entry).", cfg.Servers[0].Name)
 		return 0, nil
@@ -40,7 +40,7 @@ func (w *wizard) pickServer(cfg *config.Config) (int, error) {
 			return 0, err
 		}
 		if strings.EqualFold(a, "new") {
-			return w.addServer(cfg, "", config.Server{})
+			return -1, nil
 		}
 		if n, err := strconv.Atoi(a); err == nil && n >= 1 && n <= len(cfg.Servers) {
 			return n - 1, nil
@@ -168,13 +168,37 @@ func (w *wizard) botOf(ctx context.Context, apiBase, token string, resolveErr er
 	return id
 }
 
-// otherBot gives a token of another bot than the entry's its own entry.
-func (w *wizard) otherBot(cfg *config.Config, i int, tok botToken) (int, error) {
-	if tok.prevID == "" || tok.prevID == tok.botID {
+// entryFor returns the entry the token's bot is set up in (i is the one
+// picked, -1 for a new one): the picked entry when it is that bot's (or its
+// bot is unknown), else the entry the config already has for that bot (two
+// entries of one bot would be two gateway sessions of it), else a new one.
+func (w *wizard) entryFor(ctx context.Context, apiBase string, cfg *config.Config, i int, tok botToken) (int, error) {
+	if i >= 0 && (tok.typed == "" || tok.prevID == tok.botID) {
 		return i, nil
 	}
-	w.say("This token is for the bot %s (id %s), not for the bot of %q (id %s): adding it as a new bot; %q stays as it is.",
-		tok.botName, tok.botID, cfg.Servers[i].Name, tok.prevID, cfg.Servers[i].Name)
+	for j, s := range cfg.Servers {
+		if j == i {
+			continue
+		}
+		token, err := s.ResolveToken()
+		if err != nil {
+			continue
+		}
+		if token == tok.typed || w.botOf(ctx, apiBase, token, nil) == tok.botID {
+			w.say("This token is for the bot %s (id %s); the config has it as %q: editing that entry.", tok.botName, tok.botID, s.Name)
+			return j, nil
+		}
+	}
+	switch {
+	case i >= 0 && tok.prevID == "":
+		return i, nil // the entry's own token is unset or dead: this one replaces it
+	case i >= 0:
+		w.say("This token is for the bot %s (id %s), not for the bot of %q (id %s): adding it as a new bot; %q stays as it is.",
+			tok.botName, tok.botID, cfg.Servers[i].Name, tok.prevID, cfg.Servers[i].Name)
+		return w.addServer(cfg, tok.botName, config.Server{})
+	case len(cfg.Servers) == 0:
+		return w.addServer(cfg, "home", config.Server{})
+	}
 	return w.addServer(cfg, tok.botName, config.Server{})
 }
 

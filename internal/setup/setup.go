@@ -177,24 +177,27 @@ func (w *wizard) run(ctx context.Context) error {
 	} else {
 		w.say("Creating %s.", w.ConfigPath)
 	}
-	i, err := w.pickServer(cfg)
+	i, err := w.pickServer(cfg) // -1: a new entry
 	if err != nil {
 		return err
 	}
 
-	// 1. The token and who the bot is.
-	tok, err := w.token(ctx, apiBase, &cfg.Servers[i])
+	// 1. The token and who the bot is; then the entry of that bot (a new
+	// one is named now that the bot is known).
+	entry := &config.Server{}
+	if i >= 0 {
+		entry = &cfg.Servers[i]
+	}
+	tok, err := w.token(ctx, apiBase, entry)
 	if err != nil {
+		return err
+	}
+	if i, err = w.entryFor(ctx, apiBase, cfg, i, tok); err != nil {
 		return err
 	}
 	// 2. The application: owner and the Message Content intent.
 	app, err := w.application(ctx)
 	if err != nil {
-		return err
-	}
-	// Another bot's token gets an entry of its own; the entry chosen
-	// stays as it is.
-	if i, err = w.otherBot(cfg, i, tok); err != nil {
 		return err
 	}
 	// 3. The invite, and the server the bot is in.
@@ -212,9 +215,15 @@ func (w *wizard) run(ctx context.Context) error {
 	if err := w.owners(app, srv); err != nil {
 		return err
 	}
-	// 5. Channels → project directories.
-	if err := w.projects(ctx, guild, srv, tok.botID); err != nil {
+	// 5. Channels → project directories, and the control panel's.
+	chs, err := w.projects(ctx, guild, srv, tok.botID)
+	if err != nil {
 		return err
+	}
+	if srv.GeneralChannelID == "" {
+		if err := w.panel(ctx, guild, srv, tok.botID, chs); err != nil {
+			return err
+		}
 	}
 	// 6. Write the token file and the config.
 	if tok.typed != "" {
@@ -353,7 +362,7 @@ func (w *wizard) hasBackup() bool {
 }
 
 func (w *wizard) write(cfg *config.Config, existed bool) error {
-	out := config.Encode(cfg, "ccbridge configuration, written by `ccbridge setup`.\n"+
+	out := config.Encode(cfg, config.SetupHeader+"\n"+
 		"Every key, with its default: config.example.toml (install.sh puts it next to this file); check with: ccbridge config check")
 	if err := os.MkdirAll(filepath.Dir(w.ConfigPath), 0o700); err != nil {
 		return fmt.Errorf("write config: %w", err)
@@ -420,8 +429,12 @@ func tildePath(p string) string {
 	if err != nil || home == "" {
 		return p
 	}
-	if rel, err := filepath.Rel(home, p); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-		return "~/" + filepath.ToSlash(rel)
+	rel, err := filepath.Rel(home, p)
+	switch {
+	case err != nil || rel == ".." || strings.HasPrefix(rel, "../"):
+		return p
+	case rel == ".":
+		return "~"
 	}
-	return p
+	return "~/" + filepath.ToSlash(rel)
 }

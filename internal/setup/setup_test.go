@@ -105,14 +105,15 @@ func TestSetupFirstRun(t *testing.T) {
 	f.srv.LeaveGuild(f.bot)
 	api := f.srv.AddChannel(f.bot.GuildID, "api")
 	steps := []step{
-		{line: "home"},
 		{line: "bot " + f.bot.Token}, // pasted with a "Bot " prefix
+		{line: "home"},
 		// The intent is off: the person enables it, then presses Enter.
 		{line: "", before: func() { f.srv.SetMessageContentIntent(f.bot, true) }},
 		{line: ""}, // the owner: the application's owner
 		{line: "2"},
 		{line: proj},
 		{line: ""},
+		{line: ""}, // no control panel
 	}
 	// Join only once the wizard has looked and found no server.
 	go func() {
@@ -243,7 +244,7 @@ func TestSetupTimesOutWhenTheBotNeverJoins(t *testing.T) {
 	f := newFixture(t)
 	f.srv.LeaveGuild(f.bot)
 	before, _ := os.ReadFile(f.cfg)
-	out, err := f.run(t, lines("home", f.bot.Token), 50*time.Millisecond)
+	out, err := f.run(t, lines(f.bot.Token, "home"), 50*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "has not joined a server within") || !strings.Contains(err.Error(), "run `ccbridge setup` again") {
 		t.Fatalf("err = %v\n%s", err, out)
 	}
@@ -255,7 +256,7 @@ func TestSetupTimesOutWhenTheBotNeverJoins(t *testing.T) {
 func TestSetupRetriesARefusedToken(t *testing.T) {
 	f := newFixture(t)
 	proj := t.TempDir()
-	out, err := f.run(t, lines("home", "not-a-token", f.bot.Token, "", "1", proj, ""), time.Second)
+	out, err := f.run(t, lines("not-a-token", f.bot.Token, "home", "", "1", proj, "", ""), time.Second)
 	if err != nil {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
@@ -269,15 +270,15 @@ func TestSetupCreatesAChannelOrSaysWhyNot(t *testing.T) {
 	proj := t.TempDir()
 	// Without Manage Channels (the invite's set) creation is refused with
 	// advice; once the person created it, it is listed and mapped.
-	out, err := f.run(t, []step{{line: "home"}, {line: f.bot.Token}, {line: ""}, {line: "Docs Site"},
-		{line: "", before: func() { f.srv.AddChannel(f.bot.GuildID, "docs-site") }}, {line: "2"}, {line: proj}, {line: ""}}, time.Second)
+	out, err := f.run(t, []step{{line: f.bot.Token}, {line: "home"}, {line: ""}, {line: "Docs Site"},
+		{line: "", before: func() { f.srv.AddChannel(f.bot.GuildID, "docs-site") }}, {line: proj}, {line: ""}, {line: ""}}, time.Second)
 	if err != nil || !strings.Contains(out, "may not create channels") {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
 	// With Manage Channels the bot creates it.
 	f2 := newFixture(t)
 	f2.srv.SetBotPermissions(f2.bot, fakediscord.PermInvite|fakediscord.PermManageChannels)
-	out, err = f2.run(t, lines("home", f2.bot.Token, "", "Docs Site", proj, ""), time.Second)
+	out, err = f2.run(t, lines(f2.bot.Token, "home", "", "Docs Site", proj, "", ""), time.Second)
 	if err != nil || !strings.Contains(out, "Created #docs-site") {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
@@ -300,7 +301,7 @@ func TestSetupAsksAgainForARefusedChannelName(t *testing.T) {
 	f.srv.InvalidBodiesExpected.Store(true) // "#" is a name Discord refuses, on purpose
 	proj := t.TempDir()
 	f.srv.SetBotPermissions(f.bot, fakediscord.PermInvite|fakediscord.PermManageChannels)
-	out, err := f.run(t, lines("home", f.bot.Token, "", "#", "Docs", proj, ""), time.Second)
+	out, err := f.run(t, lines(f.bot.Token, "home", "", "#", "Docs", proj, "", ""), time.Second)
 	if err != nil {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
@@ -339,7 +340,7 @@ func TestSetupForgetsAnotherServersEntryOnlyOnYes(t *testing.T) {
 	text := strings.Replace(string(example), `api_base = "https://discord.com"`, `api_base = "`+f.srv.URL+`"`, 1)
 	_ = os.WriteFile(f.cfg, []byte(text), 0o600)
 	proj := t.TempDir()
-	out, err := f.run(t, lines(f.bot.Token, "y", "", "1", proj, ""), time.Second)
+	out, err := f.run(t, lines(f.bot.Token, "y", "", "1", proj, "", ""), time.Second)
 	if err != nil {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
@@ -386,7 +387,7 @@ func TestSetupStopsAtAPromptWhenInterrupted(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, Options{ConfigPath: f.cfg, In: pr, Out: &out}) }()
 	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(out.String(), "A short name for this bot") && time.Now().Before(deadline) {
+	for !strings.Contains(out.String(), "Bot token") && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	cancel()
@@ -442,7 +443,7 @@ func TestSetupAnotherBotsTokenAddsAnEntry(t *testing.T) {
 	other := f.srv.NewBot("work-bot")
 	f.srv.SetAppOwner(other, f.owner.ID)
 	proj := t.TempDir()
-	out, err := f.run(t, lines(other.Token, "home", "work", "", "1", proj, ""), time.Second)
+	out, err := f.run(t, lines(other.Token, "home", "work", "", "1", proj, "", ""), time.Second)
 	if err != nil {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
@@ -483,7 +484,7 @@ func TestSetupAnotherServerKeepsTheEntryByDefault(t *testing.T) {
 	}
 	proj := t.TempDir()
 	web := f.srv.AddChannel(f.bot.GuildID, "web")
-	out, err := f.run(t, lines("", "", "", "", "3", proj, ""), time.Second)
+	out, err := f.run(t, lines("", "", "", "", "3", proj, "", ""), time.Second)
 	if err != nil {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
@@ -517,7 +518,7 @@ func TestSetupKeepsTheTokenOutOfAGitTree(t *testing.T) {
 	stateDir := filepath.Join(f.dir, "state")
 	t.Setenv("XDG_STATE_HOME", stateDir)
 	proj := t.TempDir()
-	out, err := f.run(t, lines("home", f.bot.Token, "", "1", proj, ""), time.Second)
+	out, err := f.run(t, lines(f.bot.Token, "home", "", "1", proj, "", ""), time.Second)
 	if err != nil {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
@@ -560,7 +561,7 @@ func TestSetupSaysWhatItWaitsFor(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	var out bytes.Buffer
-	err = Run(ctx, Options{ConfigPath: f.cfg, In: &script{steps: lines("home", "tok")}, Out: &out})
+	err = Run(ctx, Options{ConfigPath: f.cfg, In: &script{steps: lines("tok")}, Out: &out})
 	if err == nil || !strings.Contains(err.Error(), "Discord did not answer in") || !strings.Contains(err.Error(), hole) || strings.Contains(err.Error(), "discord.com") {
 		t.Errorf("err = %v", err)
 	}
