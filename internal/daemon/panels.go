@@ -44,7 +44,7 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 	requests, _ := r.store.Requests.Watch(ctx)
 	registered, _ := r.registry.Sessions.Watch(ctx)
 	scheduled, _ := r.registry.Schedules.Watch(ctx) // the panel names the next one
-	every := heartbeat(p.Config.General.UnreachableAfter.Duration)
+	every := heartbeat(p.Current().General.UnreachableAfter.Duration) // a restart setting
 	tick := time.NewTicker(panelTick)
 	defer tick.Stop()
 	last := map[string]chat.Message{}
