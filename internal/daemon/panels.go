@@ -43,7 +43,7 @@ func (r *relay) keepPanels(ctx context.Context, p *panel.Panel) {
 	sessions, _ := r.store.Sessions.Watch(ctx)
 	requests, _ := r.store.Requests.Watch(ctx)
 	registered, _ := r.registry.Sessions.Watch(ctx)
-	scheduled, _ := r.registry.Schedules.Watch(ctx) // the panel names the next one
+	scheduled, _ := r.registry.Schedules.Watch(ctx)                   // the panel names the next one
 	every := heartbeat(p.Current().General.UnreachableAfter.Duration) // a restart setting
 	tick := time.NewTicker(panelTick)
 	defer tick.Stop()
