@@ -163,6 +163,7 @@ StartLimitBurst=%d
 [Service]
 Type=simple
 ExecStart=%s
+ExecReload=/bin/kill -HUP $MAINPID
 Environment=%s
 Environment=%s
 EnvironmentFile=-%s

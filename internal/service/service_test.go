@@ -62,6 +62,7 @@ func TestInstallSystemdUserUnit(t *testing.T) {
 		"Environment=" + q("CCBRIDGE_CONFIG="+o.ConfigPath) + "\n",
 		"EnvironmentFile=-" + filepath.Join(o.Home, ".config", "ccbridge", "service.env") + "\n",
 		"Restart=on-failure\n", "KillMode=process\n", "WantedBy=default.target\n",
+		"ExecReload=/bin/kill -HUP $MAINPID\n", // systemctl reload re-reads the config
 	} {
 		if !strings.Contains(unit, want) {
 			t.Errorf("unit lacks %q:\n%s", want, unit)
