@@ -223,7 +223,7 @@ func ReloadSummary(changes []Change) string {
 		b.WriteString("Applied: " + strings.Join(live, "; ") + ".")
 	}
 	if next {
-		b.WriteString("\nRunning sessions keep the settings they started with; the next session started gets the new ones (`/stop` one to restart it with them).")
+		b.WriteString("\nRunning sessions keep the settings they started with; the next session started gets the new ones (stop one with the control panel's Stop to restart it with them).")
 	}
 	if len(restart) > 0 {
 		if b.Len() > 0 {
