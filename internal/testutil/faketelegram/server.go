@@ -102,8 +102,10 @@ type apiErr struct {
 	rule       bool
 }
 
-func badRequest(desc string) *apiErr { return &apiErr{code: 400, desc: "Bad Request: " + desc, rule: true} }
-func stateErr(desc string) *apiErr   { return &apiErr{code: 400, desc: "Bad Request: " + desc} }
+func badRequest(desc string) *apiErr {
+	return &apiErr{code: 400, desc: "Bad Request: " + desc, rule: true}
+}
+func stateErr(desc string) *apiErr { return &apiErr{code: 400, desc: "Bad Request: " + desc} }
 
 // New starts a fake with one bot, its owner and a forum supergroup where
 // the bot is an administrator, and registers its shutdown with t.Cleanup.

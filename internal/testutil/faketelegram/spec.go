@@ -397,4 +397,3 @@ func (a *botAPI) objectUnion(obj map[string]any, types []string) string {
 	}
 	return ""
 }
-
