@@ -2,6 +2,7 @@ package faketelegram
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -474,20 +475,30 @@ func closeQuote(entities []Entity, start, end int) []Entity {
 	return entities
 }
 
-// sortEntities orders entities by offset, outer ones first, as Telegram
-// returns them.
+// sortEntities orders entities by offset, longer first, as Telegram
+// returns them; of two with the same span the one closed later (the outer
+// one) comes first.
 func sortEntities(es []Entity) []Entity {
-	for i := 1; i < len(es); i++ {
-		for j := i; j > 0 && less(es[j], es[j-1]); j-- {
-			es[j], es[j-1] = es[j-1], es[j]
+	idx := make([]int, len(es))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := es[idx[a]], es[idx[b]]
+		if x.Offset != y.Offset {
+			return x.Offset < y.Offset
 		}
+		if x.Length != y.Length {
+			return x.Length > y.Length
+		}
+		return idx[a] > idx[b]
+	})
+	out := make([]Entity, 0, len(es))
+	for _, i := range idx {
+		out = append(out, es[i])
 	}
-	return es
-}
-
-func less(a, b Entity) bool {
-	if a.Offset != b.Offset {
-		return a.Offset < b.Offset
+	if len(out) == 0 {
+		return nil
 	}
-	return a.Length > b.Length
+	return out
 }
