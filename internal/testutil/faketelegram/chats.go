@@ -1,6 +1,7 @@
 package faketelegram
 
 import (
+	"encoding/json"
 	"fmt"
 	"path"
 	"regexp"
@@ -141,15 +142,15 @@ var commandName = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
 // is given.
 func (s *Server) scopeKey(p params) (string, *apiErr) {
 	var sc struct {
-		Type   string `json:"type"`
-		ChatID any    `json:"chat_id"`
-		UserID int64  `json:"user_id"`
+		Type   string          `json:"type"`
+		ChatID json.RawMessage `json:"chat_id"`
+		UserID int64           `json:"user_id"`
 	}
 	key := "default"
 	if p.object("scope", &sc) {
 		key = sc.Type
 		if sc.ChatID != nil {
-			cp := params{values: map[string]string{"chat_id": fmt.Sprint(sc.ChatID)}}
+			cp := params{values: map[string]string{"chat_id": strings.Trim(string(sc.ChatID), `"`)}}
 			c, e := s.chatFor(cp, "chat_id")
 			if e != nil {
 				return "", e

@@ -76,6 +76,7 @@ type Server struct {
 	nextUpd  int64
 	allowed  []string // allowed_updates in force; nil = all but the opt-in kinds
 	pollGen  int64
+	parked   int // a getUpdates waiting (0 or 1: a newer poll ends an older one)
 	queries  map[string]*query
 	files    map[string]*storedFile
 	byPath   map[string]*storedFile

@@ -52,22 +52,36 @@ func (s *Server) getUpdates(r *http.Request, p params) (any, *apiErr) {
 		if len(out) > 0 || timeout == 0 {
 			return out, nil
 		}
+		s.parked++
+		s.notify()
 		ch := s.changed
 		s.mu.Unlock()
+		var timedOut, gone bool
 		select {
 		case <-ch:
-			s.mu.Lock()
 		case <-timer.C:
-			s.mu.Lock()
-			return s.deliverable(limit), nil
+			timedOut = true
 		case <-r.Context().Done():
-			s.mu.Lock()
-			return []json.RawMessage{}, nil
+			gone = true
 		case <-s.done:
-			s.mu.Lock()
+			gone = true
+		}
+		s.mu.Lock()
+		s.parked--
+		switch {
+		case gone:
 			return []json.RawMessage{}, nil
+		case timedOut:
+			return s.deliverable(limit), nil
 		}
 	}
+}
+
+// Polling reports whether a getUpdates long poll is waiting.
+func (s *Server) Polling() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.parked > 0
 }
 
 // confirm forgets confirmed updates; caller holds s.mu.
