@@ -34,6 +34,8 @@ func parseText(mode, text string) (string, []Entity, string) {
 		return parseHTML(text)
 	case "MarkdownV2", "markdownv2":
 		return parseMarkdownV2(text)
+	case "Markdown", "markdown":
+		return parseMarkdown(text)
 	}
 	return "", nil, "unsupported parse_mode"
 }
@@ -444,6 +446,89 @@ func parseMarkdownV2(text string) (string, []Entity, string) {
 	}
 	if quote >= 0 {
 		entities = closeQuote(entities, quote, out.utf16n)
+	}
+	return out.b.String(), sortEntities(entities), ""
+}
+
+// parseMarkdown is the legacy Markdown mode: *bold*, _italic_, `code`,
+// ```pre```, [text](url); no nesting, and only _ * ` [ can be escaped.
+func parseMarkdown(text string) (string, []Entity, string) {
+	var out textBuilder
+	var entities []Entity
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c == '\\' && i+1 < len(text) && strings.IndexByte("_*`[", text[i+1]) >= 0 {
+			i++
+			out.writeRune(rune(text[i]))
+			continue
+		}
+		if strings.IndexByte("_*`[", c) < 0 {
+			r, n := utf8.DecodeRuneInString(text[i:])
+			out.writeRune(r)
+			i += n - 1
+			continue
+		}
+		begin := i
+		endChar := c
+		if c == '[' {
+			endChar = ']'
+		}
+		i++
+		pre := false
+		var lang string
+		if c == '`' && strings.HasPrefix(text[i:], "``") {
+			i += 2
+			pre = true
+			langEnd := i
+			for langEnd < len(text) && !isSpace(text[langEnd]) && text[langEnd] != '`' {
+				langEnd++
+			}
+			if langEnd != i && langEnd < len(text) && text[langEnd] != '`' {
+				lang, i = text[i:langEnd], langEnd
+			}
+			if i < len(text) && (text[i] == '\n' || text[i] == '\r') {
+				i++
+			}
+		}
+		start := out.utf16n
+		for i < len(text) && (text[i] != endChar || (pre && !strings.HasPrefix(text[i+1:], "``"))) {
+			r, n := utf8.DecodeRuneInString(text[i:])
+			out.writeRune(r)
+			i += n
+		}
+		if i >= len(text) {
+			return "", nil, fmt.Sprintf("Can't find end of the entity starting at byte offset %d", begin)
+		}
+		content := text[begin+1 : i]
+		if pre {
+			i += 2
+		}
+		if out.utf16n == start {
+			continue
+		}
+		e := Entity{Offset: start, Length: out.utf16n - start}
+		switch c {
+		case '_':
+			e.Type = "italic"
+		case '*':
+			e.Type = "bold"
+		case '`':
+			e.Type, e.Language = "code", lang
+			if pre {
+				e.Type = "pre"
+			}
+		case '[':
+			e.Type, e.URL = "text_link", content
+			if strings.HasPrefix(text[i+1:], "(") {
+				end := strings.IndexByte(text[i+2:], ')')
+				if end < 0 {
+					end = len(text) - i - 2
+				}
+				e.URL = text[i+2 : i+2+end]
+				i += 2 + end
+			}
+		}
+		entities = append(entities, e)
 	}
 	return out.b.String(), sortEntities(entities), ""
 }

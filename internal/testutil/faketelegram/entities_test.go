@@ -121,3 +121,31 @@ func TestParseModeRefusedOverTheAPI(t *testing.T) {
 	refused(t, s, "sendMessage", map[string]any{"chat_id": s.ChatID, "text": "ab", "entities": []any{map[string]any{"type": "bold", "offset": 1, "length": 5}}}, 400,
 		"Bad Request: can't parse entities: entity beyond the end of the text")
 }
+
+func TestLegacyMarkdown(t *testing.T) {
+	for _, tc := range []struct {
+		in, text string
+		ents     []Entity
+	}{
+		{"1. done! (a-b)", "1. done! (a-b)", nil}, // nothing else is reserved
+		{"*b* _i_ `c`", "b i c", []Entity{{Type: "bold", Length: 1}, {Type: "italic", Offset: 2, Length: 1}, {Type: "code", Offset: 4, Length: 1}}},
+		{"```go\nx\n```", "x\n", []Entity{{Type: "pre", Length: 2, Language: "go"}}},
+		{"[site](https://x.test)", "site", []Entity{{Type: "text_link", Length: 4, URL: "https://x.test"}}},
+		{`a\_b`, "a_b", nil},
+		{"*a _b_*", "a _b_", []Entity{{Type: "bold", Length: 5}}}, // no nesting
+	} {
+		text, ents, msg := parseMarkdown(tc.in)
+		if msg != "" || text != tc.text || !reflect.DeepEqual(ents, tc.ents) {
+			t.Errorf("parseMarkdown(%q) = %q %+v %q, want %q %+v", tc.in, text, ents, msg, tc.text, tc.ents)
+		}
+	}
+	for _, tc := range []struct{ in, msg string }{
+		{"snake_case", "Can't find end of the entity starting at byte offset 5"},
+		{"x *bold", "Can't find end of the entity starting at byte offset 2"},
+		{"```\ncode``", "Can't find end of the entity starting at byte offset 0"},
+	} {
+		if _, _, msg := parseMarkdown(tc.in); msg != tc.msg {
+			t.Errorf("parseMarkdown(%q): %q, want %q", tc.in, msg, tc.msg)
+		}
+	}
+}

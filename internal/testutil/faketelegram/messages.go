@@ -58,6 +58,7 @@ func formatted(p params, textParam, modeParam, entitiesParam string) (string, []
 		if msg != "" {
 			return "", nil, badRequest("can't parse entities: " + msg)
 		}
+		plain, ents = trim(plain, ents)
 		return plain, ents, nil
 	}
 	var ents []Entity
@@ -67,7 +68,27 @@ func formatted(p params, textParam, modeParam, entitiesParam string) (string, []
 			return "", nil, badRequest("can't parse entities: entity beyond the end of the text")
 		}
 	}
+	text, ents = trim(text, ents)
 	return text, ents, nil
+}
+
+// trim drops the whitespace around a text, as Telegram does, and moves
+// or cuts the entities with it.
+func trim(text string, ents []Entity) (string, []Entity) {
+	const space = " \t\r\n"
+	body := strings.TrimLeft(text, space)
+	lead := utf16Len(text[:len(text)-len(body)])
+	body = strings.TrimRight(body, space)
+	n := utf16Len(body)
+	var out []Entity
+	for _, e := range ents {
+		start, end := max(e.Offset-lead, 0), min(e.Offset+e.Length-lead, n)
+		if end > start {
+			e.Offset, e.Length = start, end-start
+			out = append(out, e)
+		}
+	}
+	return body, out
 }
 
 func checkText(text string) *apiErr {

@@ -239,3 +239,16 @@ func TestChatAndMembers(t *testing.T) {
 	}
 	refused(t, s, "getChatMember", map[string]any{"chat_id": s.ChatID, "user_id": 1}, 400, "Bad Request: user not found")
 }
+
+// Telegram drops the whitespace around a text and moves its entities.
+func TestTextIsTrimmed(t *testing.T) {
+	s := New(t)
+	m := send(t, s, map[string]any{"text": "\n  <b>hi</b> there \n", "parse_mode": "HTML"})
+	if m.Text != "hi there" || len(m.Entities) != 1 || m.Entities[0].Offset != 0 || m.Entities[0].Length != 2 {
+		t.Fatalf("%q %+v", m.Text, m.Entities)
+	}
+	m = send(t, s, map[string]any{"text": " 😀 x ", "entities": []any{map[string]any{"type": "bold", "offset": 4, "length": 2}}})
+	if m.Text != "😀 x" || len(m.Entities) != 1 || m.Entities[0].Offset != 3 || m.Entities[0].Length != 1 {
+		t.Fatalf("%q %+v", m.Text, m.Entities)
+	}
+}

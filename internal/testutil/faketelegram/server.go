@@ -85,6 +85,7 @@ type Server struct {
 	calls    []Call
 	faults   []*fault
 	hooks    map[string]func(Call) *Error
+	handle   map[string]handler // by method, as the description spells it
 }
 
 type fault struct {
@@ -145,6 +146,7 @@ func New(t testing.TB) *Server {
 		byID:    map[int64]*Message{},
 		nextID:  1,
 	}
+	s.handle = s.handlers()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/file/", s.serveFile)
 	mux.HandleFunc("/", s.serveBot)
@@ -301,7 +303,7 @@ func (s *Server) serveBot(w http.ResponseWriter, r *http.Request) {
 		s.finish(w, call, res, e)
 		return
 	}
-	h := s.handlers()[m.Name]
+	h := s.handle[m.Name]
 	if h == nil {
 		s.t.Errorf("faketelegram: %s is in the Bot API but the fake does not model it", m.Name)
 		s.finish(w, call, nil, &apiErr{code: 501, desc: "Not Implemented: " + m.Name + " is not modelled by the fake"})
