@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -278,6 +279,50 @@ func (s *Server) AddUser(name string, member bool) User {
 		s.chats[s.ChatID].members[u.ID] = "member"
 	}
 	return *u
+}
+
+// AddPrivateChat opens u's private chat with the bot; its id is u's id.
+func (s *Server) AddPrivateChat(u User) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.chats[u.ID] == nil {
+		s.chats[u.ID] = &chat{
+			info:    Chat{ID: u.ID, Type: "private", Username: u.Username},
+			members: map[int64]string{u.ID: "member", s.Bot.ID: "member"},
+			topics:  map[int64]*Topic{},
+			byID:    map[int64]*Message{},
+			nextID:  1,
+		}
+	}
+	return u.ID
+}
+
+// WaitMessage waits for a message in any chat, deleted or not, that
+// matches pred, and returns its latest state.
+func (s *Server) WaitMessage(timeout time.Duration, pred func(Message) bool) (Message, bool) {
+	var found Message
+	ok := s.WaitFor(timeout, func() bool {
+		for _, m := range s.allMessages() {
+			if pred(m) {
+				found = m
+				return true
+			}
+		}
+		return false
+	})
+	return found, ok
+}
+
+func (s *Server) allMessages() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Message
+	for _, c := range s.chats {
+		for _, m := range c.messages {
+			out = append(out, m.clone())
+		}
+	}
+	return out
 }
 
 // Messages returns what a chat's topic shows (thread 0: the General topic),

@@ -190,8 +190,6 @@ type update struct {
 }
 
 type query struct {
-	q        CallbackQuery
-	chatID   int64
 	created  time.Time
 	answered *Answer
 }

@@ -134,6 +134,14 @@ func (s *Server) enqueue(kind string, payload any) int64 {
 	return id
 }
 
+// Dispatch queues an update of any other kind (my_chat_member,
+// edited_message, ...) with payload as its object; it returns the update id.
+func (s *Server) Dispatch(kind string, payload any) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.enqueue(kind, payload)
+}
+
 // Pending returns the ids of updates not yet confirmed.
 func (s *Server) Pending() []int64 {
 	s.mu.Lock()
@@ -174,6 +182,9 @@ func (s *Server) Inject(in Incoming) Message {
 	c := s.chats[in.ChatID]
 	if c == nil {
 		s.t.Fatalf("faketelegram: inject into unknown chat %d", in.ChatID)
+	}
+	if c.info.Type != "private" && c.members[in.From.ID] == "" {
+		s.t.Fatalf("faketelegram: %s is not a member of chat %d and cannot post there", in.From.FirstName, in.ChatID)
 	}
 	if in.ThreadID != 0 && c.topics[in.ThreadID] == nil {
 		s.t.Fatalf("faketelegram: inject into unknown topic %d", in.ThreadID)
@@ -277,7 +288,7 @@ func (s *Server) Click(from User, chatID, messageID int64, data string) (string,
 	id := strconv.FormatInt(4_000_000_000_000_000_000+s.ids.Add(1), 10)
 	snap := m.clone()
 	q := CallbackQuery{ID: id, From: from, Message: &snap, ChatInstance: strconv.FormatInt(-c.info.ID, 10), Data: data}
-	s.queries[id] = &query{q: q, chatID: chatID, created: time.Now()}
+	s.queries[id] = &query{created: time.Now()}
 	s.enqueue("callback_query", q)
 	return id, nil
 }

@@ -2,6 +2,9 @@ package faketelegram
 
 import (
 	"encoding/json"
+	"net/http"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -272,4 +275,70 @@ func TestUpdatesAreValidAgainstTheDescription(t *testing.T) {
 			t.Errorf("%s: %s %v", u, msg, unknown)
 		}
 	}
+}
+
+func TestDispatchAndPrivateChat(t *testing.T) {
+	s := New(t)
+	id := s.Dispatch("my_chat_member", map[string]any{"chat": map[string]any{"id": s.ChatID, "type": "supergroup"}})
+	dm := s.AddPrivateChat(s.Owner)
+	s.Inject(Incoming{ChatID: dm, Text: "/start"})
+	var raw []map[string]json.RawMessage
+	ok(t, s, "getUpdates", map[string]any{}, &raw)
+	if len(raw) != 2 || raw[0]["my_chat_member"] == nil || string(raw[0]["update_id"]) != strconv.FormatInt(id, 10) {
+		t.Fatalf("%v", raw)
+	}
+	var m Message
+	if err := json.Unmarshal(raw[1]["message"], &m); err != nil || m.Chat.Type != "private" || m.Chat.ID != s.Owner.ID || m.Text != "/start" {
+		t.Fatalf("%s %v", raw[1]["message"], err)
+	}
+	send(t, s, map[string]any{"chat_id": dm, "text": "hello"})
+	if got := s.Messages(dm, 0); len(got) != 2 {
+		t.Fatalf("private chat shows %+v", got)
+	}
+}
+
+func TestWaitMessage(t *testing.T) {
+	s := New(t)
+	go func() {
+		time.Sleep(10 * time.Millisecond)
+		body := strings.NewReader(`{"chat_id":-1001234567890,"text":"late reply"}`)
+		if resp, err := http.Post(s.URL+"/bot"+s.Token+"/sendMessage", "application/json", body); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	m, found := s.WaitMessage(10*time.Second, func(m Message) bool { return m.Text == "late reply" })
+	if !found || m.From.ID != s.Bot.ID {
+		t.Fatalf("%+v %v", m, found)
+	}
+	if _, found := s.WaitMessage(10*time.Millisecond, func(m Message) bool { return m.Text == "never" }); found {
+		t.Fatal("found a message nobody sent")
+	}
+}
+
+// A person outside the group cannot post in it; the fake refuses to
+// pretend otherwise.
+func TestInjectFromNonMemberFailsTheTest(t *testing.T) {
+	rec := &fatalRecorder{recorder: recorder{TB: t}}
+	s := New(rec)
+	outsider := s.AddUser("Eve", false)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Inject(Incoming{From: outsider, Text: "hi"})
+	}()
+	<-done
+	if got := rec.reported(); len(got) != 1 || !strings.Contains(got[0], "not a member") {
+		t.Fatalf("reported %q", got)
+	}
+	if len(s.Pending()) != 0 {
+		t.Fatal("the update was queued")
+	}
+}
+
+// fatalRecorder records Fatalf and ends the goroutine, as testing does.
+type fatalRecorder struct{ recorder }
+
+func (r *fatalRecorder) Fatalf(format string, args ...any) {
+	r.Errorf(format, args...)
+	runtime.Goexit()
 }
