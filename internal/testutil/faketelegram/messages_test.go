@@ -175,7 +175,8 @@ func TestTopicsAndThreads(t *testing.T) {
 	}
 	refused(t, s, "sendMessage", map[string]any{"chat_id": s.ChatID, "text": "x", "message_thread_id": 9999}, 400, "Bad Request: message thread not found")
 	refused(t, s, "sendMessage", map[string]any{"chat_id": 42, "text": "x"}, 400, "Bad Request: chat not found")
-	refused(t, s, "createForumTopic", map[string]any{"chat_id": s.ChatID, "name": ""}, 400, "Bad Request: TOPIC_TITLE_INVALID")
+	refused(t, s, "createForumTopic", map[string]any{"chat_id": s.ChatID, "name": ""}, 400, "Bad Request: name is empty")
+	refused(t, s, "createForumTopic", map[string]any{"chat_id": s.ChatID, "name": strings.Repeat("n", 129)}, 400, "Bad Request: TOPIC_TITLE_INVALID")
 	refused(t, s, "createForumTopic", map[string]any{"chat_id": s.ChatID, "name": "x", "icon_color": 1}, 400, "Bad Request: TOPIC_COLOR_INVALID")
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -124,8 +125,10 @@ type upload struct {
 	data []byte
 }
 
+// has reports whether a parameter was given: the Bot API server reads an
+// empty value as a missing one.
 func (p params) has(name string) bool {
-	if _, ok := p.values[name]; ok {
+	if v := p.values[name]; v != "" {
 		return true
 	}
 	_, ok := p.files[name]
@@ -160,8 +163,8 @@ func (a *botAPI) checkCall(m *specEntry, p params) (bad string, unknown []string
 			return msg, nil
 		}
 	}
-	for name := range p.values {
-		if !known[name] {
+	for name, v := range p.values {
+		if !known[name] && v != "" {
 			unknown = append(unknown, name)
 		}
 	}
@@ -170,6 +173,7 @@ func (a *botAPI) checkCall(m *specEntry, p params) (bad string, unknown []string
 			unknown = append(unknown, name)
 		}
 	}
+	sort.Strings(unknown)
 	return "", unknown
 }
 

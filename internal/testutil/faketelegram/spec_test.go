@@ -161,3 +161,13 @@ func TestUnsupportedContentType(t *testing.T) {
 		t.Fatalf("status %d", r.Status)
 	}
 }
+
+// The Bot API server cannot tell an empty value from a missing one.
+func TestEmptyValueIsMissing(t *testing.T) {
+	s := New(t)
+	refused(t, s, "sendMessage", map[string]any{"chat_id": "", "text": "hi"}, 400, "Bad Request: chat_id is empty")
+	m := send(t, s, map[string]any{"text": "hi", "message_thread_id": ""})
+	if m.MessageThreadID != 0 {
+		t.Fatalf("%+v", m)
+	}
+}
