@@ -225,7 +225,10 @@ func (s *Server) getChat(p params) (any, *apiErr) {
 	}
 	return map[string]any{
 		"id": c.info.ID, "type": c.info.Type, "title": c.info.Title, "is_forum": c.info.IsForum,
-		"accent_color_id": 0, "max_reaction_count": 11, "accepted_gift_types": map[string]bool{},
+		"accent_color_id": 0, "max_reaction_count": 11,
+		"accepted_gift_types": map[string]bool{
+			"unlimited_gifts": true, "limited_gifts": true, "unique_gifts": true, "premium_subscription": true, "gifts_from_channels": true,
+		},
 	}, nil
 }
 
@@ -246,9 +249,14 @@ func (s *Server) getChatMember(p params) (any, *apiErr) {
 	}
 	m := map[string]any{"status": status, "user": *u}
 	if status == "administrator" {
-		m["can_be_edited"] = false
-		m["can_manage_topics"] = true
-		m["can_delete_messages"] = true
+		// The rights a bot needs to manage a forum's topics and messages.
+		for _, right := range []string{"can_manage_chat", "can_delete_messages", "can_manage_topics", "can_invite_users", "can_change_info", "can_pin_messages"} {
+			m[right] = true
+		}
+		for _, right := range []string{"can_be_edited", "is_anonymous", "can_manage_video_chats", "can_restrict_members",
+			"can_promote_members", "can_post_stories", "can_edit_stories", "can_delete_stories"} {
+			m[right] = false
+		}
 	}
 	if status == "creator" {
 		m["is_anonymous"] = false

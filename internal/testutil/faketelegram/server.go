@@ -300,6 +300,11 @@ func (s *Server) serveBot(w http.ResponseWriter, r *http.Request) {
 	}
 	if m.Name == "getUpdates" {
 		res, e := s.getUpdates(r, p)
+		if e == nil {
+			if msg := s.api.checkResult(m, res); msg != "" {
+				s.t.Errorf("faketelegram: its getUpdates result is not what the Bot API returns: %s", msg)
+			}
+		}
 		s.finish(w, call, res, e)
 		return
 	}
@@ -310,6 +315,11 @@ func (s *Server) serveBot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, e := h(p)
+	if e == nil {
+		if msg := s.api.checkResult(m, res); msg != "" {
+			s.t.Errorf("faketelegram: its %s result is not what the Bot API returns: %s", m.Name, msg)
+		}
+	}
 	s.finish(w, call, res, e)
 }
 

@@ -35,6 +35,7 @@ type specEntry struct {
 	Fields   []field  `json:"fields"`
 	Subtypes []string `json:"subtypes"`
 	Desc     []string `json:"description"`
+	Returns  []string `json:"returns"`
 }
 
 type botAPI struct {
@@ -378,6 +379,34 @@ func (a *botAPI) checkObject(obj map[string]any, t *specEntry, path string, unkn
 		}
 	}
 	return ""
+}
+
+// checkResult checks a method's result against what the description says it
+// returns, so the fake cannot drift from the objects Telegram sends.
+func (a *botAPI) checkResult(m *specEntry, result any) string {
+	b, err := json.Marshal(result)
+	if err != nil {
+		return err.Error()
+	}
+	v, err := decodeJSON(b)
+	if err != nil {
+		return err.Error()
+	}
+	var first string
+	for _, typ := range m.Returns {
+		var unknown []string
+		msg := a.checkValue(v, typ, "result", &unknown)
+		if msg == "" && len(unknown) > 0 {
+			msg = "fields " + strings.Join(unknown, ", ") + " are not in " + typ
+		}
+		if msg == "" {
+			return ""
+		}
+		if first == "" {
+			first = msg
+		}
+	}
+	return first
 }
 
 // objectUnion picks, among object types, the one whose required fields the

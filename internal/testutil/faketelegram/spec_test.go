@@ -171,3 +171,22 @@ func TestEmptyValueIsMissing(t *testing.T) {
 		t.Fatalf("%+v", m)
 	}
 }
+
+// The fake checks its own results against the description, so it cannot
+// drift from what Telegram sends.
+func TestResultsAreChecked(t *testing.T) {
+	a, err := spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	getMe := a.Methods["getMe"]
+	if msg := a.checkResult(getMe, map[string]any{"id": 1, "is_bot": true}); !strings.Contains(msg, `"first_name"`) {
+		t.Fatalf("missing first_name: %q", msg)
+	}
+	if msg := a.checkResult(getMe, map[string]any{"id": 1, "is_bot": true, "first_name": "b", "nick": "x"}); !strings.Contains(msg, "result.nick") {
+		t.Fatalf("unknown field: %q", msg)
+	}
+	if msg := a.checkResult(a.Methods["editMessageText"], true); msg != "" {
+		t.Fatalf("Message or Boolean: %q", msg)
+	}
+}

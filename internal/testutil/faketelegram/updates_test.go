@@ -279,12 +279,13 @@ func TestUpdatesAreValidAgainstTheDescription(t *testing.T) {
 
 func TestDispatchAndPrivateChat(t *testing.T) {
 	s := New(t)
-	id := s.Dispatch("my_chat_member", map[string]any{"chat": map[string]any{"id": s.ChatID, "type": "supergroup"}})
+	edited := Message{MessageID: 1, Chat: Chat{ID: s.ChatID, Type: "supergroup"}, Date: 1, EditDate: 2, Text: "edited"}
+	id := s.Dispatch("edited_message", edited)
 	dm := s.AddPrivateChat(s.Owner)
 	s.Inject(Incoming{ChatID: dm, Text: "/start"})
 	var raw []map[string]json.RawMessage
 	ok(t, s, "getUpdates", map[string]any{}, &raw)
-	if len(raw) != 2 || raw[0]["my_chat_member"] == nil || string(raw[0]["update_id"]) != strconv.FormatInt(id, 10) {
+	if len(raw) != 2 || raw[0]["edited_message"] == nil || string(raw[0]["update_id"]) != strconv.FormatInt(id, 10) {
 		t.Fatalf("%v", raw)
 	}
 	var m Message
