@@ -144,6 +144,13 @@ func TestInjectedFilesDownload(t *testing.T) {
 	if got := download(t, s, d.Document.FileID); string(got) != "# notes" {
 		t.Fatalf("document %q", got)
 	}
+	ph := s.OwnerPhoto(0, []byte("JFIF"), "look")
+	if len(ph.Photo) != 1 || ph.Caption != "look" {
+		t.Fatalf("%+v", ph)
+	}
+	if got := download(t, s, ph.Photo[0].FileID); string(got) != "JFIF" {
+		t.Fatalf("photo %q", got)
+	}
 	resp, err := http.Get(s.URL + "/file/bot" + s.Token + "/documents/none")
 	if err != nil {
 		t.Fatal(err)

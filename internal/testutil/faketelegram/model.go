@@ -55,6 +55,15 @@ type Voice struct {
 	FileSize     int    `json:"file_size,omitempty"`
 }
 
+// PhotoSize is one size of a photo; the fake keeps one.
+type PhotoSize struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	Width        int    `json:"width"`
+	Height       int    `json:"height"`
+	FileSize     int    `json:"file_size,omitempty"`
+}
+
 // ForumTopicCreated is the service message that opens a topic.
 type ForumTopicCreated struct {
 	Name      string `json:"name"`
@@ -77,6 +86,7 @@ type Message struct {
 	Caption           string             `json:"caption,omitempty"`
 	CaptionEntities   []Entity           `json:"caption_entities,omitempty"`
 	Document          *Document          `json:"document,omitempty"`
+	Photo             []PhotoSize        `json:"photo,omitempty"`
 	Voice             *Voice             `json:"voice,omitempty"`
 	ForumTopicCreated *ForumTopicCreated `json:"forum_topic_created,omitempty"`
 	ReplyMarkup       *Keyboard          `json:"reply_markup,omitempty"`
@@ -98,6 +108,7 @@ func (m *Message) clone() Message {
 	c.CaptionEntities = slices.Clone(m.CaptionEntities)
 	c.Reactions = slices.Clone(m.Reactions)
 	c.Edits = slices.Clone(m.Edits)
+	c.Photo = slices.Clone(m.Photo)
 	if m.ReplyMarkup != nil {
 		k := Keyboard{}
 		for _, row := range m.ReplyMarkup.InlineKeyboard {

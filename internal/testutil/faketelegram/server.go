@@ -11,22 +11,25 @@
 // the methods and their parameters (unknown method, missing required
 // parameter, a value of none of its types), every object parameter checked
 // field by field against types.<Name>.fields, recursively (InlineKeyboardMarkup
-// → InlineKeyboardButton, ReplyParameters, BotCommandScope by its type),
-// and the emoji a bot may react with (ReactionTypeEmoji.emoji).
+// → InlineKeyboardButton, ReplyParameters, BotCommandScope and ReactionType
+// by their discriminating field), the emoji a bot may react with
+// (ReactionTypeEmoji.emoji), the action fields of an inline button, and the
+// shape of every result the fake itself returns.
 //
 // By hand, from the description's prose and Telegram's behaviour: text
-// 1–4,096 and captions 0–1,024 UTF-16 code units after entity parsing; the
-// HTML and MarkdownV2 entity parsers with tdlib's refusals ("can't parse
-// entities: …"); callback_data 1–64 bytes and one action per inline button;
-// one reaction per message; answerCallbackQuery once, within
-// CallbackQueryTTL; editMessageText without reply_markup drops the keyboard,
-// and an edit that changes nothing is "message is not modified"; topics,
-// chat actions, command names; getUpdates' offset, limit, timeout,
-// allowed_updates and the 409 of two concurrent polls. Telegram answers an
-// unknown method with 404 "Not Found" and a wrong token with 401
-// "Unauthorized" (not the 400 the specs README suggests for the former), and
-// so does the fake. The wording of a type error is the fake's own; its status
-// and shape are Telegram's.
+// 1–4,096 and captions 0–1,024 UTF-16 code units after entity parsing and
+// trimming; the HTML, MarkdownV2 and legacy Markdown parsers with tdlib's
+// refusals ("can't parse entities: …"); callback_data 1–64 bytes and one
+// action per inline button; one reaction per message; answerCallbackQuery
+// once, within CallbackQueryTTL; editMessageText without reply_markup drops
+// the keyboard, and an edit that changes nothing is "message is not
+// modified"; topics (a topic's plain message replies to its creation
+// message), chat actions, command names; an empty value is a missing one;
+// getUpdates' offset, limit, timeout, allowed_updates and the 409 of two
+// concurrent polls. Telegram answers an unknown method with 404 "Not Found"
+// and a wrong token with 401 "Unauthorized" (not the 400 the specs README
+// suggests for the former), and so does the fake. The wording of a type
+// error is the fake's own; its status and shape are Telegram's.
 //
 // A request Telegram would refuse for its content also fails the test
 // (t.Errorf) unless RefusalsExpected is set; so does a parameter or field

@@ -163,7 +163,10 @@ type Incoming struct {
 	// Voice is a voice note's bytes (OGG/Opus), with its length in seconds.
 	Voice         []byte
 	VoiceDuration int
-	// Document is a file's bytes, named FileName, with an optional Caption.
+	// Photo is an image's bytes (sent as one 1280×960 size).
+	Photo []byte
+	// Document is a file's bytes, named FileName; Caption goes with a photo
+	// or a document.
 	Document []byte
 	FileName string
 	Caption  string
@@ -194,6 +197,10 @@ func (s *Server) Inject(in Incoming) Message {
 	if in.Voice != nil {
 		f := s.storeFile("voice", "voice.oga", in.Voice)
 		m.Voice = &Voice{FileID: f.id, FileUniqueID: f.uniqueID, Duration: in.VoiceDuration, MimeType: "audio/ogg", FileSize: len(in.Voice)}
+	}
+	if in.Photo != nil {
+		f := s.storeFile("photos", "photo.jpg", in.Photo)
+		m.Photo = []PhotoSize{{FileID: f.id, FileUniqueID: f.uniqueID, Width: 1280, Height: 960, FileSize: len(in.Photo)}}
 	}
 	if in.Document != nil {
 		f := s.storeFile("documents", in.FileName, in.Document)
@@ -233,6 +240,11 @@ func (s *Server) OwnerVoice(threadID int64, ogg []byte, seconds int) Message {
 // OwnerDocument injects the owner's file in a topic.
 func (s *Server) OwnerDocument(threadID int64, name string, data []byte, caption string) Message {
 	return s.Inject(Incoming{ThreadID: threadID, Document: data, FileName: name, Caption: caption})
+}
+
+// OwnerPhoto injects the owner's photo in a topic.
+func (s *Server) OwnerPhoto(threadID int64, jpeg []byte, caption string) Message {
+	return s.Inject(Incoming{ThreadID: threadID, Photo: jpeg, Caption: caption})
 }
 
 // ForceReplyAnswer injects from's reply to a bot message that asked for one

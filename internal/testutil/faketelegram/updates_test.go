@@ -259,6 +259,8 @@ func TestUpdatesAreValidAgainstTheDescription(t *testing.T) {
 	m := send(t, s, map[string]any{"text": "card", "message_thread_id": topic.MessageThreadID, "reply_markup": keyboard([]map[string]any{cb("Go", "go")})})
 	s.OwnerText(topic.MessageThreadID, "hi")
 	s.OwnerVoice(topic.MessageThreadID, []byte("ogg"), 1)
+	s.OwnerPhoto(topic.MessageThreadID, []byte("jpg"), "c")
+	s.OwnerDocument(topic.MessageThreadID, "a.txt", []byte("a"), "")
 	if _, err := s.Click(s.Owner, s.ChatID, m.MessageID, "go"); err != nil {
 		t.Fatal(err)
 	}
