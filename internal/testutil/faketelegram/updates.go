@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"time"
@@ -193,7 +194,7 @@ func (s *Server) Inject(in Incoming) Message {
 		s.t.Fatalf("faketelegram: inject into unknown topic %d", in.ThreadID)
 	}
 	from := in.From
-	m := &Message{From: &from, Text: in.Text, Caption: in.Caption}
+	m := &Message{From: &from, Text: in.Text, Entities: commandEntities(in.Text), Caption: in.Caption}
 	if in.Voice != nil {
 		f := s.storeFile("voice", "voice.oga", in.Voice)
 		m.Voice = &Voice{FileID: f.id, FileUniqueID: f.uniqueID, Duration: in.VoiceDuration, MimeType: "audio/ogg", FileSize: len(in.Voice)}
@@ -225,6 +226,19 @@ func (s *Server) Inject(in Incoming) Message {
 	snap := m.clone()
 	s.enqueue("message", snap)
 	return snap
+}
+
+// botCommand is what Telegram marks as a bot_command in a person's text: a
+// slash word at the start or after a space, with an optional @botname.
+var botCommand = regexp.MustCompile(`(^|\s)(/[A-Za-z0-9_]{1,32}(@[A-Za-z0-9_]{3,32})?)`)
+
+func commandEntities(text string) []Entity {
+	var out []Entity
+	for _, m := range botCommand.FindAllStringSubmatchIndex(text, -1) {
+		start, end := m[4], m[5]
+		out = append(out, Entity{Type: "bot_command", Offset: utf16Len(text[:start]), Length: utf16Len(text[start:end])})
+	}
+	return out
 }
 
 // OwnerText injects the owner's text message in a topic (0: General).

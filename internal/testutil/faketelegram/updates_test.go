@@ -3,6 +3,7 @@ package faketelegram
 import (
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -344,4 +345,17 @@ type fatalRecorder struct{ recorder }
 func (r *fatalRecorder) Fatalf(format string, args ...any) {
 	r.Errorf(format, args...)
 	runtime.Goexit()
+}
+
+// Telegram marks the commands in a person's text.
+func TestInjectedCommandsCarryEntities(t *testing.T) {
+	s := New(t)
+	m := s.OwnerText(0, "/open@ccbridge_test_bot ~/src and /help")
+	want := []Entity{{Type: "bot_command", Length: 23}, {Type: "bot_command", Offset: 34, Length: 5}}
+	if !reflect.DeepEqual(m.Entities, want) {
+		t.Fatalf("%+v", m.Entities)
+	}
+	if m := s.OwnerText(0, "a/b and 😀 /x"); len(m.Entities) != 1 || m.Entities[0].Offset != 11 {
+		t.Fatalf("%+v", m.Entities)
+	}
 }
