@@ -58,6 +58,18 @@ func (r *replier) Post(ctx context.Context, server, channelID string, m chat.Mes
 	return p.Post(sctx, channelID, m)
 }
 
+// PostCard is Post returning also the ids Discord gave the attachments:
+// the router binds a message with controls to them.
+func (r *replier) PostCard(ctx context.Context, server, channelID string, m chat.Message) (string, []string, error) {
+	p, err := r.poster(server)
+	if err != nil {
+		return "", nil, err
+	}
+	sctx, cancel := context.WithTimeout(ctx, postTimeout(m))
+	defer cancel()
+	return p.PostCard(sctx, channelID, m)
+}
+
 // postTimeout bounds a post of the router's: a /diff patch may be
 // megabytes, and its upload gets the time its size needs on a slow link,
 // as a reply's files do.

@@ -50,7 +50,7 @@ func TestDialogAtStartIsPostedAndAnsweredByItsOwnerOnly(t *testing.T) {
 	}
 	yes := m.Rows[0].Buttons[1].CustomID
 	press := func(ch, user string) {
-		r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: ch, User: chat.User{ID: user}, CustomID: yes, Content: m.Content}, fakeResponder{l})
+		r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: ch, User: chat.User{ID: user}, CustomID: yes, Content: m.Content}), fakeResponder{l: l})
 	}
 	n := len(l.all())
 	press(channel, "100000000000000099") // not an owner
@@ -95,7 +95,7 @@ func TestDialogWithManyChoicesIsASelect(t *testing.T) {
 	if len(m.Rows) != 1 || m.Rows[0].Select == nil || len(m.Rows[0].Select.Options) != 7 {
 		t.Fatalf("rows = %+v", m.Rows)
 	}
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: m.Rows[0].Select.CustomID,
-		Values: []string{"5"}, Content: m.Content}, fakeResponder{l})
+	posted, _ := r.opt.Replier.Post(context.Background(), "home", channel, m)
+	r.HandleComponent(l.on(channel, posted, m.Rows[0].Select.CustomID, "5"), fakeResponder{l: l, at: posted})
 	l.waitFor(t, "answer home-api fedcba9876543210 5")
 }

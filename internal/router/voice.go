@@ -242,14 +242,14 @@ func (r *Router) voiceAction(ev chat.ComponentEvent, action, noteID string, resp
 			_ = resp.Respond(chat.Reply{Content: staleReview(false), Ephemeral: true})
 			return
 		}
-		_ = resp.Update(transcriptMessage("🎙️ Sent to Claude:", rv.words))
+		_, _ = resp.Update(transcriptMessage("🎙️ Sent to Claude:", rv.words))
 		r.enqueue(rv.tg, spoken(rv.note, rv.words))
 	case voiceCancel:
 		if _, ok := r.voices.get(noteID, r.now(), true); !ok {
 			_ = resp.Respond(chat.Reply{Content: staleReview(false), Ephemeral: true})
 			return
 		}
-		_ = resp.Update(chat.Message{Content: "🎙️ Cancelled: nothing was sent to Claude."})
+		_, _ = resp.Update(chat.Message{Content: "🎙️ Cancelled: nothing was sent to Claude."})
 	case voiceEdit:
 		id, err := chat.ID{Instance: r.opt.Instance, Kind: voiceKind, Args: []string{voiceSubmit, noteID}}.Encode()
 		if err != nil {
@@ -279,7 +279,7 @@ func (r *Router) voiceModal(ev chat.ModalEvent, noteID string, resp chat.Respond
 		_ = resp.Respond(chat.Reply{Content: staleReview(false), Ephemeral: true})
 		return
 	}
-	_ = resp.Update(transcriptMessage("🎙️ Sent to Claude (edited):", words))
+	_, _ = resp.Update(transcriptMessage("🎙️ Sent to Claude (edited):", words))
 	r.enqueue(rv.tg, spoken(rv.note, words))
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/guard"
 	"github.com/ccbridge/ccbridge/internal/voice"
 )
 
@@ -63,8 +64,12 @@ func voiceID(t *testing.T, action, note string) string {
 	return id
 }
 
+// voiceClick clicks a review button on the review message, as it shows.
 func voiceClick(r *Router, l *log, customID string, user string) {
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, MessageID: "1", User: chat.User{ID: user}, CustomID: customID}, fakeResponder{l})
+	at := l.carrying(customID)
+	ev := l.on(channel, at, customID)
+	ev.User = chat.User{ID: user}
+	r.HandleComponent(ev, fakeResponder{l: l, at: at})
 }
 
 func (f *fakeSessions) deliveredNow() []string {
@@ -104,7 +109,7 @@ func TestVoiceNoteIsReviewedThenSentOnce(t *testing.T) {
 	voiceClick(r, l, voiceID(t, voiceSend, "v1"), owner)
 	l.waitFor(t, "react v1 ✅")
 	voiceClick(r, l, voiceID(t, voiceSend, "v1"), owner) // a second click does nothing
-	waitOp(t, l, "respond ephemeral=true This transcript was already answered")
+	waitOp(t, l, "respond ephemeral=true "+guard.SpentRefusal)
 	if got := ss.deliveredNow(); !slices.Equal(got, []string{"fix the flaky test"}) {
 		t.Fatalf("delivered %q", got)
 	}
@@ -119,8 +124,8 @@ func TestVoiceNoteEditSendsTheEditedWords(t *testing.T) {
 	waitOp(t, l, "post "+channel+" 🎙️ Transcript")
 	voiceClick(r, l, voiceID(t, voiceEdit, "v1"), owner)
 	waitOp(t, l, "modal "+voiceID(t, voiceSubmit, "v1"))
-	r.HandleModal(chat.ModalEvent{Server: "home", ChannelID: channel, MessageID: "1", User: chat.User{ID: owner},
-		CustomID: voiceID(t, voiceSubmit, "v1"), Values: map[string]string{voiceField: " fix the flaky test \n"}}, fakeResponder{l})
+	review := l.carrying(voiceID(t, voiceEdit, "v1"))
+	r.HandleModal(l.submitted(channel, review, voiceID(t, voiceSubmit, "v1"), map[string]string{voiceField: " fix the flaky test \n"}), fakeResponder{l: l, at: review})
 	l.waitFor(t, "react v1 ✅")
 	if got := ss.deliveredNow(); !slices.Equal(got, []string{"fix the flaky test"}) {
 		t.Fatalf("delivered %q", got)
@@ -134,7 +139,7 @@ func TestVoiceNoteCancelSendsNothing(t *testing.T) {
 	voiceClick(r, l, voiceID(t, voiceCancel, "v1"), owner)
 	waitOp(t, l, "update 🎙️ Cancelled")
 	voiceClick(r, l, voiceID(t, voiceSend, "v1"), owner)
-	waitOp(t, l, "respond ephemeral=true This transcript was already answered")
+	waitOp(t, l, "respond ephemeral=true "+guard.SpentRefusal)
 	time.Sleep(50 * time.Millisecond)
 	if got := ss.deliveredNow(); len(got) != 0 {
 		t.Fatalf("delivered %q", got)
