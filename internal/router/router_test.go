@@ -35,6 +35,7 @@ type log struct {
 	msgs     map[string]kept
 	seq      int
 	carriers map[string]string // the message each custom_id was last drawn on
+	apart    map[string]bool   // messages whose interaction was answered with a Defer
 }
 
 // kept is a message as Discord keeps it.
@@ -67,6 +68,26 @@ func (l *log) draw(id string, m chat.Message, files []string) string {
 		}
 	}
 	return id
+}
+
+// setAnswer records whether the answer to an interaction on message at is
+// a message of its own.
+func (l *log) setAnswer(at string, apart bool) {
+	if at == "" {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.apart == nil {
+		l.apart = map[string]bool{}
+	}
+	l.apart[at] = apart
+}
+
+func (l *log) answersApart(at string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.apart[at]
 }
 
 // carrying is the message a custom_id was last drawn on ("" if none).
@@ -445,8 +466,19 @@ func (f fakeResponder) Respond(r chat.Reply) error {
 	f.l.add("respond ephemeral=%v %s", r.Ephemeral, r.Content)
 	return nil
 }
-func (f fakeResponder) Defer(bool) error   { f.l.add("defer"); return nil }
-func (f fakeResponder) DeferUpdate() error { f.l.add("defer-update"); return nil }
+
+// Defer on a message's component makes the answer a new message (Edit
+// draws it); DeferUpdate makes it the message itself.
+func (f fakeResponder) Defer(bool) error {
+	f.l.add("defer")
+	f.l.setAnswer(f.at, true)
+	return nil
+}
+func (f fakeResponder) DeferUpdate() error {
+	f.l.add("defer-update")
+	f.l.setAnswer(f.at, false)
+	return nil
+}
 func (f fakeResponder) Update(m chat.Message) (string, error) {
 	f.l.check(m)
 	f.l.add("update %s rows=%d", m.Content, len(m.Rows))
@@ -463,7 +495,11 @@ func (f fakeResponder) OpenModal(m chat.Modal) error {
 func (f fakeResponder) Edit(r chat.Reply) (string, error) {
 	f.l.check(r)
 	f.l.add("edit %s buttons=%d", r.Content, len(r.Rows))
-	return f.l.draw(f.at, r, nil), nil
+	at := f.at
+	if f.l.answersApart(at) {
+		at = ""
+	}
+	return f.l.draw(at, r, nil), nil
 }
 
 // guardWait is how long the guard waits for a binding in these tests:
