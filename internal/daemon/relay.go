@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/discord"
+	"github.com/ccbridge/ccbridge/internal/guard"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -116,6 +117,9 @@ type relay struct {
 	sessions *session.Manager
 	posters  map[string]*discord.Poster
 	log      *slog.Logger
+	// guard binds the control panel to what it shows (panels.go); nil:
+	// the panel's buttons refuse.
+	guard *guard.Guard
 
 	unknownLogged map[string]bool // servers of queued messages not in the config, said once; under drainMu
 
