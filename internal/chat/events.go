@@ -136,7 +136,10 @@ type Message struct {
 	Content   string
 	Rows      []Row
 	Files     []File
-	Ephemeral bool   // only the person who acted sees it (interaction answers)
+	// DropFiles: an edit (Update, Edit) removes the message's attachments,
+	// Files replacing them; without it, an edit with no Files keeps them.
+	DropFiles bool
+	Ephemeral bool // only the person who acted sees it (interaction answers)
 	ReplyTo   string // the id of a message in the same channel this one answers
 }
 

@@ -70,8 +70,10 @@ func (r *responder) Edit(reply chat.Reply) (string, error) {
 	uri := discordgo.EndpointWebhookMessage(r.i.AppID, r.i.Token, "@original")
 	var resp []byte
 	var err error
-	if len(reply.Files) > 0 {
+	if len(reply.Files) > 0 || reply.DropFiles {
 		body.Attachments = uploads(reply.Files)
+	}
+	if len(reply.Files) > 0 {
 		ct, b, encErr := discordgo.MultipartBodyWithJSON(body, discord.Files(reply.Files))
 		if encErr != nil {
 			return "", fmt.Errorf("edit interaction response: encode: %w", encErr)
@@ -91,12 +93,12 @@ func (r *responder) Edit(reply chat.Reply) (string, error) {
 }
 
 // Update implements chat.Responder: it returns the id of the clicked
-// message, which it replaced. Files replace the message's attachments (an
-// update without them keeps the old ones).
+// message, which it replaced. Files (or DropFiles) replace the message's
+// attachments: an update without them keeps the old ones.
 func (r *responder) Update(msg chat.Message) (string, error) {
 	data := &discordgo.InteractionResponseData{Content: msg.Content, Components: discord.Components(msg.Rows), AllowedMentions: discord.NoMentions,
 		Flags: discord.Flags(msg.Rows)}
-	if len(msg.Files) > 0 {
+	if len(msg.Files) > 0 || msg.DropFiles {
 		data.Attachments, data.Files = uploads(msg.Files), discord.Files(msg.Files)
 	}
 	if err := r.respond(discordgo.InteractionResponseUpdateMessage, data); err != nil {
