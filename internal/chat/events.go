@@ -133,13 +133,13 @@ type File struct {
 
 // Message is a message a person sees, possibly with rows of components.
 type Message struct {
-	Content   string
-	Rows      []Row
-	Files     []File
+	Content string
+	Rows    []Row
+	Files   []File
 	// DropFiles: an edit (Update, Edit) removes the message's attachments,
 	// Files replacing them; without it, an edit with no Files keeps them.
 	DropFiles bool
-	Ephemeral bool // only the person who acted sees it (interaction answers)
+	Ephemeral bool   // only the person who acted sees it (interaction answers)
 	ReplyTo   string // the id of a message in the same channel this one answers
 }
 
