@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
-	"github.com/ccbridge/ccbridge/internal/guard"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -184,7 +183,7 @@ func TestCatchUpOffersOldMessagesDeliverAnywayOnce(t *testing.T) {
 	// A second click (a double tap: the message shows no button any more)
 	// delivers nothing.
 	click(owner)
-	l.waitFor(t, "respond ephemeral=true "+guard.SpentRefusal)
+	l.waitFor(t, "respond ephemeral=true "+string(offerUsed))
 	time.Sleep(50 * time.Millisecond)
 	if got := delivered(l.all()); !slices.Equal(got, []string{`deliver home-api "fresh"`, `deliver home-api "old news"`}) {
 		t.Fatalf("delivered %q", got)

@@ -31,8 +31,10 @@ type component struct {
 	// check replaces the guard's own bindings for controls whose message
 	// keeps its binding elsewhere (a card's, in its request record).
 	check func(r *Router, server, channelID string, id chat.ID, shown guard.Shown) error
-	// refusal is what a refused click is told (default guard.Refusal).
-	refusal string
+	// refusal is what a refused click is told (default guard.Refusal),
+	// and spent what a click on its message answered since is told
+	// (default guard.SpentRefusal).
+	refusal, spent string
 }
 
 type (
@@ -48,6 +50,10 @@ func bound(click clickFunc) component { return component{policy: guard.Bound, cl
 func inert(why string, click clickFunc) component {
 	return component{policy: guard.Inert, why: why, click: click}
 }
+
+// saying gives a bound control's answer to a late click on its message,
+// answered since (a double tap).
+func (c component) saying(spent string) component { c.spent = spent; return c }
 
 // boundForm and inertForm declare the submits of forms.
 func boundForm(submit submitFunc) component { return component{policy: guard.Bound, submit: submit} }
@@ -132,10 +138,10 @@ var components = map[control]component{
 		r.scheduleAction(ev, id.Args, resp)
 	}),
 
-	{voiceKind, voiceSend}:   bound(voicePressed),
-	{voiceKind, voiceCancel}: bound(voicePressed),
+	{voiceKind, voiceSend}:   bound(voicePressed).saying(staleReview(false)),
+	{voiceKind, voiceCancel}: bound(voicePressed).saying(staleReview(false)),
 	{voiceKind, voiceEdit}:   inert("Edit… only opens the form, prefilled from the transcript ccbridge holds; its submit is bound", voicePressed),
-	{voiceKind, voiceSubmit}: boundForm(voiceSubmitted),
+	{voiceKind, voiceSubmit}: boundForm(voiceSubmitted).saying(staleReview(false)),
 
 	{panel.IDKind, "start"}:   bound(panelPressed),
 	{panel.IDKind, "stop"}:    bound(panelPressed),
@@ -158,7 +164,7 @@ var components = map[control]component{
 
 	{lateKind, ""}: bound(func(r *Router, ev chat.ComponentEvent, id chat.ID, resp chat.Responder) {
 		r.deliverAnyway(ev, id.Args, resp)
-	}),
+	}).saying(string(offerUsed)),
 
 	{state.ResumeKind, ""}: {policy: guard.Bound, check: (*Router).resumeBinding,
 		click: func(r *Router, ev chat.ComponentEvent, id chat.ID, resp chat.Responder) {
@@ -254,7 +260,10 @@ func (r *Router) guarded(c component, server, channelID string, id chat.ID, show
 		r.opt.Log.Warn("refused an action from a message that is not ccbridge's as drawn", "kind", id.Kind, "action", actionOf(id),
 			"message", shown.ID, "channel", channelID, "user", u.ID, "err", err)
 		refusal := c.refusal
-		if refusal == "" || errors.Is(err, guard.ErrSpent) {
+		switch {
+		case errors.Is(err, guard.ErrSpent) && c.spent != "":
+			refusal = c.spent
+		case refusal == "" || errors.Is(err, guard.ErrSpent):
 			refusal = guard.RefusalFor(err)
 		}
 		_ = resp.Respond(chat.Reply{Content: refusal, Ephemeral: true})

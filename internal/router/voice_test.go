@@ -11,7 +11,6 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
-	"github.com/ccbridge/ccbridge/internal/guard"
 	"github.com/ccbridge/ccbridge/internal/voice"
 )
 
@@ -109,7 +108,7 @@ func TestVoiceNoteIsReviewedThenSentOnce(t *testing.T) {
 	voiceClick(r, l, voiceID(t, voiceSend, "v1"), owner)
 	l.waitFor(t, "react v1 ✅")
 	voiceClick(r, l, voiceID(t, voiceSend, "v1"), owner) // a second click does nothing
-	waitOp(t, l, "respond ephemeral=true "+guard.SpentRefusal)
+	waitOp(t, l, "respond ephemeral=true This transcript was already answered")
 	if got := ss.deliveredNow(); !slices.Equal(got, []string{"fix the flaky test"}) {
 		t.Fatalf("delivered %q", got)
 	}
@@ -139,7 +138,7 @@ func TestVoiceNoteCancelSendsNothing(t *testing.T) {
 	voiceClick(r, l, voiceID(t, voiceCancel, "v1"), owner)
 	waitOp(t, l, "update 🎙️ Cancelled")
 	voiceClick(r, l, voiceID(t, voiceSend, "v1"), owner)
-	waitOp(t, l, "respond ephemeral=true "+guard.SpentRefusal)
+	waitOp(t, l, "respond ephemeral=true This transcript was already answered")
 	time.Sleep(50 * time.Millisecond)
 	if got := ss.deliveredNow(); len(got) != 0 {
 		t.Fatalf("delivered %q", got)
