@@ -92,4 +92,19 @@ func TestContinueAtResetButtonArmsTheOffer(t *testing.T) {
 	if got := l.all(); !strings.Contains(got[len(got)-1], "no longer open") {
 		t.Errorf("ops %q", got)
 	}
+	// A click quicker than the hook's record of the offer's message is
+	// judged once the record is there.
+	ext.Resumes.Update(ctx, "home-api", func(x *state.Resume) error {
+		*x = state.Resume{Server: "home", ChannelID: channel, ClaudeSessionID: "c1", At: at}
+		return nil
+	})
+	msgID = l.draw("", offer, nil)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		ext.Resumes.Update(ctx, "home-api", func(x *state.Resume) error { x.MessageID, x.Face = msgID, guard.Face(offer, nil); return nil })
+	}()
+	click(channel, owner)
+	if res, _ := ext.Resumes.Get("home-api"); !res.Armed {
+		t.Errorf("a click before the offer's record: %q", l.all()[len(l.all())-1])
+	}
 }

@@ -3,6 +3,7 @@ package router
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/ccbridge/ccbridge/internal/approval"
 	"github.com/ccbridge/ccbridge/internal/chat"
@@ -294,23 +295,38 @@ func (r *Router) cardBinding(server, _ string, id chat.ID, shown guard.Shown) er
 }
 
 // resumeBinding checks a Continue at reset click against the binding the
-// hook recorded with the offer (state.Resume). No offer: the handler says
-// it is no longer open.
+// hook recorded with the offer (state.Resume), waiting for it as the guard
+// does: the hook records it once Discord has answered its post. No offer:
+// the handler says it is no longer open.
 func (r *Router) resumeBinding(server, channelID string, id chat.ID, shown guard.Shown) error {
 	ext, err := state.OpenExtras(r.opt.Store.Dir)
 	if err != nil {
 		return err
 	}
-	all, _ := ext.Resumes.List()
-	for k, res := range all {
-		if res.Server == server && res.ChannelID == channelID && chat.ArgIs(id.Args[0], k) {
-			if !guard.Matches(res.MessageID, res.Face, shown) {
-				return guard.ErrChanged
+	check := func() error {
+		all, _ := ext.Resumes.List()
+		for k, res := range all {
+			if res.Server == server && res.ChannelID == channelID && chat.ArgIs(id.Args[0], k) {
+				if !guard.Matches(res.MessageID, res.Face, shown) {
+					return guard.ErrChanged
+				}
+				return nil
 			}
-			return nil
+		}
+		return nil
+	}
+	deadline := time.Now().Add(r.guard.Wait)
+	for {
+		err := check()
+		if err == nil || !time.Now().Before(deadline) {
+			return err
+		}
+		select {
+		case <-r.ctx.Done():
+			return err
+		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	return nil
 }
 
 // newGuard opens the bindings of messages the router draws, in the durable
