@@ -42,3 +42,15 @@ func TestFrontEndsApart(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardIsCore: the guard that binds every acting control to its
+// message is core: it depends on no front end and on no daemon package,
+// and the shared vocabulary (chat, state, redact) is all it needs.
+func TestGuardIsCore(t *testing.T) {
+	allowed := map[string]bool{mod + "internal/guard": true, mod + "internal/chat": true, mod + "internal/state": true, mod + "internal/redact": true}
+	for _, d := range list(t, "-deps", "./internal/guard") {
+		if strings.HasPrefix(d.ImportPath, mod) && !allowed[d.ImportPath] || strings.Contains(d.ImportPath, "discordgo") {
+			t.Errorf("internal/guard depends on %s", d.ImportPath)
+		}
+	}
+}

@@ -38,8 +38,11 @@ func TestSecurityDocNamesOnlyTestsThatExist(t *testing.T) {
 		return m
 	}
 	dirOf := func(pkg string) string {
-		if pkg == "e2e" {
+		switch pkg {
+		case "e2e":
 			return "../e2e"
+		case "internal": // the tests of the whole tree (deps, docs)
+			return "."
 		}
 		for _, d := range []string{pkg, filepath.Join("testutil", pkg)} {
 			if fi, err := os.Stat(d); err == nil && fi.IsDir() {

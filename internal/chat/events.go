@@ -133,9 +133,12 @@ type File struct {
 
 // Message is a message a person sees, possibly with rows of components.
 type Message struct {
-	Content   string
-	Rows      []Row
-	Files     []File
+	Content string
+	Rows    []Row
+	Files   []File
+	// DropFiles: an edit (Update, Edit) removes the message's attachments,
+	// Files replacing them; without it, an edit with no Files keeps them.
+	DropFiles bool
 	Ephemeral bool   // only the person who acted sees it (interaction answers)
 	ReplyTo   string // the id of a message in the same channel this one answers
 }
@@ -175,14 +178,19 @@ type ModalEvent struct {
 
 // Responder answers one interaction. Discord gives 3 seconds for the first
 // answer (Respond, Defer, DeferUpdate, Update or OpenModal); Edit follows a
-// Defer or a DeferUpdate within 15 minutes.
+// Defer or a DeferUpdate within 15 minutes. Edit and Update return the id
+// of the message they drew, so that a message carrying acting components
+// can be bound to what it shows (internal/guard).
 type Responder interface {
+	// Respond answers with a new message; it carries no acting components.
 	Respond(reply Reply) error
 	Defer(ephemeral bool) error
 	DeferUpdate() error
-	Edit(reply Reply) error
+	// Edit draws the deferred answer: the response's own message after a
+	// Defer, the clicked message after a DeferUpdate.
+	Edit(reply Reply) (string, error)
 	// Update replaces the message the component is on (interaction type 7).
-	Update(msg Message) error
+	Update(msg Message) (string, error)
 	// OpenModal shows a form; its submit arrives as a ModalEvent.
 	OpenModal(m Modal) error
 }

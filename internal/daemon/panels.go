@@ -359,6 +359,7 @@ func (r *relay) showMessage(ctx context.Context, server, channel, key, what stri
 	if err == nil && rec.ChannelID == channel && rec.MessageID != "" {
 		err := poster.Edit(pctx, channel, rec.MessageID, m)
 		if err == nil {
+			r.bind(ctx, server, channel, rec.MessageID, m)
 			return true
 		}
 		if !discord.IsUnknownMessage(err) {
@@ -377,6 +378,18 @@ func (r *relay) showMessage(ctx context.Context, server, channel, key, what stri
 	}); err != nil {
 		r.log.Error("could not remember the "+what, "err", err)
 	}
+	r.bind(ctx, server, channel, id, m)
 	r.log.Info(what+" posted", "server", server, "message", id)
 	return true
+}
+
+// bind records what a message with controls the daemon drew shows: its
+// buttons act only from it, as drawn (internal/guard).
+func (r *relay) bind(ctx context.Context, server, channel, id string, m chat.Message) {
+	if r.guard == nil || len(m.Rows) == 0 {
+		return
+	}
+	if err := r.guard.Bind(ctx, server, channel, id, m, nil); err != nil {
+		r.log.Error("could not record the panel's binding", "server", server, "err", err)
+	}
 }

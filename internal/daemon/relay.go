@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/discord"
+	"github.com/ccbridge/ccbridge/internal/guard"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -78,6 +79,18 @@ func (r *replier) Post(ctx context.Context, server, channelID string, m chat.Mes
 	return p.Post(sctx, channelID, m)
 }
 
+// PostCard is Post returning also the ids Discord gave the attachments:
+// the router binds a message with controls to them.
+func (r *replier) PostCard(ctx context.Context, server, channelID string, m chat.Message) (string, []string, error) {
+	p, err := r.poster(server)
+	if err != nil {
+		return "", nil, err
+	}
+	sctx, cancel := context.WithTimeout(ctx, postTimeout(m))
+	defer cancel()
+	return p.PostCard(sctx, channelID, m)
+}
+
 // postTimeout bounds a post of the router's: a /diff patch may be
 // megabytes, and its upload gets the time its size needs on a slow link,
 // as a reply's files do.
@@ -124,6 +137,9 @@ type relay struct {
 	sessions *session.Manager
 	posters  map[string]*discord.Poster
 	log      *slog.Logger
+	// guard binds the control panel to what it shows (panels.go); nil:
+	// the panel's buttons refuse.
+	guard *guard.Guard
 
 	unknownLogged map[string]bool // servers of queued messages not in the config, said once; under drainMu
 

@@ -14,6 +14,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/discord"
 	"github.com/ccbridge/ccbridge/internal/execx"
 	"github.com/ccbridge/ccbridge/internal/gateway"
+	"github.com/ccbridge/ccbridge/internal/guard"
 	"github.com/ccbridge/ccbridge/internal/panel"
 	"github.com/ccbridge/ccbridge/internal/router"
 	"github.com/ccbridge/ccbridge/internal/session"
@@ -141,7 +142,12 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	}
 	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: recording, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance, Fleet: fleet,
 		Land: worktree.New(execx.Exec{}), History: history{posters}, Cursors: cursors}) // catchup.go
-	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, log: log, unknownLogged: map[string]bool{}}
+	bindings, err := state.OpenBindings(registry.Dir)
+	if err != nil {
+		return err
+	}
+	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, log: log, unknownLogged: map[string]bool{},
+		guard: guard.New(bindings)}
 	att := &attention{store: store, ext: ext, cfg: cfg, posters: posters, log: log, now: time.Now, sessions: recording}
 	parts := &liveParts{store: store, ext: ext, durable: durable, sessions: sessions, router: rt, panel: pnl, attention: att, log: log} // reload.go
 	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations, relay.watchWorktrees,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 )
 
 func TestCardInAnArchivedThreadClosesInTheParent(t *testing.T) {
@@ -57,5 +58,45 @@ func TestCardEditOutsideThreadsIsAnEdit(t *testing.T) {
 	}
 	if m, _ := srv.Message(id); m.Content != "Allow?\n\nAllowed." || len(srv.Messages(bot.ChannelID)) != 1 {
 		t.Errorf("card = %q, %d messages", m.Content, len(srv.Messages(bot.ChannelID)))
+	}
+}
+
+// TestCardsSuppressLinkPreviews (security review 3, finding 9): a card is
+// bound to its face, and Discord adds a link preview to a message whose
+// text links somewhere: a card, and every message with controls, is posted
+// and edited with SUPPRESS_EMBEDS, so no preview ever joins its face.
+// Messages without controls keep their previews.
+func TestCardsSuppressLinkPreviews(t *testing.T) {
+	srv, bot, p := newPoster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	card := chat.Message{Content: "**Bash**: fetch the docs (see https://docs.example/guide)\n```\ncurl https://docs.example/guide\n```",
+		Rows: []chat.Row{{Buttons: []chat.Button{{Label: "Allow", CustomID: "allow"}}}}}
+	cardID, _, err := p.PostCard(ctx, bot.ChannelID, card)
+	if err != nil {
+		t.Fatal(err)
+	}
+	postedID, err := p.Post(ctx, bot.ChannelID, card)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plainID, err := p.Post(ctx, bot.ChannelID, chat.Message{Content: "Done: https://docs.example/guide"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	redrawn := card
+	redrawn.Content += "\nsee also https://docs.example/other"
+	if err := p.Edit(ctx, bot.ChannelID, postedID, redrawn); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(fakediscord.PreviewDelay + 200*time.Millisecond)
+	for _, id := range []string{cardID, postedID} {
+		m, _ := srv.Message(id)
+		if m.Flags&4 == 0 || len(m.Embeds) != 0 {
+			t.Errorf("message %s with controls: flags %d, %d embeds", id, m.Flags, len(m.Embeds))
+		}
+	}
+	if m, _ := srv.Message(plainID); m.Flags&4 != 0 || len(m.Embeds) != 1 {
+		t.Errorf("a plain message: flags %d, %d embeds", m.Flags, len(m.Embeds))
 	}
 }

@@ -61,3 +61,19 @@ func files(fs []chat.File) []*discordgo.File {
 	}
 	return out
 }
+
+// Flags are the message flags ccbridge sends with m: a message carrying
+// components is sent with SUPPRESS_EMBEDS, so Discord never adds a link
+// preview to it. Its face is bound to what ccbridge drew (internal/guard),
+// and a preview would change it: a card citing a link could never be
+// approved (security review 3, finding 9). Any embed on such a message can
+// then only come from an edit by someone else holding the token.
+func Flags(rows []chat.Row) discordgo.MessageFlags {
+	if len(rows) > 0 {
+		return discordgo.MessageFlagsSuppressEmbeds
+	}
+	return 0
+}
+
+// Files converts chat files to discordgo files.
+func Files(fs []chat.File) []*discordgo.File { return files(fs) }

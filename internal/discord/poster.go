@@ -120,12 +120,14 @@ type createBody struct {
 	Nonce           string                            `json:"nonce,omitempty"`
 	EnforceNonce    bool                              `json:"enforce_nonce,omitempty"`
 	Reference       *discordgo.MessageReference       `json:"message_reference,omitempty"`
+	Flags           discordgo.MessageFlags            `json:"flags,omitempty"`
 }
 
 // create makes one create request through discordgo's request path (and so
 // its rate limiter), as ChannelMessageSendComplex does, with the nonce.
 func (p *Poster) create(ctx context.Context, channelID, nonce string, m chat.Message) (*discordgo.Message, error) {
-	body := createBody{Content: m.Content, Components: Components(m.Rows), AllowedMentions: NoMentions, Nonce: nonce, EnforceNonce: nonce != ""}
+	body := createBody{Content: m.Content, Components: Components(m.Rows), AllowedMentions: NoMentions, Nonce: nonce, EnforceNonce: nonce != "",
+		Flags: Flags(m.Rows)}
 	if m.ReplyTo != "" {
 		// A reply to a message deleted meanwhile is posted all the same.
 		keep := false
@@ -176,7 +178,7 @@ func (p *Poster) Edit(ctx context.Context, channelID, messageID string, m chat.M
 	content := m.Content
 	err := p.retry(ctx, func() error {
 		_, err := p.dg.ChannelMessageEditComplex(&discordgo.MessageEdit{ID: messageID, Channel: channelID, Content: &content,
-			Components: &comps, AllowedMentions: NoMentions}, discordgo.WithContext(ctx))
+			Components: &comps, AllowedMentions: NoMentions, Flags: Flags(m.Rows)}, discordgo.WithContext(ctx))
 		return err
 	})
 	if err != nil {

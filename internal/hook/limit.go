@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/guard"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -111,8 +112,17 @@ func (h *handler) offerContinue(ctx context.Context, sess state.Session, claudeS
 	}
 	pctx, cancel := context.WithTimeout(ctx, sendTimeout)
 	defer cancel()
-	_, err = poster.Post(pctx, sess.Channel(), chat.Message{
+	m := chat.Message{
 		Content: fmt.Sprintf("⏳ Send \"continue\" to Claude when the limit resets (%s)?", at.UTC().Format("15:04 MST")),
-		Rows:    []chat.Row{{Buttons: []chat.Button{{Label: "Continue at reset", CustomID: id, Style: chat.Primary}}}}})
+		Rows:    []chat.Row{{Buttons: []chat.Button{{Label: "Continue at reset", CustomID: id, Style: chat.Primary}}}}}
+	msgID, err := poster.Post(pctx, sess.Channel(), m)
+	if err != nil {
+		return err
+	}
+	// The button acts only from this message as posted (internal/guard).
+	_, err = ext.Resumes.Update(ctx, h.session, func(r *state.Resume) error {
+		r.MessageID, r.Face = msgID, guard.Face(m, nil)
+		return nil
+	})
 	return err
 }

@@ -62,6 +62,10 @@ func TestUsageLimitOffersContinueAtReset(t *testing.T) {
 	if err != nil || !res.At.Equal(reset.UTC()) || res.Armed || res.ChannelID != r.bot.ChannelID || res.ClaudeSessionID != "sid" || res.PromptID != "p1" {
 		t.Errorf("resume = %+v, %v", res, err)
 	}
+	// The button is bound to its message as posted (internal/guard).
+	if res.MessageID != msgs[1].ID || res.Face == "" {
+		t.Errorf("the offer is not bound to message %s: %+v", msgs[1].ID, res)
+	}
 	// An unknown reset: said so, and no button.
 	r.event(t, `{"session_id":"sid","prompt_id":"p2","cwd":"/p","hook_event_name":"StopFailure","error":"rate_limit","last_assistant_message":"API Error: Request rejected (429) · Usage limit reached"}`)
 	if got := r.contents(); len(got) != 3 || !strings.Contains(got[2], "reset time is not known") {

@@ -125,6 +125,6 @@ func (r *Router) continueAtResetButton(ev chat.ComponentEvent, args []string, re
 		return
 	}
 	r.opt.Log.Info("continue at reset armed", "session", key, "at", res.At, "by", ev.User.ID)
-	_ = resp.Update(chat.Message{Content: fmt.Sprintf("⏰ ccbridge will send \"continue\" to Claude at %s (in %s), when the limit resets. Armed by %s.",
+	_, _ = resp.Update(chat.Message{Content: fmt.Sprintf("⏰ ccbridge will send \"continue\" to Claude at %s (in %s), when the limit resets. Armed by %s.",
 		res.At.UTC().Format("15:04 MST"), state.Until(res.At.Sub(r.now())), mention(ev.User))})
 }

@@ -17,7 +17,7 @@ import (
 const thread = "100000000000000050"
 
 func click(r *Router, l *log, ch, id string) {
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: ch, User: chat.User{ID: owner}, CustomID: id, Content: "📦 kept"}, fakeResponder{l})
+	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: ch, User: chat.User{ID: owner}, CustomID: id, Content: "📦 kept"}), fakeResponder{l: l})
 }
 
 // /screen buttons press keys only into the session of the channel they
@@ -26,7 +26,7 @@ func TestScreenButtonsAreBoundAndExpire(t *testing.T) {
 	r, _, _, l, _ := newRouter(t)
 	now := time.Unix(1_800_000_000, 0)
 	r.now = func() time.Time { return now }
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "screen"}, fakeResponder{l})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "screen"}, fakeResponder{l: l})
 	key := session.ThreadKey("home", "api", thread)
 	esc := keyID(t, key, "Escape", now)
 	click(r, l, thread, esc)
@@ -70,7 +70,7 @@ type drawn struct {
 	reply *chat.Reply
 }
 
-func (d drawn) Edit(r chat.Reply) error { *d.reply = r; return d.fakeResponder.Edit(r) }
+func (d drawn) Edit(r chat.Reply) (string, error) { *d.reply = r; return d.fakeResponder.Edit(r) }
 
 // buttonID finds a drawn button by its label.
 func buttonID(t *testing.T, r chat.Reply, label string) string {
@@ -98,7 +98,7 @@ func TestScreenKeysAreBoundToTheDialogShown(t *testing.T) {
 	}
 	ss.screens = []string{dialog("ls")}
 	var shown chat.Reply
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "screen"}, drawn{fakeResponder{l}, &shown})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "screen"}, drawn{fakeResponder{l: l}, &shown})
 	yes := buttonID(t, shown, "1")
 
 	ss.mu.Lock()
@@ -106,7 +106,7 @@ func TestScreenKeysAreBoundToTheDialogShown(t *testing.T) {
 	ss.mu.Unlock()
 	n := len(l.all())
 	var redrawn chat.Reply
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: yes}, drawn{fakeResponder{l}, &redrawn})
+	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: yes}), drawn{fakeResponder{l: l}, &redrawn})
 	got := l.all()[n:]
 	if slices.ContainsFunc(got, func(op string) bool { return strings.HasPrefix(op, "keys") }) {
 		t.Fatalf("a key meant for one dialog answered another: %q", got)
@@ -117,7 +117,7 @@ func TestScreenKeysAreBoundToTheDialogShown(t *testing.T) {
 
 	// The redrawn buttons press into the dialog they show.
 	n = len(l.all())
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: buttonID(t, redrawn, "2")}, fakeResponder{l})
+	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: buttonID(t, redrawn, "2")}), fakeResponder{l: l})
 	if got := l.all()[n:]; len(got) < 2 || got[1] != "keys home-api 2" {
 		t.Fatalf("a key over the dialog shown did %q", got)
 	}

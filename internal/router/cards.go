@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/approval"
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/guard"
 	"github.com/ccbridge/ccbridge/internal/prompt"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -32,19 +33,22 @@ type clicked struct {
 	files       []string
 }
 
-// unbound are the actions that approve nothing: they may come from any
-// message showing the card's buttons. Every other action (allow, always,
-// a plan's approval or edit, an answer to a question) counts only from the
-// card itself, still showing what ccbridge drew: anyone holding the bot
-// token (another machine of the fleet, a model that read it) can edit a
-// card to show something harmless, or post a copy of its buttons.
-var unbound = map[string]bool{"deny": true, "denymsg": true, "denytext": true, "back": true,
-	"plankeep": true, "plantext": true, "chat": true, "chattext": true}
+// unbound reports whether a card's action approves nothing (components.go,
+// cardActions): it may come from any message showing the card's buttons.
+// Every other action (allow, always, a plan's approval or edit, an answer
+// to a question) counts only from the card itself, still showing what
+// ccbridge drew: anyone holding the bot token (another machine of the
+// fleet, a model that read it) can edit a card to show something
+// harmless, or post a copy of its buttons.
+func unbound(action string) bool {
+	approves, known := cardActions[action]
+	return known && !approves
+}
 
-// isCard reports whether m is the request's card showing what was drawn.
+// isCard reports whether m is the request's card showing what was drawn:
+// the guard's one comparison, against the binding the request keeps.
 func isCard(req *state.Request, m clicked) bool {
-	return req.MessageID != "" && req.CardHash != "" && m.id == req.MessageID &&
-		state.CardHash(chat.Face(m.content, m.rows), m.files) == req.CardHash
+	return guard.Matches(req.MessageID, req.CardHash, guard.Shown{ID: m.id, Content: m.content, Rows: m.rows, FileIDs: m.files})
 }
 
 // answerCard applies a click or a modal to a prompt's card. The request is
@@ -62,11 +66,11 @@ func (r *Router) answerCard(server, reqID string, a approval.Action, m clicked, 
 		_ = resp.Respond(chat.Reply{Content: closedNotice(req), Ephemeral: true})
 		return
 	}
-	if req.MessageID == "" && !unbound[a.Name] {
+	if req.MessageID == "" && !unbound(a.Name) {
 		r.waitCardRecorded(reqID)
 	}
 	updated, result, err := prompt.Decide(r.ctx, r.opt.Store.Requests, reqID, func(cur *state.Request) (approval.Result, error) {
-		if !unbound[a.Name] && !isCard(cur, m) {
+		if !unbound(a.Name) && !isCard(cur, m) {
 			return approval.Result{}, errCardChanged
 		}
 		res, err := approval.Apply(reqID, cur, a)
@@ -106,7 +110,7 @@ func (r *Router) answerCard(server, reqID string, a approval.Action, m clicked, 
 	if updated.Status == state.RequestDecided {
 		log.Info("prompt answered from Discord", "by", a.User)
 	}
-	if err := resp.Update(approval.Render(reqID, updated)); err != nil {
+	if _, err := resp.Update(approval.Render(reqID, updated)); err != nil {
 		log.Error("could not update the card", "err", err)
 	}
 }
@@ -149,29 +153,6 @@ func closedNotice(req state.Request) string {
 		return "This prompt was dismissed in the terminal."
 	}
 	return "This prompt is no longer pending."
-}
-
-// HandleModal handles a submitted form of one of this instance's cards.
-func (r *Router) HandleModal(ev chat.ModalEvent, resp chat.Responder) {
-	resp = fitting{resp} // limits.go
-	id, ok := r.ours(ev.CustomID, ev.Server, ev.User, resp)
-	if !ok {
-		return
-	}
-	if id.Kind == landKind && len(id.Args) == 2 {
-		r.landModal(ev, id.Args[0], id.Args[1], resp) // land.go
-		return
-	}
-	if id.Kind == voiceKind && len(id.Args) == 2 && id.Args[0] == voiceSubmit {
-		r.voiceModal(ev, id.Args[1], resp) // voice.go
-		return
-	}
-	if id.Kind != approval.IDKind || len(id.Args) < 2 {
-		_ = resp.Respond(chat.Reply{Content: "This form is no longer valid.", Ephemeral: true})
-		return
-	}
-	r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Fields: ev.Values, User: mention(ev.User)},
-		clicked{ev.MessageID, ev.Content, ev.Rows, ev.FileIDs}, resp)
 }
 
 func mention(u chat.User) string { return "<@" + u.ID + ">" }

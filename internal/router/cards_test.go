@@ -58,7 +58,7 @@ func cardButton(t *testing.T, m chat.Message, label string) string {
 // text, components and attachment ids.
 func cardClick(r *Router, l *log, msgID string, m chat.Message, files []string, customID string, values ...string) {
 	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, MessageID: msgID, Content: m.Content, Rows: m.Rows,
-		FileIDs: files, User: chat.User{ID: owner}, CustomID: customID, Values: values}, fakeResponder{l})
+		FileIDs: files, User: chat.User{ID: owner}, CustomID: customID, Values: values}, fakeResponder{l: l})
 }
 
 // swapLabels is the card with its first two buttons' labels swapped.
@@ -129,7 +129,7 @@ func TestCardStepsKeepTheBinding(t *testing.T) {
 	card := postCard(t, store, "req1", "make test", nil, sug)
 	var drawn chat.Message
 	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, MessageID: cardMsg, Content: card.Content, Rows: card.Rows,
-		User: chat.User{ID: owner}, CustomID: cardButton(t, card, "Always")}, updated{fakeResponder{l}, &drawn})
+		User: chat.User{ID: owner}, CustomID: cardButton(t, card, "Always")}, updated{fakeResponder{l: l}, &drawn})
 	if len(drawn.Rows) == 0 || drawn.Rows[0].Select == nil {
 		t.Fatalf("Always did not draw the scope menu: %q", l.all())
 	}
@@ -180,13 +180,13 @@ func TestPlanApprovalIsBoundToTheCard(t *testing.T) {
 	var form chat.Modal
 	var at time.Time
 	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, MessageID: cardMsg, Content: card.Content, Rows: card.Rows,
-		User: chat.User{ID: owner}, CustomID: cardButton(t, card, "Edit & approve")}, modalAt{fakeResponder{l}, &form, &at})
+		User: chat.User{ID: owner}, CustomID: cardButton(t, card, "Edit & approve")}, modalAt{fakeResponder{l: l}, &form, &at})
 	if form.CustomID == "" {
 		t.Fatalf("no form opened: %q", l.all())
 	}
 	submit := func(msgID string, m chat.Message) {
 		r.HandleModal(chat.ModalEvent{Server: "home", ChannelID: channel, MessageID: msgID, Content: m.Content, Rows: m.Rows,
-			User: chat.User{ID: owner}, CustomID: form.CustomID, Values: map[string]string{"plan": "1. rm -rf ~"}}, fakeResponder{l})
+			User: chat.User{ID: owner}, CustomID: form.CustomID, Values: map[string]string{"plan": "1. rm -rf ~"}}, fakeResponder{l: l})
 	}
 	n := len(l.all())
 	submit("100000000000000072", card)

@@ -166,8 +166,14 @@ func TestCatchUpOffersOldMessagesDeliverAnywayOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	offer := l.last() // the offer's message, as posted
+	if buttonOf(t, l.message(t, offer), "Deliver anyway") != id {
+		t.Fatalf("the offer is %+v", l.message(t, offer))
+	}
 	click := func(user string) {
-		r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, MessageID: "1", User: chat.User{ID: user}, CustomID: id}, fakeResponder{l})
+		ev := l.on(channel, offer, id)
+		ev.User = chat.User{ID: user}
+		r.HandleComponent(ev, fakeResponder{l: l, at: offer})
 	}
 	r.opt.Config.Servers[0].OwnerIDs = append(r.opt.Config.Servers[0].OwnerIDs, "777")
 	r.Reconfigure(r.opt.Config)
@@ -175,6 +181,8 @@ func TestCatchUpOffersOldMessagesDeliverAnywayOnce(t *testing.T) {
 	l.waitFor(t, "respond ephemeral=true "+string(offerNotYours))
 	click(owner)
 	l.waitFor(t, "react 1300000000000000101 ✅")
+	// A second click (a double tap: the message shows no button any more)
+	// delivers nothing.
 	click(owner)
 	l.waitFor(t, "respond ephemeral=true "+string(offerUsed))
 	time.Sleep(50 * time.Millisecond)
@@ -193,6 +201,7 @@ func TestCatchUpOffersOldMessagesDeliverAnywayOnce(t *testing.T) {
 	l.waitFor(t, "react 1300000000000000103 ⚠️")
 	r.now = func() time.Time { return time.Now().Add(2 * time.Second) }
 	id, _ = chat.ID{Instance: "inst1", Kind: lateKind, Args: []string{"1300000000000000103"}}.Encode()
+	offer = l.last()
 	click(owner)
 	l.waitFor(t, "respond ephemeral=true "+string(offerGone))
 	if got := delivered(l.all()); len(got) != 2 {

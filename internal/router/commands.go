@@ -10,9 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ccbridge/ccbridge/internal/approval"
 	"github.com/ccbridge/ccbridge/internal/chat"
-	"github.com/ccbridge/ccbridge/internal/panel"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -193,7 +191,7 @@ func screenReply(instance, key, note, screen string, drawn time.Time) chat.Reply
 // HandleCommand runs a slash command. Interactions must be answered within
 // three seconds, so the work happens after a deferral.
 func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
-	resp = fitting{resp} // limits.go
+	resp = fitting{r.binding(ev.Server, ev.ChannelID, resp)} // limits.go; components.go
 	log := r.opt.Log.With("command", ev.Name, "user", ev.User.ID, "channel", ev.ChannelID)
 	tg, ok := r.resolve(ev.Server, ev.ChannelID, ev.ParentID)
 	if !ok && ev.Name == openName {
@@ -220,7 +218,7 @@ func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
 		return
 	}
 	reply := r.runCommand(ev, tg)
-	if err := resp.Edit(reply); err != nil {
+	if _, err := resp.Edit(reply); err != nil {
 		log.Error("could not answer", "err", err)
 	}
 }
@@ -358,42 +356,6 @@ func statusText(machine string, rt route, st session.Status) string {
 	return b.String()
 }
 
-// HandleComponent handles a click on one of this instance's buttons.
-func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
-	resp = fitting{resp} // limits.go
-	id, ok := r.ours(ev.CustomID, ev.Server, ev.User, resp)
-	if !ok {
-		return
-	}
-	switch {
-	case id.Kind == sessionsKind: // sessions.go
-		r.sessionsAction(ev, id.Args, resp)
-	case id.Kind == "key":
-		r.screenButton(ev, id.Args, resp)
-	case id.Kind == dialogKind:
-		r.dialogAnswer(ev, id.Args, resp) // dialogs.go
-	case id.Kind == scheduleKind:
-		r.scheduleAction(ev, id.Args, resp) // schedule.go
-	case id.Kind == voiceKind && len(id.Args) == 2:
-		r.voiceAction(ev, id.Args[0], id.Args[1], resp) // voice.go
-	case id.Kind == panel.IDKind && len(id.Args) >= 1:
-		r.panelAction(ev, id.Args, resp)
-	case id.Kind == landKind && len(id.Args) >= 2:
-		r.landAction(ev, id.Args[0], id.Args[1], id.Args[2:], resp) // land.go
-	case id.Kind == "wt" && len(id.Args) >= 2:
-		r.worktreeAction(ev, id.Args, resp)
-	case id.Kind == lateKind:
-		r.deliverAnyway(ev, id.Args, resp) // late.go
-	case id.Kind == state.ResumeKind && len(id.Args) == 1:
-		r.continueAtResetButton(ev, id.Args, resp) // attention.go
-	case id.Kind == approval.IDKind && len(id.Args) >= 2:
-		r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Values: ev.Values, User: mention(ev.User)},
-			clicked{ev.MessageID, ev.Content, ev.Rows, ev.FileIDs}, resp)
-	default:
-		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
-	}
-}
-
 // channelKey finds the session of the channel a component was clicked in,
 // when arg (from its custom_id) names that session; a button of another
 // session's message, or one copied elsewhere, matches nothing.
@@ -457,25 +419,25 @@ func (r *Router) pressKey(key, name, dialog string, resp chat.Responder) {
 		// place, so the stale buttons are gone for everyone.
 		screen, err := r.opt.Sessions.Screen(ctx, key, screenLines)
 		if err != nil {
-			_ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
+			_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
 			return
 		}
 		if dialogHash(screen) != dialog {
 			r.opt.Log.Info("a /screen key was not pressed: the dialog changed since it was drawn", "session", key, "key", name)
-			_ = resp.Edit(screenReply(r.opt.Instance, key, screenChanged, screen, r.now()))
+			_, _ = resp.Edit(screenReply(r.opt.Instance, key, screenChanged, screen, r.now()))
 			return
 		}
 		if err := r.opt.Sessions.PressKeys(ctx, key, name); err != nil {
-			_ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
+			_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
 			return
 		}
 	}
 	screen, err := r.opt.Sessions.Screen(ctx, key, screenLines)
 	if err != nil {
-		_ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
+		_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
 		return
 	}
-	_ = resp.Edit(screenReply(r.opt.Instance, key, "", screen, r.now()))
+	_, _ = resp.Edit(screenReply(r.opt.Instance, key, "", screen, r.now()))
 	if name != "" {
 		r.follow(key, screen, resp)
 	}
@@ -537,7 +499,7 @@ func (r *Router) followScreen(key string, f *screenFollower) {
 		}
 		r.mu.Unlock()
 		if edit {
-			err := resp.Edit(screenReply(r.opt.Instance, key, "", latest, r.now()))
+			_, err := resp.Edit(screenReply(r.opt.Instance, key, "", latest, r.now()))
 			r.mu.Lock()
 			if f.press == press {
 				if err != nil {

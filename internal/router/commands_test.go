@@ -32,7 +32,7 @@ func TestModeOffersOnlySwitchableModes(t *testing.T) {
 		t.Fatalf("/mode offers %q", values)
 	}
 	r, _, _, l, _ := newRouter(t)
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "mode", Options: map[string]string{"mode": "bypassPermissions"}}, fakeResponder{l})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "mode", Options: map[string]string{"mode": "bypassPermissions"}}, fakeResponder{l: l})
 	got := l.all()
 	if len(got) != 2 || !strings.Contains(got[1], "cannot be switched to in a running session") {
 		t.Fatalf("ops = %q", got)
@@ -79,7 +79,7 @@ func TestModelSuggestsAsTheOwnerTypes(t *testing.T) {
 func TestHelpListsEveryCommand(t *testing.T) {
 	r, _, _, l, _ := newRouter(t)
 	var reply chat.Reply
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "help"}, drawn{fakeResponder{l}, &reply})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "help"}, drawn{fakeResponder{l: l}, &reply})
 	for _, c := range Commands() {
 		if !strings.Contains(reply.Content, "`/"+c.Name+"`") {
 			t.Errorf("/help lacks /%s:\n%s", c.Name, reply.Content)

@@ -119,7 +119,7 @@ func (r *Router) dialogAnswer(ev chat.ComponentEvent, args []string, resp chat.R
 	}
 	// The message keeps the dialog and says what became of it; its
 	// choices are gone for everyone.
-	done := func(note string) { _ = resp.Edit(chat.Reply{Content: ev.Content + "\n" + note}) }
+	done := func(note string) { _, _ = resp.Edit(chat.Reply{Content: ev.Content + "\n" + note}) }
 	switch err := r.opt.Sessions.AnswerDialog(r.ctx, key, args[1], choice); {
 	case errors.Is(err, session.ErrDialogChanged):
 		done("⚠️ This dialog is no longer on Claude's screen; nothing was pressed. Use /screen to see what is.")

@@ -49,13 +49,24 @@ func TestDialogAtStartIsPostedAndAnsweredByItsOwnerOnly(t *testing.T) {
 		t.Fatalf("rows = %+v", m.Rows)
 	}
 	yes := m.Rows[0].Buttons[1].CustomID
+	// Each press is on a dialog message as ccbridge drew it (an answered
+	// one is spent: its buttons are gone).
 	press := func(ch, user string) {
-		r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: ch, User: chat.User{ID: user}, CustomID: yes, Content: m.Content, Rows: m.Rows}, fakeResponder{l})
+		drawn, err := r.opt.Replier.Post(context.Background(), "home", channel, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := l.on(ch, drawn, yes)
+		ev.User = chat.User{ID: user}
+		r.HandleComponent(ev, fakeResponder{l: l, at: drawn})
 	}
 	n := len(l.all())
 	press(channel, "100000000000000099") // not an owner
 	press("100000000000000051", owner)   // another thread's channel
 	for _, op := range l.all()[n:] {
+		if strings.HasPrefix(op, "post ") {
+			continue // the message pressed
+		}
 		if strings.HasPrefix(op, "answer") || !strings.HasPrefix(op, "respond ephemeral=true") {
 			t.Fatalf("a refused choice did %q", l.all()[n:])
 		}
@@ -74,7 +85,7 @@ func TestDialogAtStartIsPostedAndAnsweredByItsOwnerOnly(t *testing.T) {
 	// Too late.
 	ss.fail = nil
 	now = now.Add(dialogTTL + time.Second)
-	n = len(l.all())
+	n = len(l.all()) + 1 // after the post of the message pressed
 	press(channel, owner)
 	if got := l.all()[n:]; len(got) != 1 || !strings.Contains(got[0], "too long ago") {
 		t.Fatalf("a stale choice did %q", got)
@@ -95,8 +106,8 @@ func TestDialogWithManyChoicesIsASelect(t *testing.T) {
 	if len(m.Rows) != 1 || m.Rows[0].Select == nil || len(m.Rows[0].Select.Options) != 7 {
 		t.Fatalf("rows = %+v", m.Rows)
 	}
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: m.Rows[0].Select.CustomID,
-		Values: []string{"5"}, Content: m.Content}, fakeResponder{l})
+	posted, _ := r.opt.Replier.Post(context.Background(), "home", channel, m)
+	r.HandleComponent(l.on(channel, posted, m.Rows[0].Select.CustomID, "5"), fakeResponder{l: l, at: posted})
 	l.waitFor(t, "answer home-api fedcba9876543210 5")
 }
 

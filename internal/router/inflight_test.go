@@ -35,7 +35,10 @@ func stoppable(r *Router) context.CancelFunc {
 // Discord history and configuration, with fresh sessions, replier and log.
 func restarted(t *testing.T, r *Router, files map[string][]byte) (*Router, *fakeSessions, *log) {
 	t.Helper()
-	l := &log{}
+	// Discord keeps the messages the first daemon posted: the new one's
+	// fake starts with them (a click on a button posted before the
+	// restart is on that message).
+	l := r.opt.Replier.(bindingReplier).Replier.(fittingReplier).Replier.(*fakeReplier).l.carriedOver()
 	ss := &fakeSessions{l: l, receipts: 1}
 	opt := r.opt
 	opt.Sessions, opt.Replier = ss, &fakeReplier{l: l, files: files}
@@ -66,7 +69,7 @@ func voiceCatchUpRouter(t *testing.T, review bool, tr *fakeTranscriber) (*Router
 		t.Fatal(err)
 	}
 	files := map[string][]byte{"https://cdn/" + voiceID1: []byte("OggS")}
-	r.opt.Replier.(fittingReplier).Replier.(*fakeReplier).files["https://cdn/"+voiceID1] = []byte("OggS")
+	r.opt.Replier.(bindingReplier).Replier.(fittingReplier).Replier.(*fakeReplier).files["https://cdn/"+voiceID1] = []byte("OggS")
 	return r, ss, h, l, files
 }
 
@@ -153,8 +156,9 @@ func TestReview3DeliverAnywayLostAtAStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	click := func(r *Router, l *log) {
-		r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, MessageID: "1", User: chat.User{ID: owner}, CustomID: id}, fakeResponder{l})
+	click := func(r *Router, l *log) { // on the offer as the router last drew it
+		at := l.carrying(id)
+		r.HandleComponent(l.on(channel, at, id), fakeResponder{l: l, at: at})
 	}
 	click(r, l)
 	waitOp(t, l, "update 📨 Delivering")
@@ -333,8 +337,9 @@ func TestDeliverAnywayInterruptedByACrashIsOfferedAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	click := func(r *Router, l *log) {
-		r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, MessageID: "1", User: chat.User{ID: owner}, CustomID: id}, fakeResponder{l})
+	click := func(r *Router, l *log) { // on the offer as the router last drew it
+		at := l.carrying(id)
+		r.HandleComponent(l.on(channel, at, id), fakeResponder{l: l, at: at})
 	}
 	click(r, l)
 	waitOp(t, l, "update 📨 Delivering")

@@ -344,13 +344,13 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, args []s
 		if err := resp.DeferUpdate(); err != nil {
 			return
 		}
-		_ = resp.Edit(r.discardConfirmed(ctx, key, lt, args[0], ev.User))
+		_, _ = resp.Edit(r.discardConfirmed(ctx, key, lt, args[0], ev.User))
 	case "merge":
 		r.mergeShown(ctx, key, lt, args, ev.User, resp)
 	case "remove":
 		r.removeMerged(ctx, key, tg, lt, ev.User, resp)
 	case "keep":
-		_ = resp.Update(chat.Message{Content: "Kept (" + mention(ev.User) + ")."})
+		_, _ = resp.Update(chat.Message{Content: "Kept (" + mention(ev.User) + ")."})
 	default:
 		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
 	}
@@ -394,15 +394,15 @@ func (r *Router) landModal(ev chat.ModalEvent, key, action string, resp chat.Res
 	lt, err := r.landTarget(tg)
 	switch {
 	case err != nil:
-		_ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
+		_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
 	case r.busy(key):
-		_ = resp.Edit(chat.Reply{Content: busyText})
+		_, _ = resp.Edit(chat.Reply{Content: busyText})
 	case strings.TrimSpace(ev.Values["message"]) == "":
-		_ = resp.Edit(chat.Reply{Content: "⚠️ A commit needs a message."})
+		_, _ = resp.Edit(chat.Reply{Content: "⚠️ A commit needs a message."})
 	default:
 		ctx, cancel := r.landCtx()
 		defer cancel()
-		_ = resp.Edit(r.commit(ctx, key, lt, ev.Values["message"], ev.User))
+		_, _ = resp.Edit(r.commit(ctx, key, lt, ev.Values["message"], ev.User))
 	}
 }
 

@@ -69,7 +69,7 @@ func (r *Router) mergeShown(ctx context.Context, key string, lt landTarget, args
 	if err := resp.Defer(false); err != nil {
 		return
 	}
-	_ = resp.Edit(r.merge(ctx, key, lt, u, args[0]))
+	_, _ = resp.Edit(r.merge(ctx, key, lt, u, args[0]))
 }
 
 // removeRows offer to remove a merged thread's worktree.
@@ -94,36 +94,36 @@ func (r *Router) removeMerged(ctx context.Context, key string, tg target, lt lan
 		return
 	}
 	if !lt.tree {
-		_ = resp.Edit(chat.Reply{Content: "This thread has no worktree any more."})
+		_, _ = resp.Edit(chat.Reply{Content: "This thread has no worktree any more."})
 		return
 	}
 	base := r.opt.Land.CurrentBranch(ctx, lt.repo)
 	d, err := r.opt.Land.Diff(ctx, lt.dir, "HEAD")
 	switch {
 	case err != nil:
-		_ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
+		_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
 		return
 	case !d.Empty():
-		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("⚠️ Kept the worktree: it has %d uncommitted file(s) now.", d.Files)})
+		_, _ = resp.Edit(chat.Reply{Content: fmt.Sprintf("⚠️ Kept the worktree: it has %d uncommitted file(s) now.", d.Files)})
 		return
 	case base == "" || !r.opt.Land.Contains(ctx, lt.repo, base, "refs/heads/"+lt.branch):
-		_ = resp.Edit(chat.Reply{Content: "⚠️ Kept the worktree: its branch has commits that are not on the checkout's branch any more."})
+		_, _ = resp.Edit(chat.Reply{Content: "⚠️ Kept the worktree: its branch has commits that are not on the checkout's branch any more."})
 		return
 	}
 	c, err := r.opt.Land.Inspect(ctx, lt.dir, lt.base)
 	switch {
 	case err != nil:
-		_ = resp.Edit(chat.Reply{Content: "⚠️ Kept the worktree: " + errText(err)})
+		_, _ = resp.Edit(chat.Reply{Content: "⚠️ Kept the worktree: " + errText(err)})
 		return
 	case len(c.Ignored) > 0:
-		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("⚠️ Kept the worktree `%s`: it holds %d file(s) git ignores, which removing it would delete: %s. Move them out, then press Remove again (or remove it yourself with `git worktree remove --force`).",
+		_, _ = resp.Edit(chat.Reply{Content: fmt.Sprintf("⚠️ Kept the worktree `%s`: it holds %d file(s) git ignores, which removing it would delete: %s. Move them out, then press Remove again (or remove it yourself with `git worktree remove --force`).",
 			lt.dir, len(c.Ignored), listFiles(c.Ignored, maxListed)), Rows: r.removeRows(key)})
 		return
 	}
 	// Claude must not be left running in a removed directory: its
 	// session ends first (a new message starts a fresh worktree).
 	if err := r.opt.Sessions.Stop(ctx, key); err != nil {
-		_ = resp.Edit(chat.Reply{Content: "⚠️ Could not stop the thread's session: " + errText(err)})
+		_, _ = resp.Edit(chat.Reply{Content: "⚠️ Could not stop the thread's session: " + errText(err)})
 		return
 	}
 	// Checked above that nothing is lost; the safe rule of
@@ -132,10 +132,10 @@ func (r *Router) removeMerged(ctx context.Context, key string, tg target, lt lan
 	rel, err := r.opt.Sessions.ReleaseWorktree(ctx, key, true)
 	switch {
 	case err != nil:
-		_ = resp.Edit(chat.Reply{Content: "⚠️ Could not remove the worktree: " + errText(err)})
+		_, _ = resp.Edit(chat.Reply{Content: "⚠️ Could not remove the worktree: " + errText(err)})
 	case rel.Removed:
 		r.audit(key, lt, "remove", "remove merged worktree "+rel.Path, "removed", u)
-		_ = resp.Edit(chat.Reply{Content: fmt.Sprintf("🗑️ Removed the merged worktree `%s` and its branch `%s`, and archived the thread (by %s).", rel.Path, rel.Branch, mention(u))})
+		_, _ = resp.Edit(chat.Reply{Content: fmt.Sprintf("🗑️ Removed the merged worktree `%s` and its branch `%s`, and archived the thread (by %s).", rel.Path, rel.Branch, mention(u))})
 		// Last: nothing can be edited in an archived thread.
 		if tg.threadID != "" {
 			if err := r.opt.Replier.ArchiveThread(ctx, tg.rt.server.Name, tg.threadID); err != nil {
@@ -143,6 +143,6 @@ func (r *Router) removeMerged(ctx context.Context, key string, tg target, lt lan
 			}
 		}
 	default:
-		_ = resp.Edit(chat.Reply{Content: "This thread has no worktree any more."})
+		_, _ = resp.Edit(chat.Reply{Content: "This thread has no worktree any more."})
 	}
 }

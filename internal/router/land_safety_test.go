@@ -35,7 +35,7 @@ func TestDiffMergesExactlyWhatItShowed(t *testing.T) {
 	r.opt.Land = fl
 	threadWithTree(t, r)
 	var shown chat.Reply
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "diff"}, drawn{fakeResponder{l}, &shown})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "diff"}, drawn{fakeResponder{l: l}, &shown})
 	if !strings.Contains(shown.Content, "at `c0ffee1234`") {
 		t.Fatalf("/diff does not say which commit it shows: %q", shown.Content)
 	}
@@ -43,7 +43,7 @@ func TestDiffMergesExactlyWhatItShowed(t *testing.T) {
 
 	fl.head = "beef000000000" // the model committed more since
 	var answer chat.Reply
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: thread, User: chat.User{ID: owner}, CustomID: mergeThis}, drawn{fakeResponder{l}, &answer})
+	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: thread, User: chat.User{ID: owner}, CustomID: mergeThis}), drawn{fakeResponder{l: l}, &answer})
 	if len(fl.merged) != 1 || fl.merged[0].Commit != "c0ffee1234567" || fl.merged[0].Branch != "ccbridge/x" {
 		t.Fatalf("merged %+v", fl.merged)
 	}
@@ -52,13 +52,13 @@ func TestDiffMergesExactlyWhatItShowed(t *testing.T) {
 	}
 
 	fl.head = "c0ffee1234567"
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: thread, User: chat.User{ID: owner, Name: "o"}, CustomID: mergeThis}, drawn{fakeResponder{l}, &answer})
+	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: thread, User: chat.User{ID: owner, Name: "o"}, CustomID: mergeThis}), drawn{fakeResponder{l: l}, &answer})
 	if !strings.Contains(answer.Content, "Merged `ccbridge/x`") {
 		t.Fatalf("merge of what was shown: %q", answer.Content)
 	}
 
 	fl.dirty = true
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "diff"}, drawn{fakeResponder{l}, &shown})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "diff"}, drawn{fakeResponder{l: l}, &shown})
 	if len(shown.Rows) != 0 {
 		t.Fatalf("a diff with uncommitted changes offers a merge: %+v", shown.Rows)
 	}
@@ -73,7 +73,7 @@ func TestDiffNamesAttributeBinariesAndHoldsBackHiddenSecrets(t *testing.T) {
 	r.opt.Land = fl
 	threadWithTree(t, r)
 	var reply chat.Reply
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "diff"}, drawn{fakeResponder{l}, &reply})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "diff"}, drawn{fakeResponder{l: l}, &reply})
 	if !strings.Contains(reply.Content, "⚠️ marked binary by .gitattributes") || !strings.Contains(reply.Content, "`deploy.sh`") {
 		t.Fatalf("/diff = %q", reply.Content)
 	}
@@ -85,7 +85,7 @@ func TestDiffNamesAttributeBinariesAndHoldsBackHiddenSecrets(t *testing.T) {
 	}
 
 	fl.marked, fl.binary = nil, "\x00\x01AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "diff"}, drawn{fakeResponder{l}, &reply})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "diff"}, drawn{fakeResponder{l: l}, &reply})
 	if posted() != 1 {
 		t.Fatalf("a patch carrying a secret in a binary file was attached: %q", l.all())
 	}
@@ -103,15 +103,15 @@ func TestLandingHasItsOwnBudgetAndRunsNoHooks(t *testing.T) {
 	r.opt.Land = fl
 	threadWithTree(t, r)
 	var reply chat.Reply
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "diff"}, drawn{fakeResponder{l}, &reply})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "diff"}, drawn{fakeResponder{l: l}, &reply})
 	if fl.budget < 5*time.Minute {
 		t.Fatalf("a landing command's git has %v", fl.budget)
 	}
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "commit", Options: map[string]string{"message": "m"}}, drawn{fakeResponder{l}, &reply})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "commit", Options: map[string]string{"message": "m"}}, drawn{fakeResponder{l: l}, &reply})
 	if !strings.Contains(reply.Content, "Committed") || !strings.Contains(reply.Content, "hooks were not run") {
 		t.Fatalf("/commit = %q", reply.Content)
 	}
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "merge"}, drawn{fakeResponder{l}, &reply})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "merge"}, drawn{fakeResponder{l: l}, &reply})
 	if !strings.Contains(reply.Content, "Merged") || !strings.Contains(reply.Content, "hooks were not run") {
 		t.Fatalf("/merge = %q", reply.Content)
 	}
@@ -130,8 +130,8 @@ func TestMergeThisWithLongNames(t *testing.T) {
 		g.Worktree, g.Repo, g.Branch, g.BaseCommit = t.TempDir(), t.TempDir(), "ccbridge/x", "base0"
 	})
 	var shown, answer chat.Reply
-	r.HandleCommand(chat.CommandEvent{Server: server, ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "diff"}, drawn{fakeResponder{l}, &shown})
-	r.HandleComponent(chat.ComponentEvent{Server: server, ChannelID: thread, User: chat.User{ID: owner}, CustomID: buttonID(t, shown, "Merge this")}, drawn{fakeResponder{l}, &answer})
+	r.HandleCommand(chat.CommandEvent{Server: server, ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "diff"}, drawn{fakeResponder{l: l}, &shown})
+	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: server, ChannelID: thread, User: chat.User{ID: owner}, CustomID: buttonID(t, shown, "Merge this")}), drawn{fakeResponder{l: l}, &answer})
 	if len(fl.merged) != 1 || len(fl.merged[0].Commit) != worktree.ShownLen || !strings.Contains(answer.Content, "Merged") {
 		t.Fatalf("merged %+v: %q", fl.merged, answer.Content)
 	}

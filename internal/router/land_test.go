@@ -120,10 +120,10 @@ func TestLandingWaitsForTheTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"diff", "commit", "merge", "discard"} {
-		r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: threadID, ParentID: channel, User: chat.User{ID: owner}, Name: name}, fakeResponder{l})
+		r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: threadID, ParentID: channel, User: chat.User{ID: owner}, Name: name}, fakeResponder{l: l})
 	}
 	id := r.landID(key, "discard", shortHash("+x"))
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: threadID, User: chat.User{ID: owner}, CustomID: id}, fakeResponder{l})
+	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: threadID, User: chat.User{ID: owner}, CustomID: id}), fakeResponder{l: l})
 	if len(fl.calls) != 0 {
 		t.Fatalf("git ran mid-turn: %v", fl.calls)
 	}
@@ -133,7 +133,7 @@ func TestLandingWaitsForTheTurn(t *testing.T) {
 
 	// Once the turn ends, they run, and say who.
 	store.Sessions.Update(context.Background(), key, func(s *state.Session) error { s.Busy = false; return nil })
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: threadID, ParentID: channel, User: chat.User{ID: owner, Name: "o"}, Name: "merge"}, fakeResponder{l})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: threadID, ParentID: channel, User: chat.User{ID: owner, Name: "o"}, Name: "merge"}, fakeResponder{l: l})
 	if !strings.Contains(strings.Join(l.all(), "\n"), "Merged `ccbridge/x` into `main` (fast-forward, now at `abc`) by <@"+owner+">") {
 		t.Fatalf("merge answer: %q", l.all())
 	}
@@ -166,12 +166,12 @@ func TestDiscardIsBoundToTheChangesShown(t *testing.T) {
 	fl := &fakeLander{patch: "+one line"}
 	r.opt.Land = fl
 	var asked chat.Reply
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "discard"}, drawn{fakeResponder{l}, &asked})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "discard"}, drawn{fakeResponder{l: l}, &asked})
 	discard := buttonID(t, asked, "Discard them")
 
 	fl.patch = "+one line\n+and the work of the afternoon"
 	var again chat.Reply
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: discard}, drawn{fakeResponder{l}, &again})
+	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: discard}), drawn{fakeResponder{l: l}, &again})
 	if slices.Contains(fl.calls, "discard") {
 		t.Fatalf("changes made after the question were discarded: %q", fl.calls)
 	}
@@ -181,13 +181,13 @@ func TestDiscardIsBoundToTheChangesShown(t *testing.T) {
 
 	old, _ := chat.ID{Instance: "inst1", Kind: landKind, Args: []string{"home-api", "discard"}}.Encode()
 	n := len(l.all())
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: old}, fakeResponder{l})
+	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: old}), fakeResponder{l: l})
 	if got := l.all()[n:]; slices.Contains(fl.calls, "discard") || len(got) != 1 || !strings.Contains(got[0], "older ccbridge") {
 		t.Fatalf("an old question did %q, git %q", got, fl.calls)
 	}
 
 	// The new question discards what it shows.
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: buttonID(t, again, "Discard them")}, fakeResponder{l})
+	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: buttonID(t, again, "Discard them")}), fakeResponder{l: l})
 	if !slices.Contains(fl.calls, "discard") {
 		t.Fatalf("the confirmed changes were not discarded: %q, %q", fl.calls, l.all())
 	}
@@ -201,9 +201,9 @@ func TestLandButtonsWithLongNames(t *testing.T) {
 	fl := &fakeLander{}
 	r.opt.Land = fl
 	var asked chat.Reply
-	r.HandleCommand(chat.CommandEvent{Server: server, ChannelID: channel, User: chat.User{ID: owner}, Name: "discard"}, drawn{fakeResponder{l}, &asked})
+	r.HandleCommand(chat.CommandEvent{Server: server, ChannelID: channel, User: chat.User{ID: owner}, Name: "discard"}, drawn{fakeResponder{l: l}, &asked})
 	var answer chat.Reply
-	r.HandleComponent(chat.ComponentEvent{Server: server, ChannelID: channel, User: chat.User{ID: owner}, CustomID: buttonID(t, asked, "Discard them")}, drawn{fakeResponder{l}, &answer})
+	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: server, ChannelID: channel, User: chat.User{ID: owner}, CustomID: buttonID(t, asked, "Discard them")}), drawn{fakeResponder{l: l}, &answer})
 	if !slices.Contains(fl.calls, "discard") {
 		t.Fatalf("the confirmed discard did nothing: %q; answer %q", fl.calls, answer.Content)
 	}
@@ -229,7 +229,7 @@ func TestAuditShowsOnlyThisProject(t *testing.T) {
 		}
 	}
 	var reply chat.Reply
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "audit"}, drawn{fakeResponder{l}, &reply})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "audit"}, drawn{fakeResponder{l: l}, &reply})
 	if strings.Contains(reply.Content, "secret") || strings.Contains(reply.Content, "mislabelled") || strings.Contains(reply.Content, "unplaced") {
 		t.Fatalf("/audit shows another server's or project's decisions: %q", reply.Content)
 	}
@@ -238,7 +238,7 @@ func TestAuditShowsOnlyThisProject(t *testing.T) {
 	}
 
 	// The count is of this project's decisions, not of the whole log.
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "audit", Options: map[string]string{"count": "1"}}, drawn{fakeResponder{l}, &reply})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "audit", Options: map[string]string{"count": "1"}}, drawn{fakeResponder{l: l}, &reply})
 	if !strings.Contains(reply.Content, "ls in a thread") || strings.Contains(reply.Content, "commit in") {
 		t.Fatalf("/audit count 1 = %q", reply.Content)
 	}
@@ -250,8 +250,8 @@ func TestLandingDecisionsNameTheirProject(t *testing.T) {
 	r, _, _, l, _ := newRouter(t)
 	r.opt.Land = &fakeLander{}
 	var asked chat.Reply
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "discard"}, drawn{fakeResponder{l}, &asked})
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: buttonID(t, asked, "Discard them")}, fakeResponder{l})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "discard"}, drawn{fakeResponder{l: l}, &asked})
+	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: buttonID(t, asked, "Discard them")}), fakeResponder{l: l})
 	es, err := audit.Last(r.opt.Registry.Dir.Root(), 10)
 	if err != nil || len(es) != 1 || es[0].Server != "home" || es[0].Project != "api" || es[0].Kind != "discard" {
 		t.Fatalf("entries %+v, %v", es, err)
@@ -319,7 +319,7 @@ func TestCommitFormOpensWithinDiscordsWindow(t *testing.T) {
 	var modal chat.Modal
 	var at time.Time
 	start := time.Now()
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "commit"}, modalAt{fakeResponder{l}, &modal, &at})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: chat.User{ID: owner}, Name: "commit"}, modalAt{fakeResponder{l: l}, &modal, &at})
 	if at.IsZero() || at.Sub(start) > time.Second {
 		t.Fatalf("the form opened %v after the command (never: %v); ops %q", at.Sub(start), at.IsZero(), l.all())
 	}
@@ -327,7 +327,7 @@ func TestCommitFormOpensWithinDiscordsWindow(t *testing.T) {
 		t.Fatalf("form %+v: %v", modal, err)
 	}
 	var reply chat.Reply
-	r.HandleModal(chat.ModalEvent{Server: "home", ChannelID: thread, User: chat.User{ID: owner}, CustomID: modal.CustomID, Values: map[string]string{"message": "side"}}, drawn{fakeResponder{l}, &reply})
+	r.HandleModal(l.submitDrawn(r, chat.ModalEvent{Server: "home", ChannelID: thread, User: chat.User{ID: owner}, CustomID: modal.CustomID, Values: map[string]string{"message": "side"}}), drawn{fakeResponder{l: l}, &reply})
 	if !strings.Contains(reply.Content, "Nothing to commit") {
 		t.Fatalf("submit of a clean tree: %q", reply.Content)
 	}
@@ -335,7 +335,7 @@ func TestCommitFormOpensWithinDiscordsWindow(t *testing.T) {
 	// In the project checkout, after the warning.
 	at = time.Time{}
 	start = time.Now()
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: r.landID("home-api", "commitask")}, modalAt{fakeResponder{l}, &modal, &at})
+	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: r.landID("home-api", "commitask")}), modalAt{fakeResponder{l: l}, &modal, &at})
 	if at.IsZero() || at.Sub(start) > time.Second {
 		t.Fatalf("the checkout's form opened %v after the click (never: %v); ops %q", at.Sub(start), at.IsZero(), l.all())
 	}
@@ -351,15 +351,15 @@ func TestPendingCommitMessagesStayWithTheirRouter(t *testing.T) {
 	r1, _, _, l1, _ := newRouter(t)
 	r2, _, _, l2, _ := newRouter(t)
 	r1.opt.Land, r2.opt.Land = &fakeLander{}, &fakeLander{}
-	r1.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "commit", Options: map[string]string{"message": "r1's message"}}, fakeResponder{l1})
+	r1.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "commit", Options: map[string]string{"message": "r1's message"}}, fakeResponder{l: l1})
 	var modal chat.Modal
 	var at time.Time
 	ask := chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: r2.landID("home-api", "commitask")}
-	r2.HandleComponent(ask, modalAt{fakeResponder{l2}, &modal, &at})
+	r2.HandleComponent(ask, modalAt{fakeResponder{l: l2}, &modal, &at})
 	if modal.Inputs[0].Value != "Update" {
 		t.Fatalf("r2 drafted with %q", modal.Inputs[0].Value)
 	}
-	r1.HandleComponent(ask, modalAt{fakeResponder{l1}, &modal, &at})
+	r1.HandleComponent(ask, modalAt{fakeResponder{l: l1}, &modal, &at})
 	if modal.Inputs[0].Value != "r1's message" {
 		t.Fatalf("r1 drafted with %q", modal.Inputs[0].Value)
 	}

@@ -218,7 +218,7 @@ func (r *Router) deliverAnyway(ev chat.ComponentEvent, args []string, resp chat.
 		return
 	}
 	link := messageLink(tg, ev.ChannelID, msgID)
-	_ = resp.Update(chat.Message{Content: fmt.Sprintf("📨 Delivering [this message](%s) now, as %s asked.", link, mention(ev.User))})
+	_, _ = resp.Update(chat.Message{Content: fmt.Sprintf("📨 Delivering [this message](%s) now, as %s asked.", link, mention(ev.User))})
 	r.opt.Log.Info("deliver anyway", "channel", ev.ChannelID, "message", msgID, "by", ev.User.ID)
 	go func() {
 		ctx, cancel := context.WithTimeout(r.ctx, catchUpRead)

@@ -61,8 +61,11 @@ func (f fitting) Respond(m chat.Reply) error {
 	m.Content = fit(m.Content)
 	return f.Responder.Respond(m)
 }
-func (f fitting) Edit(m chat.Reply) error { m.Content = fit(m.Content); return f.Responder.Edit(m) }
-func (f fitting) Update(m chat.Message) error {
+func (f fitting) Edit(m chat.Reply) (string, error) {
+	m.Content = fit(m.Content)
+	return f.Responder.Edit(m)
+}
+func (f fitting) Update(m chat.Message) (string, error) {
 	m.Content = fit(m.Content)
 	return f.Responder.Update(m)
 }
@@ -74,4 +77,9 @@ type fittingReplier struct{ Replier }
 func (f fittingReplier) Post(ctx context.Context, server, channelID string, m chat.Message) (string, error) {
 	m.Content = fit(m.Content)
 	return f.Replier.Post(ctx, server, channelID, m)
+}
+
+func (f fittingReplier) PostCard(ctx context.Context, server, channelID string, m chat.Message) (string, []string, error) {
+	m.Content = fit(m.Content)
+	return f.Replier.PostCard(ctx, server, channelID, m)
 }

@@ -70,7 +70,7 @@ func TestUsageOfManyThreadsFits(t *testing.T) {
 		})
 	}
 	var reply chat.Reply
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "usage"}, drawn{fakeResponder{l}, &reply})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "usage"}, drawn{fakeResponder{l: l}, &reply})
 	if !strings.Contains(reply.Content, "more session(s) not shown") || !strings.Contains(reply.Content, "• channel session") {
 		t.Fatalf("/usage = %q", reply.Content)
 	}
@@ -97,14 +97,14 @@ func TestGitFailuresFit(t *testing.T) {
 		{Name: "diff"}, {Name: "commit", Options: map[string]string{"message": "m"}}, {Name: "merge"}, {Name: "discard"},
 	} {
 		ev.Server, ev.ChannelID, ev.ParentID, ev.User = "home", thread, channel, user
-		r.HandleCommand(ev, fakeResponder{l})
+		r.HandleCommand(ev, fakeResponder{l: l})
 	}
-	r.HandleModal(chat.ModalEvent{Server: "home", ChannelID: thread, User: user, CustomID: r.landID(key, "commit"), Values: map[string]string{"message": "m"}}, fakeResponder{l})
+	r.HandleModal(l.submitDrawn(r, chat.ModalEvent{Server: "home", ChannelID: thread, User: user, CustomID: r.landID(key, "commit"), Values: map[string]string{"message": "m"}}), fakeResponder{l: l})
 	click(r, l, thread, r.landID(key, "discard", "h"))
 	click(r, l, thread, r.landID(key, "remove"))
 	// The patch cannot be attached: Discord's error is quoted.
 	fl.fail, fl.stat, rp.postErr = nil, longStat(), stderr("discord")
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: user, Name: "diff"}, fakeResponder{l})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: thread, ParentID: channel, User: user, Name: "diff"}, fakeResponder{l: l})
 	n := 0
 	for _, op := range l.all() {
 		if strings.HasPrefix(op, "edit ⚠️") {
@@ -142,7 +142,7 @@ func TestKeptWorktreeMessagesFit(t *testing.T) {
 	}
 	press := func(content, action string) chat.Message {
 		var m chat.Message
-		r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: r.wtID(key, action, "fp1"), Content: content}, updated{fakeResponder{l}, &m})
+		r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: r.wtID(key, action, "fp1"), Content: content}), updated{fakeResponder{l: l}, &m})
 		return m
 	}
 	asked := press(notice, "delete")
@@ -178,8 +178,8 @@ type updated struct {
 	m *chat.Message
 }
 
-func (u updated) Update(m chat.Message) error { *u.m = m; return u.fakeResponder.Update(m) }
-func (u updated) Edit(m chat.Reply) error     { *u.m = m; return u.fakeResponder.Edit(m) }
+func (u updated) Update(m chat.Message) (string, error) { *u.m = m; return u.fakeResponder.Update(m) }
+func (u updated) Edit(m chat.Reply) (string, error)     { *u.m = m; return u.fakeResponder.Edit(m) }
 
 // tmux failing with pages of stderr, Claude failing to start with a full
 // screen, a panel already full: every answer fits.
@@ -190,13 +190,13 @@ func TestSessionFailuresFit(t *testing.T) {
 	ss.fail = map[string]error{"Status": fail, "InterruptTurn": fail, "Screen": fail, "SetMode": fail, "Stop": fail,
 		"Ensure": &session.NotReadyError{Waited: time.Minute, Screen: strings.Repeat("a line of Claude's screen, a hundred columns wide …………………………………………………………………………………………\n", 50)}}
 	for _, name := range []string{"status", "stop", "screen", "mode"} {
-		r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: name, Options: map[string]string{"mode": "plan"}}, fakeResponder{l})
+		r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: name, Options: map[string]string{"mode": "plan"}}, fakeResponder{l: l})
 	}
 	click(r, l, channel, keyID(t, "home-api", "Escape", time.Now()))
 	for _, action := range []string{"start", "stop"} {
 		id, _ := chat.ID{Instance: "inst1", Kind: panel.IDKind, Args: []string{action, "api"}}.Encode()
 		var m chat.Message
-		r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: id}, updated{fakeResponder{l}, &m})
+		r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: id}), updated{fakeResponder{l: l}, &m})
 		if !strings.Contains(m.Content, "⚠️ Could not "+action+" api") {
 			t.Errorf("the panel lost its notice: %q", m.Content)
 		}

@@ -147,7 +147,7 @@ func (f *openFixture) start(t *testing.T) *Router {
 }
 
 func (f *openFixture) command(channelID, parentID, name string, opts map[string]string) {
-	f.r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channelID, ParentID: parentID, User: chat.User{ID: owner}, Name: name, Options: opts}, fakeResponder{f.l})
+	f.r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channelID, ParentID: parentID, User: chat.User{ID: owner}, Name: name, Options: opts}, fakeResponder{l: f.l})
 }
 
 // lastEdit is the latest answer to a deferred command.
@@ -324,13 +324,13 @@ func TestOpenWithAWorktree(t *testing.T) {
 func TestOpenRefusals(t *testing.T) {
 	f := newOpenRouter(t, true)
 	f.r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: "100000000000000099"}, Name: openName,
-		Options: map[string]string{"path": "api"}}, fakeResponder{f.l})
+		Options: map[string]string{"path": "api"}}, fakeResponder{l: f.l})
 	if got := f.lastEdit(t); got != "respond ephemeral=true "+refusalForOthers {
 		t.Errorf("someone not an owner: %s", got)
 	}
 	// A direct message has no server of ours: nothing is opened.
 	f.r.HandleCommand(chat.CommandEvent{ChannelID: "100000000000000097", User: chat.User{ID: owner}, Name: openName,
-		Options: map[string]string{"path": "api"}}, fakeResponder{f.l})
+		Options: map[string]string{"path": "api"}}, fakeResponder{l: f.l})
 	for path, why := range map[string]string{
 		"../..":     `goes up a folder with ".."`,
 		"escape":    "outside the folders /open may open",

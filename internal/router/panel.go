@@ -28,7 +28,7 @@ func (r *Router) panelAction(ev chat.ComponentEvent, args []string, resp chat.Re
 	if notice != "" { // the panel gives way: the notice says what just failed
 		m.Content = strings.TrimSpace(fitTo(m.Content, chat.Limit-utf8.RuneCountInString(notice)-2) + "\n\n" + notice)
 	}
-	if err := resp.Edit(m); err != nil {
+	if _, err := resp.Edit(m); err != nil {
 		r.opt.Log.Error("could not redraw the panel", "server", ev.Server, "err", err)
 	}
 }

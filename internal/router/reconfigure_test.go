@@ -39,7 +39,7 @@ func TestReconfigureOwners(t *testing.T) {
 	if slices.Contains(l.all(), `deliver home-api "from the old owner"`) {
 		t.Fatalf("a removed owner's message was delivered: %q", l.all())
 	}
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "stop"}, fakeResponder{l})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "stop"}, fakeResponder{l: l})
 	l.waitFor(t, "respond ephemeral=true "+refusalForOthers)
 }
 

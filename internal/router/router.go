@@ -23,6 +23,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/guard"
 	"github.com/ccbridge/ccbridge/internal/intake"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -41,6 +42,9 @@ type Replier interface {
 	// view the channel.
 	EveryoneCanView(ctx context.Context, server, channelID string) (bool, error)
 	Post(ctx context.Context, server, channelID string, m chat.Message) (string, error)
+	// PostCard is Post returning also the ids of the message's
+	// attachments: a message with controls is bound to them (components.go).
+	PostCard(ctx context.Context, server, channelID string, m chat.Message) (string, []string, error)
 	React(ctx context.Context, server, channelID, messageID, emoji string) error
 	ArchiveThread(ctx context.Context, server, threadID string) error
 	Download(ctx context.Context, url string, limit int64) ([]byte, error)
@@ -144,6 +148,9 @@ type Router struct {
 
 	now func() time.Time // the clock (tests move it)
 
+	// guard binds the messages with controls the router draws (components.go).
+	guard *guard.Guard
+
 	// deletedCap bounds the wait for a deleted thread's turn (0: deletedTurnCap).
 	deletedCap time.Duration
 }
@@ -215,7 +222,9 @@ func New(ctx context.Context, opt Options) *Router {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
 	opt.Replier = fittingReplier{opt.Replier} // limits.go
-	r := &Router{opt: opt, ctx: ctx, workers: map[string]chan item{}, closing: map[string]bool{}, followers: map[string]*screenFollower{}, now: time.Now, schedWake: make(chan struct{}, 1)}
+	r := &Router{opt: opt, ctx: ctx, workers: map[string]chan item{}, closing: map[string]bool{}, followers: map[string]*screenFollower{}, now: time.Now, schedWake: make(chan struct{}, 1),
+		guard: newGuard(opt)}
+	r.opt.Replier = bindingReplier{r.opt.Replier, r} // components.go
 	r.Reconfigure(opt.Config)
 	return r
 }

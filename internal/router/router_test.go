@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,6 +31,163 @@ type log struct {
 	mu      sync.Mutex
 	ops     []string
 	refused []string
+	// The fake Discord's messages: what each message ccbridge posted or
+	// drew shows, by id.
+	msgs     map[string]kept
+	seq      int
+	carriers map[string]string // the message each custom_id was last drawn on
+	apart    map[string]bool   // messages whose interaction was answered with a Defer
+}
+
+// kept is a message as Discord keeps it.
+type kept struct {
+	m     chat.Message
+	files []string
+}
+
+// draw records what a message shows now; a new one (id "") gets an id.
+func (l *log) draw(id string, m chat.Message, files []string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.msgs == nil {
+		l.msgs = map[string]kept{}
+	}
+	if id == "" {
+		l.seq++
+		id = fmt.Sprintf("2%017d", l.seq)
+	}
+	l.msgs[id] = kept{m: m, files: files}
+	if l.carriers == nil {
+		l.carriers = map[string]string{}
+	}
+	for _, row := range m.Rows {
+		for _, b := range row.Buttons {
+			l.carriers[b.CustomID] = id
+		}
+		if row.Select != nil {
+			l.carriers[row.Select.CustomID] = id
+		}
+	}
+	return id
+}
+
+// setAnswer records whether the answer to an interaction on message at is
+// a message of its own.
+func (l *log) setAnswer(at string, apart bool) {
+	if at == "" {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.apart == nil {
+		l.apart = map[string]bool{}
+	}
+	l.apart[at] = apart
+}
+
+func (l *log) answersApart(at string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.apart[at]
+}
+
+// carriedOver is a new log holding the messages l's fake Discord holds,
+// and no operations: what a restarted daemon finds.
+func (l *log) carriedOver() *log {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return &log{msgs: maps.Clone(l.msgs), carriers: maps.Clone(l.carriers), seq: l.seq}
+}
+
+// carrying is the message a custom_id was last drawn on ("" if none).
+func (l *log) carrying(customID string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.carriers[customID]
+}
+
+// message is what message id shows.
+func (l *log) message(t *testing.T, id string) chat.Message {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s, ok := l.msgs[id]
+	if !ok {
+		t.Fatalf("no message %s was drawn", id)
+	}
+	return s.m
+}
+
+// last is the id of the message drawn last.
+func (l *log) last() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return fmt.Sprintf("2%017d", l.seq)
+}
+
+// on is a click in channel ch on message id as Discord gives it: its
+// text, components and attachments' ids, on the button or menu whose
+// custom_id is customID.
+func (l *log) on(ch, id, customID string, values ...string) chat.ComponentEvent {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.msgs[id]
+	return chat.ComponentEvent{Server: "home", ChannelID: ch, MessageID: id, Content: s.m.Content, Rows: s.m.Rows, FileIDs: s.files,
+		User: chat.User{ID: owner}, CustomID: customID, Values: values}
+}
+
+// submitted is the submit of a form opened from message id.
+func (l *log) submitted(ch, id, customID string, values map[string]string) chat.ModalEvent {
+	ev := l.on(ch, id, customID)
+	return chat.ModalEvent{Server: ev.Server, ChannelID: ev.ChannelID, MessageID: id, Content: ev.Content, Rows: ev.Rows, FileIDs: ev.FileIDs,
+		User: ev.User, CustomID: customID, Values: values}
+}
+
+// press clicks, as the owner, the button labelled label of message id in
+// channel ch, and answers through a responder on that message.
+func (l *log) press(t *testing.T, r *Router, ch, id, label string) {
+	t.Helper()
+	r.HandleComponent(l.on(ch, id, buttonOf(t, l.message(t, id), label)), fakeResponder{l: l, at: id})
+}
+
+// onDrawn gives a click without a message one: a message ccbridge drew
+// (bound as the router binds what it draws) in the click's channel,
+// showing the click's text and, as a button, its control. Tests of what a
+// handler does use it; the guard's own tests click real drawings
+// (components_test.go).
+func (l *log) onDrawn(r *Router, ev chat.ComponentEvent) chat.ComponentEvent {
+	if ev.MessageID != "" {
+		return ev
+	}
+	m := chat.Message{Content: ev.Content, Rows: []chat.Row{{Buttons: []chat.Button{{Label: "b", CustomID: ev.CustomID, Style: chat.Secondary}}}}}
+	ev.MessageID, ev.Rows = l.draw("", m, nil), m.Rows
+	r.bind(ev.Server, ev.ChannelID, ev.MessageID, m, nil)
+	return ev
+}
+
+// submitDrawn is onDrawn for a form's submit: the form was opened from a
+// message ccbridge drew.
+func (l *log) submitDrawn(r *Router, ev chat.ModalEvent) chat.ModalEvent {
+	if ev.MessageID != "" {
+		return ev
+	}
+	c := l.onDrawn(r, chat.ComponentEvent{Server: ev.Server, ChannelID: ev.ChannelID, Content: ev.Content, CustomID: ev.CustomID})
+	ev.MessageID, ev.Rows = c.MessageID, c.Rows
+	return ev
+}
+
+// buttonOf finds a button by its label.
+func buttonOf(t *testing.T, m chat.Message, label string) string {
+	t.Helper()
+	for _, row := range m.Rows {
+		for _, b := range row.Buttons {
+			if b.Label == label {
+				return b.CustomID
+			}
+		}
+	}
+	t.Fatalf("no button %q on %q", label, m.Content)
+	return ""
 }
 
 // check records a message that breaks one of Discord's rules.
@@ -65,6 +223,20 @@ func (l *log) waitFor(t *testing.T, op string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Fatalf("never saw %q; saw %q", op, l.all())
+}
+
+// waitReact waits for a reaction emoji on any message (posted messages
+// get fresh ids).
+func (l *log) waitReact(t *testing.T, emoji string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if slices.ContainsFunc(l.all(), func(op string) bool { return strings.HasPrefix(op, "react ") && strings.HasSuffix(op, " "+emoji) }) {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("never saw a %s reaction; saw %q", emoji, l.all())
 }
 
 type fakeSessions struct {
@@ -256,7 +428,21 @@ func (f *fakeReplier) Post(_ context.Context, server, ch string, m chat.Message)
 	if f.postErr != nil {
 		return "", f.postErr
 	}
-	return "1", nil
+	return f.l.draw("", m, nil), nil
+}
+
+// PostCard is Post; each file gets an attachment id.
+func (f *fakeReplier) PostCard(ctx context.Context, server, ch string, m chat.Message) (string, []string, error) {
+	id, err := f.Post(ctx, server, ch, m)
+	if err != nil {
+		return "", nil, err
+	}
+	var files []string
+	for i := range m.Files {
+		files = append(files, fmt.Sprintf("%s%d", id, i))
+	}
+	f.l.draw(id, m, files)
+	return id, files, nil
 }
 func (f *fakeReplier) React(ctx context.Context, server, ch, msg, emoji string) error {
 	if err := ctx.Err(); err != nil {
@@ -283,30 +469,57 @@ func (f *fakeReplier) Download(_ context.Context, url string, limit int64) ([]by
 	return b, nil
 }
 
-type fakeResponder struct{ l *log }
+// fakeResponder answers an interaction on message at (none: a command's,
+// whose answer is a new message).
+type fakeResponder struct {
+	l  *log
+	at string
+}
 
 func (f fakeResponder) Respond(r chat.Reply) error {
 	f.l.check(r)
 	f.l.add("respond ephemeral=%v %s", r.Ephemeral, r.Content)
 	return nil
 }
-func (f fakeResponder) Defer(bool) error   { f.l.add("defer"); return nil }
-func (f fakeResponder) DeferUpdate() error { f.l.add("defer-update"); return nil }
-func (f fakeResponder) Update(m chat.Message) error {
+
+// Defer on a message's component makes the answer a new message (Edit
+// draws it); DeferUpdate makes it the message itself.
+func (f fakeResponder) Defer(bool) error {
+	f.l.add("defer")
+	f.l.setAnswer(f.at, true)
+	return nil
+}
+func (f fakeResponder) DeferUpdate() error {
+	f.l.add("defer-update")
+	f.l.setAnswer(f.at, false)
+	return nil
+}
+func (f fakeResponder) Update(m chat.Message) (string, error) {
 	f.l.check(m)
 	f.l.add("update %s rows=%d", m.Content, len(m.Rows))
-	return nil
+	if f.at == "" {
+		return "", nil
+	}
+	return f.l.draw(f.at, m, nil), nil
 }
 func (f fakeResponder) OpenModal(m chat.Modal) error {
 	f.l.refuse(chat.CheckModal(m), m.Title)
 	f.l.add("modal %s", m.CustomID)
 	return nil
 }
-func (f fakeResponder) Edit(r chat.Reply) error {
+func (f fakeResponder) Edit(r chat.Reply) (string, error) {
 	f.l.check(r)
 	f.l.add("edit %s buttons=%d", r.Content, len(r.Rows))
-	return nil
+	at := f.at
+	if f.l.answersApart(at) {
+		at = ""
+	}
+	return f.l.draw(at, r, nil), nil
 }
+
+// guardWait is how long the guard waits for a binding in these tests:
+// enough for a binding on its way within the process, short for refusals.
+const guardWait = 300 * time.Millisecond
 
 func newRouter(t *testing.T) (*Router, *fakeSessions, *fakeReplier, *log, *state.Store) {
 	t.Helper()
@@ -350,6 +563,7 @@ owner_ids = ["100000000000000008"]
 	rp := &fakeReplier{l: l, files: map[string][]byte{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := New(ctx, Options{Config: cfg, Sessions: ss, Replier: rp, Store: store, Registry: reg, Instance: "inst1"})
+	r.guard.Wait = guardWait
 	t.Cleanup(func() {
 		cancel()
 		r.Wait()
@@ -383,9 +597,9 @@ func TestOthersHaveNoEffect(t *testing.T) {
 	} {
 		r.HandleMessage(ev)
 	}
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: "666"}, Name: "stop"}, fakeResponder{l})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: "666"}, Name: "stop"}, fakeResponder{l: l})
 	id, _ := chat.ID{Instance: "inst1", Kind: "key", Args: []string{"home-api", "1"}}.Encode()
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: "666"}, CustomID: id}, fakeResponder{l})
+	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: "666"}, CustomID: id}), fakeResponder{l: l})
 	time.Sleep(50 * time.Millisecond)
 	want := []string{"respond ephemeral=true " + refusalForOthers, "respond ephemeral=true " + refusalForOthers}
 	if got := l.all(); !slices.Equal(got, want) {
@@ -447,10 +661,10 @@ func TestAttachmentsAreSavedSafely(t *testing.T) {
 func TestCommandsAckFirst(t *testing.T) {
 	r, _, _, l, _ := newRouter(t)
 	owner := chat.User{ID: owner}
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: owner, Name: "stop"}, fakeResponder{l})
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: owner, Name: "mode", Options: map[string]string{"mode": "plan"}}, fakeResponder{l})
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: owner, Name: "screen"}, fakeResponder{l})
-	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: owner, Name: "status"}, fakeResponder{l})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: owner, Name: "stop"}, fakeResponder{l: l})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: owner, Name: "mode", Options: map[string]string{"mode": "plan"}}, fakeResponder{l: l})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: owner, Name: "screen"}, fakeResponder{l: l})
+	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: owner, Name: "status"}, fakeResponder{l: l})
 	got := l.all()
 	want := []string{"defer", "interrupt home-api", "edit ⏹ Interrupted Claude. Send a message to continue. buttons=0",
 		"defer", "mode plan", "edit Permission mode: plan buttons=0", "defer", "edit ```\n❯ screen text\n``` buttons=3"}
@@ -465,12 +679,12 @@ func TestCommandsAckFirst(t *testing.T) {
 func TestKeyButtons(t *testing.T) {
 	r, _, _, l, _ := newRouter(t)
 	id := keyID(t, "home-api", "Escape", time.Now())
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: id}, fakeResponder{l})
+	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: id}), fakeResponder{l: l})
 	if got := l.all(); len(got) != 3 || got[0] != "defer-update" || got[1] != "keys home-api Escape" {
 		t.Fatalf("ops = %q", got)
 	}
 	other, _ := chat.ID{Instance: "other", Kind: "key", Args: []string{"home-api", "1"}}.Encode()
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: other}, fakeResponder{l})
+	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: other}), fakeResponder{l: l})
 	if n := len(l.all()); n != 3 {
 		t.Fatalf("another instance's button had an effect: %q", l.all())
 	}
@@ -482,7 +696,7 @@ func TestScreenFollowsTheRedrawAfterAKey(t *testing.T) {
 	r, ss, _, l, _ := newRouter(t)
 	ss.screens = []string{"⏸ manual mode on", "⏸ manual mode on", "⏵⏵ accept edits on"}
 	id := keyID(t, "home-api", "BTab", time.Now())
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: id}, fakeResponder{l})
+	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: id}), fakeResponder{l: l})
 	deadline := time.Now().Add(5 * time.Second)
 	for !slices.ContainsFunc(l.all(), func(op string) bool { return strings.Contains(op, "accept edits on") }) {
 		if time.Now().After(deadline) {
@@ -501,7 +715,7 @@ func TestQuickKeysLeaveOneScreenFollower(t *testing.T) {
 	}
 	for range 4 {
 		id := keyID(t, "home-api", "Down", time.Now())
-		r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: id}, fakeResponder{l})
+		r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: id}), fakeResponder{l: l})
 	}
 	for deadline := time.Now().Add(5 * time.Second); len(slices.DeleteFunc(l.all(), func(op string) bool { return op != "keys home-api Down" })) < 4; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -560,7 +774,7 @@ func TestThreadMessagesGetTheirOwnSession(t *testing.T) {
 func TestThreadCommandStartsAThreadWithItsPrompt(t *testing.T) {
 	r, _, _, l, _ := newRouter(t)
 	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "thread",
-		Options: map[string]string{"name": "refactor", "prompt": "start with the parser"}}, fakeResponder{l})
+		Options: map[string]string{"name": "refactor", "prompt": "start with the parser"}}, fakeResponder{l: l})
 	l.waitFor(t, `deliver home-api-t100000000000000077 "start with the parser"`)
 	if got := l.all(); got[0] != "defer" || got[1] != "thread refactor" {
 		t.Fatalf("ops = %q", got)
@@ -626,13 +840,13 @@ func TestThreadNamesFitDiscord(t *testing.T) {
 		}
 	}
 	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "thread",
-		Options: map[string]string{"name": strings.Repeat("é", 101)}}, fakeResponder{l})
+		Options: map[string]string{"name": strings.Repeat("é", 101)}}, fakeResponder{l: l})
 	got := l.all()
 	if len(got) != 2 || !strings.Contains(got[1], "at most 100 characters; this one has 101") {
 		t.Fatalf("ops = %q", got)
 	}
 	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "thread",
-		Options: map[string]string{"name": strings.Repeat("é", 100)}}, fakeResponder{l})
+		Options: map[string]string{"name": strings.Repeat("é", 100)}}, fakeResponder{l: l})
 	l.waitFor(t, "thread "+strings.Repeat("é", 100))
 }
 

@@ -217,7 +217,7 @@ func (r *Router) scheduleAction(ev chat.ComponentEvent, args []string, resp chat
 	}
 	s, err := r.opt.Registry.Schedules.Get(args[1])
 	if errors.Is(err, state.ErrNotFound) || (err == nil && s.Server != ev.Server) {
-		_ = resp.Update(r.scheduleList(r.scopeOfChannel(ev.Server, ev.ChannelID), "That schedule was already cancelled, or it ran."))
+		_, _ = resp.Update(r.scheduleList(r.scopeOfChannel(ev.Server, ev.ChannelID), "That schedule was already cancelled, or it ran."))
 		return
 	}
 	if err == nil {
@@ -228,7 +228,7 @@ func (r *Router) scheduleAction(ev chat.ComponentEvent, args []string, resp chat
 		return
 	}
 	r.opt.Log.Info("cancelled a schedule", "schedule", args[1], "by", ev.User.ID)
-	_ = resp.Update(r.scheduleList(r.scopeOfSchedule(s), fmt.Sprintf("🗑 Cancelled by <@%s>: %s.", ev.User.ID, clip(strings.Join(strings.Fields(s.Prompt), " "), 100))))
+	_, _ = resp.Update(r.scheduleList(r.scopeOfSchedule(s), fmt.Sprintf("🗑 Cancelled by <@%s>: %s.", ev.User.ID, clip(strings.Join(strings.Fields(s.Prompt), " "), 100))))
 }
 
 // wakeScheduler makes the scheduler look again (a schedule was added).

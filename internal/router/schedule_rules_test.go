@@ -85,7 +85,7 @@ func TestReview3ScheduleResurrectsADeletedThreadsSession(t *testing.T) {
 	r.remember(key, func(g *state.Registered) {
 		g.Server, g.Project, g.ThreadID, g.ThreadName = "home", "api", schedThread, "nightly"
 	})
-	r.HandleCommand(scheduleIn(schedThread, channel, map[string]string{"when": "0 9 * * *", "prompt": "deploy the nightly build"}), fakeResponder{l})
+	r.HandleCommand(scheduleIn(schedThread, channel, map[string]string{"when": "0 9 * * *", "prompt": "deploy the nightly build"}), fakeResponder{l: l})
 	waitOp(t, l, "edit ⏰ Scheduled `0 9 * * *`")
 	r.HandleThreadDeleted("home", schedThread, channel)
 	notice := waitOp(t, l, "send 🗑")
@@ -135,7 +135,7 @@ func TestReview3EveryOneSecondWithNewThreads(t *testing.T) {
 		l.mu.Lock()
 		l.ops = nil
 		l.mu.Unlock()
-		r.HandleCommand(scheduleIn(channel, "", map[string]string{"when": when, "prompt": "p", "where": "new-thread"}), fakeResponder{l})
+		r.HandleCommand(scheduleIn(channel, "", map[string]string{"when": when, "prompt": "p", "where": "new-thread"}), fakeResponder{l: l})
 		if edit := waitOp(t, l, "edit "); !strings.Contains(edit, want) {
 			t.Errorf("%q: %q, want %q", when, edit, want)
 		}
@@ -145,7 +145,7 @@ func TestReview3EveryOneSecondWithNewThreads(t *testing.T) {
 	}
 	// In this channel (no thread, no Claude started each time) a minute
 	// apart is fine.
-	r.HandleCommand(scheduleIn(channel, "", map[string]string{"when": "* * * * *", "prompt": "p"}), fakeResponder{l})
+	r.HandleCommand(scheduleIn(channel, "", map[string]string{"when": "* * * * *", "prompt": "p"}), fakeResponder{l: l})
 	waitOp(t, l, "edit ⏰ Scheduled `* * * * *`")
 }
 
@@ -229,7 +229,7 @@ func TestArchivedThreadScheduleSkipsUntilTheThreadIsBack(t *testing.T) {
 	r.remember(key, func(g *state.Registered) {
 		g.Server, g.Project, g.ThreadID, g.ThreadName, g.Archived = "home", "api", schedThread, "nightly", true
 	})
-	r.HandleCommand(scheduleIn(schedThread, channel, map[string]string{"when": "*/5 * * * *", "prompt": "check the queue"}), fakeResponder{l})
+	r.HandleCommand(scheduleIn(schedThread, channel, map[string]string{"when": "*/5 * * * *", "prompt": "check the queue"}), fakeResponder{l: l})
 	waitOp(t, l, "edit ⏰ Scheduled")
 	r.StartScheduler()
 	c.add(time.Minute)
@@ -259,22 +259,26 @@ func TestArchivedThreadScheduleSkipsUntilTheThreadIsBack(t *testing.T) {
 	r.remember(key, func(g *state.Registered) { g.Archived = false }) // a message brought it back
 	c.add(5 * time.Minute)
 	r.wakeScheduler()
-	l.waitFor(t, "react 1 ✅")
+	l.waitFor(t, "deliver "+key+" \"check the queue\"")
+	// The run's own message (posted as from the schedule) gets its ✅.
+	if op := waitOp(t, l, "react 2"); !strings.HasSuffix(op, " ✅") {
+		t.Fatalf("the run's message got %q", op)
+	}
 }
 
 // /schedules lists the schedules of the project it runs in (its channel
 // and threads), not the whole server's.
 func TestSchedulesListsOnlyThisProject(t *testing.T) {
 	r, _, l := newScheduleRouter(t, owner)
-	r.HandleCommand(scheduleIn(channel, "", map[string]string{"when": "in 1h", "prompt": "api channel prompt"}), fakeResponder{l})
-	r.HandleCommand(scheduleIn(schedThread, channel, map[string]string{"when": "in 2h", "prompt": "api thread prompt"}), fakeResponder{l})
-	r.HandleCommand(scheduleIn(webChannel, "", map[string]string{"when": "in 3h", "prompt": "web secret prompt"}), fakeResponder{l})
+	r.HandleCommand(scheduleIn(channel, "", map[string]string{"when": "in 1h", "prompt": "api channel prompt"}), fakeResponder{l: l})
+	r.HandleCommand(scheduleIn(schedThread, channel, map[string]string{"when": "in 2h", "prompt": "api thread prompt"}), fakeResponder{l: l})
+	r.HandleCommand(scheduleIn(webChannel, "", map[string]string{"when": "in 3h", "prompt": "web secret prompt"}), fakeResponder{l: l})
 	waitFor(t, func() bool { return len(schedules(t, r)) == 3 })
 	list := func(ch, parent string) string {
 		l.mu.Lock()
 		l.ops = nil
 		l.mu.Unlock()
-		r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: ch, ParentID: parent, User: chat.User{ID: owner}, Name: "schedules"}, fakeResponder{l})
+		r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: ch, ParentID: parent, User: chat.User{ID: owner}, Name: "schedules"}, fakeResponder{l: l})
 		return waitOp(t, l, "edit ")
 	}
 	for _, c := range []struct{ ch, parent, want, not string }{
@@ -307,10 +311,10 @@ func TestCloseDeletesTheOpenedThreadsSchedules(t *testing.T) {
 	f := newOpenRouter(t, true)
 	f.command(channel, "", openName, map[string]string{"path": "api"})
 	f.l.waitFor(t, "ensure "+session.ThreadKey("home", session.OpenedProject, openedID))
-	f.r.HandleCommand(scheduleIn(openedID, channel, map[string]string{"when": "0 9 * * *", "prompt": "rebuild the docs"}), fakeResponder{f.l})
-	f.r.HandleCommand(scheduleIn(channel, "", map[string]string{"when": "0 9 * * *", "prompt": "project prompt"}), fakeResponder{f.l})
+	f.r.HandleCommand(scheduleIn(openedID, channel, map[string]string{"when": "0 9 * * *", "prompt": "rebuild the docs"}), fakeResponder{l: f.l})
+	f.r.HandleCommand(scheduleIn(channel, "", map[string]string{"when": "0 9 * * *", "prompt": "project prompt"}), fakeResponder{l: f.l})
 	waitFor(t, func() bool { return len(schedules(t, f.r)) == 2 })
-	f.r.HandleCommand(scheduleIn(openedID, channel, map[string]string{"when": "0 9 * * *", "prompt": "x", "where": "new-thread"}), fakeResponder{f.l})
+	f.r.HandleCommand(scheduleIn(openedID, channel, map[string]string{"when": "0 9 * * *", "prompt": "x", "where": "new-thread"}), fakeResponder{l: f.l})
 	if got := f.lastEdit(t); !strings.Contains(got, "where: new-thread is for project channels") {
 		t.Errorf("new-thread in an opened folder: %s", got)
 	}

@@ -35,7 +35,7 @@ func TestScheduleIsSavedListedAndCancelled(t *testing.T) {
 	r, _, _, l, _ := newRouter(t)
 	c := newClock(time.Date(2026, 11, 26, 14, 0, 0, 0, time.Local))
 	r.now = c.now
-	r.HandleCommand(scheduleCmd(map[string]string{"when": "in 20m", "prompt": "run the benchmarks again"}), fakeResponder{l})
+	r.HandleCommand(scheduleCmd(map[string]string{"when": "in 20m", "prompt": "run the benchmarks again"}), fakeResponder{l: l})
 	edit := waitOp(t, l, "edit ")
 	due := c.now().Add(20 * time.Minute).Unix()
 	if !strings.Contains(edit, "⏰ Scheduled for <t:"+itoa64(due)+":F>") || !strings.Contains(edit, "run the benchmarks again") {
@@ -52,20 +52,20 @@ func TestScheduleIsSavedListedAndCancelled(t *testing.T) {
 			t.Errorf("record = %+v", s)
 		}
 	}
-	r.HandleCommand(scheduleCmd(map[string]string{"when": "0 9 * * 1-5", "prompt": "summarise the open PRs", "where": "new-thread"}), fakeResponder{l})
+	r.HandleCommand(scheduleCmd(map[string]string{"when": "0 9 * * 1-5", "prompt": "summarise the open PRs", "where": "new-thread"}), fakeResponder{l: l})
 	list := r.scheduleList(scheduleScope{server: "home", project: channel}, "")
 	if !strings.Contains(list.Content, "**1.** for <t:") || !strings.Contains(list.Content, "**2.** `0 9 * * 1-5`") || len(list.Rows) != 1 || len(list.Rows[0].Buttons) != 2 {
 		t.Fatalf("list = %q %+v", list.Content, list.Rows)
 	}
 	cancel, _ := chat.ID{Instance: "inst1", Kind: scheduleKind, Args: []string{"cancel", id}}.Encode()
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: cancel}, fakeResponder{l})
+	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: cancel}), fakeResponder{l: l})
 	waitOp(t, l, "update 🗑 Cancelled by <@"+owner+">: run the benchmarks again.")
 	if all := schedules(t, r); len(all) != 1 {
 		t.Fatalf("after cancel: %+v", all)
 	}
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: cancel}, fakeResponder{l})
+	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: cancel}), fakeResponder{l: l})
 	waitOp(t, l, "update That schedule was already cancelled")
-	r.HandleCommand(scheduleCmd(map[string]string{"when": "tomorrow", "prompt": "x"}), fakeResponder{l})
+	r.HandleCommand(scheduleCmd(map[string]string{"when": "tomorrow", "prompt": "x"}), fakeResponder{l: l})
 	waitOp(t, l, `edit ⚠️ "tomorrow" is not a time`)
 }
 
@@ -75,7 +75,7 @@ func TestScheduledPromptIsTypedOnceWhenDue(t *testing.T) {
 	r, ss, _, l, _ := newRouter(t)
 	c := newClock(time.Now())
 	r.now = c.now
-	r.HandleCommand(scheduleCmd(map[string]string{"when": "in 20s", "prompt": "check the build"}), fakeResponder{l})
+	r.HandleCommand(scheduleCmd(map[string]string{"when": "in 20s", "prompt": "check the build"}), fakeResponder{l: l})
 	waitOp(t, l, "edit ⏰ Scheduled")
 	r.StartScheduler()
 	time.Sleep(50 * time.Millisecond)
@@ -84,7 +84,7 @@ func TestScheduledPromptIsTypedOnceWhenDue(t *testing.T) {
 	}
 	c.add(21 * time.Second)
 	r.wakeScheduler()
-	l.waitFor(t, "react 1 ✅")
+	l.waitReact(t, "✅")
 	if post := waitOp(t, l, "post "+channel+" ⏰ Scheduled by <@"+owner+"> (in 20s):"); !strings.Contains(post, "check the build") {
 		t.Errorf("post = %q", post)
 	}
@@ -103,13 +103,13 @@ func TestCronScheduleRunsAgainAndNewThreadsAreNamedAfterThePrompt(t *testing.T) 
 	r, ss, _, l, _ := newRouter(t)
 	c := newClock(time.Date(2026, 11, 26, 8, 59, 50, 0, time.Local)) // a Thursday
 	r.now = c.now
-	r.HandleCommand(scheduleCmd(map[string]string{"when": "0 9 * * 1-5", "prompt": "summarise the open PRs", "where": "new-thread"}), fakeResponder{l})
+	r.HandleCommand(scheduleCmd(map[string]string{"when": "0 9 * * 1-5", "prompt": "summarise the open PRs", "where": "new-thread"}), fakeResponder{l: l})
 	waitOp(t, l, "edit ⏰ Scheduled `0 9 * * 1-5`")
 	r.StartScheduler()
 	c.add(15 * time.Second)
 	r.wakeScheduler()
 	l.waitFor(t, "thread summarise the open PRs")
-	l.waitFor(t, "react 1 ✅")
+	l.waitReact(t, "✅")
 	if got := ss.deliveredNow(); len(got) != 1 || got[0] != "summarise the open PRs" {
 		t.Fatalf("delivered %q", got)
 	}
@@ -134,7 +134,7 @@ func TestMissedSchedulesRunWithinTheHourElseAreSkipped(t *testing.T) {
 		}
 	}
 	r.StartScheduler()
-	l.waitFor(t, "react 1 ✅")
+	l.waitReact(t, "✅")
 	skipped := waitOp(t, l, "send ⏰ Skipped a scheduled prompt due <t:")
 	if !strings.Contains(skipped, "prompt late2h") {
 		t.Errorf("skip notice = %q", skipped)

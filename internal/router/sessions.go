@@ -200,7 +200,7 @@ func (r *Router) sessionsAction(ev chat.ComponentEvent, args []string, resp chat
 	default:
 		reply = chat.Reply{Content: "This button is no longer valid."}
 	}
-	if err := resp.Edit(reply); err != nil {
+	if _, err := resp.Edit(reply); err != nil {
 		r.opt.Log.Error("could not answer a sessions button", "err", err)
 	}
 }

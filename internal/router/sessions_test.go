@@ -53,7 +53,7 @@ func TestTakeOverOnlyByOwnersInTheProjectChannel(t *testing.T) {
 		t.Fatalf("listing %q, rows %+v", reply.Content, reply.Rows)
 	}
 	click := func(ch, user string) {
-		r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: ch, User: chat.User{ID: user}, CustomID: take}, fakeResponder{l})
+		r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: ch, User: chat.User{ID: user}, CustomID: take}), fakeResponder{l: l})
 	}
 	click(channel, "100000000000000077") // not an owner
 	click("999", owner)                  // not the project channel
@@ -112,7 +112,7 @@ func TestResumeRefusesAConversationRunningElsewhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	click := func(id string) {
-		r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: id}, fakeResponder{l})
+		r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: id}), fakeResponder{l: l})
 	}
 	click(ids["resume"])
 	click(ids["here"])

@@ -456,20 +456,20 @@ func (r *Router) worktreeAction(ev chat.ComponentEvent, args []string, resp chat
 	}
 	switch args[1] {
 	case "delete":
-		_ = resp.Update(chat.Message{Content: base + confirmQuestion, Rows: []chat.Row{{Buttons: []chat.Button{
+		_, _ = resp.Update(chat.Message{Content: base + confirmQuestion, Rows: []chat.Row{{Buttons: []chat.Button{
 			{Label: "Yes, delete it", CustomID: r.wtID(key, "confirm", fingerprint), Style: chat.Danger},
 			{Label: "Cancel", CustomID: r.wtID(key, "cancel", fingerprint), Style: chat.Secondary},
 		}}}})
 	case "cancel":
-		_ = resp.Update(chat.Message{Content: base, Rows: r.keptRows(key, fingerprint)})
+		_, _ = resp.Update(chat.Message{Content: base, Rows: r.keptRows(key, fingerprint)})
 	case "confirm":
 		if err := resp.DeferUpdate(); err != nil {
 			return
 		}
-		_ = resp.Edit(r.deleteConfirmed(key, base, fingerprint))
+		_, _ = resp.Edit(r.deleteConfirmed(key, base, fingerprint))
 	case "keep":
 		r.remember(key, func(g *state.Registered) { g.WorktreeKept = true })
-		_ = resp.Update(chat.Message{Content: base + "\nKept. ccbridge will not offer to delete it again; remove it with `git worktree remove` when you are done."})
+		_, _ = resp.Update(chat.Message{Content: base + "\nKept. ccbridge will not offer to delete it again; remove it with `git worktree remove` when you are done."})
 	default:
 		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
 	}

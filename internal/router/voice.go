@@ -228,6 +228,15 @@ func transcriptMessage(heading, words string) chat.Message {
 		Files: []chat.File{{Name: "transcript.txt", Data: []byte(words)}}}
 }
 
+// sentTranscript redraws a review with the words sent: their file, if
+// they need one, replaces the transcript attached for review (an update
+// that names no files keeps the old ones).
+func sentTranscript(heading, words string) chat.Message {
+	m := transcriptMessage(heading, words)
+	m.DropFiles = true
+	return m
+}
+
 func (r *Router) voiceButtons(noteID string) ([]chat.Row, error) {
 	var row chat.Row
 	for _, b := range []struct {
@@ -280,14 +289,14 @@ func (r *Router) voiceAction(ev chat.ComponentEvent, action, noteID string, resp
 			_ = resp.Respond(chat.Reply{Content: staleReview(false), Ephemeral: true})
 			return
 		}
-		_ = resp.Update(transcriptMessage("🎙️ Sent to Claude:", rv.words))
+		_, _ = resp.Update(sentTranscript("🎙️ Sent to Claude:", rv.words))
 		r.enqueue(rv.tg, spoken(rv.note, rv.words))
 	case voiceCancel:
 		if _, ok := r.voices.get(noteID, r.now(), true); !ok {
 			_ = resp.Respond(chat.Reply{Content: staleReview(false), Ephemeral: true})
 			return
 		}
-		_ = resp.Update(chat.Message{Content: "🎙️ Cancelled: nothing was sent to Claude."})
+		_, _ = resp.Update(chat.Message{Content: "🎙️ Cancelled: nothing was sent to Claude."})
 		r.settle(rv.tg, rv.note) // catchup.go
 	case voiceEdit:
 		id, err := chat.ID{Instance: r.opt.Instance, Kind: voiceKind, Args: []string{voiceSubmit, noteID}}.Encode()
@@ -318,7 +327,7 @@ func (r *Router) voiceModal(ev chat.ModalEvent, noteID string, resp chat.Respond
 		_ = resp.Respond(chat.Reply{Content: staleReview(false), Ephemeral: true})
 		return
 	}
-	_ = resp.Update(transcriptMessage("🎙️ Sent to Claude (edited):", words))
+	_, _ = resp.Update(sentTranscript("🎙️ Sent to Claude (edited):", words))
 	r.enqueue(rv.tg, spoken(rv.note, words))
 }
 

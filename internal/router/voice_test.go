@@ -63,8 +63,12 @@ func voiceID(t *testing.T, action, note string) string {
 	return id
 }
 
+// voiceClick clicks a review button on the review message, as it shows.
 func voiceClick(r *Router, l *log, customID string, user string) {
-	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, MessageID: "1", User: chat.User{ID: user}, CustomID: customID}, fakeResponder{l})
+	at := l.carrying(customID)
+	ev := l.on(channel, at, customID)
+	ev.User = chat.User{ID: user}
+	r.HandleComponent(ev, fakeResponder{l: l, at: at})
 }
 
 func (f *fakeSessions) deliveredNow() []string {
@@ -119,8 +123,8 @@ func TestVoiceNoteEditSendsTheEditedWords(t *testing.T) {
 	waitOp(t, l, "post "+channel+" 🎙️ Transcript")
 	voiceClick(r, l, voiceID(t, voiceEdit, "v1"), owner)
 	waitOp(t, l, "modal "+voiceID(t, voiceSubmit, "v1"))
-	r.HandleModal(chat.ModalEvent{Server: "home", ChannelID: channel, MessageID: "1", User: chat.User{ID: owner},
-		CustomID: voiceID(t, voiceSubmit, "v1"), Values: map[string]string{voiceField: " fix the flaky test \n"}}, fakeResponder{l})
+	review := l.carrying(voiceID(t, voiceEdit, "v1"))
+	r.HandleModal(l.submitted(channel, review, voiceID(t, voiceSubmit, "v1"), map[string]string{voiceField: " fix the flaky test \n"}), fakeResponder{l: l, at: review})
 	l.waitFor(t, "react v1 ✅")
 	if got := ss.deliveredNow(); !slices.Equal(got, []string{"fix the flaky test"}) {
 		t.Fatalf("delivered %q", got)
@@ -239,5 +243,36 @@ func TestLongTranscriptIsAttachedWhole(t *testing.T) {
 	}
 	if short := transcriptMessage("h", "few words"); len(short.Files) != 0 || !strings.HasSuffix(short.Content, ">>> few words") {
 		t.Fatalf("short = %+v", short)
+	}
+}
+
+// TestEditedLongTranscriptIsShownEdited (fidelity review 3, P10): a
+// transcript too long for a message is attached; once edited and sent,
+// the review shows the edited words attached in place of the heard ones,
+// or, edited short, no attachment at all. The review's buttons are on a
+// message with a file, and act from it.
+func TestEditedLongTranscriptIsShownEdited(t *testing.T) {
+	for _, edited := range []string{strings.Repeat("edited words ", 200), "short now"} {
+		heard := strings.Repeat("heard words ", 200)
+		r, ss, l := newVoiceRouter(t, true, &fakeTranscriber{words: heard})
+		r.HandleMessage(voiceMsg("v1"))
+		waitOp(t, l, "post "+channel+" 🎙️ Transcript")
+		review := l.carrying(voiceID(t, voiceEdit, "v1"))
+		var shown chat.Message
+		r.HandleModal(l.submitted(channel, review, voiceID(t, voiceSubmit, "v1"), map[string]string{voiceField: edited}),
+			updated{fakeResponder{l: l, at: review}, &shown})
+		l.waitFor(t, "react v1 ✅")
+		if got := ss.deliveredNow(); len(got) != 1 || got[0] != strings.TrimSpace(edited) {
+			t.Fatalf("delivered %q", got)
+		}
+		long := len(edited) > transcriptFits
+		switch {
+		case !shown.DropFiles:
+			t.Errorf("edited to %d characters: the heard transcript stays attached", len(edited))
+		case long && (len(shown.Files) != 1 || string(shown.Files[0].Data) != strings.TrimSpace(edited)):
+			t.Errorf("edited long: attached %d file(s), not the edited words", len(shown.Files))
+		case !long && len(shown.Files) != 0:
+			t.Errorf("edited short: attached %d file(s)", len(shown.Files))
+		}
 	}
 }

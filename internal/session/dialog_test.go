@@ -309,3 +309,41 @@ func TestNoticeDialogLooksForTheCardAgainAfterASecondSettle(t *testing.T) {
 		t.Fatalf("posted beside its card: %+v", got)
 	}
 }
+
+// The prompt timeout bounds how long a dialog at start waits for its
+// person; a start that shows no dialog is bounded by the start timeout
+// alone, however short the prompt timeout (a loaded machine takes seconds
+// to draw Claude's input box).
+func TestSlowStartWithoutADialogOutlastsThePromptTimeout(t *testing.T) {
+	m, panes, _, target := newManager(t)
+	m.opt.StartTimeout = 10 * time.Second
+	m.config().Claude.PromptTimeout.Duration = 200 * time.Millisecond
+	panes.screen = "Claude Code v2.1.328\n"
+	go func() {
+		time.Sleep(time.Second)
+		panes.mu.Lock()
+		panes.screen = readyScreen
+		panes.mu.Unlock()
+	}()
+	if _, _, err := m.Ensure(context.Background(), target); err != nil {
+		t.Fatalf("a start with no dialog failed at the prompt timeout: %v", err)
+	}
+}
+
+// A dialog at start that nobody answers ends the start after the prompt
+// timeout, and says so.
+func TestUnansweredDialogAtStartEndsAtThePromptTimeout(t *testing.T) {
+	m, panes, _, target := newManager(t)
+	m.opt.StartTimeout = 100 * time.Millisecond
+	m.config().Claude.PromptTimeout.Duration = 1500 * time.Millisecond
+	target.OnDialog = func(Dialog) {}
+	panes.screen = readScreen(t, "trust-2.1.328.txt")
+	start := time.Now()
+	_, _, err := m.Ensure(context.Background(), target)
+	if err == nil || !strings.Contains(err.Error(), "dialog") {
+		t.Fatalf("err = %v", err)
+	}
+	if waited := time.Since(start); waited < 1500*time.Millisecond {
+		t.Fatalf("gave up after %v, before the prompt timeout", waited)
+	}
+}

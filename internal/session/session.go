@@ -63,11 +63,17 @@ type NotReadyError struct {
 	Waited time.Duration
 	Screen string
 	Exited bool // Claude exited before showing its input box
+	// Dialog: a dialog at start waited Waited (the prompt timeout) for
+	// an answer that never came.
+	Dialog bool
 }
 
 func (e *NotReadyError) Error() string {
 	if e.Exited {
 		return "Claude exited before showing its input box"
+	}
+	if e.Dialog {
+		return fmt.Sprintf("Claude's dialog at start was not answered within %s", e.Waited)
 	}
 	return fmt.Sprintf("Claude did not show its input box within %s", e.Waited)
 }

@@ -226,7 +226,9 @@ func (m *Manager) waitReady(ctx context.Context, t Target, pane string) (err err
 		}
 	}()
 	deadline := time.Now().Add(m.startTimeout())
-	dialogDeadline := time.Now().Add(m.dialogWait())
+	// The prompt timeout bounds the wait for a person from the first
+	// dialog on; before one shows, only the start timeout runs.
+	var dialogDeadline time.Time
 	var screen, shown string
 	var settled, deadChecked time.Time
 	for {
@@ -261,7 +263,7 @@ func (m *Manager) waitReady(ctx context.Context, t Target, pane string) (err err
 					case hint == "":
 						hint = m.exitHint("")
 					}
-					return fmt.Errorf("%w: %w", errExited, &NotReadyError{Waited: m.opt.StartTimeout, Exited: true, Screen: hint})
+					return fmt.Errorf("%w: %w", errExited, &NotReadyError{Waited: m.startTimeout(), Exited: true, Screen: hint})
 				}
 			}
 			var d Dialog
@@ -273,8 +275,14 @@ func (m *Manager) waitReady(ctx context.Context, t Target, pane string) (err err
 		}
 		if dialog && t.OnDialog != nil {
 			deadline = time.Now().Add(m.startTimeout())
+			if dialogDeadline.IsZero() {
+				dialogDeadline = time.Now().Add(m.dialogWait())
+			}
 		}
-		if time.Now().After(deadline) || time.Now().After(dialogDeadline) {
+		if !dialogDeadline.IsZero() && time.Now().After(dialogDeadline) {
+			return &NotReadyError{Waited: m.dialogWait(), Dialog: true, Screen: LastLines(screen, 15)}
+		}
+		if time.Now().After(deadline) {
 			return &NotReadyError{Waited: m.startTimeout(), Screen: LastLines(screen, 15)}
 		}
 		select {

@@ -124,6 +124,10 @@ type Resume struct {
 	At              time.Time `json:"at"`                  // when the limit resets
 	Armed           bool      `json:"armed"`               // an owner clicked Continue at reset
 	ArmedBy         string    `json:"armed_by,omitempty"`
+	// MessageID and Face bind the Continue at reset button to the message
+	// the hook posted it on, as posted (internal/guard).
+	MessageID string `json:"message_id,omitempty"`
+	Face      string `json:"face,omitempty"`
 }
 
 // Waiting is the last Notification a session's Claude sent that says it

@@ -88,7 +88,8 @@ type Message struct {
 	// messages about threads), or nil.
 	Reference map[string]any
 	created   time.Time
-	fileSeq   int // files ever attached, for attachment ids
+	fileSeq   int    // files ever attached, for attachment ids
+	previewed string // the link Discord previewed (previews.go)
 }
 
 // CustomIDs lists the custom_id of every component, in order.
@@ -158,10 +159,7 @@ func (s *Server) messageJSON(m *Message) map[string]any {
 	if comps == nil {
 		comps = []map[string]any{}
 	}
-	embeds := m.Embeds
-	if embeds == nil {
-		embeds = []json.RawMessage{}
-	}
+	embeds := shownEmbeds(m) // previews.go
 	if atts == nil {
 		atts = []map[string]any{}
 	}

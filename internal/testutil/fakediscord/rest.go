@@ -175,6 +175,7 @@ type outgoing struct {
 	MessageReference *messageReference `json:"message_reference"`
 	hasComponents    bool
 	hasAttachments   bool
+	hasFlags         bool // previews.go
 	attachments      []struct {
 		ID json.RawMessage `json:"id"`
 	}
@@ -247,6 +248,8 @@ func parseOutgoing(body []byte, files []File) (*outgoing, error) {
 	_ = json.Unmarshal(body, &raw)
 	c, ok := raw["components"]
 	o.hasComponents = ok && string(c) != "null"
+	f, ok := raw["flags"]
+	o.hasFlags = ok && string(f) != "null"
 	if a, ok := raw["attachments"]; ok && string(a) != "null" {
 		o.hasAttachments = true
 		_ = json.Unmarshal(a, &o.attachments)
@@ -460,6 +463,7 @@ func (s *Server) addMessage(m *Message) {
 	s.messages[m.ID] = m
 	s.order[m.ChannelID] = append(s.order[m.ChannelID], m.ID)
 	s.storeFiles(m)
+	s.unfurl(m) // previews.go
 	if !m.Ephemeral {
 		s.dispatchGuild(m.GuildID, "MESSAGE_CREATE", s.messageJSON(m))
 	}
@@ -542,12 +546,14 @@ func (s *Server) applyEdit(m *Message, o *outgoing) {
 	if o.Embeds != nil {
 		m.Embeds = o.Embeds
 	}
+	applyFlags(m, o) // previews.go
 	if o.hasAttachments || len(o.files) > 0 {
 		m.Files = append(keptFiles(m, o), o.files...)
 		s.storeFiles(m)
 	}
 	m.Edits++
 	m.EditedAt = append(m.EditedAt, time.Now())
+	s.unfurl(m)
 	if !m.Ephemeral {
 		s.dispatchGuild(m.GuildID, "MESSAGE_UPDATE", s.messageJSON(m))
 	}
