@@ -221,3 +221,35 @@ func TestPatchRunsApplyPatchThroughTheShell(t *testing.T) {
 		t.Errorf("patch step %+v", step)
 	}
 }
+
+// An answer of a message and a call is one step: the next request gets the
+// scenario's second step, not its end.
+func TestStepsCountAnswersNotItems(t *testing.T) {
+	s := New(t)
+	s.Script("SCN_TWO_STEPS", Exec("First I look.", "ls"), Exec("", "pwd"))
+	_, events, _ := post(t, s.URL, turn(userMsg("go SCN_TWO_STEPS"),
+		map[string]any{"type": "message", "role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": "First I look."}}},
+		map[string]any{"type": "function_call", "call_id": "c1", "name": "exec_command", "arguments": `{"cmd":"ls"}`},
+		map[string]any{"type": "function_call_output", "call_id": "c1", "output": "a.txt"}))
+	var args []any
+	for _, e := range events {
+		if e.name == "response.function_call_arguments.done" {
+			args = append(args, e.data["arguments"])
+		}
+	}
+	if len(args) != 1 || args[0] != `{"cmd":"pwd"}` {
+		t.Errorf("second step's calls %v; events %v", args, names(events))
+	}
+}
+
+// Messages Codex writes in the user role (a Stop hook's <hook_prompt>) are
+// not what the user typed: the scenario stays the typed one.
+func TestCodexWrittenUserMessagesAreNotTyped(t *testing.T) {
+	s := New(t)
+	post(t, s.URL, turn(userMsg("typed SCN_A"), map[string]any{"type": "message", "role": "assistant",
+		"content": []any{map[string]any{"type": "output_text", "text": "ok"}}},
+		userMsg(`<hook_prompt hook_run_id="stop:10:/x">keep going</hook_prompt>`)))
+	if got := s.Requests()[0].LastUserText; got != "typed SCN_A" {
+		t.Errorf("LastUserText %q", got)
+	}
+}
