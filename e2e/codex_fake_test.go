@@ -233,11 +233,13 @@ func (c *codexPane) waitTurns(t *testing.T, n int, timeout time.Duration) map[st
 // A scripted text turn reaches the real Codex CLI: the reply is on the
 // screen and in the rollout, the fake saw the typed prompt (and the title
 // request Codex sends beside the first turn), and the usage it reported is
-// the rollout's token_count.
+// the rollout's token_count. Then an API error: Codex shows the error body
+// and the rollout's task_complete carries it (no hook fires for it).
 func TestCodexFakeTextTurn(t *testing.T) {
 	t.Parallel()
 	fake := fakeresponses.New(t)
 	fake.Script("SCN_CODEX_TEXT", fakeresponses.Text("Hello from the fake Responses API."))
+	fake.Script("SCN_CODEX_400", fakeresponses.Error(400, "fake bad request"))
 	fake.SetTitle("Greet the fake")
 	fake.SetUsage(&fakeresponses.Usage{InputTokens: 4321, CachedInputTokens: 4000, OutputTokens: 55, ReasoningOutputTokens: 7})
 	c := startCodex(t, fake, t.TempDir())
@@ -277,6 +279,27 @@ func TestCodexFakeTextTurn(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(c.codexHome, "packages")); err == nil {
 		t.Error("--no-daemon still installed the app-server daemon under CODEX_HOME")
+	}
+
+	c.waitIdle(t, 10*time.Second)
+	c.say(t, fake, "now SCN_CODEX_400")
+	failed := c.waitTurns(t, 2, 60*time.Second)
+	tmuxtest.WaitScreen(t, c.tmux, c.pane, `■ {"error":{"code":null,"message":"fake bad request"`, 10*time.Second)
+	if e, _ := failed["error"].(map[string]any); failed["last_agent_message"] != nil || !strings.Contains(fmt.Sprint(e["message"]), "fake bad request") {
+		t.Errorf("task_complete after a 400: %v", failed)
+	}
+	if n := len(fake.Requests()); n != 2 {
+		t.Errorf("%d turn requests; a 400 is not retried", n)
+	}
+	// Codex calls nothing but the Responses endpoint, and titles only the
+	// first turn of a thread.
+	for _, r := range fake.AllRequests() {
+		if r.Method != "POST" || r.Path != "/v1/responses" {
+			t.Errorf("Codex called %s %s", r.Method, r.Path)
+		}
+	}
+	if n := len(fake.TitleRequests()); n != 1 {
+		t.Errorf("%d title requests after two turns", n)
 	}
 }
 
