@@ -306,14 +306,17 @@ func TestCodexFakeTextTurn(t *testing.T) {
 // Function calls run for real: a sandboxed command with no dialog, then an
 // escalated one whose approval dialog is answered with its key (y); both
 // outputs go back to the model, and the file the escalated command made
-// outside the workspace exists.
+// outside the workspace exists. Last, a patch run through the shell edits
+// the project.
 func TestCodexFakeShellTurn(t *testing.T) {
 	t.Parallel()
 	fake := fakeresponses.New(t)
 	outside := filepath.Join(t.TempDir(), "escalated.txt")
 	fake.Script("SCN_CODEX_ECHO", fakeresponses.Exec("Running echo.", "echo hi-from-codex"))
 	fake.Script("SCN_CODEX_ESCALATE", fakeresponses.ExecEscalated("", "touch "+outside+" && echo touched-ok", "Create a file outside the workspace?"))
-	c := startCodex(t, fake, t.TempDir())
+	fake.Script("SCN_CODEX_PATCH", fakeresponses.Patch("", "*** Begin Patch\n*** Add File: notes.txt\n+patched by the fake\n*** End Patch\n"))
+	dir := t.TempDir()
+	c := startCodex(t, fake, dir)
 
 	sent := time.Now()
 	c.say(t, fake, "run SCN_CODEX_ECHO")
@@ -352,5 +355,12 @@ func TestCodexFakeShellTurn(t *testing.T) {
 	}
 	if calls != 2 {
 		t.Errorf("rollout has %d exec_command calls, want 2", calls)
+	}
+
+	c.waitIdle(t, 10*time.Second)
+	c.say(t, fake, "edit SCN_CODEX_PATCH")
+	c.waitTurns(t, 3, 60*time.Second)
+	if b, err := os.ReadFile(filepath.Join(dir, "notes.txt")); err != nil || string(b) != "patched by the fake\n" {
+		t.Errorf("notes.txt after the patch: %q, %v", b, err)
 	}
 }

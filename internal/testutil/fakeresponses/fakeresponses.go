@@ -30,11 +30,12 @@
 //     401, 429 and 500.
 //   - Any other route is logged and answered 404 in the same shape.
 //
-// What it does not model: the Responses WebSocket transport (Codex uses it
-// for the built-in OpenAI provider only), non-streaming answers, reasoning
-// items and their encrypted content, custom (freeform) tool calls such as
-// code mode's exec, in-stream response.failed, rate-limit headers, previous_response_id (Codex
-// sends the whole conversation, store:false) and compaction requests.
+// What it does not model: the Responses WebSocket transport (Codex tries it
+// for the built-in OpenAI provider; through a custom provider it never did),
+// non-streaming answers, reasoning items and their encrypted content,
+// custom (freeform) tool calls such as code mode's exec, in-stream
+// response.failed, rate-limit headers, previous_response_id (Codex sends
+// the whole conversation, store:false) and compaction requests.
 package fakeresponses
 
 import (
@@ -99,7 +100,11 @@ func Patch(text, patch string) Step {
 	return Exec(text, "apply_patch <<'EOF'\n"+strings.TrimSuffix(patch, "\n")+"\nEOF\n")
 }
 
-// Error is a step answered with an HTTP error in OpenAI's shape.
+// Error is a step answered with an HTTP error in OpenAI's shape. Steps are
+// chosen by the conversation, not by a counter, so every retry gets the
+// same error; Codex 0.171.0 sends a 400 or a 429 once, a 401 six times, and
+// retries a 5xx without end (Esc stops it). Use Dynamic for an error that
+// clears.
 func Error(status int, msg string) Step { return Step{Status: status, ErrMsg: msg} }
 
 // Request is one logged API request.
