@@ -5,12 +5,16 @@ CLAUDE_VERSION := 2.1.328
 CLAUDE_DIR    := .cache/claude-code
 CLAUDE_BIN    := $(CLAUDE_DIR)/node_modules/@anthropic-ai/claude-code-linux-x64/claude
 CLAUDE_STAMP  := $(CLAUDE_DIR)/.installed-$(CLAUDE_VERSION)
+CODEX_VERSION := 0.171.0
+CODEX_DIR     := .cache/codex
+CODEX_BIN     := $(CODEX_DIR)/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex
+CODEX_STAMP   := $(CODEX_DIR)/.installed-$(CODEX_VERSION)
 # The e2e scenarios mostly wait on Claude and the fake model: four at a time keeps both
 # cores busy without starving any of them (eight measured slower on 2 cores).
 E2E_PARALLEL  ?= 4
 BINS          := bin/ccbridge bin/ccbridge-hook-stop bin/ccbridge-hook-pretool
 
-.PHONY: all build test quick unit integration e2e e2e-latest bench soak vet tools claude clean install dist
+.PHONY: all build test quick unit integration e2e e2e-latest bench soak vet tools claude codex clean install dist
 
 all: build
 
@@ -66,6 +70,17 @@ $(CLAUDE_STAMP):
 	rm -rf $(CLAUDE_DIR) && mkdir -p $(CLAUDE_DIR)
 	cd $(CLAUDE_DIR) && npm install --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@$(CLAUDE_VERSION)
 	$(CLAUDE_BIN) --version | grep -q '^$(CLAUDE_VERSION) '
+	touch $@
+
+# The pinned Codex CLI, the same way (npm pulls the native binary in as an optional dependency). Not yet
+# part of `make test`: e2e/codex_fake_test.go uses it when present.
+codex: $(CODEX_STAMP)
+
+$(CODEX_STAMP):
+	@command -v npm >/dev/null 2>&1 || { echo "npm is needed to install Codex CLI $(CODEX_VERSION) for the e2e tier"; exit 1; }
+	rm -rf $(CODEX_DIR) && mkdir -p $(CODEX_DIR)
+	cd $(CODEX_DIR) && npm install --no-audit --no-fund --loglevel=error @openai/codex@$(CODEX_VERSION)
+	$(CODEX_BIN) --version | grep -q '^codex-cli $(CODEX_VERSION)$$'
 	touch $@
 
 # Opt-in, not part of `make test`: the e2e tier against the newest Claude Code release on npm, installed
