@@ -26,7 +26,7 @@ build:
 # The whole suite: unit and integration (real tmux, real git) in one race-enabled run, then the
 # end-to-end tier (real binaries, real Claude Code CLI, fake model, fake Discord). The release
 # archives are built first, so a change that breaks a platform's build fails here.
-test: tools claude vet dist
+test: tools claude codex vet dist
 	$(GO) test -race -count=1 -tags integration ./...
 	$(GO) test -count=1 -tags e2e -timeout 8m -parallel $(E2E_PARALLEL) ./e2e/...
 
@@ -42,7 +42,7 @@ quick:
 integration: tools
 	$(GO) test -race -count=1 -tags integration ./...
 
-e2e: tools claude
+e2e: tools claude codex
 	$(GO) test -count=1 -tags e2e -timeout 8m -parallel $(E2E_PARALLEL) ./e2e/...
 
 vet:
@@ -72,8 +72,8 @@ $(CLAUDE_STAMP):
 	$(CLAUDE_BIN) --version | grep -q '^$(CLAUDE_VERSION) '
 	touch $@
 
-# The pinned Codex CLI, the same way (npm pulls the native binary in as an optional dependency). Not yet
-# part of `make test`: e2e/codex_fake_test.go uses it when present.
+# The pinned Codex CLI, the same way (npm pulls the native binary in as an optional dependency), for the
+# e2e scenarios that run the real Codex against the fake Responses API (e2e/codex_fake_test.go).
 codex: $(CODEX_STAMP)
 
 $(CODEX_STAMP):
