@@ -45,6 +45,8 @@ const budget = 30 * time.Second
 
 // Main runs one hook invocation and returns the process exit code.
 func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv Env) int {
+	tr := newTracer(getenv)
+	tr.mark("start")
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 		fmt.Fprintf(stdout, "%s is run by Claude Code as a hook (JSON on stdin); ccbridge registers it for you.\n", prog)
 		return 0
@@ -68,7 +70,7 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 	defer stop()
 
 	arg, hasArg, argErr := claudehook.PolicyArg(args)
-	h := &handler{out: stdout, session: getenv(state.EnvSession), headless: headless(getenv), argErr: argErr}
+	h := &handler{out: stdout, session: getenv(state.EnvSession), headless: headless(getenv), argErr: argErr, tr: tr}
 	if hasArg && argErr == nil {
 		h.arg = &arg
 	}
@@ -102,6 +104,7 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 		log.Error("bad input", "err", err)
 		return 0
 	}
+	tr.mark("parsed")
 	if in.HookEventName != claudehook.EventPermissionRequest {
 		// A permission prompt waits up to prompt_timeout; everything else
 		// gets the short budget.
@@ -118,6 +121,8 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 	if err != nil {
 		h.log.Error("hook failed", "err", err)
 	}
+	tr.mark("done")
+	tr.log(h.log, in.PromptID)
 	return 0
 }
 
@@ -140,6 +145,7 @@ type handler struct {
 	argErr      error
 	headless    bool      // claude -p or the Agent SDK: no terminal (handstarted.go)
 	secretsOnce sync.Once // loadSecrets
+	tr          *tracer   // CCBRIDGE_HOOK_TRACE (trace.go); nil when off
 }
 
 // handSessionKey names the session record of a Claude session started by
@@ -191,6 +197,7 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	if err != nil {
 		return err
 	}
+	h.tr.mark("session")
 	if prog == Stop {
 		switch in.HookEventName {
 		case claudehook.EventUserPromptSubmit:
@@ -219,6 +226,7 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	}
 	pl := h.holdPlace(ctx, sess) // post.go: the reply's place in its channel's order, taken as Stop arrives
 	defer pl.release()
+	h.tr.mark("place")
 	turn, created, err := h.recordTurn(ctx, in)
 	if err != nil || !created {
 		return err
@@ -327,12 +335,14 @@ func (h *handler) recordTurn(ctx context.Context, in *claudehook.Input) (state.T
 	} else {
 		turn.Reply = reply(ctx, in, h.log)
 	}
+	h.tr.mark("transcript")
 	// Not the hook's context: a signal (the pane was killed) or the budget
 	// ending during the transcript wait must not lose the reply.
 	created, err := h.store.Turns.Create(context.WithoutCancel(ctx), key, turn)
 	if err != nil {
 		return turn, false, fmt.Errorf("record turn: %w", err)
 	}
+	h.tr.mark("recorded")
 	h.log.Info("turn recorded", "prompt", in.PromptID, "new", created, "chars", len(turn.Reply))
 	return turn, created, nil
 }

@@ -111,6 +111,7 @@ func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.T
 		h.log.Info("empty reply; nothing to post")
 		return nil
 	}
+	h.tr.mark("composed")
 	ids, err := h.deliverAt(ctx, sess, msgs, pl.order)
 	pl.release()
 	// Sessions ccbridge started run its statusLine, which edits the turn's
@@ -260,6 +261,7 @@ func (h *handler) deliverAt(ctx context.Context, sess state.Session, msgs []outg
 		return ids, h.enqueue(ctx, sess, msgs, "channel lock: "+err.Error())
 	}
 	defer unlock()
+	h.tr.mark("locked")
 	if queued, _ := h.queuedBefore(channel, order); queued {
 		return ids, h.enqueue(ctx, sess, msgs, "earlier messages are still queued")
 	}
@@ -286,8 +288,10 @@ func (h *handler) deliverAt(ctx context.Context, sess state.Session, msgs []outg
 		}
 		// Time in proportion to the upload, within the hook's budget; what
 		// does not fit goes to the daemon, which has the time.
-		sctx, cancel := context.WithTimeout(ctx, discord.SendTimeout(size))
+		sctx, cancel := context.WithTimeout(h.tr.http(ctx), discord.SendTimeout(size))
+		h.tr.mark("send")
 		id, err := poster.SendOnce(sctx, channel, discord.Nonce(m.key), m.content, files)
+		h.tr.mark("posted")
 		cancel()
 		switch {
 		case errors.Is(err, discord.ErrTransient):
