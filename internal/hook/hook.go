@@ -227,7 +227,7 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	pl := h.holdPlace(ctx, sess) // post.go: the reply's place in its channel's order, taken as Stop arrives
 	defer pl.release()
 	h.tr.mark("place")
-	turn, created, err := h.recordTurn(ctx, in)
+	turn, created, partial, err := h.recordTurn(ctx, in, sess.ChannelID != "")
 	if err != nil || !created {
 		return err
 	}
@@ -237,7 +237,11 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	if sess.ChannelID == "" {
 		return fmt.Errorf("session %s has no channel", h.session)
 	}
-	err = h.postTurn(ctx, sess, turn, pl)
+	var pending *claudehook.Input // the reply is last_assistant_message so far
+	if partial {
+		pending = in
+	}
+	err = h.postTurn(ctx, sess, turn, pl, pending)
 	return errors.Join(err, h.liveTurnEnded(ctx, in, sess), h.turnEnded(ctx, sess, turn))
 }
 
@@ -322,29 +326,35 @@ func unchangedToolEvent(s state.Session, in *claudehook.Input) bool {
 }
 
 // recordTurn claims the turn once (by Claude session id and prompt id) and
-// stores its reply: every text block of the final assistant message.
-func (h *handler) recordTurn(ctx context.Context, in *claudehook.Input) (state.Turn, bool, error) {
+// stores its reply: every text block of the final assistant message. With
+// quick (a reply about to be posted), it does not wait for the transcript:
+// the reply is last_assistant_message, and partial says the rest may come
+// (complete.go).
+func (h *handler) recordTurn(ctx context.Context, in *claudehook.Input, quick bool) (turn state.Turn, created, partial bool, err error) {
 	if in.SessionID == "" || in.PromptID == "" {
-		return state.Turn{}, false, errors.New("stop without session_id or prompt_id")
+		return state.Turn{}, false, false, errors.New("stop without session_id or prompt_id")
 	}
 	key := state.TurnKey(in.SessionID, in.PromptID)
-	turn := state.Turn{SessionKey: h.session, ClaudeSessionID: in.SessionID, PromptID: in.PromptID, Event: in.HookEventName, At: time.Now().UTC()}
-	if in.HookEventName == claudehook.EventStopFailure {
+	turn = state.Turn{SessionKey: h.session, ClaudeSessionID: in.SessionID, PromptID: in.PromptID, Event: in.HookEventName, At: time.Now().UTC()}
+	switch {
+	case in.HookEventName == claudehook.EventStopFailure:
 		turn.Error = in.Error
 		turn.Reply = in.LastAssistantMessage
-	} else {
+	case quick && in.LastAssistantMessage != "" && in.TranscriptPath != "":
+		turn.Reply, partial = in.LastAssistantMessage, true
+	default:
 		turn.Reply = reply(ctx, in, h.log)
 	}
 	h.tr.mark("transcript")
 	// Not the hook's context: a signal (the pane was killed) or the budget
 	// ending during the transcript wait must not lose the reply.
-	created, err := h.store.Turns.Create(context.WithoutCancel(ctx), key, turn)
+	created, err = h.store.Turns.Create(context.WithoutCancel(ctx), key, turn)
 	if err != nil {
-		return turn, false, fmt.Errorf("record turn: %w", err)
+		return turn, false, false, fmt.Errorf("record turn: %w", err)
 	}
 	h.tr.mark("recorded")
-	h.log.Info("turn recorded", "prompt", in.PromptID, "new", created, "chars", len(turn.Reply))
-	return turn, created, nil
+	h.log.Info("turn recorded", "prompt", in.PromptID, "new", created, "chars", len(turn.Reply), "partial", partial)
+	return turn, created, partial, nil
 }
 
 // reply builds the turn's reply from the transcript, which holds every
