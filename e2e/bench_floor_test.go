@@ -129,7 +129,7 @@ func (b *bridge) replyTimings() map[string]map[string]time.Time {
 // traceSteps are the Stop hook's steps in the order they happen; a step
 // a run did not take is left out of its breakdown.
 var traceSteps = []string{"start", "parsed", "session", "place", "transcript", "recorded", "composed", "locked", "send",
-	"http_get_conn", "http_connected", "http_sent", "created", "http_response", "posted"}
+	"http_get_conn", "http_connected", "http_sent", "created", "http_response", "posted", "delivered", "synced", "final"}
 
 // breakdown is, per step, the median time from the step before it; the
 // first step is measured from the floor's stamp (the hook's process

@@ -133,8 +133,14 @@ func (h *handler) refreshFooter(ctx context.Context, sess state.Session, turn st
 		return c
 	}
 	footer, own := h.footer(sess, turn)
-	if footer == c.footer {
+	switch {
+	case footer == c.footer:
 		c.own = own
+		return c
+	case !own && h.route == nil:
+		// Not the turn's own figures either: its statusLine edits those
+		// in (awaitFigures), one edit rather than two.
+		c.own = false
 		return c
 	}
 	content := c.msgs[last].content

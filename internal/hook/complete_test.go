@@ -111,3 +111,30 @@ func TestEarlierBlocksThatDoNotFitKeepTheOrder(t *testing.T) {
 		t.Fatalf("channel holds %d messages: %q", len(got), got)
 	}
 }
+
+// The footer of a reply posted before the transcript held its final
+// message (so with the context of an older one) is refreshed from it once
+// it is there: here that makes it the turn's own figures.
+func TestFooterRefreshedFromTheFinalMessage(t *testing.T) {
+	r := newRelay(t)
+	r.statusLine(t, "p2", 0.25) // the turn's own: Opus 5.5, 420,000 of 1,000,000
+	line := func(id, text string, tokens int) {
+		f, _ := os.OpenFile(r.transcript, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		fmt.Fprintf(f, `{"type":"assistant","message":{"id":%q,"model":"claude-opus-5-5","stop_reason":"end_turn","content":[{"type":"text","text":%q}],"usage":{"input_tokens":%d,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":3}}}`+"\n", id, text, tokens)
+		f.Close()
+	}
+	line("m1", "Answer one.", 555000)
+	done := r.stopAsync(t, "p2", "Answer two.")
+	r.waitContents(t, "the reply with the older context", func(got []string) bool {
+		return slices.Equal(got, []string{"Answer two.\n-# Opus 5.5 · ctx 56% · $0.25"})
+	})
+	line("m2", "Answer two.", 420000)
+	<-done
+	msgs := r.srv.Messages(r.bot.ChannelID)
+	if len(msgs) != 1 || msgs[0].Content != "Answer two.\n-# Opus 5.5 · ctx 42% · $0.25" || msgs[0].Edits != 1 {
+		t.Fatalf("messages = %+v", msgs)
+	}
+	if _, err := r.footerEdits(t).Get("sid"); err == nil {
+		t.Error("a footer with the turn's own figures is due an edit")
+	}
+}

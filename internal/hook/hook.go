@@ -145,7 +145,10 @@ type handler struct {
 	argErr      error
 	headless    bool      // claude -p or the Agent SDK: no terminal (handstarted.go)
 	secretsOnce sync.Once // loadSecrets
-	tr          *tracer   // CCBRIDGE_HOOK_TRACE (trace.go); nil when off
+	tr          *tracer   // CCB_HOOK_TRACE (trace.go); nil when off
+	// unsynced sync the records written on the reply's path, once it is
+	// out (flush).
+	unsynced []func() error
 }
 
 // handSessionKey names the session record of a Claude session started by
@@ -183,12 +186,13 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	// the machine, and those of other sessions must cost next to nothing.
 	h.loadPolicies()
 	h.trackLive(ctx, in) // handstarted.go: where a hand-started Claude runs; a taken-over one goes to its thread
-	isStop := prog == Stop && (in.HookEventName == claudehook.EventStop || in.HookEventName == claudehook.EventStopFailure)
+	isStop := prog == Stop && isStopEvent(in)
 	if isStop && h.turnRecorded(in) {
 		// A repeated Stop for a turn already handled: read-only fast path.
 		h.log.Info("turn already recorded", "prompt", in.PromptID)
 		return nil
 	}
+	defer h.flush()
 	var before state.Session
 	if in.HookEventName == claudehook.EventSessionStart {
 		before, _ = h.store.Sessions.Get(h.session)
@@ -245,6 +249,20 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	return errors.Join(err, h.liveTurnEnded(ctx, in, sess), h.turnEnded(ctx, sess, turn))
 }
 
+func isStopEvent(in *claudehook.Input) bool {
+	return in.HookEventName == claudehook.EventStop || in.HookEventName == claudehook.EventStopFailure
+}
+
+// flush makes the records written unsynced durable (state.UpdateUnsynced).
+func (h *handler) flush() {
+	for _, sync := range h.unsynced {
+		if err := sync(); err != nil {
+			h.log.Warn("record not synced", "err", err)
+		}
+	}
+	h.unsynced = nil
+}
+
 func (h *handler) turnRecorded(in *claudehook.Input) bool {
 	_, err := h.store.Turns.Get(state.TurnKey(in.SessionID, in.PromptID))
 	return err == nil
@@ -259,7 +277,13 @@ func (h *handler) touchSession(ctx context.Context, in *claudehook.Input) (state
 		// when it would only move LastEventAt a little.
 		return cur, nil
 	}
-	sess, err := h.store.Sessions.Update(ctx, h.session, func(s *state.Session) error {
+	update := h.store.Sessions.Update
+	if isStopEvent(in) {
+		// On the reply's path: synced once the reply is out (flush).
+		update = h.store.Sessions.UpdateUnsynced
+		h.unsynced = append(h.unsynced, func() error { return h.store.Sessions.Sync(h.session) })
+	}
+	sess, err := update(ctx, h.session, func(s *state.Session) error {
 		if r := h.route; r != nil {
 			s.Server, s.Project, s.ChannelID, s.Cwd, s.Progress = r.Server, r.Project, r.ChannelID, in.Cwd, r.Progress
 		}
@@ -348,7 +372,10 @@ func (h *handler) recordTurn(ctx context.Context, in *claudehook.Input, quick bo
 	h.tr.mark("transcript")
 	// Not the hook's context: a signal (the pane was killed) or the budget
 	// ending during the transcript wait must not lose the reply.
-	created, err = h.store.Turns.Create(context.WithoutCancel(ctx), key, turn)
+	created, err = h.store.Turns.CreateUnsynced(context.WithoutCancel(ctx), key, turn)
+	if created {
+		h.unsynced = append(h.unsynced, func() error { return h.store.Turns.Sync(key) })
+	}
 	if err != nil {
 		return turn, false, false, fmt.Errorf("record turn: %w", err)
 	}

@@ -104,6 +104,9 @@ func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.T
 	}
 	h.tr.mark("composed")
 	ids, err := h.deliverAt(ctx, sess, c.msgs, pl.order, 0)
+	h.tr.mark("delivered")
+	h.flush()
+	h.tr.mark("synced")
 	if in != nil {
 		c, ids = h.completeReply(ctx, sess, &turn, in, pl.order, c, ids) // complete.go
 	}
