@@ -182,14 +182,19 @@ func BenchmarkModelDoneToReply(b *testing.B) {
 		}
 		runs = append(runs, sample{done: done, created: reply.Created(), prompt: br.promptOf(p, "ok: "+text)})
 	}
-	// The stamp hook may still be writing the last stamp.
+	// The last turn's hooks may still be running: the stamp hook writing,
+	// ccbridge's completing the reply (it logs its timings as it ends).
+	lastPrompt := runs[len(runs)-1].prompt
 	deadline := time.Now().Add(10 * time.Second)
-	st := readStamps(b, stamps)
-	for _, ok := st[runs[len(runs)-1].prompt]; !ok && time.Now().Before(deadline); _, ok = st[runs[len(runs)-1].prompt] {
+	st, timings := readStamps(b, stamps), br.replyTimings()
+	for time.Now().Before(deadline) {
+		_, stamped := st[lastPrompt]
+		if _, timed := timings[lastPrompt]; stamped && timed {
+			break
+		}
 		time.Sleep(50 * time.Millisecond)
-		st = readStamps(b, stamps)
+		st, timings = readStamps(b, stamps), br.replyTimings()
 	}
-	timings := br.replyTimings()
 	var lat, floor, share []time.Duration
 	bd := breakdown{}
 	for _, r := range runs {
