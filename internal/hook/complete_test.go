@@ -138,3 +138,30 @@ func TestFooterRefreshedFromTheFinalMessage(t *testing.T) {
 		t.Error("a footer with the turn's own figures is due an edit")
 	}
 }
+
+// A reply queued during an outage is completed behind itself: the blocks
+// found later are queued after it, not posted before it, even once
+// Discord is back.
+func TestEarlierBlocksOfAQueuedReplyQueueBehindIt(t *testing.T) {
+	r := newRelay(t)
+	r.srv.Fail("POST", "/channels/*/messages", 503, 1000)
+	done := r.stopAsync(t, "p1", "Part B.")
+	deadline := time.Now().Add(20 * time.Second)
+	for keys, _ := r.store.Outbox.Keys(); len(keys) == 0; keys, _ = r.store.Outbox.Keys() {
+		if time.Now().After(deadline) {
+			t.Fatal("the reply was never queued")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	r.srv.Heal("POST", "/channels/*/messages")
+	r.writeFinal(t, "m1", "Part A.", "Part B.")
+	<-done
+	if got := r.contents(); len(got) != 0 {
+		t.Fatalf("posted ahead of the queued reply: %q", got)
+	}
+	all, _ := r.store.Outbox.List()
+	keys, _ := r.store.Outbox.Keys()
+	if len(keys) != 2 || all[keys[0]].Content != "Part B." || !strings.HasPrefix(all[keys[1]].Content, "Part A.") {
+		t.Fatalf("outbox = %+v", all)
+	}
+}

@@ -290,7 +290,11 @@ func (h *handler) deliverAt(ctx context.Context, sess state.Session, msgs []outg
 	}
 	defer unlock()
 	h.tr.mark("locked")
-	if queued, _ := h.queuedBefore(channel, order); queued {
+	before := order
+	if order != "" && first > 0 && len(msgs) > 0 {
+		before = msgs[0].key // the reply's own parts queued already go first
+	}
+	if queued, _ := h.queuedBefore(channel, before); queued {
 		return ids, h.enqueue(ctx, sess, msgs, "earlier messages are still queued")
 	}
 	poster, _, err := h.poster(sess.Server)
