@@ -56,11 +56,11 @@ func (h *handler) completeReply(ctx context.Context, sess state.Session, turn *s
 		h.log.Error("the reply's first blocks not posted", "err", err)
 		return c, ids
 	}
-	moreIDs, err := h.deliverAt(ctx, sess, more.msgs, order, len(c.msgs))
-	if err != nil {
+	if _, err := h.deliverAt(ctx, sess, more.msgs, order, len(c.msgs)); err != nil {
 		h.log.Error("the reply's first blocks not posted", "err", err)
+	} else {
+		h.log.Info("the reply's first blocks posted after it", "messages", len(more.msgs))
 	}
-	h.log.Info("the reply's first blocks posted after it", "messages", len(moreIDs))
 	return c, ids
 }
 

@@ -391,12 +391,7 @@ func reply(ctx context.Context, in *claudehook.Input, log *slog.Logger) string {
 	if in.TranscriptPath == "" {
 		return in.LastAssistantMessage
 	}
-	var text string
-	err := awaitTranscript(ctx, in.TranscriptPath, func() (bool, error) {
-		t, found, err := claudehook.FinalReply(in.TranscriptPath, in.LastAssistantMessage)
-		text = t
-		return found, err
-	})
+	text, err := finalText(ctx, in) // complete.go
 	if err != nil {
 		log.Warn("final message not in the transcript; using last_assistant_message", "err", err)
 		return in.LastAssistantMessage

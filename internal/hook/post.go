@@ -194,7 +194,7 @@ type composed struct {
 }
 
 // composeReply cuts a reply's text into messages, masked, with its files
-// and, when the session has it on and withFooter, the footer.
+// and, with footer and the session's footer on, the footer.
 func (h *handler) composeReply(sess state.Session, turn state.Turn, text string, footer bool) (composed, error) {
 	text, names := chat.AttachMarkers(text)
 	outputs, err := h.store.Dir.Outputs(h.session)
