@@ -44,7 +44,8 @@ func (r *relay) writeFinal(t *testing.T, msgID string, texts ...string) {
 
 func (r *relay) waitContents(t *testing.T, what string, ok func([]string) bool) []string {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	// Short of the 5 s the hook would wait for the transcript.
+	deadline := time.Now().Add(4 * time.Second)
 	for {
 		got := r.contents()
 		if ok(got) {
