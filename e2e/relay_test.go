@@ -122,7 +122,8 @@ func itoa(i int) string {
 }
 
 // 4. A turn with text, a tool call, and a final message of two text blocks
-// posts both final blocks.
+// posts both final blocks, in one message: the last block goes at once
+// (last_assistant_message), the first is edited in from the transcript.
 func TestRelayFinalMessageBlocks(t *testing.T) {
 	t.Parallel()
 	b := newBridge(t, 1, 1, "")
@@ -131,9 +132,18 @@ func TestRelayFinalMessageBlocks(t *testing.T) {
 		fakemodel.Tool("Let me check.", "Bash", map[string]any{"command": "echo checked", "description": "check"}),
 		fakemodel.Text("Part A of the answer.", "Part B of the answer."))
 	b.say(p, "SCN_TWO go")
-	reply := b.waitReply(p, "Part B of the answer.")
+	reply := b.waitReply(p, "Part A of the answer.\n\nPart B of the answer.")
 	if reply.Content != "Part A of the answer.\n\nPart B of the answer." {
 		t.Fatalf("reply = %q", reply.Content)
+	}
+	var holding []string
+	for _, m := range b.botMessages(p.channel) {
+		if strings.Contains(m.Content, "Part ") {
+			holding = append(holding, m.Content)
+		}
+	}
+	if len(holding) != 1 {
+		t.Fatalf("the final blocks are in %d messages: %q", len(holding), holding)
 	}
 }
 

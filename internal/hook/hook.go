@@ -45,6 +45,8 @@ const budget = 30 * time.Second
 
 // Main runs one hook invocation and returns the process exit code.
 func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv Env) int {
+	tr := newTracer(getenv)
+	tr.mark("start")
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 		fmt.Fprintf(stdout, "%s is run by Claude Code as a hook (JSON on stdin); ccbridge registers it for you.\n", prog)
 		return 0
@@ -68,7 +70,7 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 	defer stop()
 
 	arg, hasArg, argErr := claudehook.PolicyArg(args)
-	h := &handler{out: stdout, session: getenv(state.EnvSession), headless: headless(getenv), argErr: argErr}
+	h := &handler{out: stdout, session: getenv(state.EnvSession), headless: headless(getenv), argErr: argErr, tr: tr}
 	if hasArg && argErr == nil {
 		h.arg = &arg
 	}
@@ -102,6 +104,7 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 		log.Error("bad input", "err", err)
 		return 0
 	}
+	tr.mark("parsed")
 	if in.HookEventName != claudehook.EventPermissionRequest {
 		// A permission prompt waits up to prompt_timeout; everything else
 		// gets the short budget.
@@ -118,6 +121,8 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 	if err != nil {
 		h.log.Error("hook failed", "err", err)
 	}
+	tr.mark("done")
+	tr.log(h.log, in.PromptID)
 	return 0
 }
 
@@ -140,6 +145,10 @@ type handler struct {
 	argErr      error
 	headless    bool      // claude -p or the Agent SDK: no terminal (handstarted.go)
 	secretsOnce sync.Once // loadSecrets
+	tr          *tracer   // CCB_HOOK_TRACE (trace.go); nil when off
+	// unsynced sync the records written on the reply's path, once it is
+	// out (flush).
+	unsynced []func() error
 }
 
 // handSessionKey names the session record of a Claude session started by
@@ -177,12 +186,13 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	// the machine, and those of other sessions must cost next to nothing.
 	h.loadPolicies()
 	h.trackLive(ctx, in) // handstarted.go: where a hand-started Claude runs; a taken-over one goes to its thread
-	isStop := prog == Stop && (in.HookEventName == claudehook.EventStop || in.HookEventName == claudehook.EventStopFailure)
+	isStop := prog == Stop && isStopEvent(in)
 	if isStop && h.turnRecorded(in) {
 		// A repeated Stop for a turn already handled: read-only fast path.
 		h.log.Info("turn already recorded", "prompt", in.PromptID)
 		return nil
 	}
+	defer h.flush()
 	var before state.Session
 	if in.HookEventName == claudehook.EventSessionStart {
 		before, _ = h.store.Sessions.Get(h.session)
@@ -191,6 +201,7 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	if err != nil {
 		return err
 	}
+	h.tr.mark("session")
 	if prog == Stop {
 		switch in.HookEventName {
 		case claudehook.EventUserPromptSubmit:
@@ -219,7 +230,8 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	}
 	pl := h.holdPlace(ctx, sess) // post.go: the reply's place in its channel's order, taken as Stop arrives
 	defer pl.release()
-	turn, created, err := h.recordTurn(ctx, in)
+	h.tr.mark("place")
+	turn, created, partial, err := h.recordTurn(ctx, in, sess.ChannelID != "")
 	if err != nil || !created {
 		return err
 	}
@@ -229,8 +241,26 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	if sess.ChannelID == "" {
 		return fmt.Errorf("session %s has no channel", h.session)
 	}
-	err = h.postTurn(ctx, sess, turn, pl)
+	var pending *claudehook.Input // the reply is last_assistant_message so far
+	if partial {
+		pending = in
+	}
+	err = h.postTurn(ctx, sess, turn, pl, pending)
 	return errors.Join(err, h.liveTurnEnded(ctx, in, sess), h.turnEnded(ctx, sess, turn))
+}
+
+func isStopEvent(in *claudehook.Input) bool {
+	return in.HookEventName == claudehook.EventStop || in.HookEventName == claudehook.EventStopFailure
+}
+
+// flush makes the records written unsynced durable (state.UpdateUnsynced).
+func (h *handler) flush() {
+	for _, sync := range h.unsynced {
+		if err := sync(); err != nil {
+			h.log.Warn("record not synced", "err", err)
+		}
+	}
+	h.unsynced = nil
 }
 
 func (h *handler) turnRecorded(in *claudehook.Input) bool {
@@ -247,7 +277,13 @@ func (h *handler) touchSession(ctx context.Context, in *claudehook.Input) (state
 		// when it would only move LastEventAt a little.
 		return cur, nil
 	}
-	sess, err := h.store.Sessions.Update(ctx, h.session, func(s *state.Session) error {
+	update := h.store.Sessions.Update
+	if isStopEvent(in) {
+		// On the reply's path: synced once the reply is out (flush).
+		update = h.store.Sessions.UpdateUnsynced
+		h.unsynced = append(h.unsynced, func() error { return h.store.Sessions.Sync(h.session) })
+	}
+	sess, err := update(ctx, h.session, func(s *state.Session) error {
 		if r := h.route; r != nil {
 			s.Server, s.Project, s.ChannelID, s.Cwd, s.Progress = r.Server, r.Project, r.ChannelID, in.Cwd, r.Progress
 		}
@@ -314,27 +350,38 @@ func unchangedToolEvent(s state.Session, in *claudehook.Input) bool {
 }
 
 // recordTurn claims the turn once (by Claude session id and prompt id) and
-// stores its reply: every text block of the final assistant message.
-func (h *handler) recordTurn(ctx context.Context, in *claudehook.Input) (state.Turn, bool, error) {
+// stores its reply: every text block of the final assistant message. With
+// quick (a reply about to be posted), it does not wait for the transcript:
+// the reply is last_assistant_message, and partial says the rest may come
+// (complete.go).
+func (h *handler) recordTurn(ctx context.Context, in *claudehook.Input, quick bool) (turn state.Turn, created, partial bool, err error) {
 	if in.SessionID == "" || in.PromptID == "" {
-		return state.Turn{}, false, errors.New("stop without session_id or prompt_id")
+		return state.Turn{}, false, false, errors.New("stop without session_id or prompt_id")
 	}
 	key := state.TurnKey(in.SessionID, in.PromptID)
-	turn := state.Turn{SessionKey: h.session, ClaudeSessionID: in.SessionID, PromptID: in.PromptID, Event: in.HookEventName, At: time.Now().UTC()}
-	if in.HookEventName == claudehook.EventStopFailure {
+	turn = state.Turn{SessionKey: h.session, ClaudeSessionID: in.SessionID, PromptID: in.PromptID, Event: in.HookEventName, At: time.Now().UTC()}
+	switch {
+	case in.HookEventName == claudehook.EventStopFailure:
 		turn.Error = in.Error
 		turn.Reply = in.LastAssistantMessage
-	} else {
+	case quick && in.LastAssistantMessage != "" && in.TranscriptPath != "":
+		turn.Reply, partial = in.LastAssistantMessage, true
+	default:
 		turn.Reply = reply(ctx, in, h.log)
 	}
+	h.tr.mark("transcript")
 	// Not the hook's context: a signal (the pane was killed) or the budget
 	// ending during the transcript wait must not lose the reply.
-	created, err := h.store.Turns.Create(context.WithoutCancel(ctx), key, turn)
-	if err != nil {
-		return turn, false, fmt.Errorf("record turn: %w", err)
+	created, err = h.store.Turns.CreateUnsynced(context.WithoutCancel(ctx), key, turn)
+	if created {
+		h.unsynced = append(h.unsynced, func() error { return h.store.Turns.Sync(key) })
 	}
-	h.log.Info("turn recorded", "prompt", in.PromptID, "new", created, "chars", len(turn.Reply))
-	return turn, created, nil
+	if err != nil {
+		return turn, false, false, fmt.Errorf("record turn: %w", err)
+	}
+	h.tr.mark("recorded")
+	h.log.Info("turn recorded", "prompt", in.PromptID, "new", created, "chars", len(turn.Reply), "partial", partial)
+	return turn, created, partial, nil
 }
 
 // reply builds the turn's reply from the transcript, which holds every
@@ -344,12 +391,7 @@ func reply(ctx context.Context, in *claudehook.Input, log *slog.Logger) string {
 	if in.TranscriptPath == "" {
 		return in.LastAssistantMessage
 	}
-	var text string
-	err := awaitTranscript(ctx, in.TranscriptPath, func() (bool, error) {
-		t, found, err := claudehook.FinalReply(in.TranscriptPath, in.LastAssistantMessage)
-		text = t
-		return found, err
-	})
+	text, err := finalText(ctx, in) // complete.go
 	if err != nil {
 		log.Warn("final message not in the transcript; using last_assistant_message", "err", err)
 		return in.LastAssistantMessage

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/claudehook"
 	"github.com/ccbridge/ccbridge/internal/discord"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -75,8 +76,10 @@ func (h *handler) holdPlace(ctx context.Context, sess state.Session) place {
 }
 
 // postTurn posts a turn's reply (or failure) to the session's channel, in
-// the turn's place, and gives the place up.
-func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.Turn, pl place) error {
+// the turn's place, and gives the place up. With in, the reply is only
+// last_assistant_message so far: the rest of the final message is edited
+// in once the transcript holds it (completeReply), before the place goes.
+func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.Turn, pl place, in *claudehook.Input) error {
 	defer pl.release()
 	text := turn.Reply
 	var resetAt time.Time
@@ -89,34 +92,29 @@ func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.T
 			text += "\n" + limitNotice(resetAt, known, time.Now())
 		}
 	}
-	text, names := chat.AttachMarkers(text)
-	outputs, err := h.store.Dir.Outputs(h.session)
+	// A failed turn's cost and context say nothing the person can use.
+	c, err := h.composeReply(sess, turn, text, !failed)
 	if err != nil {
 		return err
 	}
-	files, notes := resolveAttachments(h.store.Dir, outputs, names)
-	if len(notes) > 0 {
-		text = strings.TrimSpace(text + "\n\n" + strings.Join(notes, "\n"))
-	}
-	chunks := h.chunks(chat.Markdown(text))
-	footer, own := "", true
-	// A failed turn's cost and context say nothing the person can use.
-	if prefs, _ := h.prefs(sess); prefs.Footer && len(chunks) > 0 && !failed {
-		footer, own = h.footer(sess, turn)
-		chunks = withFooter(chunks, footer)
-	}
-	msgs := compose(chunks, files)
-	if len(msgs) == 0 {
+	if len(c.msgs) == 0 {
 		h.log.Info("empty reply; nothing to post")
 		return nil
 	}
-	ids, err := h.deliverAt(ctx, sess, msgs, pl.order)
+	h.tr.mark("composed")
+	ids, err := h.deliverAt(ctx, sess, c.msgs, pl.order, 0)
+	h.tr.mark("delivered")
+	h.flush()
+	h.tr.mark("synced")
+	if in != nil {
+		c, ids = h.completeReply(ctx, sess, &turn, in, pl.order, c, ids) // complete.go
+	}
 	pl.release()
 	// Sessions ccbridge started run its statusLine, which edits the turn's
 	// own figures in; one started by hand has it only if the user set it
 	// up. A footer queued in the outbox keeps the figures it has.
-	if last := len(chunks) - 1; !own && h.route == nil && last < len(ids) && ids[last] != "" {
-		if aerr := h.awaitFigures(ctx, sess, turn, ids[last], msgs[last].content, footer); aerr != nil {
+	if last := c.chunks - 1; !c.own && h.route == nil && last < len(ids) && ids[last] != "" {
+		if aerr := h.awaitFigures(ctx, sess, turn, ids[last], c.msgs[last].content, c.footer); aerr != nil {
 			h.log.Warn("footer left as posted", "err", aerr)
 		}
 	}
@@ -186,6 +184,36 @@ func resolveAttachments(d *state.Dir, dir string, names []string) (files []strin
 	return files, notes
 }
 
+// composed is a reply as it goes to Discord.
+type composed struct {
+	msgs   []outgoing
+	chunks int    // msgs[:chunks] hold the text; msgs[chunks-1] ends with the footer
+	footer string // "" for none
+	own    bool   // the footer holds the turn's own figures (see footer)
+}
+
+// composeReply cuts a reply's text into messages, masked, with its files
+// and, with footer and the session's footer on, the footer.
+func (h *handler) composeReply(sess state.Session, turn state.Turn, text string, footer bool) (composed, error) {
+	text, names := chat.AttachMarkers(text)
+	outputs, err := h.store.Dir.Outputs(h.session)
+	if err != nil {
+		return composed{}, err
+	}
+	files, notes := resolveAttachments(h.store.Dir, outputs, names)
+	if len(notes) > 0 {
+		text = strings.TrimSpace(text + "\n\n" + strings.Join(notes, "\n"))
+	}
+	chunks := h.chunks(chat.Markdown(text))
+	c := composed{own: true}
+	if prefs, _ := h.prefs(sess); footer && prefs.Footer && len(chunks) > 0 {
+		c.footer, c.own = h.footer(sess, turn)
+		chunks = withFooter(chunks, c.footer)
+	}
+	c.msgs, c.chunks = compose(chunks, files), len(chunks)
+	return c, nil
+}
+
 // compose puts files on the last text chunk, in batches Discord accepts
 // (at most 10 files and 10 MiB a message); extra batches follow alone.
 func compose(chunks []string, files []string) []outgoing {
@@ -224,7 +252,7 @@ func compose(chunks []string, files []string) []outgoing {
 // deliver posts msgs in order under the channel's lock, after the replies
 // of the turns that ended before it was called (see deliverAt).
 func (h *handler) deliver(ctx context.Context, sess state.Session, msgs []outgoing) error {
-	_, err := h.deliverAt(ctx, sess, msgs, "")
+	_, err := h.deliverAt(ctx, sess, msgs, "", 0)
 	return err
 }
 
@@ -235,16 +263,17 @@ var placeWait = 10 * time.Second
 
 // deliverAt posts msgs in order under the channel's lock, at order (a
 // place in the channel's reply order; "" for none) or, without one, after
-// the places held when it was called. If the outbox holds earlier messages
+// the places held when it was called; first is the index at order of
+// msgs[0] (more parts of a reply posted already). If the outbox holds earlier messages
 // for the channel, or Discord stays unavailable, the rest goes to the
 // outbox, which the daemon drains in order. It returns the ids of the
 // messages posted ("" for those queued).
-func (h *handler) deliverAt(ctx context.Context, sess state.Session, msgs []outgoing, order string) ([]string, error) {
+func (h *handler) deliverAt(ctx context.Context, sess state.Session, msgs []outgoing, order string, first int) ([]string, error) {
 	ids := make([]string, len(msgs))
 	channel := sess.Channel()
 	if order != "" {
 		for i := range msgs {
-			msgs[i].key = state.PartKey(order, i) // sorts after every turn that ended before
+			msgs[i].key = state.PartKey(order, first+i) // sorts after every turn that ended before
 		}
 	}
 	if err := h.awaitEarlier(ctx, channel, order); err != nil {
@@ -259,7 +288,12 @@ func (h *handler) deliverAt(ctx context.Context, sess state.Session, msgs []outg
 		return ids, h.enqueue(ctx, sess, msgs, "channel lock: "+err.Error())
 	}
 	defer unlock()
-	if queued, _ := h.queuedBefore(channel, order); queued {
+	h.tr.mark("locked")
+	before := order
+	if order != "" && first > 0 && len(msgs) > 0 {
+		before = msgs[0].key // the reply's own parts queued already go first
+	}
+	if queued, _ := h.queuedBefore(channel, before); queued {
 		return ids, h.enqueue(ctx, sess, msgs, "earlier messages are still queued")
 	}
 	poster, _, err := h.poster(sess.Server)
@@ -285,8 +319,10 @@ func (h *handler) deliverAt(ctx context.Context, sess state.Session, msgs []outg
 		}
 		// Time in proportion to the upload, within the hook's budget; what
 		// does not fit goes to the daemon, which has the time.
-		sctx, cancel := context.WithTimeout(ctx, discord.SendTimeout(size))
+		sctx, cancel := context.WithTimeout(h.tr.http(ctx), discord.SendTimeout(size))
+		h.tr.mark("send")
 		id, err := poster.SendOnce(sctx, channel, discord.Nonce(m.key), m.content, files)
+		h.tr.mark("posted")
 		cancel()
 		switch {
 		case errors.Is(err, discord.ErrTransient):

@@ -163,6 +163,12 @@ func (c *Collection[T]) Update(ctx context.Context, key string, fn func(*T) erro
 }
 
 func (c *Collection[T]) update(ctx context.Context, key string, fn func(v *T, exists bool) error) (T, error) {
+	return c.updateSync(ctx, key, fn, true)
+}
+
+// updateSync is update; without sync the write is not waited for on disk
+// (see UpdateUnsynced).
+func (c *Collection[T]) updateSync(ctx context.Context, key string, fn func(v *T, exists bool) error, sync bool) (T, error) {
 	var zero T
 	p, err := c.path(key)
 	if err != nil {
@@ -192,7 +198,7 @@ func (c *Collection[T]) update(ctx context.Context, key string, fn func(v *T, ex
 	if err != nil {
 		return zero, fmt.Errorf("encode %s: %w", key, err)
 	}
-	if err := writeAtomic(p, b); err != nil {
+	if err := writeAtomicSync(p, b, 0o600, sync); err != nil {
 		return zero, err
 	}
 	return v, nil
@@ -344,7 +350,12 @@ func resolveLinks(path string) (string, error) {
 
 func writeAtomic(p string, b []byte) error { return writeAtomicMode(p, b, 0o600) }
 
-func writeAtomicMode(p string, b []byte, perm os.FileMode) (err error) {
+func writeAtomicMode(p string, b []byte, perm os.FileMode) error {
+	return writeAtomicSync(p, b, perm, true)
+}
+
+// writeAtomicSync replaces p with b; with sync, durably.
+func writeAtomicSync(p string, b []byte, perm os.FileMode, sync bool) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Base(p), err)
@@ -361,8 +372,10 @@ func writeAtomicMode(p string, b []byte, perm os.FileMode) (err error) {
 	if _, err = f.Write(b); err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Base(p), err)
 	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(p), err)
+	if sync {
+		if err = f.Sync(); err != nil {
+			return fmt.Errorf("write %s: %w", filepath.Base(p), err)
+		}
 	}
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Base(p), err)
@@ -370,12 +383,18 @@ func writeAtomicMode(p string, b []byte, perm os.FileMode) (err error) {
 	if err = os.Rename(f.Name(), p); err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Base(p), err)
 	}
-	// The rename is durable only once the directory is synced (the durable
-	// registry must survive a power cut). Best effort: some filesystems
-	// refuse fsync on a directory.
-	if dir, derr := os.Open(filepath.Dir(p)); derr == nil {
-		_ = dir.Sync()
-		_ = dir.Close()
+	if sync {
+		syncDir(filepath.Dir(p))
 	}
 	return nil
+}
+
+// syncDir makes the renames in dir durable (the durable registry must
+// survive a power cut). Best effort: some filesystems refuse fsync on a
+// directory.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
 }
