@@ -137,15 +137,23 @@ func DialogText(screen string) string {
 // InputReady reports whether the screen shows Claude's idle input box: a
 // line starting with ❯ between two rules, and no turn running.
 func InputReady(screen string) bool {
-	if strings.Contains(screen, "esc to interrupt") {
-		return false
-	}
-	box, _, ok := inputBox(screen)
-	return ok && !strings.Contains(box, "\n")
+	box, footer, ok := inputBox(screen)
+	return ok && !strings.Contains(box, "\n") && !slices.ContainsFunc(footer, running)
 }
 
 // Busy reports whether the footer says a turn (or a sync hook) is running.
-func Busy(screen string) bool { return strings.Contains(screen, "esc to interrupt") }
+// With the input box shown, only its footer counts: the conversation above
+// it is Claude's prose, which may name the key. Without the box (a dialog
+// in its place) the whole screen is read.
+func Busy(screen string) bool {
+	if _, footer, ok := inputBox(screen); ok {
+		return slices.ContainsFunc(footer, running)
+	}
+	return running(screen)
+}
+
+// running: Claude's mark of a turn (or a sync hook) in progress.
+func running(text string) bool { return strings.Contains(text, "esc to interrupt") }
 
 // LastLines returns the last n non-blank-trailing lines of a screen.
 func LastLines(screen string, n int) string {

@@ -220,3 +220,22 @@ func TestABorderBesideTheFooterLeavesTheBox(t *testing.T) {
 		t.Fatalf("a border beside the footer hid the box:\n%s", panel)
 	}
 }
+
+// "esc to interrupt" counts where Claude draws it, in the footer under the
+// input box, never in a reply above it (fidelity-3 B1's rule, for the
+// busy mark as for dialogs): a reply that names the key leaves the session
+// idle and ready.
+func TestAReplySayingEscToInterruptIsNotBusy(t *testing.T) {
+	idle := readScreen(t, "reply-safety-2.1.328.txt")
+	said := strings.Replace(idle, "Quick safety check: the tests pass and nothing else changed.", "Press esc to interrupt a turn; the tests pass.", 1)
+	if said == idle {
+		t.Fatal("the capture changed")
+	}
+	if Busy(said) || !InputReady(said) {
+		t.Errorf("a reply naming the key: Busy=%v InputReady=%v", Busy(said), InputReady(said))
+	}
+	busy := strings.Replace(idle, "⏸ manual mode on · ? for shortcuts", "⏸ manual mode on · esc to interrupt", 1)
+	if !Busy(busy) || InputReady(busy) {
+		t.Errorf("a running turn's footer: Busy=%v InputReady=%v", Busy(busy), InputReady(busy))
+	}
+}
