@@ -80,10 +80,13 @@ func TestRealClaudeRunsOurStatusLineAndTheUsersOwn(t *testing.T) {
 		st, err = statuses.Get(turn.ClaudeSessionID)
 		return err == nil && st.PromptID == turn.PromptID && st.HasContext
 	})
-	raw, err := os.ReadFile(dump)
-	if err != nil {
-		t.Fatalf("the user's statusLine never ran: %v", err)
-	}
+	// Our hook caches the figures first and runs the user's statusLine
+	// after: the record can come before the user's command has written.
+	var raw []byte
+	waitUntil(t, 30*time.Second, "the user's statusLine", func() bool {
+		raw, err = os.ReadFile(dump)
+		return err == nil && len(raw) > 0 && json.Valid(raw)
+	})
 	t.Logf("statusLine input of 2.1.328: %s", raw)
 	var in struct {
 		SessionID string `json:"session_id"`
