@@ -60,6 +60,16 @@ func (b *Book) Claim(ref Ref) bool {
 	return true
 }
 
+// Claimed reports whether this process took the message already.
+func (b *Book) Claimed(ref Ref) bool {
+	if ref.MessageID == "" {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.claimed.has(ref.ChannelID, ref.MessageID)
+}
+
 // update changes ref's channel cursor, filling in whose it is.
 func (b *Book) update(ctx context.Context, ref Ref, fn func(c *state.Cursor) error) (state.Cursor, error) {
 	if b.cursors == nil || ref.MessageID == "" {

@@ -324,21 +324,27 @@ func (r *Router) tryEnqueue(tg target, it item) int {
 	if r.stopping || r.ctx.Err() != nil {
 		return enqueueStopped
 	}
+	q, ok := r.workers[tg.key]
+	// Claimed only once the queue has room: a message met by a full queue
+	// is tried again (catch-up waits), and must not then pass for one
+	// taken already. Every send is under r.mu and the worker only takes,
+	// so room seen here is room at the send.
+	if ok && len(q) == cap(q) {
+		if !it.again && r.book().Claimed(intake.Of(it.ev)) {
+			return enqueueDuplicate
+		}
+		return enqueueFull
+	}
 	if !it.again && !r.book().Claim(intake.Of(it.ev)) { // catchup.go
 		return enqueueDuplicate
 	}
-	q, ok := r.workers[tg.key]
 	if !ok {
 		q = make(chan item, queuePerSession)
 		r.workers[tg.key] = q
 		r.wg.Add(1)
 		go r.work(tg, q)
 	}
-	select {
-	case q <- it:
-	default:
-		return enqueueFull
-	}
+	q <- it
 	return enqueued
 }
 
