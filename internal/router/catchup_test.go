@@ -21,6 +21,9 @@ type fakeHistory struct {
 	mu    sync.Mutex
 	msgs  []Missed // oldest first
 	reads []string // the afterID of each After
+	// block, when set before a read starts, holds Message until it is
+	// closed or the read's context ends.
+	block chan struct{}
 }
 
 func (h *fakeHistory) After(_ context.Context, _, ch, after string) ([]Missed, error) {
@@ -39,7 +42,16 @@ func (h *fakeHistory) After(_ context.Context, _, ch, after string) ([]Missed, e
 	return out, nil
 }
 
-func (h *fakeHistory) Message(_ context.Context, _, ch, id string) (Missed, error) {
+func (h *fakeHistory) Message(ctx context.Context, _, ch, id string) (Missed, error) {
+	if h.block != nil {
+		select {
+		case <-h.block:
+		case <-ctx.Done():
+		}
+		if err := ctx.Err(); err != nil {
+			return Missed{}, err
+		}
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, m := range h.msgs {

@@ -220,10 +220,18 @@ func (r *Router) deliverAnyway(ev chat.ComponentEvent, args []string, resp chat.
 	link := messageLink(tg, ev.ChannelID, msgID)
 	_, _ = resp.Update(chat.Message{Content: fmt.Sprintf("📨 Delivering [this message](%s) now, as %s asked.", link, mention(ev.User))})
 	r.opt.Log.Info("deliver anyway", "channel", ev.ChannelID, "message", msgID, "by", ev.User.ID)
+	r.wg.Add(1) // a stop waits for it, and it may put the offer back
 	go func() {
+		defer r.wg.Done()
 		ctx, cancel := context.WithTimeout(r.ctx, catchUpRead)
 		defer cancel()
 		m, err := r.opt.History.Message(ctx, ev.Server, ev.ChannelID, msgID)
+		if err != nil && r.ctx.Err() != nil {
+			// Stopping: the offer is reopened and said so, as for one
+			// queued (the message is not forgotten with its offer spent).
+			r.tellStopped(notReached, item{ev: chat.MessageEvent{Server: ev.Server, ChannelID: ev.ChannelID, ParentID: cur.ParentID, MessageID: msgID, Author: ev.User}})
+			return
+		}
 		if err != nil {
 			r.release(chat.MessageEvent{Server: ev.Server, ChannelID: ev.ChannelID, ParentID: cur.ParentID, MessageID: msgID})
 			r.send(ev.Server, ev.ChannelID, fmt.Sprintf("⚠️ Could not read [this message](%s) back from Discord, so it was not delivered: %s. Send it again.", link, errText(err)))
@@ -231,6 +239,9 @@ func (r *Router) deliverAnyway(ev chat.ComponentEvent, args []string, resp chat.
 		}
 		msg := m.Event
 		msg.Server, msg.ParentID = ev.Server, cur.ParentID
+		// Taken in this process: a catch-up that reads it back meanwhile
+		// (a READY after lost events) must not offer it again.
+		r.book().Claim(intake.Of(msg))
 		if audio, ok := msg.Voice(); ok {
 			r.voiceNote(tg, msg, audio) // voice.go: transcribed first, as live
 			return
