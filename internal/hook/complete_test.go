@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -164,5 +165,24 @@ func TestEarlierBlocksOfAQueuedReplyQueueBehindIt(t *testing.T) {
 	keys, _ := r.store.Outbox.Keys()
 	if len(keys) != 2 || all[keys[0]].Content != "Part B." || !strings.HasPrefix(all[keys[1]].Content, "Part A.") {
 		t.Fatalf("outbox = %+v", all)
+	}
+}
+
+// A reply neither posted nor queued (Discord's client could not be made
+// and nothing was kept) has no reply to complete: its earlier blocks are
+// not posted after it as "the beginning of the reply above".
+func TestNoCompletionOfAReplyNeitherPostedNorQueued(t *testing.T) {
+	r := newRelay(t)
+	r.store.Bots.Update(context.Background(), "home", func(b *state.Bot) error { b.APIBase = "ftp://nowhere"; return nil })
+	r.writeFinal(t, "m1", "Part A.", "Part B.")
+	payload := fmt.Sprintf(`{"session_id":"sid","prompt_id":"p1","transcript_path":%q,"cwd":"/p","hook_event_name":"Stop","last_assistant_message":"Part B."}`, r.transcript)
+	run(t, Stop, r.root, "home-api", payload)
+	b, _ := os.ReadFile(filepath.Join(r.root, "logs", "hook.log"))
+	log := string(b)
+	if !strings.Contains(log, "api_base") {
+		t.Fatalf("the failure is not the one staged:\n%s", log)
+	}
+	if strings.Contains(log, "first blocks") {
+		t.Fatalf("the reply was completed although nothing was posted:\n%s", log)
 	}
 }
