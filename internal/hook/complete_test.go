@@ -186,3 +186,30 @@ func TestNoCompletionOfAReplyNeitherPostedNorQueued(t *testing.T) {
 		t.Fatalf("the reply was completed although nothing was posted:\n%s", log)
 	}
 }
+
+// Two turns whose final messages end the same way: the second turn's
+// reply is completed from its own final message, never from the first
+// turn's, which the transcript holds before this turn's prompt line.
+func TestAnEarlierTurnEndingTheSameIsNotThisTurnsReply(t *testing.T) {
+	r := newRelay(t)
+	prompt := func(id string) {
+		f, err := os.OpenFile(r.transcript, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(f, `{"type":"user","promptId":%q,"message":{"role":"user","content":"go on"}}`+"\n", id)
+		f.Close()
+	}
+	prompt("p1")
+	r.writeFinal(t, "m1", "First turn's block.", "Done.")
+	<-r.stopAsync(t, "p1", "Done.")
+	prompt("p2")
+	done := r.stopAsync(t, "p2", "Done.")
+	r.waitContents(t, "the second reply at once", func(got []string) bool { return len(got) == 2 })
+	r.writeFinal(t, "m2", "Done.")
+	<-done
+	msgs := r.srv.Messages(r.bot.ChannelID)
+	if len(msgs) != 2 || msgs[0].Content != "First turn's block.\n\nDone." || msgs[1].Content != "Done." || msgs[1].Edits != 0 {
+		t.Fatalf("messages = %q, %q (edits %d)", msgs[0].Content, msgs[len(msgs)-1].Content, msgs[len(msgs)-1].Edits)
+	}
+}
