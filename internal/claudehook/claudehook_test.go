@@ -101,7 +101,7 @@ func TestPermissionRequestOutputShape(t *testing.T) {
 
 func TestFinalReplyTakesEveryBlockOfTheLastMessage(t *testing.T) {
 	for _, last := range []string{"Part B of the final answer.", ""} {
-		got, found, err := FinalReply(filepath.Join("testdata", "transcript_two_blocks.jsonl"), last)
+		got, found, err := FinalReply(filepath.Join("testdata", "transcript_two_blocks.jsonl"), last, "")
 		if err != nil || !found {
 			t.Fatal(found, err)
 		}
@@ -109,7 +109,7 @@ func TestFinalReplyTakesEveryBlockOfTheLastMessage(t *testing.T) {
 			t.Fatalf("FinalReply(%q) = %q, want %q", last, got, want)
 		}
 	}
-	if _, found, _ := FinalReply(filepath.Join("testdata", "transcript_two_blocks.jsonl"), "not written yet"); found {
+	if _, found, _ := FinalReply(filepath.Join("testdata", "transcript_two_blocks.jsonl"), "not written yet", ""); found {
 		t.Error("found a message that is not in the transcript")
 	}
 }
@@ -118,9 +118,36 @@ func TestFinalReplyTakesEveryBlockOfTheLastMessage(t *testing.T) {
 // wrote: the final message's lines before the earlier message's, and the
 // blocks of one message out of order.
 func TestFinalReplyIgnoresFileOrder(t *testing.T) {
-	got, found, err := FinalReply(filepath.Join("testdata", "transcript_out_of_order.jsonl"), "The command printed bash-ran.")
+	got, found, err := FinalReply(filepath.Join("testdata", "transcript_out_of_order.jsonl"), "The command printed bash-ran.", "")
 	if err != nil || !found || got != "First final block.\n\nThe command printed bash-ran." {
 		t.Fatalf("FinalReply = %q, %v, %v", got, found, err)
+	}
+}
+
+// Two turns ending with the same words: the second turn's final message
+// is its own, never the first turn's, which comes before its prompt line
+// (lines carry promptId; real 2.1.328 writes a turn's blocks out of order).
+func TestFinalReplyIsThisTurns(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t.jsonl")
+	turn1 := `{"type":"user","promptId":"p1","message":{"role":"user","content":"first"}}
+{"type":"assistant","apiBlockIndex":0,"message":{"id":"m1","stop_reason":"end_turn","content":[{"type":"text","text":"First turn's block."}]}}
+{"type":"assistant","apiBlockIndex":1,"message":{"id":"m1","stop_reason":"end_turn","content":[{"type":"text","text":"Done."}]}}
+{"type":"user","promptId":"p2","message":{"role":"user","content":"second"}}
+`
+	os.WriteFile(p, []byte(turn1), 0o600)
+	if got, found, err := FinalReply(p, "Done.", "p2"); err != nil || found {
+		t.Fatalf("the second turn took the first's message: %q, %v, %v", got, found, err)
+	}
+	if got, found, err := FinalReply(p, "Done.", "p1"); err != nil || !found || got != "First turn's block.\n\nDone." {
+		t.Fatalf("first turn: %q, %v, %v", got, found, err)
+	}
+	turn2 := `{"type":"assistant","apiBlockIndex":1,"message":{"id":"m2","stop_reason":"end_turn","content":[{"type":"text","text":"Done."}]}}
+{"type":"assistant","apiBlockIndex":0,"message":{"id":"m2","stop_reason":"end_turn","content":[{"type":"text","text":"Second turn's block."}]}}
+{"type":"user","promptId":"p2","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"ok"}]}}
+`
+	os.WriteFile(p, []byte(turn1+turn2), 0o600)
+	if got, found, err := FinalReply(p, "Done.", "p2"); err != nil || !found || got != "Second turn's block.\n\nDone." {
+		t.Fatalf("second turn: %q, %v, %v", got, found, err)
 	}
 }
 
@@ -135,7 +162,7 @@ func TestFinalReplyReadsOnlyTheTail(t *testing.T) {
 	b.WriteString(`{"type":"user","message":{"role":"user","content":"next"}}` + "\n")
 	b.WriteString(`{"type":"assistant","message":{"id":"new","content":[{"type":"text","text":"the answer"}]}}` + "\n")
 	os.WriteFile(p, []byte(b.String()), 0o600)
-	got, _, err := FinalReply(p, "the answer")
+	got, _, err := FinalReply(p, "the answer", "")
 	if err != nil || got != "the answer" {
 		t.Fatalf("FinalReply = %q, %v", got, err)
 	}
@@ -151,7 +178,7 @@ func BenchmarkFinalReply10MiB(b *testing.B) {
 	os.WriteFile(p, []byte(s.String()), 0o600)
 	b.Run("found", func(b *testing.B) {
 		for b.Loop() {
-			if _, found, err := FinalReply(p, "the end"); err != nil || !found {
+			if _, found, err := FinalReply(p, "the end", ""); err != nil || !found {
 				b.Fatal(found, err)
 			}
 		}
@@ -159,7 +186,7 @@ func BenchmarkFinalReply10MiB(b *testing.B) {
 	// Not written yet: the Stop hook's wait re-reads only after the file changes.
 	b.Run("not-yet-written", func(b *testing.B) {
 		for b.Loop() {
-			if _, found, err := FinalReply(p, "absent"); err != nil || found {
+			if _, found, err := FinalReply(p, "absent", ""); err != nil || found {
 				b.Fatal(found, err)
 			}
 		}

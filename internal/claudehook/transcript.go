@@ -69,22 +69,69 @@ const (
 // text block of it, in block order, joined by a blank line. The Stop
 // payload's last_assistant_message is only the last block; it identifies the
 // message (the newest entry holding that text, preferring one that ended the
-// turn). found is false when the transcript does not hold it yet: Claude Code
-// may fire Stop before it has written the final lines. With an empty last,
-// the newest assistant message is taken.
-func FinalReply(path, last string) (text string, found bool, err error) {
+// turn) among those of the turn promptID (see turnLines): an earlier turn's
+// message ending the same way ("Done.") is not this one. found is false when
+// the transcript does not hold it yet: Claude Code may fire Stop before it
+// has written the final lines. With an empty last, the newest assistant
+// message of the turn is taken.
+func FinalReply(path, last, promptID string) (text string, found bool, err error) {
 	for size := int64(tailStart); ; size *= 4 {
 		lines, whole, err := tailLines(path, size)
 		if err != nil {
 			return "", false, err
 		}
-		if text, ok := finalReply(lines, last); ok {
+		if text, ok := finalReply(turnLines(lines, promptID), last); ok {
 			return text, true, nil
 		}
 		if whole || size >= tailMax {
 			return "", false, nil
 		}
 	}
+}
+
+// turnLines returns the lines of the turn promptID: those after the first
+// line carrying its promptId (the person's prompt, then tool results),
+// else, when the tail starts inside the turn, those after the last line
+// carrying another turn's; up to the next turn's first line. Lines without
+// promptId (assistant lines) belong to the turn they follow. A transcript
+// without promptIds, or no promptID, leaves the lines as they are.
+func turnLines(lines [][]byte, promptID string) [][]byte {
+	if promptID == "" {
+		return lines
+	}
+	ids := make([]string, len(lines))
+	first := -1
+	for i, line := range lines {
+		if !bytes.Contains(line, []byte(`"promptId"`)) {
+			continue
+		}
+		var e struct {
+			PromptID string `json:"promptId"`
+		}
+		if json.Unmarshal(line, &e) != nil || e.PromptID == "" {
+			continue
+		}
+		ids[i] = e.PromptID
+		if first < 0 && e.PromptID == promptID {
+			first = i
+		}
+	}
+	start := 0
+	if first >= 0 {
+		start = first + 1
+	} else {
+		for i, id := range ids {
+			if id != "" {
+				start = i + 1
+			}
+		}
+	}
+	for i := start; i < len(lines); i++ {
+		if ids[i] != "" && ids[i] != promptID {
+			return lines[start:i]
+		}
+	}
+	return lines[start:]
 }
 
 type assistantLine struct {

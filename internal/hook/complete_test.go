@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -164,5 +165,51 @@ func TestEarlierBlocksOfAQueuedReplyQueueBehindIt(t *testing.T) {
 	keys, _ := r.store.Outbox.Keys()
 	if len(keys) != 2 || all[keys[0]].Content != "Part B." || !strings.HasPrefix(all[keys[1]].Content, "Part A.") {
 		t.Fatalf("outbox = %+v", all)
+	}
+}
+
+// A reply neither posted nor queued (Discord's client could not be made
+// and nothing was kept) has no reply to complete: its earlier blocks are
+// not posted after it as "the beginning of the reply above".
+func TestNoCompletionOfAReplyNeitherPostedNorQueued(t *testing.T) {
+	r := newRelay(t)
+	r.store.Bots.Update(context.Background(), "home", func(b *state.Bot) error { b.APIBase = "ftp://nowhere"; return nil })
+	r.writeFinal(t, "m1", "Part A.", "Part B.")
+	payload := fmt.Sprintf(`{"session_id":"sid","prompt_id":"p1","transcript_path":%q,"cwd":"/p","hook_event_name":"Stop","last_assistant_message":"Part B."}`, r.transcript)
+	run(t, Stop, r.root, "home-api", payload)
+	b, _ := os.ReadFile(filepath.Join(r.root, "logs", "hook.log"))
+	log := string(b)
+	if !strings.Contains(log, "api_base") {
+		t.Fatalf("the failure is not the one staged:\n%s", log)
+	}
+	if strings.Contains(log, "first blocks") {
+		t.Fatalf("the reply was completed although nothing was posted:\n%s", log)
+	}
+}
+
+// Two turns whose final messages end the same way: the second turn's
+// reply is completed from its own final message, never from the first
+// turn's, which the transcript holds before this turn's prompt line.
+func TestAnEarlierTurnEndingTheSameIsNotThisTurnsReply(t *testing.T) {
+	r := newRelay(t)
+	prompt := func(id string) {
+		f, err := os.OpenFile(r.transcript, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(f, `{"type":"user","promptId":%q,"message":{"role":"user","content":"go on"}}`+"\n", id)
+		f.Close()
+	}
+	prompt("p1")
+	r.writeFinal(t, "m1", "First turn's block.", "Done.")
+	<-r.stopAsync(t, "p1", "Done.")
+	prompt("p2")
+	done := r.stopAsync(t, "p2", "Done.")
+	r.waitContents(t, "the second reply at once", func(got []string) bool { return len(got) == 2 })
+	r.writeFinal(t, "m2", "Done.")
+	<-done
+	msgs := r.srv.Messages(r.bot.ChannelID)
+	if len(msgs) != 2 || msgs[0].Content != "First turn's block.\n\nDone." || msgs[1].Content != "Done." || msgs[1].Edits != 0 {
+		t.Fatalf("messages = %q, %q (edits %d)", msgs[0].Content, msgs[len(msgs)-1].Content, msgs[len(msgs)-1].Edits)
 	}
 }

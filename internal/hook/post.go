@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -106,7 +107,8 @@ func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.T
 	h.tr.mark("delivered")
 	h.flush()
 	h.tr.mark("synced")
-	if in != nil {
+	// A reply neither posted nor queued has nothing to complete.
+	if in != nil && (err == nil || slices.ContainsFunc(ids, func(id string) bool { return id != "" })) {
 		c, ids = h.completeReply(ctx, sess, &turn, in, pl.order, c, ids) // complete.go
 	}
 	pl.release()

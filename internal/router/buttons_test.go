@@ -304,6 +304,40 @@ func TestArchiveAgainAfterTheReply(t *testing.T) {
 	l.waitFor(t, "archive "+thread)
 }
 
+// The reply is posted before the transcript holds the final message; the
+// Stop hook then still holds its place in the channel's order while it
+// edits the earlier blocks in (the turn recorded, the channel's lock free,
+// nothing queued). The thread is archived again only once that place is
+// given up: the edit would un-archive it.
+func TestArchiveAgainWaitsForTheReplysPlace(t *testing.T) {
+	r, ss, _, l, store := newRouter(t)
+	ctx := context.Background()
+	key := registerThread(t, r)
+	store.Sessions.Update(ctx, key, func(s *state.Session) error { s.ClaudeSessionID, s.LastPromptID = "c1", "p1"; return nil })
+	places, err := state.OpenPlaces(store.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, release, err := places.Hold(ctx, store, thread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss.setState("busy")
+	r.HandleThreadArchived("home", thread, channel)
+	ss.waitStatus(t)
+	ss.setState("idle")
+	touch(t, store, key)
+	l.waitFor(t, "stop "+key)
+	store.Turns.Create(ctx, state.TurnKey("c1", "p1"), state.Turn{SessionKey: key, Reply: "the reply"})
+	time.Sleep(1500 * time.Millisecond)
+	if slices.Contains(l.all(), "archive "+thread) {
+		release()
+		t.Fatalf("archived while the Stop hook held the reply's place: %q", l.all())
+	}
+	release()
+	l.waitFor(t, "archive "+thread)
+}
+
 // A thread archived while idle gets no post: it is not archived again.
 func TestArchiveWhileIdleIsNotRepeated(t *testing.T) {
 	r, ss, _, l, _ := newRouter(t)

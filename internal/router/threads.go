@@ -225,7 +225,9 @@ func (r *Router) archiveAgain(tg target, ended time.Time) {
 
 // replyOut waits, until deadline, for the reply of the thread's last turn
 // to be out: its turn recorded by the Stop hook, no post under way in the
-// thread (the channel's lock is free) and none queued for it.
+// thread (the channel's lock is free, no place held in its reply order:
+// the hook posts the reply before the transcript holds it, then edits the
+// earlier blocks in while holding its place) and none queued for it.
 func (r *Router) replyOut(tg target, deadline time.Time) {
 	ctx, cancel := context.WithDeadline(r.ctx, deadline)
 	defer cancel()
@@ -251,14 +253,18 @@ func (r *Router) replyOut(tg target, deadline time.Time) {
 	}
 }
 
-// posting reports whether a post to the channel is under way (its lock is
-// held) or queued.
+// posting reports whether a post to the channel is under way (its lock or
+// a place in its reply order is held) or queued.
 func (r *Router) posting(ctx context.Context, channelID string) bool {
 	unlock, err := r.opt.Store.Dir.LockChannel(ctx, channelID)
 	if err != nil {
 		return true
 	}
 	unlock()
+	places, err := state.OpenPlaces(r.opt.Store.Dir)
+	if err != nil || places.First(ctx, channelID, "") != "" {
+		return true
+	}
 	queued, _ := r.opt.Store.Outbox.List()
 	for _, o := range queued {
 		if o.ChannelID == channelID {

@@ -133,6 +133,29 @@ func TestStartReportsClaudesOwnErrorWhenItExitsAtOnce(t *testing.T) {
 	}
 }
 
+// tmux marks a pane dead before it has drawn all of it: its notice comes
+// last. The last words are read once the notice is there, not from the
+// capture that first saw the pane dead.
+func TestStartReadsTheLastWordsOnceTmuxsNoticeIsThere(t *testing.T) {
+	m, panes, _, target := newManager(t)
+	m.opt.StartTimeout = time.Minute
+	panes.screen = "\n" // nothing drawn yet
+	panes.dieOnStart = true
+	captures := 0
+	panes.onCapture = func(f *fakePanes) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if captures++; captures == 2 {
+			f.screen = "error: unknown option '--no-such-flag'\n\n" + tmux.DeadNotice + " (status 1, Sat Nov 28 07:35:23 2026)\n"
+		}
+	}
+	_, _, err := m.Ensure(context.Background(), target)
+	var nr *NotReadyError
+	if !errors.As(err, &nr) || !nr.Exited || nr.Screen != "error: unknown option '--no-such-flag'" {
+		t.Fatalf("err = %v", err)
+	}
+}
+
 // A Claude still coming up at the start timeout is let go too: its pane
 // must not stay, dead, after it exits later.
 func TestStartLetsGoOfAPaneLeftAtTheTimeout(t *testing.T) {

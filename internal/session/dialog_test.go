@@ -228,7 +228,7 @@ func TestWatcherHandsOverNoHookDialogOfAnExpiredCard(t *testing.T) {
 	if _, err := store.Requests.Create(ctx, "r2", state.Request{Session: target.Key, Status: state.RequestFailed}); err != nil {
 		t.Fatal(err)
 	}
-	for _, file := range []string{"bash-after-markers-2.1.328.txt", "write-2.1.328.txt", "plan-2.1.328.txt", "ask-2.1.328.txt"} {
+	for _, file := range []string{"bash-after-markers-2.1.328.txt", "write-2.1.328.txt", "plan-2.1.328.txt", "ask-2.1.328.txt", "fetch-2.1.328.txt"} {
 		screen := readScreen(t, file)
 		panes.show(screen)
 		time.Sleep(2*dialogWatch + 2*dialogSettle)

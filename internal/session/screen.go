@@ -36,6 +36,9 @@ var hookMarkers = []string{
 	"Would you like to proceed?",
 	"Ready to code?",
 	"Exit plan mode?",
+	// WebFetch's permission dialog asks its own question.
+	"Do you want to allow Claude to fetch this content?",
+	"Claude wants to fetch content from",
 }
 
 // dialogChrome are the hint lines Claude draws under its dialogs' choices
@@ -53,6 +56,9 @@ var dialogChrome = []string{
 	// its first choice stands for it.
 	"Yes, set auto mode as my default permission mode",
 	"↑/↓ to choose · Esc to cancel",
+	// WebFetch's permission dialog draws no hint line: its question
+	// stands for it (a reply quoting it is held back, which fails safe).
+	"Do you want to allow Claude to fetch this content?",
 }
 
 // dialogArea returns the lines where Claude draws a dialog, and false when

@@ -172,10 +172,11 @@ func TestRepliesSayingDialogWordsAreNoDialog(t *testing.T) {
 
 // Real dialogs stay dialogs, with the conversation above them saying the
 // same words or not: permission (Bash, Write), question, plan, "Switch
-// model?", folder trust and the auto-mode nudge. tmux's guard refuses each.
+// model?", folder trust, the auto-mode nudge and WebFetch's (no hint line
+// under its choices). tmux's guard refuses each.
 func TestRealDialogsAreDialogs(t *testing.T) {
 	for _, file := range []string{"bash-after-markers-2.1.328.txt", "write-2.1.328.txt", "ask-2.1.328.txt", "plan-2.1.328.txt",
-		"switch-model-2.1.328.txt", "trust-2.1.328.txt", "nudge-2.1.328.txt"} {
+		"switch-model-2.1.328.txt", "trust-2.1.328.txt", "nudge-2.1.328.txt", "fetch-2.1.328.txt"} {
 		screen := readScreen(t, file)
 		if !DialogOpen(screen) || InputReady(screen) || InputBoxShown(screen) || DialogText(screen) == "" || InputHolds(screen, "x") {
 			t.Errorf("%s: DialogOpen=%v InputReady=%v InputBoxShown=%v", file, DialogOpen(screen), InputReady(screen), InputBoxShown(screen))

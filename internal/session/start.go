@@ -293,6 +293,9 @@ func (m *Manager) waitReady(ctx context.Context, t Target, pane string) (err err
 	}
 }
 
+// deadNoticeWait bounds the wait for tmux's notice in a pane seen dead.
+const deadNoticeWait = time.Second
+
 // lastWords reports whether the pane's program has died and, if so, the
 // last lines it printed (with the scrollback: Claude's error line may have
 // scrolled up), without tmux's notice; the dead pane is removed.
@@ -301,7 +304,16 @@ func (m *Manager) lastWords(ctx context.Context, pane string) (string, bool) {
 	if err != nil || !slices.ContainsFunc(panes, func(p tmux.Pane) bool { return p.ID == pane && p.Dead }) {
 		return "", false
 	}
+	// tmux marks the pane dead before it has drawn all of it: its notice
+	// comes last. A tmux.conf may reword the notice, so not for long.
 	screen, _ := m.opt.Panes.Capture(ctx, pane, 200)
+	for wait := time.Now().Add(deadNoticeWait); !strings.Contains(screen, tmux.DeadNotice) && time.Now().Before(wait) && ctx.Err() == nil; {
+		select {
+		case <-ctx.Done():
+		case <-time.After(20 * time.Millisecond):
+		}
+		screen, _ = m.opt.Panes.Capture(ctx, pane, 200)
+	}
 	if err := m.opt.Panes.KillPane(ctx, pane); err != nil {
 		m.opt.Log.Warn("could not remove a dead Claude's pane", "pane", pane, "err", err)
 	}

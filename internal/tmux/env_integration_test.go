@@ -79,7 +79,12 @@ func TestKeepOnExitKeepsAnEarlyDeathsWords(t *testing.T) {
 	if !dead {
 		t.Fatal("the pane is not kept dead")
 	}
+	// tmux marks the pane dead before it writes its notice, which comes
+	// last: the words are read once it is there, as the product does.
 	screen, err := srv.Capture(ctx, pane, 100)
+	for deadline := time.Now().Add(10 * time.Second); err == nil && !strings.Contains(screen, tmux.DeadNotice) && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		screen, err = srv.Capture(ctx, pane, 100)
+	}
 	if err != nil || !strings.Contains(screen, "error: unknown option '--no-such-flag'") || !strings.Contains(screen, tmux.DeadNotice) {
 		t.Fatalf("capture = %q, %v", screen, err)
 	}
