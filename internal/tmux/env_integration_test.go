@@ -65,7 +65,7 @@ func TestKeepOnExitKeepsAnEarlyDeathsWords(t *testing.T) {
 	srv := tmuxtest.New(t)
 	ctx := context.Background()
 	pane, err := srv.NewPane(ctx, tmux.PaneSpec{Session: "ccbridge-home", Window: "w", Dir: t.TempDir(), KeepOnExit: true, Width: 80, Height: 10,
-		Argv: []string{"sh", "-c", "echo \"error: unknown option '--no-such-flag'\"; printf '\\n\\n\\n\\n\\n\\n\\n\\n\\n\\n'; exit 1"}})
+		Argv: []string{"sh", "-c", "echo \"error: unknown option '--no-such-flag'\"; printf '\\n\\n\\n\\n\\n'; sleep 0.3; exit 1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,13 +79,21 @@ func TestKeepOnExitKeepsAnEarlyDeathsWords(t *testing.T) {
 	if !dead {
 		t.Fatal("the pane is not kept dead")
 	}
-	// tmux marks the pane dead before it writes its notice, which comes
-	// last: the words are read once it is there, as the product does.
+	// What the product needs of a pane kept dead is its program's words.
+	// tmux marks the pane dead before it writes its "Pane is dead" notice,
+	// and under load tmux 3.3a was seen not to write it at all (2 runs in
+	// 50), and once to lose a line already scrolled into the history of
+	// the dead pane: session.lastWords waits for the notice a moment and
+	// reads the words either way, and Claude's error is its last lines, so
+	// neither is asserted here. A program that prints and exits at once
+	// can lose its output to tmux (it closes the pty on the child's exit
+	// before reading it: seen under load); the sleep stands for the time
+	// Claude's Node process takes to exit after printing.
 	screen, err := srv.Capture(ctx, pane, 100)
-	for deadline := time.Now().Add(10 * time.Second); err == nil && !strings.Contains(screen, tmux.DeadNotice) && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); err == nil && !strings.Contains(screen, "error: unknown option '--no-such-flag'") && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		screen, err = srv.Capture(ctx, pane, 100)
 	}
-	if err != nil || !strings.Contains(screen, "error: unknown option '--no-such-flag'") || !strings.Contains(screen, tmux.DeadNotice) {
+	if err != nil || !strings.Contains(screen, "error: unknown option '--no-such-flag'") {
 		t.Fatalf("capture = %q, %v", screen, err)
 	}
 
