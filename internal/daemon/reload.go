@@ -48,9 +48,21 @@ type reloader struct {
 	names   map[string]bool   // the paths whose events count
 }
 
-// newReloader watches the file and SIGHUP from now on (an edit made before
-// run starts is not lost); run reloads.
-func newReloader(cfg *config.Config, log *slog.Logger, apply func(context.Context, *config.Config) error,
+// catchHUP catches SIGHUP from now on. The run command calls it first
+// thing: SIGHUP's default action ends the process, which systemd's
+// Restart=on-failure takes for a clean stop, so a reload sent while the
+// daemon starts would leave it down. A HUP caught early waits in the
+// channel and reloads once the reloader runs. The caller stops it.
+func catchHUP() chan os.Signal {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	return hup
+}
+
+// newReloader watches the file from now on (an edit made before run
+// starts is not lost) and reloads on what hup (from catchHUP) receives;
+// run reloads.
+func newReloader(cfg *config.Config, hup chan os.Signal, log *slog.Logger, apply func(context.Context, *config.Config) error,
 	post func(ctx context.Context, server, channelID, text string) error) *reloader {
 	read, _ := os.ReadFile(cfg.Path) // only to tell a touch from an edit
 	connected := map[string]bool{}
@@ -58,8 +70,7 @@ func newReloader(cfg *config.Config, log *slog.Logger, apply func(context.Contex
 		connected[s.Name] = true
 	}
 	r := &reloader{path: cfg.Path, log: log, cur: cfg, apply: apply, post: post, connected: connected, read: read,
-		hup: make(chan os.Signal, 1), names: map[string]bool{}}
-	signal.Notify(r.hup, syscall.SIGHUP)
+		hup: hup, names: map[string]bool{}}
 	var err error
 	if r.watcher, err = r.watch(); err != nil {
 		log.Warn("config changes are not watched; send SIGHUP to reload it", "config", r.path, "err", err)
@@ -69,7 +80,6 @@ func newReloader(cfg *config.Config, log *slog.Logger, apply func(context.Contex
 
 // run reloads on every change of the file and on SIGHUP until ctx ends.
 func (r *reloader) run(ctx context.Context) {
-	defer signal.Stop(r.hup)
 	var events <-chan fsnotify.Event
 	var errs <-chan error // read, or the watcher stops delivering events
 	if r.watcher != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -55,6 +56,14 @@ type reloadRig struct {
 
 func newReloadRig(t *testing.T) *reloadRig {
 	t.Helper()
+	hup := catchHUP()
+	t.Cleanup(func() { signal.Stop(hup) })
+	return newReloadRigHUP(t, hup)
+}
+
+// newReloadRigHUP is newReloadRig whose reloader reloads on hup.
+func newReloadRigHUP(t *testing.T, hup chan os.Signal) *reloadRig {
+	t.Helper()
 	t.Setenv("CCBRIDGE_RELOAD_TOKEN", "tok-0123456789")
 	g := &reloadRig{dir: t.TempDir()}
 	g.path = filepath.Join(t.TempDir(), "config.toml")
@@ -75,7 +84,7 @@ func newReloadRig(t *testing.T) *reloadRig {
 		g.said = append(g.said, server+" "+ch+" "+text)
 		return nil
 	}
-	r := newReloader(cfg, slog.New(slog.DiscardHandler), apply, post)
+	r := newReloader(cfg, hup, slog.New(slog.DiscardHandler), apply, post)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { r.run(ctx); close(done) }()
@@ -231,5 +240,27 @@ func TestApplyReachesEveryPart(t *testing.T) {
 	}
 	if pnl.Current() != next || att.conf() != next {
 		t.Error("the panel or the attention loop still reads the old config")
+	}
+}
+
+// A SIGHUP that arrives while the daemon starts (systemctl reload right
+// after a restart) neither kills it (the default action, which systemd
+// takes for a clean stop) nor is lost: the reloader reloads once it runs.
+func TestSIGHUPBeforeTheReloaderRunsReloadsOnce(t *testing.T) {
+	hup := catchHUP()
+	t.Cleanup(func() { signal.Stop(hup) })
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(hup) == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the SIGHUP was not caught")
+		}
+	}
+	g := newReloadRigHUP(t, hup)
+	for deadline := time.Now().Add(10 * time.Second); g.appliedCount() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the early SIGHUP did not reload the config")
+		}
 	}
 }
