@@ -221,6 +221,7 @@ type liveParts struct {
 	store     *state.Store
 	ext       *state.Extras
 	durable   string
+	cur       *config.Config // the config applied last; only apply touches it
 	sessions  *session.Manager
 	router    *router.Router
 	panel     *panel.Panel
@@ -229,17 +230,44 @@ type liveParts struct {
 }
 
 // apply hands cfg to every part that reads the config: first the records
-// the hooks read (the projects of hand-started sessions, attention
-// settings and owners, policies, the prompt timeout), then the parts in
-// this process. Sessions already running are not touched.
+// the hooks read (policies first: what governs sessions; then the projects
+// of hand-started sessions, attention settings and owners, the prompt
+// timeout), then the parts in this process. A write that fails puts the
+// previous config's records back, so the daemon keeps the config it had.
+// Sessions already running are not touched.
 func (p *liveParts) apply(ctx context.Context, cfg *config.Config) error {
+	if err := p.writeRecords(ctx, cfg); err != nil {
+		if p.cur == nil {
+			return err
+		}
+		if rerr := p.writeRecords(ctx, p.cur); rerr != nil {
+			p.log.Error("could not write the running config's records back", "err", rerr)
+		}
+		return err
+	}
+	p.cur = cfg
+	setRedaction(cfg) // policy.go; only once every record says the same
+	problem := ""
+	if err := session.CheckCommand(cfg); err != nil {
+		p.log.Warn("Claude cannot be started", "err", err)
+		problem = "Claude cannot be started: " + err.Error()
+	}
+	p.sessions.Reconfigure(cfg)
+	p.router.Reconfigure(cfg)
+	p.panel.Reconfigure(cfg, problem)
+	p.attention.live.Store(cfg)
+	return nil
+}
+
+// writeRecords writes the records the hooks read from cfg.
+func (p *liveParts) writeRecords(ctx context.Context, cfg *config.Config) error {
+	if err := writePolicies(ctx, p.store, cfg, p.durable); err != nil {
+		return err
+	}
 	if err := writeRoutes(ctx, p.store, cfg); err != nil {
 		return err
 	}
 	if err := writePrefs(ctx, p.ext, cfg); err != nil {
-		return err
-	}
-	if err := writePolicies(ctx, p.store, cfg, p.durable); err != nil {
 		return err
 	}
 	for _, s := range cfg.Servers {
@@ -253,14 +281,5 @@ func (p *liveParts) apply(ctx context.Context, cfg *config.Config) error {
 			return err
 		}
 	}
-	problem := ""
-	if err := session.CheckCommand(cfg); err != nil {
-		p.log.Warn("Claude cannot be started", "err", err)
-		problem = "Claude cannot be started: " + err.Error()
-	}
-	p.sessions.Reconfigure(cfg)
-	p.router.Reconfigure(cfg)
-	p.panel.Reconfigure(cfg, problem)
-	p.attention.live.Store(cfg)
 	return nil
 }

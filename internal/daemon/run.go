@@ -114,6 +114,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan o
 	if err := writePolicies(ctx, store, cfg, durable); err != nil {
 		return err
 	}
+	setRedaction(cfg) // policy.go
 	sessions, err := newSessions(cfg, store, registry, log)
 	if err != nil {
 		return err
@@ -153,7 +154,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan o
 	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, log: log, unknownLogged: map[string]bool{},
 		guard: guard.New(bindings)}
 	att := &attention{store: store, ext: ext, cfg: cfg, posters: posters, log: log, now: time.Now, sessions: recording}
-	parts := &liveParts{store: store, ext: ext, durable: durable, sessions: sessions, router: rt, panel: pnl, attention: att, log: log} // reload.go
+	parts := &liveParts{store: store, ext: ext, durable: durable, cur: cfg, sessions: sessions, router: rt, panel: pnl, attention: att, log: log} // reload.go
 	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations, relay.watchWorktrees,
 		func(ctx context.Context) { relay.keepPanels(ctx, pnl) }, att.loop, live.loop,
 		sessions.WatchDialogs, // dialogs a running Claude opens that no hook reports
