@@ -144,7 +144,7 @@ func (r *reloader) reload(ctx context.Context, force bool) {
 		return
 	}
 	r.read = b
-	cfg, problems := r.check(err)
+	cfg, problems, warnings := r.check(err)
 	if len(problems) > 0 {
 		r.broken = true
 		r.log.Warn("the edited config has problems; the running config is kept", "config", r.path, "problems", strings.Join(problems, "; "))
@@ -163,37 +163,43 @@ func (r *reloader) reload(ctx context.Context, force bool) {
 	wasBroken := r.broken
 	r.broken = false
 	summary := config.ReloadSummary(changes)
+	warned := ""
+	if len(warnings) > 0 {
+		// Said where the notice is read, not only in the log.
+		warned = "\nWarnings:\n- " + strings.Join(warnings, "\n- ")
+	}
 	switch {
 	case summary != "":
 		r.log.Info("config reloaded", "config", r.path, "changes", strings.ReplaceAll(summary, "\n", " "))
-		r.say(ctx, cfg, fmt.Sprintf("⚙️ %s: config reloaded.\n%s", cfg.General.Machine, summary))
+		r.say(ctx, cfg, fmt.Sprintf("⚙️ %s: config reloaded.\n%s%s", cfg.General.Machine, summary, warned))
 	case wasBroken:
 		r.log.Info("the config is fixed; it is the one running", "config", r.path)
-		r.say(ctx, cfg, fmt.Sprintf("✅ %s: the config is fixed; it is the same as the one running, so nothing changed.", cfg.General.Machine))
+		r.say(ctx, cfg, fmt.Sprintf("✅ %s: the config is fixed; it is the same as the one running, so nothing changed.%s", cfg.General.Machine, warned))
 	default:
 		r.log.Info("config read again; nothing changed", "config", r.path)
 	}
 }
 
 // check loads the file as `ccbridge config check` does, and returns it
-// with every problem that keeps it from being used (warnings are logged).
-func (r *reloader) check(readErr error) (*config.Config, []string) {
+// with every problem that keeps it from being used, and its warnings
+// (logged here too).
+func (r *reloader) check(readErr error) (cfg *config.Config, problems, warnings []string) {
 	if readErr != nil {
-		return nil, []string{"cannot read it: " + readErr.Error()}
+		return nil, []string{"cannot read it: " + readErr.Error()}, nil
 	}
 	cfg, found, err := config.LoadAll(r.path)
 	if err != nil {
-		return nil, []string{strings.TrimPrefix(err.Error(), "config "+r.path+": ")}
+		return nil, []string{strings.TrimPrefix(err.Error(), "config "+r.path+": ")}, nil
 	}
-	var problems []string
 	for _, p := range found {
 		if p.Warning {
 			r.log.Warn("config warning", "config", r.path, "warning", p.Error())
+			warnings = append(warnings, p.Error())
 			continue
 		}
 		problems = append(problems, p.Error())
 	}
-	return cfg, problems
+	return cfg, problems, warnings
 }
 
 // say posts text in each connected server's control-panel channel, else

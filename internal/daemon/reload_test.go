@@ -376,3 +376,15 @@ func TestAFailedApplyKeepsTheRecordsItHad(t *testing.T) {
 		t.Errorf("a good apply: web routed %v, redaction on %v", hasWeb(), redact.Enabled())
 	}
 }
+
+// A reload's warnings (redaction turned off) are said with the reload
+// notice in Discord, not only in the log.
+func TestReloadNoticeCarriesTheWarnings(t *testing.T) {
+	g := newReloadRig(t)
+	t.Cleanup(func() { redact.SetEnabled(true) })
+	g.write(t, fmt.Sprintf(reloadTOML, "one", g.dir)+"[policy]\nredact = false\n")
+	said := g.waitSaid(t, 1)
+	if !strings.Contains(said, "config reloaded") || !strings.Contains(said, "\nWarnings:\n- ") || !strings.Contains(said, "redaction is off") {
+		t.Fatalf("said %q", said)
+	}
+}
