@@ -86,7 +86,7 @@ func (c *connector) retry(ctx context.Context, srv config.Server, err error, wai
 	for attempt := 0; ; attempt++ {
 		wait := retryWait(attempt, err)
 		shown := connectError(srv.Name, c.apiBase, waited, err)
-		c.log.Error("a bot could not connect; the others keep running and it is retried", "server", srv.Name, "err", shown,
+		c.log.Error("a bot could not connect; it is retried (any others keep running)", "server", srv.Name, "err", shown,
 			"retry_in", wait.Round(time.Second), "attempt", attempt+1, "fix", fixHint(err))
 		c.report(srv.Name, fmt.Sprintf("%v (retrying in %s)", shown, wait.Round(time.Second)))
 		t := time.NewTimer(wait)
