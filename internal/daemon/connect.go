@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -44,8 +45,9 @@ type connector struct {
 }
 
 // connectAll tries each server's bot once, in order. When none connects
-// it returns the first failure, said as setup and doctor say it. Otherwise
-// each bot that failed is retried in the background until ctx ends.
+// and every failure needs a person, it returns the first, said as setup
+// and doctor say it. Otherwise each bot that failed is retried in the
+// background until ctx ends.
 func (c *connector) connectAll(ctx context.Context, servers []config.Server) error {
 	type failure struct {
 		srv    config.Server
@@ -64,7 +66,13 @@ func (c *connector) connectAll(ctx context.Context, servers []config.Server) err
 		c.add(b)
 	}
 	if len(failed) == len(servers) && len(failed) > 0 {
-		return connectError(failed[0].srv.Name, c.apiBase, failed[0].waited, failed[0].err)
+		// Exiting only helps when a person must act: for a passing failure
+		// (no network at login) systemd's restarts would soon hit its
+		// start limit and leave ccbridge failed for good.
+		if !slices.ContainsFunc(failed, func(f failure) bool { return !needsPerson(f.err) }) {
+			return connectError(failed[0].srv.Name, c.apiBase, failed[0].waited, failed[0].err)
+		}
+		c.log.Warn("no bot could connect; ccbridge keeps running and retries them", "bots", len(failed))
 	}
 	for _, f := range failed {
 		c.wg.Go(func() { c.retry(ctx, f.srv, f.err, f.waited) })
@@ -78,7 +86,7 @@ func (c *connector) retry(ctx context.Context, srv config.Server, err error, wai
 	for attempt := 0; ; attempt++ {
 		wait := retryWait(attempt, err)
 		shown := connectError(srv.Name, c.apiBase, waited, err)
-		c.log.Error("a bot could not connect; the others keep running and it is retried", "server", srv.Name, "err", shown,
+		c.log.Error("a bot could not connect; it is retried (any others keep running)", "server", srv.Name, "err", shown,
 			"retry_in", wait.Round(time.Second), "attempt", attempt+1, "fix", fixHint(err))
 		c.report(srv.Name, fmt.Sprintf("%v (retrying in %s)", shown, wait.Round(time.Second)))
 		t := time.NewTimer(wait)
@@ -113,7 +121,7 @@ func retryWait(attempt int, err error) time.Duration {
 	switch {
 	case errors.As(err, &sl):
 		return sl.ResetAfter + jitter(connectRetryFirst)
-	case discord.RefusedToken(err), discord.DisallowedIntents(err):
+	case needsPerson(err):
 		d = connectRetryCap
 	}
 	return jitter(min(d, connectRetryCap))
@@ -125,6 +133,12 @@ func jitter(d time.Duration) time.Duration {
 		return d
 	}
 	return d*3/4 + rand.N(d/2+1)
+}
+
+// needsPerson reports whether only a person can fix a connect failure: a
+// refused token, or the Message Content intent off.
+func needsPerson(err error) bool {
+	return discord.RefusedToken(err) || discord.DisallowedIntents(err)
 }
 
 // fixHint says what a person can do about a connect failure.

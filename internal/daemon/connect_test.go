@@ -212,3 +212,51 @@ func TestConnectRetryWaitBacksOff(t *testing.T) {
 		t.Fatalf("a spent start limit waits %v, not until the reset", w)
 	}
 }
+
+// When every bot fails at start for a passing reason (no network at
+// login), the daemon does not exit: systemd's start limit would leave it
+// failed for good. It retries in-process and connects once it can. It
+// exits only when every failure needs a person (a refused token).
+func TestEveryBotDownForAPassingReasonIsRetriedInProcess(t *testing.T) {
+	defer func(f, c time.Duration) { connectRetryFirst, connectRetryCap = f, c }(connectRetryFirst, connectRetryCap)
+	connectRetryFirst, connectRetryCap = 20*time.Millisecond, 300*time.Millisecond
+	srv := fakediscord.New(t)
+	good := srv.Main()
+	t.Setenv("CCBT_HOME", good.Token)
+	t.Setenv("CCBT_REFUSED", "not-a-token")
+	home := config.Server{Name: "home", TokenEnv: "CCBT_HOME", GuildID: good.GuildID}
+	refused := config.Server{Name: "refused", TokenEnv: "CCBT_REFUSED", GuildID: "100000000000000009"}
+	log := slog.New(slog.DiscardHandler)
+	h := stubHandler{messages: make(chan string, 10)}
+	var mu sync.Mutex
+	tries := 0
+	c := &connector{log: log, apiBase: srv.URL, report: func(string, string) {},
+		open: func(ctx context.Context, s config.Server) (*gateway.Bot, error) {
+			mu.Lock()
+			tries++
+			first := tries == 1
+			mu.Unlock()
+			if first {
+				return nil, errors.New("dial tcp: lookup discord.com: no such host")
+			}
+			return gateway.Open(ctx, log, srv.URL, s, h, nil)
+		}}
+	if err := c.connectAll(context.Background(), []config.Server{home}); err != nil {
+		t.Fatalf("the only bot, without network, ended the daemon: %v", err)
+	}
+	defer c.close()
+	for deadline := time.Now().Add(10 * time.Second); c.connected() != 1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the bot was not connected once the network came back")
+		}
+	}
+
+	people := &connector{log: log, apiBase: srv.URL, report: func(string, string) {},
+		open: func(ctx context.Context, s config.Server) (*gateway.Bot, error) {
+			return gateway.Open(ctx, log, srv.URL, s, h, nil)
+		}}
+	if err := people.connectAll(context.Background(), []config.Server{refused}); err == nil || !strings.Contains(err.Error(), "refused the bot token") {
+		t.Fatalf("a refused token alone: %v, want the daemon to stop and say so", err)
+	}
+	people.close()
+}

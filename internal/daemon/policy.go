@@ -10,13 +10,17 @@ import (
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
-// writePolicies gives the hooks the config's [policy] rules of every
-// project, its thread defaults and its configured threads, the redaction
-// switch and the audit log's directory; and sets redaction for the
-// daemon's own posts.
-func writePolicies(ctx context.Context, store *state.Store, cfg *config.Config, durable string) error {
+// setRedaction sets redaction for the daemon's own posts as cfg says; the
+// caller does so once the hooks' records say the same (writePolicies).
+func setRedaction(cfg *config.Config) {
 	redact.SetEnabled(cfg.RedactOn())
 	audit.SetRedactor(redact.String) // the router's records (commits, merges) too
+}
+
+// writePolicies gives the hooks the config's [policy] rules of every
+// project, its thread defaults and its configured threads, the redaction
+// switch and the audit log's directory.
+func writePolicies(ctx context.Context, store *state.Store, cfg *config.Config, durable string) error {
 	scopes := map[string]state.PolicyRules{}
 	rules := func(p config.Policy) state.PolicyRules { return state.PolicyRules{Ask: p.Ask, Deny: p.Deny} }
 	for _, s := range cfg.Servers {

@@ -48,9 +48,21 @@ type reloader struct {
 	names   map[string]bool   // the paths whose events count
 }
 
-// newReloader watches the file and SIGHUP from now on (an edit made before
-// run starts is not lost); run reloads.
-func newReloader(cfg *config.Config, log *slog.Logger, apply func(context.Context, *config.Config) error,
+// catchHUP catches SIGHUP from now on. The run command calls it first
+// thing: SIGHUP's default action ends the process, which systemd's
+// Restart=on-failure takes for a clean stop, so a reload sent while the
+// daemon starts would leave it down. A HUP caught early waits in the
+// channel and reloads once the reloader runs. The caller stops it.
+func catchHUP() chan os.Signal {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	return hup
+}
+
+// newReloader watches the file from now on (an edit made before run
+// starts is not lost) and reloads on what hup (from catchHUP) receives;
+// run reloads.
+func newReloader(cfg *config.Config, hup chan os.Signal, log *slog.Logger, apply func(context.Context, *config.Config) error,
 	post func(ctx context.Context, server, channelID, text string) error) *reloader {
 	read, _ := os.ReadFile(cfg.Path) // only to tell a touch from an edit
 	connected := map[string]bool{}
@@ -58,8 +70,7 @@ func newReloader(cfg *config.Config, log *slog.Logger, apply func(context.Contex
 		connected[s.Name] = true
 	}
 	r := &reloader{path: cfg.Path, log: log, cur: cfg, apply: apply, post: post, connected: connected, read: read,
-		hup: make(chan os.Signal, 1), names: map[string]bool{}}
-	signal.Notify(r.hup, syscall.SIGHUP)
+		hup: hup, names: map[string]bool{}}
 	var err error
 	if r.watcher, err = r.watch(); err != nil {
 		log.Warn("config changes are not watched; send SIGHUP to reload it", "config", r.path, "err", err)
@@ -69,7 +80,6 @@ func newReloader(cfg *config.Config, log *slog.Logger, apply func(context.Contex
 
 // run reloads on every change of the file and on SIGHUP until ctx ends.
 func (r *reloader) run(ctx context.Context) {
-	defer signal.Stop(r.hup)
 	var events <-chan fsnotify.Event
 	var errs <-chan error // read, or the watcher stops delivering events
 	if r.watcher != nil {
@@ -134,7 +144,7 @@ func (r *reloader) reload(ctx context.Context, force bool) {
 		return
 	}
 	r.read = b
-	cfg, problems := r.check(err)
+	cfg, problems, warnings := r.check(err)
 	if len(problems) > 0 {
 		r.broken = true
 		r.log.Warn("the edited config has problems; the running config is kept", "config", r.path, "problems", strings.Join(problems, "; "))
@@ -153,37 +163,43 @@ func (r *reloader) reload(ctx context.Context, force bool) {
 	wasBroken := r.broken
 	r.broken = false
 	summary := config.ReloadSummary(changes)
+	warned := ""
+	if len(warnings) > 0 {
+		// Said where the notice is read, not only in the log.
+		warned = "\nWarnings:\n- " + strings.Join(warnings, "\n- ")
+	}
 	switch {
 	case summary != "":
 		r.log.Info("config reloaded", "config", r.path, "changes", strings.ReplaceAll(summary, "\n", " "))
-		r.say(ctx, cfg, fmt.Sprintf("⚙️ %s: config reloaded.\n%s", cfg.General.Machine, summary))
+		r.say(ctx, cfg, fmt.Sprintf("⚙️ %s: config reloaded.\n%s%s", cfg.General.Machine, summary, warned))
 	case wasBroken:
 		r.log.Info("the config is fixed; it is the one running", "config", r.path)
-		r.say(ctx, cfg, fmt.Sprintf("✅ %s: the config is fixed; it is the same as the one running, so nothing changed.", cfg.General.Machine))
+		r.say(ctx, cfg, fmt.Sprintf("✅ %s: the config is fixed; it is the same as the one running, so nothing changed.%s", cfg.General.Machine, warned))
 	default:
 		r.log.Info("config read again; nothing changed", "config", r.path)
 	}
 }
 
 // check loads the file as `ccbridge config check` does, and returns it
-// with every problem that keeps it from being used (warnings are logged).
-func (r *reloader) check(readErr error) (*config.Config, []string) {
+// with every problem that keeps it from being used, and its warnings
+// (logged here too).
+func (r *reloader) check(readErr error) (cfg *config.Config, problems, warnings []string) {
 	if readErr != nil {
-		return nil, []string{"cannot read it: " + readErr.Error()}
+		return nil, []string{"cannot read it: " + readErr.Error()}, nil
 	}
 	cfg, found, err := config.LoadAll(r.path)
 	if err != nil {
-		return nil, []string{strings.TrimPrefix(err.Error(), "config "+r.path+": ")}
+		return nil, []string{strings.TrimPrefix(err.Error(), "config "+r.path+": ")}, nil
 	}
-	var problems []string
 	for _, p := range found {
 		if p.Warning {
 			r.log.Warn("config warning", "config", r.path, "warning", p.Error())
+			warnings = append(warnings, p.Error())
 			continue
 		}
 		problems = append(problems, p.Error())
 	}
-	return cfg, problems
+	return cfg, problems, warnings
 }
 
 // say posts text in each connected server's control-panel channel, else
@@ -211,6 +227,7 @@ type liveParts struct {
 	store     *state.Store
 	ext       *state.Extras
 	durable   string
+	cur       *config.Config // the config applied last; only apply touches it
 	sessions  *session.Manager
 	router    *router.Router
 	panel     *panel.Panel
@@ -219,17 +236,44 @@ type liveParts struct {
 }
 
 // apply hands cfg to every part that reads the config: first the records
-// the hooks read (the projects of hand-started sessions, attention
-// settings and owners, policies, the prompt timeout), then the parts in
-// this process. Sessions already running are not touched.
+// the hooks read (policies first: what governs sessions; then the projects
+// of hand-started sessions, attention settings and owners, the prompt
+// timeout), then the parts in this process. A write that fails puts the
+// previous config's records back, so the daemon keeps the config it had.
+// Sessions already running are not touched.
 func (p *liveParts) apply(ctx context.Context, cfg *config.Config) error {
+	if err := p.writeRecords(ctx, cfg); err != nil {
+		if p.cur == nil {
+			return err
+		}
+		if rerr := p.writeRecords(ctx, p.cur); rerr != nil {
+			p.log.Error("could not write the running config's records back", "err", rerr)
+		}
+		return err
+	}
+	p.cur = cfg
+	setRedaction(cfg) // policy.go; only once every record says the same
+	problem := ""
+	if err := session.CheckCommand(cfg); err != nil {
+		p.log.Warn("Claude cannot be started", "err", err)
+		problem = "Claude cannot be started: " + err.Error()
+	}
+	p.sessions.Reconfigure(cfg)
+	p.router.Reconfigure(cfg)
+	p.panel.Reconfigure(cfg, problem)
+	p.attention.live.Store(cfg)
+	return nil
+}
+
+// writeRecords writes the records the hooks read from cfg.
+func (p *liveParts) writeRecords(ctx context.Context, cfg *config.Config) error {
+	if err := writePolicies(ctx, p.store, cfg, p.durable); err != nil {
+		return err
+	}
 	if err := writeRoutes(ctx, p.store, cfg); err != nil {
 		return err
 	}
 	if err := writePrefs(ctx, p.ext, cfg); err != nil {
-		return err
-	}
-	if err := writePolicies(ctx, p.store, cfg, p.durable); err != nil {
 		return err
 	}
 	for _, s := range cfg.Servers {
@@ -243,14 +287,5 @@ func (p *liveParts) apply(ctx context.Context, cfg *config.Config) error {
 			return err
 		}
 	}
-	problem := ""
-	if err := session.CheckCommand(cfg); err != nil {
-		p.log.Warn("Claude cannot be started", "err", err)
-		problem = "Claude cannot be started: " + err.Error()
-	}
-	p.sessions.Reconfigure(cfg)
-	p.router.Reconfigure(cfg)
-	p.panel.Reconfigure(cfg, problem)
-	p.attention.live.Store(cfg)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/panel"
+	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/router"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -55,6 +57,14 @@ type reloadRig struct {
 
 func newReloadRig(t *testing.T) *reloadRig {
 	t.Helper()
+	hup := catchHUP()
+	t.Cleanup(func() { signal.Stop(hup) })
+	return newReloadRigHUP(t, hup)
+}
+
+// newReloadRigHUP is newReloadRig whose reloader reloads on hup.
+func newReloadRigHUP(t *testing.T, hup chan os.Signal) *reloadRig {
+	t.Helper()
 	t.Setenv("CCBRIDGE_RELOAD_TOKEN", "tok-0123456789")
 	g := &reloadRig{dir: t.TempDir()}
 	g.path = filepath.Join(t.TempDir(), "config.toml")
@@ -75,7 +85,7 @@ func newReloadRig(t *testing.T) *reloadRig {
 		g.said = append(g.said, server+" "+ch+" "+text)
 		return nil
 	}
-	r := newReloader(cfg, slog.New(slog.DiscardHandler), apply, post)
+	r := newReloader(cfg, hup, slog.New(slog.DiscardHandler), apply, post)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { r.run(ctx); close(done) }()
@@ -231,5 +241,150 @@ func TestApplyReachesEveryPart(t *testing.T) {
 	}
 	if pnl.Current() != next || att.conf() != next {
 		t.Error("the panel or the attention loop still reads the old config")
+	}
+}
+
+// A SIGHUP that arrives while the daemon starts (systemctl reload right
+// after a restart) neither kills it (the default action, which systemd
+// takes for a clean stop) nor is lost: the reloader reloads once it runs.
+func TestSIGHUPBeforeTheReloaderRunsReloadsOnce(t *testing.T) {
+	hup := catchHUP()
+	t.Cleanup(func() { signal.Stop(hup) })
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(hup) == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the SIGHUP was not caught")
+		}
+	}
+	g := newReloadRigHUP(t, hup)
+	for deadline := time.Now().Add(10 * time.Second); g.appliedCount() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the early SIGHUP did not reload the config")
+		}
+	}
+}
+
+// An edit whose records cannot all be written changes nothing: the
+// policies are written first (a failure there leaves the routes as they
+// were), redaction is switched only once every write succeeded, and a
+// later failure writes the previous config's records back.
+func TestAFailedApplyKeepsTheRecordsItHad(t *testing.T) {
+	t.Setenv("CCBRIDGE_RELOAD_TOKEN", "tok-0123456789")
+	t.Cleanup(func() { redact.SetEnabled(true) })
+	dir := t.TempDir()
+	cfg, err := config.Parse(fmt.Sprintf(reloadTOML, "one", dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := state.OpenStore(filepath.Join(t.TempDir(), "rt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext, err := state.OpenExtras(store.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	durable := t.TempDir()
+	if err := writeRoutes(ctx, store, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := writePrefs(ctx, ext, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := writePolicies(ctx, store, cfg, durable); err != nil {
+		t.Fatal(err)
+	}
+	sessions, err := session.New(session.Options{Config: cfg, Store: store, HookStop: "/bin/hs", HookPretool: "/bin/hp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rt := router.New(rctx, router.Options{Config: cfg, Store: store})
+	defer rt.Wait()
+	parts := &liveParts{store: store, ext: ext, durable: durable, cur: cfg, sessions: sessions, router: rt,
+		panel: &panel.Panel{Config: cfg, Store: store}, attention: &attention{cfg: cfg}, log: slog.New(slog.DiscardHandler)}
+	next, err := config.Parse(fmt.Sprintf(reloadTOML+webProject, "two", dir, dir) + "[policy]\nredact = false\ndeny = [\"Bash(curl *)\"]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hasWeb := func() bool {
+		routes, err := store.Routes.Get(state.RoutesKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(routes.Routes, func(r state.Route) bool { return r.Project == "web" })
+	}
+	// break makes a collection's directory a file: even root cannot write
+	// into it. The returned func puts the directory back.
+	breakDir := func(name string) func() {
+		p := filepath.Join(store.Dir.Root(), name)
+		if err := os.Rename(p, p+".away"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return func() {
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(p+".away", p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	fix := breakDir("policies")
+	if err := parts.apply(ctx, next); err == nil {
+		t.Fatal("applied with the policies unwritable")
+	}
+	fix()
+	if hasWeb() {
+		t.Error("a failed policies write left the new routes in place")
+	}
+	if !redact.Enabled() {
+		t.Error("a failed apply turned redaction off")
+	}
+
+	fix = breakDir("prefs")
+	if err := parts.apply(ctx, next); err == nil {
+		t.Fatal("applied with the prefs unwritable")
+	}
+	fix()
+	if hasWeb() {
+		t.Error("a failed prefs write left the new routes in place")
+	}
+	pol, err := state.ReadPolicies(store.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pol.RedactOff || len(pol.Scopes[state.PolicyScope("home", "api", "")].Deny) != 0 {
+		t.Errorf("a failed apply left the new policies: %+v", pol)
+	}
+	if !redact.Enabled() {
+		t.Error("a failed apply turned redaction off")
+	}
+
+	if err := parts.apply(ctx, next); err != nil {
+		t.Fatal(err)
+	}
+	if !hasWeb() || redact.Enabled() {
+		t.Errorf("a good apply: web routed %v, redaction on %v", hasWeb(), redact.Enabled())
+	}
+}
+
+// A reload's warnings (redaction turned off) are said with the reload
+// notice in Discord, not only in the log.
+func TestReloadNoticeCarriesTheWarnings(t *testing.T) {
+	g := newReloadRig(t)
+	t.Cleanup(func() { redact.SetEnabled(true) })
+	g.write(t, fmt.Sprintf(reloadTOML, "one", g.dir)+"[policy]\nredact = false\n")
+	said := g.waitSaid(t, 1)
+	if !strings.Contains(said, "config reloaded") || !strings.Contains(said, "\nWarnings:\n- ") || !strings.Contains(said, "redaction is off") {
+		t.Fatalf("said %q", said)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"time"
@@ -24,6 +26,8 @@ import (
 )
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	hup := catchHUP() // reload.go; before anything that could be slow
+	defer signal.Stop(hup)
 	path, logFile, debug, code, ok := runFlags(args, stdout, stderr)
 	if !ok {
 		return code
@@ -40,7 +44,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	log := newLogger(stderr, debug)
-	if err := serve(ctx, log, cfg); err != nil {
+	if err := serve(ctx, log, cfg, hup); err != nil {
 		fmt.Fprintln(stderr, "ccbridge:", err)
 		return exitError
 	}
@@ -48,7 +52,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // serve runs the daemon until ctx ends.
-func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error) {
+func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan os.Signal) (err error) {
 	store, err := state.OpenStore(state.DefaultRuntimeDir())
 	if err != nil {
 		return err
@@ -110,6 +114,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	if err := writePolicies(ctx, store, cfg, durable); err != nil {
 		return err
 	}
+	setRedaction(cfg) // policy.go
 	sessions, err := newSessions(cfg, store, registry, log)
 	if err != nil {
 		return err
@@ -149,11 +154,11 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config) (err error
 	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, log: log, unknownLogged: map[string]bool{},
 		guard: guard.New(bindings)}
 	att := &attention{store: store, ext: ext, cfg: cfg, posters: posters, log: log, now: time.Now, sessions: recording}
-	parts := &liveParts{store: store, ext: ext, durable: durable, sessions: sessions, router: rt, panel: pnl, attention: att, log: log} // reload.go
+	parts := &liveParts{store: store, ext: ext, durable: durable, cur: cfg, sessions: sessions, router: rt, panel: pnl, attention: att, log: log} // reload.go
 	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations, relay.watchWorktrees,
 		func(ctx context.Context) { relay.keepPanels(ctx, pnl) }, att.loop, live.loop,
 		sessions.WatchDialogs, // dialogs a running Claude opens that no hook reports
-		newReloader(cfg, log, parts.apply, rep.Send).run}
+		newReloader(cfg, hup, log, parts.apply, rep.Send).run}
 	done := make(chan struct{}, len(loops))
 	for _, loop := range loops {
 		go func() { loop(runCtx); done <- struct{}{} }()

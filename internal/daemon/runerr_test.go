@@ -1,12 +1,14 @@
 package daemon
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 )
@@ -51,16 +53,44 @@ func TestRunWithARefusedTokenSaysWhatToDo(t *testing.T) {
 	}
 }
 
-// An api_base nothing listens on: the error names it, not discord.com.
+// An api_base nothing listens on: the error names it, not discord.com. A
+// failure that passes (no network) keeps the daemon up, retrying: exiting
+// would only spend systemd's start limit.
 func TestRunNamesTheAPIBase(t *testing.T) {
+	defer func(f, c time.Duration) { connectRetryFirst, connectRetryCap = f, c }(connectRetryFirst, connectRetryCap)
+	connectRetryFirst, connectRetryCap = 20*time.Millisecond, 100*time.Millisecond
 	dir := daemonEnv(t)
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	base := "http://" + ln.Addr().String()
 	ln.Close()
 	cfg := runConfig(t, dir, base, "tok", "100000000000000001")
-	_, errOut, code := runCLI(t, "run", "--config", cfg)
-	if code != exitError || !strings.Contains(errOut, `"`+base+`/api/v9/gateway`) || strings.Contains(errOut, "discord.com") {
-		t.Errorf("exit %d:\n%s", code, errOut)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb syncBuffer
+	code := make(chan int, 1)
+	go func() { code <- run(ctx, []string{"run", "--config", cfg}, &out, &errb) }()
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(errb.String(), "ccbridge running"); time.Sleep(20 * time.Millisecond) {
+		select {
+		case c := <-code:
+			t.Fatalf("run ended (exit %d) when Discord could not be reached:\n%s", c, errb.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not running:\n%s", errb.String())
+		}
+	}
+	for deadline := time.Now().Add(20 * time.Second); strings.Count(errb.String(), "a bot could not connect") < 2; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not retried:\n%s", errb.String())
+		}
+	}
+	cancel()
+	if c := <-code; c != exitOK {
+		t.Errorf("exit %d", c)
+	}
+	errOut := errb.String()
+	if !strings.Contains(errOut, `\"`+base+`/api/v9/gateway`) || strings.Contains(errOut, "discord.com") {
+		t.Errorf("the error does not name the api_base:\n%s", errOut)
 	}
 	if !strings.Contains(errOut, "connecting to Discord") {
 		t.Errorf("no word of what is checked before the wait:\n%s", errOut)

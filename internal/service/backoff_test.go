@@ -63,6 +63,7 @@ func TestInstallAsksTheSystemdVersion(t *testing.T) {
 		execx.Call{Args: []string{"systemctl", "--version"}, Stdout: "systemd 256 (256.7-1)\n+PAM +AUDIT -SELINUX\n"},
 		execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}},
 		execx.Call{Args: []string{"systemctl", "--user", "enable", Unit}},
+		execx.Call{Args: []string{"systemctl", "--user", "reset-failed", Unit}},
 		execx.Call{Args: []string{"systemctl", "--user", "restart", Unit}},
 	)
 	o := options(t, "linux", f)

@@ -271,6 +271,12 @@ func (o Options) run(ctx context.Context, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
+// startLimitHit reports whether systemctl refused a start because the unit
+// hit its start limit.
+func startLimitHit(err error) bool {
+	return strings.Contains(err.Error(), "start-limit-hit") || strings.Contains(err.Error(), "Start request repeated too quickly")
+}
+
 func writeFile(path, text string, perm os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
@@ -309,9 +315,19 @@ func Install(ctx context.Context, o Options, out io.Writer) error {
 		fmt.Fprintf(out, "wrote %s\nwrote %s (mode 0600: the token variables)\n", o.UnitPath(), o.EnvPath())
 		var reloaded, enabled bool
 		for _, args := range [][]string{{"systemctl", "--user", "daemon-reload"}, {"systemctl", "--user", "enable", Unit}, {"systemctl", "--user", "restart", Unit}} {
+			if args[2] == "restart" {
+				// A unit past its start limit refuses to start until its
+				// failed state is reset; one that has none fails this, harmlessly.
+				_, _ = o.run(ctx, "systemctl", "--user", "reset-failed", Unit)
+			}
 			if _, err := o.run(ctx, args...); err != nil {
-				err = fmt.Errorf("%s: %w (is this a systemd session? `systemctl --user status` tells; without systemd, "+
-					"run `ccbridge run --log-file %s` in a tmux window, or under another supervisor)", strings.Join(args, " "), err, o.LogFile)
+				hint := fmt.Sprintf("is this a systemd session? `systemctl --user status` tells; without systemd, "+
+					"run `ccbridge run --log-file %s` in a tmux window, or under another supervisor", o.LogFile)
+				if startLimitHit(err) {
+					hint = "systemd stopped starting ccbridge after too many quick restarts: `journalctl --user -u ccbridge` says why it " +
+						"kept stopping; fix that, then run `systemctl --user reset-failed ccbridge` and install again"
+				}
+				err = fmt.Errorf("%s: %w (%s)", strings.Join(args, " "), err, hint)
 				if rbErr := o.rollback(ctx, restore, unitExisted, enabled, reloaded); rbErr != nil {
 					return fmt.Errorf("%w; undoing the install failed too: %v", err, rbErr)
 				}

@@ -42,6 +42,7 @@ func TestInstallSystemdUserUnit(t *testing.T) {
 	f := execx.NewFake(t,
 		execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}},
 		execx.Call{Args: []string{"systemctl", "--user", "enable", Unit}},
+		execx.Call{Args: []string{"systemctl", "--user", "reset-failed", Unit}},
 		execx.Call{Args: []string{"systemctl", "--user", "restart", Unit}},
 	)
 	o := options(t, "linux", f)
@@ -93,7 +94,8 @@ func TestInstallSystemdUserUnit(t *testing.T) {
 	_ = os.MkdirAll(o.LingerDir, 0o755)
 	_ = os.WriteFile(filepath.Join(o.LingerDir, "alice"), nil, 0o644)
 	o.Runner = execx.NewFake(t, execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}},
-		execx.Call{Args: []string{"systemctl", "--user", "enable", Unit}}, execx.Call{Args: []string{"systemctl", "--user", "restart", Unit}})
+		execx.Call{Args: []string{"systemctl", "--user", "enable", Unit}}, execx.Call{Args: []string{"systemctl", "--user", "reset-failed", Unit}},
+		execx.Call{Args: []string{"systemctl", "--user", "restart", Unit}})
 	out.Reset()
 	if err := Install(context.Background(), o, &out); err != nil || strings.Contains(out.String(), "enable-linger") {
 		t.Errorf("second install: %v\n%s", err, out.String())
@@ -107,6 +109,7 @@ func TestInstallNeverWritesTokensIntoAReadableFile(t *testing.T) {
 	f := execx.NewFake(t,
 		execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}},
 		execx.Call{Args: []string{"systemctl", "--user", "enable", Unit}},
+		execx.Call{Args: []string{"systemctl", "--user", "reset-failed", Unit}},
 		execx.Call{Args: []string{"systemctl", "--user", "restart", Unit}},
 	)
 	o := options(t, "linux", f)
@@ -214,7 +217,7 @@ func TestInstallLaunchdAgent(t *testing.T) {
 
 func TestUninstallAndStatus(t *testing.T) {
 	install := []execx.Call{{Args: []string{"systemctl", "--user", "daemon-reload"}}, {Args: []string{"systemctl", "--user", "enable", Unit}},
-		{Args: []string{"systemctl", "--user", "restart", Unit}}}
+		{Args: []string{"systemctl", "--user", "reset-failed", Unit}}, {Args: []string{"systemctl", "--user", "restart", Unit}}}
 	statusCall := execx.Call{Args: []string{"systemctl", "--user", "status", "--no-pager", Unit}, Stdout: "● ccbridge.service\n   Active: active (running)\n"}
 	calls := append(install, statusCall,
 		execx.Call{Args: []string{"systemctl", "--user", "disable", "--now", Unit}},
@@ -279,6 +282,7 @@ func TestInstallUndoesWhatSystemdRefused(t *testing.T) {
 	o := options(t, "linux", execx.NewFake(t,
 		execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}},
 		execx.Call{Args: []string{"systemctl", "--user", "enable", Unit}},
+		execx.Call{Args: []string{"systemctl", "--user", "reset-failed", Unit}},
 		execx.Call{Args: []string{"systemctl", "--user", "restart", Unit}, Err: noBus},
 		execx.Call{Args: []string{"systemctl", "--user", "disable", Unit}},
 		execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}},
@@ -354,6 +358,7 @@ func TestInstallWarnsAboutAGitTree(t *testing.T) {
 	o := options(t, "linux", execx.NewFake(t,
 		execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}},
 		execx.Call{Args: []string{"systemctl", "--user", "enable", Unit}},
+		execx.Call{Args: []string{"systemctl", "--user", "reset-failed", Unit}},
 		execx.Call{Args: []string{"systemctl", "--user", "restart", Unit}}))
 	_ = os.MkdirAll(filepath.Join(filepath.Dir(o.ConfigPath), ".git"), 0o700)
 	var out bytes.Buffer
@@ -392,6 +397,7 @@ func TestInstallCarriesTheTmuxAndRuntimeDirs(t *testing.T) {
 	o := options(t, "linux", execx.NewFake(t,
 		execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}},
 		execx.Call{Args: []string{"systemctl", "--user", "enable", Unit}},
+		execx.Call{Args: []string{"systemctl", "--user", "reset-failed", Unit}},
 		execx.Call{Args: []string{"systemctl", "--user", "restart", Unit}},
 	))
 	t.Setenv("TMUX_TMPDIR", "/tmp/my tmux")
@@ -403,5 +409,35 @@ func TestInstallCarriesTheTmuxAndRuntimeDirs(t *testing.T) {
 	b, _ := os.ReadFile(o.EnvPath())
 	if !strings.Contains(string(b), `TMUX_TMPDIR="/tmp/my tmux"`) || strings.Contains(string(b), "CCBRIDGE_RUNTIME_DIR=") {
 		t.Errorf("service.env:\n%s", b)
+	}
+}
+
+// A unit that hit systemd's start limit refuses to start until its failed
+// state is reset: install resets it first (its failure is no reason to
+// stop), and a start limit hit anyway is said with what to do.
+func TestInstallClearsAndExplainsTheStartLimit(t *testing.T) {
+	o := options(t, "linux", execx.NewFake(t,
+		execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}},
+		execx.Call{Args: []string{"systemctl", "--user", "enable", Unit}},
+		execx.Call{Args: []string{"systemctl", "--user", "reset-failed", Unit}, Err: execx.Exit(1, "Unit ccbridge.service not loaded.")},
+		execx.Call{Args: []string{"systemctl", "--user", "restart", Unit}},
+	))
+	if err := Install(context.Background(), o, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+
+	limit := execx.Exit(1, "Job for ccbridge.service failed.\nSee \"systemctl --user status ccbridge.service\" and \"journalctl --user -xeu ccbridge.service\" for details.\n"+
+		"ccbridge.service: Start request repeated too quickly.")
+	o = options(t, "linux", execx.NewFake(t,
+		execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}},
+		execx.Call{Args: []string{"systemctl", "--user", "enable", Unit}},
+		execx.Call{Args: []string{"systemctl", "--user", "reset-failed", Unit}},
+		execx.Call{Args: []string{"systemctl", "--user", "restart", Unit}, Err: limit},
+		execx.Call{Args: []string{"systemctl", "--user", "disable", Unit}},
+		execx.Call{Args: []string{"systemctl", "--user", "daemon-reload"}},
+	))
+	err := Install(context.Background(), o, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "systemctl --user reset-failed ccbridge") || strings.Contains(err.Error(), "is this a systemd session") {
+		t.Fatalf("err = %v", err)
 	}
 }

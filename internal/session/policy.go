@@ -18,7 +18,11 @@ import (
 // read them; this keeps a casual Read or Edit away.
 func (m *Manager) settingsFor(t Target) string {
 	cfg := m.config()
-	p := cfg.SessionPolicy(t.Server, t.Project, t.ThreadID, t.Dir)
+	dir := t.Dir
+	if t.PolicyDir != "" {
+		dir = t.PolicyDir
+	}
+	p := cfg.SessionPolicy(t.Server, t.Project, t.ThreadID, dir)
 	sp := claudehook.SessionPolicy{Ask: p.Ask, Deny: p.Deny, RedactOff: !cfg.RedactOn()}
 	var guarded []string
 	for _, g := range m.opt.Store.Dir.Guarded() {

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/state"
 )
 
 // A session's Claude gets its [policy] inline, as permissions Claude Code
@@ -66,5 +68,57 @@ func TestSettingsCarryTheSessionPolicy(t *testing.T) {
 		if strings.Contains(r, "/files") {
 			t.Errorf("%s keeps Claude from the uploads and outputs", r)
 		}
+	}
+}
+
+// worktreeTrees is a git stand-in: the repository root is fixed and a
+// worktree is a plain directory.
+type worktreeTrees struct {
+	Trees
+	root string
+}
+
+func (w worktreeTrees) Root(context.Context, string) (string, error) { return w.root, nil }
+func (w worktreeTrees) Head(context.Context, string) (string, error) { return "abc123", nil }
+func (w worktreeTrees) Add(_ context.Context, _, path, _, _ string) error {
+	return os.MkdirAll(path, 0o755)
+}
+
+// A folder opened inside a project of a monorepo keeps that project's
+// [policy] when it runs in a worktree: the worktree lies under the git
+// root (outside the project), yet the policy follows the folder opened.
+func TestWorktreeSessionKeepsTheOpenedFoldersProjectPolicy(t *testing.T) {
+	m, panes, _, _ := newManager(t)
+	mono := t.TempDir()
+	proj := filepath.Join(mono, "proj")
+	sub := filepath.Join(proj, "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := &m.opt.Config.Servers[0].Projects[0]
+	p.Path = proj
+	p.Policy.Deny = []string{"Bash(curl *)"}
+	reg, err := state.OpenRegistry(filepath.Join(t.TempDir(), "durable"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.opt.Registry = reg
+	m.opt.Trees = worktreeTrees{root: mono}
+	target := Target{Key: "home-open-5", Server: "home", Project: OpenedProject, ChannelID: "100000000000000003",
+		ThreadID: "100000000000000005", ThreadName: "t", Dir: sub, Isolation: "worktree"}
+	if _, _, err := m.Ensure(context.Background(), target); err != nil {
+		t.Fatal(err)
+	}
+	spec := panes.specs[0]
+	if !strings.HasPrefix(spec.Dir, filepath.Join(mono, ".claude", "worktrees")) {
+		t.Fatalf("session runs in %s, not a worktree", spec.Dir)
+	}
+	argv := spec.Argv
+	var got claudehook.Settings
+	if err := json.Unmarshal([]byte(argv[slices.Index(argv, "--settings")+1]), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Permissions == nil || !slices.Contains(got.Permissions.Deny, "Bash(curl *)") {
+		t.Errorf("the project's deny rule is lost in the worktree: %+v", got.Permissions)
 	}
 }

@@ -10,13 +10,16 @@ import (
 
 // Target describes a session to run.
 type Target struct {
-	Key            string // CCBRIDGE_SESSION
-	Window         string // tmux window name, for people who attach; default Key
-	Server         string
-	Project        string
-	ChannelID      string
-	ThreadID       string
-	Dir            string
+	Key       string // CCBRIDGE_SESSION
+	Window    string // tmux window name, for people who attach; default Key
+	Server    string
+	Project   string
+	ChannelID string
+	ThreadID  string
+	Dir       string
+	// PolicyDir is the folder asked for, whose project's [policy] holds
+	// (set when Dir becomes a worktree, which may lie outside the project).
+	PolicyDir      string
 	Model          string
 	PermissionMode string
 	Progress       string

@@ -13,6 +13,9 @@ import (
 // prepareWorktree points the target at its thread's worktree, creating it
 // (own branch, base commit recorded) the first time or after it was removed.
 func (m *Manager) prepareWorktree(ctx context.Context, t *Target) error {
+	if t.PolicyDir == "" {
+		t.PolicyDir = t.Dir
+	}
 	reg, _ := m.opt.Registry.Sessions.Get(t.Key)
 	if reg.Worktree != "" {
 		if fi, err := os.Stat(reg.Worktree); err == nil && fi.IsDir() {

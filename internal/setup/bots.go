@@ -83,6 +83,7 @@ func (w *wizard) addServer(cfg *config.Config, suggest string, from config.Serve
 // botToken is the outcome of the token step.
 type botToken struct {
 	typed          string // the token typed; "" when the entry's was kept
+	changed        bool   // the token typed is not the one the entry had
 	botID, botName string
 	// prevID is the bot the entry's own token belongs to, when a new one
 	// was typed and the old one still works; "" when unknown.
@@ -123,6 +124,7 @@ func (w *wizard) token(ctx context.Context, apiBase string, srv *config.Server) 
 			t := botToken{botID: id, botName: name}
 			if typed != "" {
 				t.typed = token
+				t.changed = token != current
 				if token != current {
 					t.prevID = w.botOf(ctx, apiBase, current, curErr)
 				}

@@ -1,6 +1,8 @@
 package setup
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,5 +147,26 @@ func TestSetupKeepsDurationsAsWritten(t *testing.T) {
 	b, _ := os.ReadFile(f.cfg)
 	if !strings.Contains(string(b), `prompt_timeout = "30m"`) || !strings.Contains(string(b), `start_timeout = "90s"`) {
 		t.Errorf("config:\n%s", b)
+	}
+}
+
+// A token typed while the daemon runs is not picked up by its reload (the
+// config text may not change: the token is in token_file), so setup says
+// to restart ccbridge for it; without a new token it says nothing of it.
+func TestSetupSaysToRestartForANewTokenWhileTheDaemonRuns(t *testing.T) {
+	const restart = "restart ccbridge for the new token"
+	f := newFixture(t)
+	proj := filepath.Join(f.dir, "api")
+	var out bytes.Buffer
+	err := Run(context.Background(), Options{ConfigPath: f.cfg, In: &script{steps: lines(f.bot.Token, "", "", "1", proj, "", "")}, Out: &out,
+		PollEvery: 5 * time.Millisecond, Wait: time.Second, DaemonRunning: func() bool { return true }})
+	if err != nil {
+		t.Fatalf("setup: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), restart) {
+		t.Errorf("a new token while the daemon runs: no word of a restart:\n%s", out.String())
+	}
+	if strings.Contains(epilogue(true, false), restart) || strings.Contains(epilogue(false, true), restart) {
+		t.Error("a restart for a token asked when no new token meets a running daemon")
 	}
 }

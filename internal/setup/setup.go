@@ -231,7 +231,7 @@ func (w *wizard) run(ctx context.Context) error {
 			return err
 		}
 	}
-	return w.write(cfg, existed)
+	return w.write(cfg, existed, tok.changed)
 }
 
 var nameSafe = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
@@ -361,7 +361,7 @@ func (w *wizard) hasBackup() bool {
 	return err == nil
 }
 
-func (w *wizard) write(cfg *config.Config, existed bool) error {
+func (w *wizard) write(cfg *config.Config, existed, newToken bool) error {
 	out := config.Encode(cfg, config.SetupHeader+"\n"+
 		"Every key, with its default: config.example.toml (install.sh puts it next to this file); check with: ccbridge config check")
 	if err := os.MkdirAll(filepath.Dir(w.ConfigPath), 0o700); err != nil {
@@ -384,11 +384,12 @@ func (w *wizard) write(cfg *config.Config, existed bool) error {
 		return fmt.Errorf("write config: %w", err)
 	}
 	w.say("\nWrote %s (mode 0600).", w.ConfigPath)
-	return w.check()
+	return w.check(newToken)
 }
 
-// check is `ccbridge config check` on what was written.
-func (w *wizard) check() error {
+// check is `ccbridge config check` on what was written; newToken: a bot
+// token was typed that the entry did not have.
+func (w *wizard) check(newToken bool) error {
 	c, err := config.Load(w.ConfigPath)
 	if err != nil {
 		return err
@@ -406,17 +407,22 @@ func (w *wizard) check() error {
 		return fmt.Errorf("%s has problems (listed above); fix them and run `ccbridge config check`", w.ConfigPath)
 	}
 	c.WriteSummary(w.Out)
-	w.say("config OK\n\n%s", epilogue(w.DaemonRunning != nil && w.DaemonRunning()))
+	w.say("config OK\n\n%s", epilogue(w.DaemonRunning != nil && w.DaemonRunning(), newToken))
 	return nil
 }
 
 // epilogue says what comes next: with a daemon running, that it applies
-// the edit by itself.
-func epilogue(running bool) string {
+// the edit by itself, but not a new token (the config text may not even
+// change: the token is in its token_file).
+func epilogue(running, newToken bool) string {
 	if running {
-		return "ccbridge is running: it reads this file again by itself and applies the change without a restart. " +
+		s := "ccbridge is running: it reads this file again by itself and applies the change without a restart. " +
 			"The project channel (or control panel) says what changed, and names any setting that needs a restart " +
-			"(a bot token, a new server). Next: `ccbridge doctor` checks everything."
+			"(a bot token, a new server). "
+		if newToken {
+			s += "You entered a new bot token: restart ccbridge for the new token (`systemctl --user restart ccbridge` for the service). "
+		}
+		return s + "Next: `ccbridge doctor` checks everything."
 	}
 	return "Next: `ccbridge doctor` checks everything, `ccbridge run` starts the bridge, `ccbridge service install` runs it as a service. " +
 		"Once it runs, it applies later edits of the config by itself."

@@ -614,7 +614,7 @@ general_channel_id = "` + f.bot.ChannelID + `"
 // Re-run while the daemon runs, setup says the change is picked up live
 // (first-contact-2 §1), not that `ccbridge run` starts the bridge.
 func TestSetupEpilogueSaysTheDaemonReloads(t *testing.T) {
-	running := epilogue(true)
+	running := epilogue(true, false)
 	for _, want := range []string{"ccbridge is running", "without a restart", "needs a restart"} {
 		if !strings.Contains(running, want) {
 			t.Errorf("epilogue with a daemon running lacks %q: %s", want, running)
@@ -623,7 +623,7 @@ func TestSetupEpilogueSaysTheDaemonReloads(t *testing.T) {
 	if strings.Contains(running, "`ccbridge run` starts the bridge") {
 		t.Errorf("epilogue with a daemon running asks to start it: %s", running)
 	}
-	stopped := epilogue(false)
+	stopped := epilogue(false, false)
 	for _, want := range []string{"`ccbridge run` starts the bridge", "applies later edits of the config by itself"} {
 		if !strings.Contains(stopped, want) {
 			t.Errorf("epilogue without a daemon lacks %q: %s", want, stopped)
