@@ -322,7 +322,7 @@ func TestServiceInstallWritesTheUnit(t *testing.T) {
 	}
 	calls, _ := os.ReadFile(record)
 	// --version: the unit's restart back-off depends on the systemd release.
-	if string(calls) != "--version\n--user daemon-reload\n--user enable ccbridge.service\n--user restart ccbridge.service\n" {
+	if string(calls) != "--version\n--user daemon-reload\n--user enable ccbridge.service\n--user reset-failed ccbridge.service\n--user restart ccbridge.service\n" {
 		t.Errorf("systemctl calls:\n%s", calls)
 	}
 	if _, err := exec.LookPath("systemd-analyze"); err == nil {
