@@ -203,6 +203,9 @@ func TestSessionScreenShowsTheLastReply(t *testing.T) {
 	p := b.projects[0]
 	b.say(p, "hello screen")
 	b.waitReply(p, "ok: hello screen")
+	// The reply is posted from Claude's Stop, which can come before Claude
+	// has drawn it (and ended its turn) on its screen.
+	tmuxtest.WaitScreen(t, b.tmux, b.pane(p), "● ok: hello screen", 30*time.Second)
 	screen := b.command(p, "screen", nil, "manual mode on")
 	if !strings.Contains(screen.Content, "● ok: hello screen") {
 		t.Fatalf("/screen does not show the last reply:\n%s", screen.Content)
