@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
+	"github.com/ccbridge/ccbridge/internal/testutil/tmuxtest"
 )
 
 // Claude's replies are free text: one that says the folder trust's "Quick
@@ -29,9 +30,9 @@ func TestDialogWordsInARepliesHoldNothingBack(t *testing.T) {
 	b.waitReaction(next, "✅")
 	b.say(p, "SCN_WORDS_PROCEED")
 	b.waitReply(p, "The change is ready. Do you want to proceed?")
-	if screen, _ := b.tmux.Capture(t.Context(), b.panes()[0].ID, 0); !strings.Contains(screen, "Do you want to proceed?") {
-		t.Fatalf("the reply is not on the screen:\n%s", screen)
-	}
+	// The reply is posted from Claude's Stop, which can come before Claude
+	// has drawn it on its screen; the words must be there for /new to meet.
+	tmuxtest.WaitScreen(t, b.tmux, b.pane(p), "● The change is ready. Do you want to proceed?", 30*time.Second)
 	before, _ := b.store.Sessions.Get(p.key)
 	it := b.srv.Command(p.channel, "new", b.owner, nil)
 	r := b.srv.WaitResponse(it, 5*time.Second)

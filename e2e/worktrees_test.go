@@ -53,6 +53,24 @@ func waitGone(t *testing.T, what, path string) {
 	}
 }
 
+// waitNoBranches waits for the ccbridge branches of repo to be deleted: git
+// deletes a branch only after its worktree is gone, so the branch outlives
+// the folder by one git call.
+func waitNoBranches(t *testing.T, repo string) {
+	t.Helper()
+	deadline := time.Now().Add(long)
+	for {
+		br := branches(t, repo)
+		if br == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("branches left: %s", br)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 func branches(t *testing.T, repo string) string {
 	out, _ := exec.Command("git", "-C", repo, "branch", "--list", "ccbridge/*").Output()
 	return strings.TrimSpace(string(out))
@@ -134,9 +152,7 @@ func TestWorktreeCleanRemovedOnArchive(t *testing.T) {
 	}
 	b.srv.ArchiveThread(th.channel, false)
 	waitGone(t, "worktree", reg.Worktree)
-	if br := branches(t, p.dir); br != "" {
-		t.Fatalf("branches left: %s", br)
-	}
+	waitNoBranches(t, p.dir)
 	if n := len(b.panes()); n != 0 {
 		t.Fatalf("%d panes left", n)
 	}
