@@ -449,3 +449,8 @@ func (p *Poster) Download(ctx context.Context, url string, limit int64) ([]byte,
 	}
 	return buf.Bytes(), nil
 }
+
+var _ chat.Poster = (*Poster)(nil)
+
+// Limit is Discord's most characters in one message.
+func (p *Poster) Limit() int { return chat.Limit }
