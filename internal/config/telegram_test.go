@@ -275,3 +275,37 @@ func TestSummaryTelegram(t *testing.T) {
 		t.Errorf("a Discord-only config's summary mentions Telegram:\n%s", d.String())
 	}
 }
+
+// The example's commented Telegram server, uncommented, is a valid config:
+// what the example teaches works.
+func TestExampleTelegramServerValidates(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "config.example.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	at := strings.Index(text, "# [[servers]]\n# name = \"phone\"")
+	if at < 0 {
+		t.Fatal("the example has no commented Telegram server")
+	}
+	var block []string
+	for _, l := range strings.Split(text[at:], "\n") {
+		if l == "" {
+			break
+		}
+		block = append(block, strings.TrimPrefix(strings.TrimPrefix(l, "#"), " "))
+	}
+	t.Setenv("CCBRIDGE_TOKEN_HOME", "tok-0123456789")
+	t.Setenv("CCBRIDGE_TOKEN_PHONE", "123456:telegram-token")
+	c, err := Parse(text[:at] + strings.Join(block, "\n") + "\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("the example's Telegram server does not validate:\n%v", err)
+	}
+	s := c.Servers[len(c.Servers)-1]
+	if !s.Telegram() || s.Projects[0].ChannelID != "-1001234567890/42" || s.OpenRoots[0] != "~/src" {
+		t.Errorf("uncommented server %+v", s)
+	}
+}
