@@ -164,3 +164,20 @@ func TestSummaryWeb(t *testing.T) {
 		}
 	}
 }
+
+// Links are built on public_url, else on the listen address with the
+// scheme it is served with.
+func TestWebURL(t *testing.T) {
+	for _, tc := range []struct {
+		w    Web
+		want string
+	}{
+		{Web{Listen: DefaultWebListen}, "http://127.0.0.1:7878"},
+		{Web{Listen: "box.lan:8443", TLSCert: "/c", TLSKey: "/k"}, "https://box.lan:8443"},
+		{Web{Listen: DefaultWebListen, PublicURL: "https://ccbridge.example.com/bridge"}, "https://ccbridge.example.com/bridge"},
+	} {
+		if got := tc.w.URL(); got != tc.want {
+			t.Errorf("%+v: URL() = %q, want %q", tc.w, got, tc.want)
+		}
+	}
+}
