@@ -150,10 +150,14 @@ func elemName(m map[string]any, i int, seen map[string]bool) string {
 	return fmt.Sprint(i)
 }
 
-// notDecoded says what is wrong with a value of the wrong type. A list of
-// strings given as a number (an id unquoted, so TOML reads an integer) is
-// the common case and gets an example; otherwise the decoder's words.
+// notDecoded says what is wrong with a value of the wrong type. An id, or
+// a list of strings, given as a number (an id unquoted, so TOML reads an
+// integer: Telegram shows its ids as numbers) is the common case and gets
+// an example; otherwise the decoder's words.
 func notDecoded(k string, v any, t reflect.Type, err error) string {
+	if n, ok := v.(int64); ok && t.Kind() == reflect.String && strings.HasSuffix(k, "_id") {
+		return fmt.Sprintf("must be a quoted id, e.g. \"%d\"", n)
+	}
 	if t.Kind() != reflect.Slice || t.Elem().Kind() != reflect.String {
 		return err.Error()
 	}

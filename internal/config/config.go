@@ -16,13 +16,15 @@ import (
 
 // Config is the whole configuration file.
 type Config struct {
-	General General  `toml:"general"`
-	Discord Discord  `toml:"discord"`
-	Tmux    Tmux     `toml:"tmux"`
-	Claude  Claude   `toml:"claude"`
-	Servers []Server `toml:"servers"`
-	Policy  Policy   `toml:"policy"` // see policy.go
-	Voice   Voice    `toml:"voice"`  // see voice.go
+	General  General  `toml:"general"`
+	Discord  Discord  `toml:"discord"`
+	Telegram Telegram `toml:"telegram"` // see telegram.go
+	Tmux     Tmux     `toml:"tmux"`
+	Claude   Claude   `toml:"claude"`
+	Servers  []Server `toml:"servers"`
+	Policy   Policy   `toml:"policy"` // see policy.go
+	Voice    Voice    `toml:"voice"`  // see voice.go
+	Web      Web      `toml:"web"`    // see web.go
 
 	// Path is the file the config was loaded from (not a TOML key).
 	Path string `toml:"-"`
@@ -67,26 +69,40 @@ type Claude struct {
 	StartTimeout   Duration          `toml:"start_timeout"`
 }
 
-// Server is one Discord bot in one guild.
+// Server is one bot: a Discord bot in one guild, or a Telegram bot in one
+// chat (platform = "telegram"; see telegram.go for how its ids map).
 type Server struct {
-	Name             string   `toml:"name"`
-	TokenEnv         string   `toml:"token_env"`
-	TokenFile        string   `toml:"token_file"`
-	Token            string   `toml:"token"`
-	GuildID          string   `toml:"guild_id"`
-	OwnerIDs         []string `toml:"owner_ids"`
-	GeneralChannelID string   `toml:"general_channel_id"`
-	TmuxSession      string   `toml:"tmux_session"`
+	Name string `toml:"name"`
+	// Platform is PlatformDiscord (the default) or PlatformTelegram.
+	Platform  string `toml:"platform"`
+	TokenEnv  string `toml:"token_env"`
+	TokenFile string `toml:"token_file"`
+	Token     string `toml:"token"`
+	GuildID   string `toml:"guild_id"`
+	// ChatID is a Telegram server's group, as the file says it.
+	ChatID string `toml:"chat_id"`
+	// OwnerIDs are Discord user ids, or Telegram user ids on a Telegram
+	// server.
+	OwnerIDs []string `toml:"owner_ids"`
+	// GeneralChannelID is the control panel's channel; a Telegram server's
+	// is derived from ChatID.
+	GeneralChannelID string `toml:"general_channel_id"`
+	TmuxSession      string `toml:"tmux_session"`
 	// OpenRoots are the folders under which /open may start Claude in a
 	// folder no project maps (none: /open is off).
 	OpenRoots []string  `toml:"open_roots"`
 	Projects  []Project `toml:"projects"`
 }
 
-// Project maps a Discord channel to a directory.
+// Project maps a Discord channel, or a Telegram forum topic, to a
+// directory.
 type Project struct {
-	Name           string `toml:"name"`
-	ChannelID      string `toml:"channel_id"`
+	Name string `toml:"name"`
+	// ChannelID routes the project's messages; on a Telegram server it is
+	// derived from the server's ChatID and TopicID.
+	ChannelID string `toml:"channel_id"`
+	// TopicID is a Telegram project's forum topic, as the file says it.
+	TopicID        string `toml:"topic_id"`
 	Path           string `toml:"path"`
 	Model          string `toml:"model"`
 	PermissionMode string `toml:"permission_mode"`
@@ -109,7 +125,11 @@ type ThreadDefaults struct {
 
 // Thread fixes the settings of one thread.
 type Thread struct {
-	ThreadID       string `toml:"thread_id"`
+	// ThreadID is a Discord thread's id; on a Telegram server it is derived
+	// from the server's ChatID and TopicID.
+	ThreadID string `toml:"thread_id"`
+	// TopicID is a Telegram thread's forum topic, as the file says it.
+	TopicID        string `toml:"topic_id"`
 	Name           string `toml:"name"`
 	Model          string `toml:"model"`
 	Path           string `toml:"path"`
@@ -277,6 +297,7 @@ func (c *Config) applyDefaults() {
 		c.Discord.CatchUp.Duration = DefaultCatchUp
 	}
 	c.Discord.APIBase = strings.TrimRight(c.Discord.APIBase, "/")
+	c.Telegram.applyDefaults()
 	def(&c.Tmux.Socket, DefaultSocket)
 	def(&c.Claude.Command, DefaultCommand)
 	def(&c.Claude.PermissionMode, DefaultPermissionMode)
@@ -288,9 +309,12 @@ func (c *Config) applyDefaults() {
 		c.Claude.StartTimeout.Duration = DefaultStartTimeout
 	}
 	c.Voice.applyDefaults()
+	c.Web.applyDefaults()
 	for i := range c.Servers {
 		s := &c.Servers[i]
+		def(&s.Platform, PlatformDiscord)
 		def(&s.TmuxSession, "ccbridge-"+s.Name)
+		s.deriveTelegramIDs()
 		for j := range s.Projects {
 			p := &s.Projects[j]
 			def(&p.Progress, DefaultProgress)

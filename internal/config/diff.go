@@ -26,11 +26,18 @@ var restartKeys = map[string]bool{
 	"general.machine":           true, // the fleet's name for this daemon
 	"general.unreachable_after": true, // the panel heartbeat
 	"discord.api_base":          true, // every bot connection and poster
+	"telegram.api_base":         true,
+	"web.listen":                true, // the web view's listener and the links' root
+	"web.public_url":            true,
+	"web.tls_cert":              true,
+	"web.tls_key":               true,
 	"tmux.socket":               true, // the tmux server sessions run in
 	"token":                     true, // a server's bot connection
 	"token_env":                 true,
 	"token_file":                true,
 	"guild_id":                  true, // which guild a bot serves
+	"platform":                  true, // which client a bot connects with
+	"chat_id":                   true, // which chat a Telegram bot serves
 }
 
 // Diff lists what changed from old to cur, in file order. Secrets are
@@ -49,6 +56,9 @@ func Diff(old, cur *Config) []Change {
 	for _, k := range changedKeys(old.Discord, cur.Discord) {
 		add(restartKeys["discord."+k], "[discord] %s", k)
 	}
+	for _, k := range changedKeys(old.Telegram, cur.Telegram) {
+		add(restartKeys["telegram."+k], "[telegram] %s", k)
+	}
 	for _, k := range changedKeys(old.Tmux, cur.Tmux) {
 		add(restartKeys["tmux."+k], "[tmux] %s", k)
 	}
@@ -64,6 +74,9 @@ func Diff(old, cur *Config) []Change {
 	}
 	for _, k := range changedKeys(old.Voice, cur.Voice) {
 		add(false, "[voice] %s", k)
+	}
+	for _, k := range changedKeys(old.Web, cur.Web) {
+		add(restartKeys["web."+k], "[web] %s", k)
 	}
 	olds := map[string]Server{}
 	for _, s := range old.Servers {
@@ -90,6 +103,9 @@ func Diff(old, cur *Config) []Change {
 func diffServer(old, cur Server) []Change {
 	var out []Change
 	for _, k := range changedKeys(old, cur) {
+		if k == "general_channel_id" && cur.Telegram() {
+			continue // derived from chat_id, which says the change
+		}
 		switch k {
 		case "projects":
 		case "owner_ids":
@@ -110,7 +126,12 @@ func diffServer(old, cur Server) []Change {
 			out = append(out, Change{What: fmt.Sprintf("project %s/%s added", cur.Name, p.Name)})
 			continue
 		}
-		if keys := changedKeys(was, p); len(keys) > 0 {
+		keys := changedKeys(was, p)
+		if cur.Telegram() {
+			// Derived from topic_id (or chat_id), which says the change.
+			keys = slices.DeleteFunc(keys, func(k string) bool { return k == "channel_id" })
+		}
+		if len(keys) > 0 {
 			out = append(out, Change{What: fmt.Sprintf("project %s/%s %s", cur.Name, p.Name, strings.Join(keys, ", ")), NextSession: true})
 		}
 	}

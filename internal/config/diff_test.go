@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestDiffNothingChanged(t *testing.T) {
@@ -109,5 +110,77 @@ func TestDiffRemoved(t *testing.T) {
 	cur.Servers = nil
 	if d := Diff(old, cur); len(d) != 1 || d[0].What != "server home removed" || !d[0].Restart {
 		t.Fatalf("Diff without the server = %v", d)
+	}
+}
+
+// A Telegram bot's platform and chat are held by its connection: a restart
+// applies them, as a token. The channel ids derived from chat_id and
+// topic_id are not changes of their own.
+func TestDiffTelegram(t *testing.T) {
+	old := parseTG(t, "", "")
+	cur := parseTG(t, "", "")
+	cur.Servers[0].Projects[0].Path = old.Servers[0].Projects[0].Path
+	if d := Diff(old, cur); len(d) != 0 {
+		t.Fatalf("Diff of equal Telegram configs = %v", d)
+	}
+	text := strings.NewReplacer(`chat_id = "-1001234567890"`, `chat_id = "-1009999999999"`, `topic_id = "42"`, `topic_id = "43"`,
+		"{dir}", old.Servers[0].Projects[0].Path).Replace(strings.NewReplacer("{server}", "", "{project}", "").Replace(tgTOML))
+	cur, err := Parse("[telegram]\napi_base = \"http://127.0.0.1:8081\"\n" + text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, c := range Diff(old, cur) {
+		got[c.What] = c.Restart
+	}
+	want := map[string]bool{
+		"[telegram] api_base":        true,
+		"server phone chat_id":       true,
+		"project phone/api topic_id": false,
+	}
+	if len(got) != len(want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	for what, restart := range want {
+		if r, ok := got[what]; !ok || r != restart {
+			t.Errorf("%q: restart %v (present %v), want %v; all: %v", what, r, ok, restart, got)
+		}
+	}
+
+	discord := parseValid(t)
+	tg := parseValid(t)
+	tg.Servers[0].Projects[0].Path = discord.Servers[0].Projects[0].Path
+	tg.Servers[0].Platform = PlatformTelegram
+	for _, c := range Diff(discord, tg) {
+		if c.What == "server home platform" && !c.Restart {
+			t.Errorf("a platform change applied live")
+		}
+	}
+	if !slices.ContainsFunc(Diff(discord, tg), func(c Change) bool { return c.What == "server home platform" }) {
+		t.Errorf("platform change not reported: %v", Diff(discord, tg))
+	}
+}
+
+// The web server's address, certificate and public URL are bound when the
+// daemon starts; a link's lifetime is read when a link is made.
+func TestDiffWeb(t *testing.T) {
+	old := parseValid(t)
+	cur := parseValid(t)
+	cur.Servers[0].Projects[0].Path = old.Servers[0].Projects[0].Path
+	cur.Web = Web{Listen: "0.0.0.0:7878", PublicURL: "https://x.example", TLSCert: "/c", TLSKey: "/k", LinkTTL: Duration{Duration: time.Hour}}
+	got := map[string]bool{}
+	for _, c := range Diff(old, cur) {
+		got[c.What] = c.Restart
+	}
+	want := map[string]bool{
+		"[web] listen": true, "[web] public_url": true, "[web] tls_cert": true, "[web] tls_key": true, "[web] link_ttl": false,
+	}
+	if len(got) != len(want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	for what, restart := range want {
+		if r, ok := got[what]; !ok || r != restart {
+			t.Errorf("%q: restart %v (present %v), want %v", what, r, ok, restart)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -13,6 +14,9 @@ func (c *Config) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "config:      %s\n", c.Path)
 	fmt.Fprintf(w, "machine:     %s (unreachable after %s without a check-in)\n", c.General.Machine, c.General.UnreachableAfter)
 	fmt.Fprintf(w, "discord:     %s\n", c.Discord.APIBase)
+	if slices.ContainsFunc(c.Servers, Server.Telegram) {
+		fmt.Fprintf(w, "telegram:    %s\n", c.Telegram.APIBase)
+	}
 	fmt.Fprintf(w, "tmux:        tmux -L %s\n", c.Tmux.Socket)
 	fmt.Fprintf(w, "claude:      %s %v (mode %s, prompt timeout %s)\n", c.Claude.Command, c.Claude.Args, c.Claude.PermissionMode, c.Claude.PromptTimeout)
 	redact := "on"
@@ -29,10 +33,15 @@ func (c *Config) WriteSummary(w io.Writer) {
 	} else {
 		fmt.Fprintln(w, "voice:       off (voice notes are answered with how to set [voice] command)")
 	}
+	fmt.Fprintf(w, "web:         %s\n", c.Web.summary())
 	for _, s := range c.Servers {
-		fmt.Fprintf(w, "server %s:  guild %s, token %s, %d owner(s), tmux session %s", s.Name, s.GuildID, redactedToken(s), len(s.OwnerIDs), s.TmuxSession)
-		if s.GeneralChannelID != "" {
-			fmt.Fprintf(w, ", panel in %s", s.GeneralChannelID)
+		where, panel := "guild "+s.GuildID, s.GeneralChannelID
+		if s.Telegram() {
+			where, panel = "telegram chat "+s.ChatID, "the General topic"
+		}
+		fmt.Fprintf(w, "server %s:  %s, token %s, %d owner(s), tmux session %s", s.Name, where, redactedToken(s), len(s.OwnerIDs), s.TmuxSession)
+		if panel != "" {
+			fmt.Fprintf(w, ", panel in %s", panel)
 		}
 		if len(s.OpenRoots) > 0 {
 			fmt.Fprintf(w, ", /open under %s", strings.Join(s.OpenRoots, ", "))
@@ -40,7 +49,11 @@ func (c *Config) WriteSummary(w io.Writer) {
 		fmt.Fprintln(w)
 		for _, p := range s.Projects {
 			dir, _ := p.ProjectPath()
-			fmt.Fprintf(w, "  project %s: channel %s → %s", p.Name, p.ChannelID, dir)
+			channel := "channel " + p.ChannelID
+			if s.Telegram() {
+				channel = "topic " + p.TopicID
+			}
+			fmt.Fprintf(w, "  project %s: %s → %s", p.Name, channel, dir)
 			if p.Model != "" {
 				fmt.Fprintf(w, ", model %s", p.Model)
 			}
@@ -58,6 +71,29 @@ func (c *Config) WriteSummary(w io.Writer) {
 			fmt.Fprintf(w, "    policy: %s\n", rules(c.ChannelPolicy(p)))
 		}
 	}
+}
+
+// summary says where the web view is served and how long links work.
+func (w Web) summary() string {
+	if !w.Enabled() {
+		return "off"
+	}
+	reach := "this machine only"
+	switch {
+	case !w.Loopback() && w.TLS():
+		reach = "reachable from other machines, over TLS"
+	case !w.Loopback():
+		reach = "reachable from other machines, without TLS"
+	}
+	scheme := "http"
+	if w.TLS() {
+		scheme = "https"
+	}
+	s := fmt.Sprintf("%s://%s (%s), links ", scheme, w.Listen, reach)
+	if w.PublicURL != "" {
+		s += "to " + w.PublicURL + ", "
+	}
+	return s + "valid " + w.LinkTTL.String()
 }
 
 func onOff(b bool) string {

@@ -90,6 +90,13 @@ func (c *Config) normalizeModes() {
 	}
 }
 
+// httpURL checks that val is an http(s) URL with a host.
+func (v *checker) httpURL(key, val, example string) {
+	if u, err := url.Parse(val); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		v.errf(key, "%q must be an http(s) URL such as %s", val, example)
+	}
+}
+
 func (v *checker) id(key, val string, required bool) {
 	switch {
 	case val == "" && required:
@@ -153,12 +160,11 @@ func (c *Config) check(v *checker) {
 	if d := c.General.UnreachableAfter.Duration; d < minUnreachable || d > time.Hour {
 		v.errf("general.unreachable_after", "%s must be between %s and 1h", d, minUnreachable)
 	}
-	if u, err := url.Parse(c.Discord.APIBase); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		v.errf("discord.api_base", "%q must be an http(s) URL such as https://discord.com", c.Discord.APIBase)
-	}
+	v.httpURL("discord.api_base", c.Discord.APIBase, "https://discord.com")
 	if d := c.Discord.CatchUp.Duration; d < time.Second || d > maxCatchUp {
 		v.errf("discord.catch_up", "%s must be between 1s and %s (how old a message sent while ccbridge was down may be and still be delivered)", d, maxCatchUp)
 	}
+	v.httpURL("telegram.api_base", c.Telegram.APIBase, DefaultTelegramAPIBase)
 	if !safeName.MatchString(c.Tmux.Socket) {
 		v.errf("tmux.socket", "%q must be a plain name (letters, digits, - and _), not a path", c.Tmux.Socket)
 	}
@@ -185,19 +191,19 @@ func (c *Config) check(v *checker) {
 	}
 	serverNames := map[string]bool{}
 	channels := map[string]string{} // channel id → key of its first use
+	chats := map[string]string{}    // Telegram chat id → key of its first use
 	for i, s := range c.Servers {
 		sk := v.name("servers", i, s.Name, serverNames, "more than one server")
 		c.checkToken(v, sk, s)
-		v.id(sk+".guild_id", s.GuildID, true)
-		if len(s.OwnerIDs) == 0 {
-			v.errf(sk+".owner_ids", "empty; list the Discord user ids allowed to drive sessions")
-		}
-		for j, o := range s.OwnerIDs {
-			v.id(fmt.Sprintf("%s.owner_ids[%d]", sk, j), o, true)
-		}
-		v.id(sk+".general_channel_id", s.GeneralChannelID, false)
-		if s.GeneralChannelID != "" {
-			channels[s.GeneralChannelID] = sk + ".general_channel_id"
+		// An unknown platform's ids are neither platform's: checking them
+		// as either would only add noise to the one error that matters.
+		v.oneOf(sk+".platform", s.Platform, Platforms, false)
+		known := slices.Contains(Platforms, s.Platform)
+		switch {
+		case s.Telegram():
+			v.telegramServer(sk, s, chats)
+		case known:
+			v.discordServer(sk, s, channels)
 		}
 		if strings.ContainsAny(s.TmuxSession, ".:") || strings.TrimSpace(s.TmuxSession) == "" {
 			v.errf(sk+".tmux_session", "%q must not be empty or contain '.' or ':'", s.TmuxSession)
@@ -207,13 +213,20 @@ func (c *Config) check(v *checker) {
 			v.warnf(sk+".projects", "no projects: this bot will answer nothing")
 		}
 		projectNames := map[string]bool{}
+		topics := map[string]string{} // this server's topic id → key of its first use
 		for j, p := range s.Projects {
 			pk := v.name(sk+".projects", j, p.Name, projectNames, "more than one project of this server")
-			v.id(pk+".channel_id", p.ChannelID, true)
-			if prev, dup := channels[p.ChannelID]; dup && p.ChannelID != "" {
-				v.errf(pk+".channel_id", "%s is already used by %s; a channel belongs to one project", p.ChannelID, prev)
-			} else if p.ChannelID != "" {
-				channels[p.ChannelID] = pk + ".channel_id"
+			switch {
+			case s.Telegram():
+				v.telegramTopic(pk, "project", "channel_id", s, p.TopicID, p.ChannelID, topics)
+			case known:
+				v.discordTopic(pk, "project", "channel_id", p.TopicID)
+				v.id(pk+".channel_id", p.ChannelID, true)
+				if prev, dup := channels[p.ChannelID]; dup && p.ChannelID != "" {
+					v.errf(pk+".channel_id", "%s is already used by %s; a channel belongs to one project", p.ChannelID, prev)
+				} else if p.ChannelID != "" {
+					channels[p.ChannelID] = pk + ".channel_id"
+				}
 			}
 			v.dir(pk+".path", p.Path, true)
 			v.oneOf(pk+".permission_mode", p.PermissionMode, PermissionModes, true)
@@ -225,11 +238,17 @@ func (c *Config) check(v *checker) {
 			threadIDs := map[string]bool{}
 			for k, t := range p.Threads {
 				tk := fmt.Sprintf("%s.threads[%d]", pk, k)
-				v.id(tk+".thread_id", t.ThreadID, true)
-				if threadIDs[t.ThreadID] && t.ThreadID != "" {
-					v.errf(tk+".thread_id", "%s is listed twice", t.ThreadID)
+				switch {
+				case s.Telegram():
+					v.telegramTopic(tk, "thread", "thread_id", s, t.TopicID, t.ThreadID, topics)
+				case known:
+					v.discordTopic(tk, "thread", "thread_id", t.TopicID)
+					v.id(tk+".thread_id", t.ThreadID, true)
+					if threadIDs[t.ThreadID] && t.ThreadID != "" {
+						v.errf(tk+".thread_id", "%s is listed twice", t.ThreadID)
+					}
+					threadIDs[t.ThreadID] = true
 				}
-				threadIDs[t.ThreadID] = true
 				v.dir(tk+".path", t.Path, false)
 				v.oneOf(tk+".permission_mode", t.PermissionMode, PermissionModes, true)
 				v.oneOf(tk+".isolation", t.Isolation, Isolations, true)
@@ -239,6 +258,26 @@ func (c *Config) check(v *checker) {
 	}
 	c.checkPolicies(v)
 	c.Voice.check(v)
+	c.Web.check(v)
+}
+
+// discordServer checks a Discord server's own keys. channels maps each
+// channel id to the key of its first use.
+func (v *checker) discordServer(sk string, s Server, channels map[string]string) {
+	if s.ChatID != "" {
+		v.errf(sk+".chat_id", "chat_id is a Telegram key; a Discord server has guild_id (a Telegram server says platform = %q)", PlatformTelegram)
+	}
+	v.id(sk+".guild_id", s.GuildID, true)
+	if len(s.OwnerIDs) == 0 {
+		v.errf(sk+".owner_ids", "empty; list the Discord user ids allowed to drive sessions")
+	}
+	for j, o := range s.OwnerIDs {
+		v.id(fmt.Sprintf("%s.owner_ids[%d]", sk, j), o, true)
+	}
+	v.id(sk+".general_channel_id", s.GeneralChannelID, false)
+	if s.GeneralChannelID != "" {
+		channels[s.GeneralChannelID] = sk + ".general_channel_id"
+	}
 }
 
 func (c *Config) checkToken(v *checker, sk string, s Server) {

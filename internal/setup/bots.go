@@ -23,16 +23,22 @@ import (
 // pickServer returns the index of the [[servers]] entry to set up, or -1
 // for a new one (named once its token says which bot it is).
 func (w *wizard) pickServer(cfg *config.Config) (int, error) {
-	switch len(cfg.Servers) {
+	var bots []int // the Discord entries: setup sets up only those
+	for i, s := range cfg.Servers {
+		if !s.Telegram() {
+			bots = append(bots, i)
+		}
+	}
+	switch len(bots) {
 	case 0:
 		return -1, nil
 	case 1:
-		w.say("Setting up the bot %q (a token of another bot adds a new entry).", cfg.Servers[0].Name)
-		return 0, nil
+		w.say("Setting up the bot %q (a token of another bot adds a new entry).", cfg.Servers[bots[0]].Name)
+		return bots[0], nil
 	}
 	w.say("This config has several bots:")
-	for i, s := range cfg.Servers {
-		w.say("  %d. %s", i+1, s.Name)
+	for n, i := range bots {
+		w.say("  %d. %s", n+1, cfg.Servers[i].Name)
 	}
 	for {
 		a, err := w.ask("Which one to set up (number, or new for another bot)", "1")
@@ -42,10 +48,10 @@ func (w *wizard) pickServer(cfg *config.Config) (int, error) {
 		if strings.EqualFold(a, "new") {
 			return -1, nil
 		}
-		if n, err := strconv.Atoi(a); err == nil && n >= 1 && n <= len(cfg.Servers) {
-			return n - 1, nil
+		if n, err := strconv.Atoi(a); err == nil && n >= 1 && n <= len(bots) {
+			return bots[n-1], nil
 		}
-		w.say("Type a number between 1 and %d, or new.", len(cfg.Servers))
+		w.say("Type a number between 1 and %d, or new.", len(bots))
 	}
 }
 
@@ -179,7 +185,7 @@ func (w *wizard) entryFor(ctx context.Context, apiBase string, cfg *config.Confi
 		return i, nil
 	}
 	for j, s := range cfg.Servers {
-		if j == i {
+		if j == i || s.Telegram() { // a Telegram token is not Discord's to check
 			continue
 		}
 		token, err := s.ResolveToken()
