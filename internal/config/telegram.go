@@ -40,10 +40,11 @@ func (s Server) Telegram() bool { return s.Platform == PlatformTelegram }
 // Telegram server's ids are put in the Discord-named fields when the
 // config is loaded: the server's GeneralChannelID is "<chat_id>" (the
 // chat's General topic, the control panel), a project's ChannelID and a
-// thread's ThreadID are "<chat_id>/<topic_id>" (a forum topic). The
-// Telegram client reads channel ids in the same two forms. ChatID and
-// TopicID keep what the file said, for messages and the summary.
-func TelegramChannelID(chatID, topicID string) string { return chatID + "/" + topicID }
+// thread's ThreadID are "<chat_id>.<topic_id>" (a forum topic; a dot,
+// since channel ids become parts of record keys, which are plain file
+// names). The Telegram client reads channel ids in the same two forms.
+// ChatID and TopicID keep what the file said, for messages and the summary.
+func TelegramChannelID(chatID, topicID string) string { return chatID + "." + topicID }
 
 // topicChannel is TelegramChannelID, or "" while either part is missing.
 func topicChannel(chatID, topicID string) string {

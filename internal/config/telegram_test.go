@@ -42,7 +42,7 @@ func parseTG(t *testing.T, server, project string) *Config {
 
 // A Telegram server checks out with no Discord key, and routes by the
 // channel ids the rest of ccbridge knows: "<chat_id>" for the General
-// topic, "<chat_id>/<topic_id>" for a project's topic.
+// topic, "<chat_id>.<topic_id>" for a project's topic.
 func TestTelegramServerNormalised(t *testing.T) {
 	c := parseTG(t, "", `
     [[servers.projects.threads]]
@@ -58,8 +58,8 @@ func TestTelegramServerNormalised(t *testing.T) {
 	p := s.Projects[0]
 	for name, got := range map[string][2]string{
 		"general channel": {s.GeneralChannelID, "-1001234567890"},
-		"project channel": {p.ChannelID, "-1001234567890/42"},
-		"thread":          {p.Threads[0].ThreadID, "-1001234567890/77"},
+		"project channel": {p.ChannelID, "-1001234567890.42"},
+		"thread":          {p.Threads[0].ThreadID, "-1001234567890.77"},
 		"chat_id kept":    {s.ChatID, "-1001234567890"},
 		"topic_id kept":   {p.TopicID, "42"},
 		"api_base":        {c.Telegram.APIBase, DefaultTelegramAPIBase},
@@ -69,7 +69,7 @@ func TestTelegramServerNormalised(t *testing.T) {
 			t.Errorf("%s = %q, want %q", name, got[0], got[1])
 		}
 	}
-	if got := TelegramChannelID("-100", "5"); got != "-100/5" {
+	if got := TelegramChannelID("-100", "5"); got != "-100.5" {
 		t.Errorf("TelegramChannelID = %q", got)
 	}
 }
@@ -305,7 +305,7 @@ func TestExampleTelegramServerValidates(t *testing.T) {
 		t.Fatalf("the example's Telegram server does not validate:\n%v", err)
 	}
 	s := c.Servers[len(c.Servers)-1]
-	if !s.Telegram() || s.Projects[0].ChannelID != "-1001234567890/42" || s.OpenRoots[0] != "~/src" {
+	if !s.Telegram() || s.Projects[0].ChannelID != "-1001234567890.42" || s.OpenRoots[0] != "~/src" {
 		t.Errorf("uncommented server %+v", s)
 	}
 }
