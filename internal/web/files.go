@@ -92,7 +92,7 @@ func (h *Handler) serveFiles(w http.ResponseWriter, r *http.Request, s Session, 
 	switch {
 	case fi.IsDir():
 		if rel != "" && !strings.HasSuffix(rel, "/") {
-			http.Redirect(w, r, "./"+escPath(lastSegment(clean))+"/", http.StatusFound)
+			redirect(w, "./"+escPath(lastSegment(clean))+"/")
 			return
 		}
 		data.Entries, data.Note = h.list(s, root, real, clean, f)

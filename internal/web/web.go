@@ -251,7 +251,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !slash {
 		// Relative links need the trailing slash.
-		http.Redirect(w, r, "./"+tok+"/", http.StatusFound)
+		redirect(w, "./"+tok+"/")
 		return
 	}
 	pg := page{Base: relBase(rest), Expires: c.expires.UTC().Format("2006-01-02 15:04 MST"), claims: c}
@@ -304,6 +304,13 @@ func relBase(rest string) string {
 		return strings.Repeat("../", n)
 	}
 	return "./"
+}
+
+// redirect answers 302 to a relative location: http.Redirect would make
+// it absolute, and wrong behind a proxy that strips a path prefix.
+func redirect(w http.ResponseWriter, rel string) {
+	w.Header().Set("Location", rel)
+	w.WriteHeader(http.StatusFound)
 }
 
 // page is what every template gets.
