@@ -74,7 +74,7 @@ type env struct {
 	sessions   *fakeSessions
 }
 
-func newEnv(t *testing.T, mod ...func(*Options)) *env {
+func newEnv(t testing.TB, mod ...func(*Options)) *env {
 	t.Helper()
 	root := t.TempDir()
 	e := &env{clock: &clock{now: time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)}, logs: &bytes.Buffer{}}
@@ -120,7 +120,7 @@ func newEnv(t *testing.T, mod ...func(*Options)) *env {
 	return e
 }
 
-func write(t *testing.T, p, s string) {
+func write(t testing.TB, p, s string) {
 	t.Helper()
 	if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 // pageBytes is how much of a transcript's end one page reads: a long
 // transcript is never read whole, so the first byte of the page costs the
 // same for 10 KiB and 10 GiB.
-const pageBytes = 256 << 10
+const pageBytes = 128 << 10
 
 // maxShown bounds one tool input or result on a page; the rest is cut
 // with a note (a `cat` of a big file would otherwise be the page).
@@ -104,14 +104,15 @@ type block struct {
 // prompts, replies (Markdown), tool calls and results. Subagent lines,
 // meta lines and thinking are left out. Every text passes through red.
 func lineItems(line []byte, red func(string) string) []item {
-	var e claudehook.Entry
-	if json.Unmarshal(line, &e) != nil || e.IsSidechain || (e.Type != "user" && e.Type != "assistant") {
-		return nil
+	// One decode per line: the page decodes a few hundred of them.
+	var e struct {
+		claudehook.Entry
+		IsMeta  bool `json:"isMeta"`
+		Message struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
 	}
-	var meta struct {
-		IsMeta bool `json:"isMeta"`
-	}
-	if json.Unmarshal(line, &meta) == nil && meta.IsMeta {
+	if json.Unmarshal(line, &e) != nil || e.IsSidechain || e.IsMeta || (e.Type != "user" && e.Type != "assistant") {
 		return nil
 	}
 	var blocks []block
