@@ -201,3 +201,25 @@ func TestLiveStreamEndsOnRevoke(t *testing.T) {
 		t.Fatal("the stream of a revoked link goes on")
 	}
 }
+
+// TestLiveStreamReloadsOnANewConversation: when the session's transcript
+// changes (/clear, or Claude's first start), the page is told to reload.
+func TestLiveStreamReloadsOnANewConversation(t *testing.T) {
+	e := newEnv(t)
+	e.h.recheck = 50 * time.Millisecond
+	e.sessions.mu.Lock()
+	e.sessions.list[0].Transcript = ""
+	e.sessions.mu.Unlock()
+	_, events := openStream(t, e, 0)
+	e.sessions.mu.Lock()
+	e.sessions.list[0].Transcript = e.transcript
+	e.sessions.mu.Unlock()
+	select {
+	case ev := <-events:
+		if ev.name != "reload" {
+			t.Fatalf("event = %+v, want reload", ev)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("no reload when the transcript appeared")
+	}
+}

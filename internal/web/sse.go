@@ -25,6 +25,10 @@ const pollEvery = 100 * time.Millisecond
 // close it.
 const keepAlive = 20 * time.Second
 
+// recheckEvery is how often a stream asks whether its session's transcript
+// changed (a new Claude conversation after /clear, or the first one).
+const recheckEvery = 2 * time.Second
+
 // maxStreamRead bounds one read of new transcript bytes.
 const maxStreamRead = 1 << 20
 
@@ -36,7 +40,7 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request, s Session,
 	if id := r.Header.Get("Last-Event-ID"); id != "" {
 		from, err = strconv.ParseInt(id, 10, 64)
 	}
-	if err != nil || from < 0 || s.Transcript == "" {
+	if err != nil || from < 0 {
 		http.Error(w, "bad stream offset", http.StatusBadRequest)
 		return
 	}
@@ -57,7 +61,7 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request, s Session,
 		return
 	}
 	wake := make(chan struct{}, 1)
-	if wt, err := fsnotify.NewWatcher(); err == nil {
+	if wt, err := fsnotify.NewWatcher(); err == nil && s.Transcript != "" {
 		defer wt.Close()
 		if wt.Add(filepath.Dir(s.Transcript)) == nil {
 			go forward(wt, s.Transcript, wake)
@@ -65,12 +69,21 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request, s Session,
 	}
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
-	idle := time.Now()
+	idle, checked := time.Now(), time.Now()
 	for {
 		if _, ok := h.valid(tok, KindSession); !ok {
 			_, _ = io.WriteString(w, "event: end\ndata: \n\n")
 			_ = rc.Flush()
 			return
+		}
+		if time.Since(checked) >= h.recheck {
+			checked = time.Now()
+			if now, ok := h.opt.Sessions.Session(s.Key); !ok || now.Transcript != s.Transcript {
+				// The page shows another conversation now: it reloads.
+				_, _ = io.WriteString(w, "event: reload\ndata: \n\n")
+				_ = rc.Flush()
+				return
+			}
 		}
 		sent, err := h.sendNew(w, s, &from)
 		if err != nil {

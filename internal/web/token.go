@@ -37,7 +37,7 @@ const (
 	tokenVersion = 1
 	macSize      = sha256.Size
 	headerSize   = 1 + 1 + 8 + 8
-	maxScopeID   = 200
+	maxScopeID   = 512
 )
 
 var errBadToken = errors.New("bad token")

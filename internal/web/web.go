@@ -114,6 +114,7 @@ type Handler struct {
 	base    atomic.Pointer[string] // the bound address, set by Server.Start
 	private []string
 	streams chan struct{}
+	recheck time.Duration // recheckEvery; shorter in tests
 	log     *slog.Logger
 	mu      sync.Mutex // serializes Revoke
 }
@@ -154,7 +155,7 @@ func New(opt Options) (*Handler, error) {
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
-	h := &Handler{opt: opt, links: links, key: wl.Key, streams: make(chan struct{}, maxStreams), log: opt.Logger}
+	h := &Handler{opt: opt, links: links, key: wl.Key, streams: make(chan struct{}, maxStreams), recheck: recheckEvery, log: opt.Logger}
 	h.gen.Store(wl.Generation)
 	// The state dir holds the key itself: never served, whatever else is.
 	h.private = resolvedAll(append([]string{opt.StateDir}, opt.Private...))

@@ -23,4 +23,5 @@
     if (follow) window.scrollTo(0, document.body.scrollHeight);
   });
   src.addEventListener("end", function () { src.close(); });
+  src.addEventListener("reload", function () { src.close(); window.location.reload(); });
 })();
