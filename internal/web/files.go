@@ -49,6 +49,13 @@ func (h *Handler) serveFiles(w http.ResponseWriter, r *http.Request, s Session, 
 		return
 	}
 	full := filepath.Join(root, filepath.FromSlash(clean))
+	named := filepath.Join(s.Dir, filepath.FromSlash(clean))
+	// Judged before the lookup too, so a 404 never tells which names
+	// exist where reading is denied.
+	if !h.readable(s, named, full) {
+		refuse(w)
+		return
+	}
 	real, err := filepath.EvalSymlinks(full)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -141,9 +148,10 @@ func within(dir, p string) bool {
 	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
 
-// readable: not private, not denied by the policy, as named or resolved.
-func (h *Handler) readable(s Session, full, real string) bool {
-	for _, p := range []string{full, real} {
+// readable: not private, not denied by the policy, under any of the
+// names given (as named, and resolved).
+func (h *Handler) readable(s Session, paths ...string) bool {
+	for _, p := range paths {
 		for _, priv := range h.private {
 			if within(priv, p) {
 				return false

@@ -138,3 +138,12 @@ func TestPathChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestFilesDeniedNamesDoNotLeak: a missing file where reading is denied is
+// refused like an existing one, so a prober cannot list what is there.
+func TestFilesDeniedNamesDoNotLeak(t *testing.T) {
+	e := newEnv(t)
+	p := e.path(SessionScope("proj"))
+	refused(t, e, p+"files/secrets/prod.key", "a denied file that exists")
+	refused(t, e, p+"files/secrets/missing.key", "a denied file that does not exist")
+}
