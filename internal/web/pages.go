@@ -20,6 +20,7 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, s Session
 		End             int64
 		Earlier, Before string
 		Missing         bool
+		Skipped         string
 	}{page: pg}
 	before := int64(-1)
 	if b, err := strconv.ParseInt(r.URL.Query().Get("before"), 10, 64); err == nil && b >= 0 {
@@ -40,6 +41,9 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, s Session
 		return
 	}
 	data.Items = pageItems(c.lines, h.opt.Redact)
+	if c.skipped > 0 {
+		data.Skipped = size(c.skipped)
+	}
 	data.End = c.end
 	if c.start > 0 {
 		data.Earlier = strconv.FormatInt(c.start, 10)

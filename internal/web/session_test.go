@@ -223,3 +223,30 @@ func TestLiveStreamReloadsOnANewConversation(t *testing.T) {
 		t.Fatal("no reload when the transcript appeared")
 	}
 }
+
+// TestSessionLineLongerThanAPage: a line longer than a page (a screenshot
+// in a tool result) is passed over with a note, and Earlier still leads
+// back to the start.
+func TestSessionLineLongerThanAPage(t *testing.T) {
+	e := newEnv(t)
+	write(t, e.transcript, userLine("EARLY")+replyLine("big", strings.Repeat("x", 2*pageBytes))+userLine("LATE"))
+	p := e.path(SessionScope("proj"))
+	b := body(t, e.get(t, p))
+	if !strings.Contains(b, "LATE") {
+		t.Fatal("the page lost the last line")
+	}
+	for i := 0; i < 5 && !strings.Contains(b, "EARLY"); i++ {
+		j := strings.Index(b, `href="./?before=`)
+		if j < 0 {
+			t.Fatalf("no Earlier link before reaching the start: %q", b)
+		}
+		q := b[j+len(`href="./`):]
+		b = body(t, e.get(t, p+q[:strings.IndexByte(q, '"')]))
+		if strings.Contains(b, "xxxxxxxx") && !strings.Contains(b, "more bytes not shown") {
+			t.Fatal("the long line is shown whole")
+		}
+	}
+	if !strings.Contains(b, "EARLY") {
+		t.Fatal("Earlier never reached the start past the long line")
+	}
+}

@@ -26,6 +26,25 @@ const maxShown = 16 << 10
 type chunk struct {
 	lines      [][]byte
 	start, end int64 // byte offsets: lines cover [start, end)
+	skipped    int64 // the bytes of a line too long to show
+}
+
+// lineStart returns the offset of the line holding the byte at pos: just
+// past the newline before it, or 0.
+func lineStart(f *os.File, pos int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for pos > 0 {
+		from := max(pos-int64(len(buf)), 0)
+		n, err := f.ReadAt(buf[:pos-from], from)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return 0, fmt.Errorf("read transcript: %w", err)
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return from + int64(i) + 1, nil
+		}
+		pos = from
+	}
+	return 0, nil
 }
 
 // readBefore returns the complete lines that end at or before the offset
@@ -60,8 +79,17 @@ func readBefore(path string, before, size int64) (chunk, error) {
 	if start > 0 {
 		i := bytes.IndexByte(buf, '\n')
 		if i < 0 {
-			// One line longer than the window: skip past it whole.
-			return chunk{start: end, end: end}, nil
+			return chunk{start: start, end: start}, nil // inside a line: look further back
+		}
+		if int64(i)+1 == int64(len(buf)) {
+			// The window holds no whole line: one line is longer than a
+			// page. It is passed over (a note says so), and the page ends
+			// where it starts, so Earlier moves on.
+			from, err := lineStart(f, start)
+			if err != nil {
+				return chunk{}, err
+			}
+			return chunk{start: from, end: end, skipped: end - from}, nil
 		}
 		start += int64(i) + 1
 		buf = buf[i+1:]
