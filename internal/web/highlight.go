@@ -32,10 +32,27 @@ func lexerFor(name, text string) chroma.Lexer {
 // by line, each line's tokens as spans with chroma's CSS classes (never
 // inline styles: the page's CSP allows none).
 func highlightLines(name, text string) []template.HTML {
+	return highlight(func() chroma.Lexer { return lexerFor(name, text) }, text)
+}
+
+// highlightCode highlights a Markdown code block by its info string's
+// language; without one it stays plain.
+func highlightCode(lang, text string) []template.HTML {
+	return highlight(func() chroma.Lexer {
+		if l := lexers.Get(lang); lang != "" && l != nil {
+			return chroma.Coalesce(l)
+		}
+		return nil
+	}, text)
+}
+
+func highlight(lexer func() chroma.Lexer, text string) []template.HTML {
 	text = strings.TrimSuffix(text, "\n")
 	var it chroma.Iterator
 	if len(text) <= maxHighlight {
-		it, _ = lexerFor(name, text).Tokenise(nil, text)
+		if l := lexer(); l != nil {
+			it, _ = l.Tokenise(nil, text)
+		}
 	}
 	if it == nil {
 		return plainLines(text)

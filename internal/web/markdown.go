@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"html"
 	"html/template"
+	"strings"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -31,11 +32,33 @@ func markdown(s string) template.HTML {
 	return template.HTML(b.String()) //nolint:gosec // goldmark output with raw HTML escaped (rawAsText)
 }
 
-// rawAsText renders raw HTML nodes as escaped text. Registered with a
-// lower priority number than goldmark's HTML renderer, it wins.
+// rawAsText renders raw HTML nodes as escaped text, and fenced code
+// highlighted with chroma's classes. Registered with a lower priority
+// number than goldmark's HTML renderer, it wins.
 type rawAsText struct{}
 
 func (rawAsText) RegisterFuncs(r renderer.NodeRendererFuncRegisterer) {
+	r.Register(ast.KindFencedCodeBlock, func(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkSkipChildren, nil
+		}
+		b := n.(*ast.FencedCodeBlock)
+		var text strings.Builder
+		lines := b.Lines()
+		for i := range lines.Len() {
+			seg := lines.At(i)
+			text.Write(seg.Value(src))
+		}
+		_, _ = w.WriteString(`<pre class="chroma"><code>`)
+		for i, l := range highlightCode(string(b.Language(src)), text.String()) {
+			if i > 0 {
+				_ = w.WriteByte('\n')
+			}
+			_, _ = w.WriteString(string(l))
+		}
+		_, _ = w.WriteString("</code></pre>\n")
+		return ast.WalkSkipChildren, nil
+	})
 	r.Register(ast.KindRawHTML, func(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if entering {
 			segs := n.(*ast.RawHTML).Segments

@@ -250,3 +250,15 @@ func TestSessionLineLongerThanAPage(t *testing.T) {
 		t.Fatal("Earlier never reached the start past the long line")
 	}
 }
+
+func TestReplyCodeBlocksHighlighted(t *testing.T) {
+	e := newEnv(t)
+	write(t, e.transcript, replyLine("m", "Here:\n\n```go\nfunc main() {}\n```\n\n```\n<script>x()</script>\n```\n"))
+	b := body(t, e.get(t, e.path(SessionScope("proj"))))
+	if !strings.Contains(b, `<span class="kd">func</span>`) {
+		t.Errorf("the Go block is not highlighted: %q", b)
+	}
+	if strings.Contains(b, "<script>x") || !strings.Contains(b, "&lt;script&gt;x()&lt;/script&gt;") {
+		t.Errorf("the plain block is not escaped text: %q", b)
+	}
+}
