@@ -33,6 +33,7 @@ type diffFile struct {
 	Folded     bool
 	Hidden     bool // too many lines to show
 	ShownLines int
+	Rows       []splitRow // the side-by-side view's, when asked for
 }
 
 // parsePatch splits a git patch into its files. Names come from the
@@ -170,4 +171,48 @@ func renderDiff(files []diffFile) {
 			j++
 		}
 	}
+}
+
+// splitRow is a row of the side-by-side view: a removed line beside the
+// line added in its place, a context line on both sides, or a hunk header
+// or note across the row.
+type splitRow struct {
+	L, R *diffLine
+	Full *diffLine
+}
+
+// splitRows pairs each run of removed lines with the run of added lines
+// that follows it, row by row.
+func splitRows(lines []diffLine) []splitRow {
+	var rows []splitRow
+	for i := 0; i < len(lines); {
+		l := &lines[i]
+		switch l.Kind {
+		case "ctx":
+			rows = append(rows, splitRow{L: l, R: l})
+			i++
+		case "del", "add":
+			var dels, adds []*diffLine
+			for ; i < len(lines) && lines[i].Kind == "del"; i++ {
+				dels = append(dels, &lines[i])
+			}
+			for ; i < len(lines) && lines[i].Kind == "add"; i++ {
+				adds = append(adds, &lines[i])
+			}
+			for j := range max(len(dels), len(adds)) {
+				var r splitRow
+				if j < len(dels) {
+					r.L = dels[j]
+				}
+				if j < len(adds) {
+					r.R = adds[j]
+				}
+				rows = append(rows, r)
+			}
+		default:
+			rows = append(rows, splitRow{Full: l})
+			i++
+		}
+	}
+	return rows
 }

@@ -84,3 +84,47 @@ func TestParsePatchRename(t *testing.T) {
 		t.Fatalf("rename = %+v", files)
 	}
 }
+
+func TestDiffSideBySide(t *testing.T) {
+	e := newEnv(t, func(o *Options) {
+		o.Diffs = fakeDiffs{d: Diff{Patch: samplePatch, Head: "abcdef0123456789", Merge: "abcdef0123456789"}}
+	})
+	b := body(t, e.get(t, e.path(SessionScope("proj"))+"diff?view=split"))
+	// The removed and the added line face each other on one row.
+	want := `<tr><td class="ln">3</td><td class="code del"><span class="kd">func</span><span class="w"> </span><span class="nf">old</span>`
+	if !strings.Contains(b, want) {
+		t.Fatalf("split view lacks %q: %q", want, b)
+	}
+	row := b[strings.Index(b, want):]
+	row = row[:strings.Index(row, "</tr>")]
+	if !strings.Contains(row, `<td class="ln">3</td><td class="code add"><span class="kd">func</span><span class="w"> </span><span class="nf">fresh</span>`) {
+		t.Errorf("the added line is not beside the removed one: %q", row)
+	}
+	if !strings.Contains(b, `href="diff">Unified</a>`) {
+		t.Error("no way back to the unified view")
+	}
+}
+
+func TestSplitRows(t *testing.T) {
+	l := func(kind string) diffLine { return diffLine{Kind: kind, content: kind} }
+	rows := splitRows([]diffLine{l("hunk"), l("ctx"), l("del"), l("del"), l("add"), l("ctx"), l("add"), l("note")})
+	var got []string
+	for _, r := range rows {
+		s := ""
+		if r.Full != nil {
+			s = r.Full.Kind
+		} else {
+			for _, x := range []*diffLine{r.L, r.R} {
+				if x == nil {
+					s += "_"
+				} else {
+					s += x.Kind[:1]
+				}
+			}
+		}
+		got = append(got, s)
+	}
+	if want := "hunk cc da d_ cc _a note"; strings.Join(got, " ") != want {
+		t.Fatalf("rows = %q, want %q", strings.Join(got, " "), want)
+	}
+}

@@ -62,8 +62,9 @@ func (h *Handler) serveDiff(w http.ResponseWriter, r *http.Request, s Session, p
 		Files       []diffFile
 		Head, Merge string
 		Uncommitted bool
+		Split       bool
 		Err         string
-	}{page: pg}
+	}{page: pg, Split: r.URL.Query().Get("view") == "split"}
 	if h.opt.Diffs == nil {
 		data.Err = "The diff is not available here."
 		h.render(w, "diff", data)
@@ -81,6 +82,11 @@ func (h *Handler) serveDiff(w http.ResponseWriter, r *http.Request, s Session, p
 	data.Head, data.Merge, data.Uncommitted = short(d.Head), short(d.Merge), d.Uncommitted
 	data.Files = parsePatch(h.opt.Redact(d.Patch))
 	renderDiff(data.Files)
+	if data.Split {
+		for i := range data.Files {
+			data.Files[i].Rows = splitRows(data.Files[i].Lines)
+		}
+	}
 	h.render(w, "diff", data)
 }
 
