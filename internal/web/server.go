@@ -45,13 +45,13 @@ func (s *Server) Start() error {
 		// Start's error rather than a log line.
 		cert, err := tls.LoadX509KeyPair(s.h.opt.TLSCert, s.h.opt.TLSKey)
 		if err != nil {
-			return fmt.Errorf("web: load tls_cert and tls_key: %w", err)
+			return fmt.Errorf("load tls_cert and tls_key: %w", err)
 		}
-		cfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		cfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"h2", "http/1.1"}}
 	}
 	ln, err := net.Listen("tcp", s.h.opt.Listen)
 	if err != nil {
-		return fmt.Errorf("web: listen on %s: %w", s.h.opt.Listen, err)
+		return fmt.Errorf("web view: listen on %s: %w", s.h.opt.Listen, err)
 	}
 	s.ln = ln
 	addr := ln.Addr().String()

@@ -123,19 +123,19 @@ type Handler struct {
 // the handler.
 func New(opt Options) (*Handler, error) {
 	if opt.Sessions == nil {
-		return nil, errors.New("web: no sessions")
+		return nil, errors.New("web view: no sessions")
 	}
 	d, err := state.Open(opt.StateDir)
 	if err != nil {
-		return nil, fmt.Errorf("web: %w", err)
+		return nil, fmt.Errorf("open web links: %w", err)
 	}
 	links, err := state.OpenWebLinks(d)
 	if err != nil {
-		return nil, fmt.Errorf("web: %w", err)
+		return nil, fmt.Errorf("open web links: %w", err)
 	}
 	wl, err := links.Load(context.Background())
 	if err != nil {
-		return nil, fmt.Errorf("web: %w", err)
+		return nil, fmt.Errorf("open web links: %w", err)
 	}
 	if opt.Redact == nil {
 		opt.Redact = redact.String
