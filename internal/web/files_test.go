@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ccbridge/ccbridge/internal/redact"
 )
 
 func TestFilesShowsTheFolderHighlighted(t *testing.T) {
@@ -146,4 +148,20 @@ func TestFilesDeniedNamesDoNotLeak(t *testing.T) {
 	p := e.path(SessionScope("proj"))
 	refused(t, e, p+"files/secrets/prod.key", "a denied file that exists")
 	refused(t, e, p+"files/secrets/missing.key", "a denied file that does not exist")
+}
+
+// TestDefaultRedactionIsDiscords: without a Redact option the pages mask
+// what every Discord post masks (a registered bot token here).
+func TestDefaultRedactionIsDiscords(t *testing.T) {
+	const secret = "web-view-test-secret-3f9a1c77"
+	redact.AddSecret(secret)
+	e := newEnv(t, func(o *Options) { o.Redact = nil })
+	write(t, filepath.Join(e.dir, "notes.txt"), "the token is "+secret+"\n")
+	write(t, e.transcript, replyLine("m", "I found "+secret))
+	p := e.path(SessionScope("proj"))
+	for _, target := range []string{p + "files/notes.txt", p} {
+		if b := body(t, e.get(t, target)); strings.Contains(b, secret) || !strings.Contains(b, "the token is") && !strings.Contains(b, "I found") {
+			t.Errorf("%s shows the secret or lost the text", target)
+		}
+	}
 }
