@@ -262,3 +262,19 @@ func TestReplyCodeBlocksHighlighted(t *testing.T) {
 		t.Errorf("the plain block is not escaped text: %q", b)
 	}
 }
+
+// TestSessionLongLineStillBeingWritten: the page ends where a long line
+// still being written starts, so the live stream sends it whole once it
+// ends, and Earlier goes straight to the lines before it.
+func TestSessionLongLineStillBeingWritten(t *testing.T) {
+	e := newEnv(t)
+	early := userLine("EARLY")
+	write(t, e.transcript, early+strings.Repeat("x", 2*pageBytes))
+	b := body(t, e.get(t, e.path(SessionScope("proj"))))
+	if want := fmt.Sprintf(`data-events="./events?from=%d"`, len(early)); !strings.Contains(b, want) {
+		t.Errorf("page lacks %s", want)
+	}
+	if want := fmt.Sprintf(`href="./?before=%d"`, len(early)); !strings.Contains(b, want) {
+		t.Errorf("page lacks %s", want)
+	}
+}

@@ -79,7 +79,13 @@ func readBefore(path string, before, size int64) (chunk, error) {
 	if start > 0 {
 		i := bytes.IndexByte(buf, '\n')
 		if i < 0 {
-			return chunk{start: start, end: start}, nil // inside a line: look further back
+			// The window lies inside one line not ended yet: the page
+			// ends where it starts, and the live stream sends it whole.
+			from, err := lineStart(f, start)
+			if err != nil {
+				return chunk{}, err
+			}
+			return chunk{start: from, end: from}, nil
 		}
 		if int64(i)+1 == int64(len(buf)) {
 			// The window holds no whole line: one line is longer than a
