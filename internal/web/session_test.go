@@ -155,7 +155,6 @@ func TestLiveLineWithin300ms(t *testing.T) {
 	start := userLine("hello")
 	write(t, e.transcript, start)
 	_, events := openStream(t, e, len(start))
-	time.Sleep(50 * time.Millisecond) // the stream is open and idle
 	half := replyLine("m2", "**LIVE** reply")
 	appendFile(t, e.transcript, half[:10])
 	at := time.Now()
