@@ -141,3 +141,14 @@ func TestTokenNeverLogged(t *testing.T) {
 		t.Fatalf("the log holds the token: %s", e.logs.String())
 	}
 }
+
+// TestNewNeedsAPolicy: no default-allow: a handler without a policy check
+// is an error, not a view that shows every file.
+func TestNewNeedsAPolicy(t *testing.T) {
+	e := newEnv(t)
+	opt := e.h.opt
+	opt.ReadDenied = nil
+	if _, err := New(opt); err == nil {
+		t.Fatal("New without ReadDenied succeeded")
+	}
+}

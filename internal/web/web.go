@@ -58,7 +58,8 @@ type DiffSource interface {
 	Diff(ctx context.Context, s Session) (Diff, error)
 }
 
-// Options configure the handler. Sessions and StateDir are required.
+// Options configure the handler. Sessions, StateDir and ReadDenied are
+// required.
 type Options struct {
 	Sessions Sessions
 	Diffs    DiffSource // nil: the Diff page says it is not available
@@ -125,6 +126,10 @@ func New(opt Options) (*Handler, error) {
 	if opt.Sessions == nil {
 		return nil, errors.New("web view: no sessions")
 	}
+	if opt.ReadDenied == nil {
+		// No default-allow: the daemon passes PolicyReadDenied.
+		return nil, errors.New("web view: no policy check")
+	}
 	d, err := state.Open(opt.StateDir)
 	if err != nil {
 		return nil, fmt.Errorf("open web links: %w", err)
@@ -139,9 +144,6 @@ func New(opt Options) (*Handler, error) {
 	}
 	if opt.Redact == nil {
 		opt.Redact = redact.String
-	}
-	if opt.ReadDenied == nil {
-		opt.ReadDenied = func(Session, string) bool { return false }
 	}
 	if opt.MaxFileBytes <= 0 {
 		opt.MaxFileBytes = defaultMaxFile
