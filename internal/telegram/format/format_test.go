@@ -1,0 +1,105 @@
+package format
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/ccbridge/ccbridge/internal/testutil/faketelegram"
+)
+
+// Each construct of Claude's Markdown, as the one message it becomes.
+func TestSplitConstructs(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"plain", "hello", "hello"},
+		{"escaped", `a < b && c > d "q"`, "a &lt; b &amp;&amp; c &gt; d &quot;q&quot;"},
+		{"heading", "# Title\n\ntext", "<b>Title</b>\n\ntext"},
+		{"heading with bold", "## A **b** c", "<b>A b c</b>"},
+		{"deep heading", "#### Deep", "<b>Deep</b>"},
+		{"bold", "**b** __b__", "<b>b</b> <b>b</b>"},
+		{"italic", "*i* _i_", "<i>i</i> <i>i</i>"},
+		{"bold italic", "***x***", "<i><b>x</b></i>"},
+		{"strike", "~~s~~", "<s>s</s>"},
+		{"code span", "`a<b && c`", "<code>a&lt;b &amp;&amp; c</code>"},
+		{"code span keeps markers", "`**x** @bob`", "<code>**x** @bob</code>"},
+		{"fenced code", "```go\nif a < b {\n}\n```", "<pre><code class=\"language-go\">if a &lt; b {\n}</code></pre>"},
+		{"fence without language", "```\nx\n```", "<pre>x</pre>"},
+		{"tilde fence", "~~~python\nprint(1)\n~~~", "<pre><code class=\"language-python\">print(1)</code></pre>"},
+		{"odd language", "```go\"><b>\nx\n```", "<pre>x</pre>"},
+		{"indented code", "text\n\n    code line\n    more", "text\n\n<pre>code line\nmore</pre>"},
+		{"code after text", "see:\n```sh\nls\n```\ndone", "see:\n\n<pre><code class=\"language-sh\">ls</code></pre>\n\ndone"},
+		{"link", "[site](https://x.test/a?b=1&c=2)", `<a href="https://x.test/a?b=1&amp;c=2">site</a>`},
+		{"link with quote", `[q](https://x.test/"><b>)`, `<a href="https://x.test/%22%3E%3Cb%3E">q</a>`},
+		{"mailto and tg", "[m](mailto:a@b.test) [t](tg://resolve?domain=x)",
+			`<a href="mailto:a@b.test">m</a> <a href="tg://resolve?domain=x">t</a>`},
+		{"user link is no mention", "[me](tg://user?id=42)", "me (tg://user?id=42)"},
+		{"javascript link", "[x](javascript:alert(1))", "x (javascript:alert(1))"},
+		{"relative link", "[main.go](internal/main.go)", "main.go (internal/main.go)"},
+		{"relative link named by itself", "[a/b.go](a/b.go)", "a/b.go"},
+		{"code in link", "[`f()`](https://x.test)", `<a href="https://x.test">f()</a>`},
+		{"bold link", "**[b](https://x.test)**", `<b><a href="https://x.test">b</a></b>`},
+		{"image", "![chart](https://x.test/c.png)", `<a href="https://x.test/c.png">chart</a>`},
+		{"autolink", "<https://x.test/a>", "https://x.test/a"},
+		{"quote", "> quoted **b**\n> more", "<blockquote>quoted <b>b</b>\nmore</blockquote>"},
+		{"nested quote", "> a\n>\n> > b", "<blockquote>a\n\nb</blockquote>"},
+		{"quote with code", "> ```\n> x\n> ```", "<blockquote><pre>x</pre></blockquote>"},
+		{"bullets", "- one\n- two\n  - nested\n    - deeper", "• one\n• two\n  ◦ nested\n    ▪ deeper"},
+		{"ordered", "3. c\n4. d", "3. c\n4. d"},
+		{"ordered paren", "1) a\n2) b", "1) a\n2) b"},
+		{"item with lines", "- first\n  second\n\n  para", "• first\n  second\n\n  para"},
+		{"item with code", "- run:\n  ```sh\n  make\n  ```", "• run:\n  <pre><code class=\"language-sh\">make</code></pre>"},
+		{"task list", "- [ ] todo\n- [x] done", "• ☐ todo\n• ☑ done"},
+		{"table", "| a | bb |\n|---|---:|\n| 1 | 2 |", "<pre>a │ bb\n──┼───\n1 │  2</pre>"},
+		{"rule", "a\n\n---\n\nb", "a\n\n────────────────────\n\nb"},
+		{"raw inline html", "a <div>b</div> c", "a &lt;div&gt;b&lt;/div&gt; c"},
+		{"comment", "a <!-- c -->\n\n<!-- d -->\n\nb", "a \n\nb"},
+		{"br", "a<br>b", "a\nb"},
+		{"html block", "<details>\n<summary>s</summary>\n</details>", "&lt;details&gt;\n&lt;summary&gt;s&lt;/summary&gt;\n&lt;/details&gt;"},
+		{"entities and escapes", `&amp; &copy; &#x41; \*not\* \<b\>`, "&amp; © A *not* &lt;b&gt;"},
+		{"hard break", "a  \nb\\\nc", "a\nb\nc"},
+		{"mention", "ask @alice, not a@b.test", "ask @\u2060alice, not a@b.test"},
+		{"control characters", "a\x00b\x07c\u202ed\u2066e\r\nf", "a\ufffdbcde\nf"},
+		{"invalid utf-8", "a\xffb", "a\ufffdb"},
+		{"unbalanced bold", "**open and `tick", "**open and `tick"},
+		{"unclosed fence", "text\n```go\ncode <x>", "text\n\n<pre><code class=\"language-go\">code &lt;x&gt;</code></pre>"},
+		{"stray closers", "a** b__ c~~ ]() <", "a** b__ c~~ ]() &lt;"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Split(tc.in)
+			if len(got) != 1 || got[0] != tc.want {
+				t.Fatalf("Split(%q) =\n%q\nwant\n%q", tc.in, got, tc.want)
+			}
+			if _, _, err := faketelegram.ParseText(got[0], "HTML"); err != nil {
+				t.Fatalf("Telegram refuses %q: %v", got[0], err)
+			}
+		})
+	}
+}
+
+func TestSplitEmpty(t *testing.T) {
+	for _, in := range []string{"", "   \n\n\t", "<!-- -->\n", "[ref]: https://x.test"} {
+		if got := Split(in); got != nil {
+			t.Errorf("Split(%q) = %q, want no chunks", in, got)
+		}
+	}
+}
+
+func TestEscape(t *testing.T) {
+	in := "<b>R&D</b> \"q\" 'a' \xff"
+	want := "&lt;b&gt;R&amp;D&lt;/b&gt; &quot;q&quot; 'a' \ufffd"
+	if got := Escape(in); got != want {
+		t.Fatalf("Escape(%q) = %q, want %q", in, got, want)
+	}
+	text, ents, err := faketelegram.ParseText(want, "HTML")
+	if err != nil || ents != nil || text != "<b>R&D</b> \"q\" 'a' \ufffd" {
+		t.Fatalf("Telegram reads %q as %q %v %v", want, text, ents, err)
+	}
+	// Safe inside an attribute too.
+	attr := `<a href="https://x.test/?q=` + Escape(`"><i>`) + `">x</a>`
+	if _, ents, err := faketelegram.ParseText(attr, "HTML"); err != nil || !reflect.DeepEqual(ents, []faketelegram.Entity{{Type: "text_link", Length: 1, URL: `https://x.test/?q="><i>`}}) {
+		t.Fatalf("attribute %q: %v %v", attr, ents, err)
+	}
+	if strings.Contains(Escape("&amp;"), "&amp;amp;") == false {
+		t.Fatal("an entity in plain text must be escaped as text")
+	}
+}
