@@ -45,15 +45,15 @@ func (d *doc) fit(a int) int {
 			}
 		}
 		prev = rn.tags
-		from := max(a-d.starts[i], 0)
+		from := max(a, rn.start)
 		if ents > maxEntities || entBytes > maxEntityBytes || size > maxHTML {
-			return d.past(a, d.starts[i]+from)
+			return d.past(a, from)
 		}
-		for j, c := range rn.text[from:] {
+		for j, c := range d.text[from:rn.end] {
 			units += utf16.RuneLen(c)
 			size += escapedLen(c)
 			if units > MaxText || size > maxHTML {
-				return d.past(a, d.starts[i]+from+j)
+				return d.past(a, from+j)
 			}
 		}
 	}
@@ -154,12 +154,12 @@ func (d *doc) preAt(pos int) *tag {
 // span returns where the runs under t begin and end.
 func (d *doc) span(t *tag) (start, stop int) {
 	start = -1
-	for i, rn := range d.runs {
+	for _, rn := range d.runs {
 		if hasTag(rn.tags, t) {
 			if start < 0 {
-				start = d.starts[i]
+				start = rn.start
 			}
-			stop = d.starts[i] + len(rn.text)
+			stop = rn.end
 		}
 	}
 	return start, stop
@@ -167,7 +167,7 @@ func (d *doc) span(t *tag) (start, stop int) {
 
 // runAt returns the index of the run holding the byte at pos.
 func (d *doc) runAt(pos int) int {
-	return sort.Search(len(d.starts), func(i int) bool { return d.starts[i] > pos }) - 1
+	return sort.Search(len(d.runs), func(i int) bool { return d.runs[i].start > pos }) - 1
 }
 
 // html writes the text from a to end with its tags: those open at a are
@@ -175,9 +175,9 @@ func (d *doc) runAt(pos int) int {
 func (d *doc) html(a, end int) string {
 	var b strings.Builder
 	var open []*tag
-	for i := d.runAt(a); i < len(d.runs) && d.starts[i] < end; i++ {
+	for i := d.runAt(a); i < len(d.runs) && d.runs[i].start < end; i++ {
 		rn := d.runs[i]
-		from, to := max(a-d.starts[i], 0), min(end-d.starts[i], len(rn.text))
+		from, to := max(a, rn.start), min(end, rn.end)
 		if from >= to {
 			continue
 		}
@@ -192,7 +192,7 @@ func (d *doc) html(a, end int) string {
 			b.WriteString(t.open())
 		}
 		open = rn.tags
-		for _, c := range rn.text[from:to] {
+		for _, c := range d.text[from:to] {
 			writeEscaped(&b, c)
 		}
 	}

@@ -83,17 +83,17 @@ func (t *tag) close() string {
 	return "</blockquote>"
 }
 
-// run is text under the tags open around it, outermost first.
+// run is a stretch of the document's text, under the tags open around
+// it, outermost first.
 type run struct {
-	text string
-	tags []*tag
+	start, end int
+	tags       []*tag
 }
 
 // doc is a rendered reply: its runs, and their text joined.
 type doc struct {
-	runs   []run
-	starts []int // byte offset of each run in text
-	text   string
+	runs []run
+	text string
 }
 
 var parser = goldmark.New(goldmark.WithExtensions(extension.Strikethrough)).Parser()
@@ -105,13 +105,7 @@ func render(markdown string) *doc {
 	src := []byte(chat.Markdown(markdown))
 	r := &renderer{src: src}
 	r.blocks(parser.Parse(text.NewReader(src)), "\n\n")
-	d := &doc{runs: r.runs, text: r.all.String()}
-	at := 0
-	for _, rn := range r.runs {
-		d.starts = append(d.starts, at)
-		at += len(rn.text)
-	}
-	return d
+	return &doc{runs: r.runs, text: r.all.String()}
 }
 
 type renderer struct {
@@ -459,12 +453,13 @@ func outside(stack []*tag) []*tag {
 }
 
 func (r *renderer) emit(s string, tags []*tag) {
+	start := r.all.Len()
 	r.all.WriteString(s)
 	if n := len(r.runs); n > 0 && sameTags(r.runs[n-1].tags, tags) {
-		r.runs[n-1].text += s
+		r.runs[n-1].end = r.all.Len()
 		return
 	}
-	r.runs = append(r.runs, run{text: s, tags: append([]*tag(nil), tags...)})
+	r.runs = append(r.runs, run{start: start, end: r.all.Len(), tags: append([]*tag(nil), tags...)})
 }
 
 func sameTags(a, b []*tag) bool {
@@ -482,6 +477,9 @@ func sameTags(a, b []*tag) bool {
 // unescape is the text a span of Markdown source shows: backslash escapes
 // and entity references resolved, as goldmark's HTML writer resolves them.
 func unescape(v []byte) string {
+	if bytes.IndexByte(v, '\\') < 0 && bytes.IndexByte(v, '&') < 0 && bytes.IndexByte(v, 0) < 0 {
+		return string(v)
+	}
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)
 	ghtml.DefaultWriter.Write(w, v)
