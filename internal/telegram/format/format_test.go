@@ -32,8 +32,6 @@ func TestSplitConstructs(t *testing.T) {
 		{"link with quote", `[q](https://x.test/"><b>)`, `<a href="https://x.test/%22%3E%3Cb%3E">q</a>`},
 		{"mailto and tg", "[m](mailto:a@b.test) [t](tg://resolve?domain=x)",
 			`<a href="mailto:a@b.test">m</a> <a href="tg://resolve?domain=x">t</a>`},
-		{"user link is no mention", "[me](tg://user?id=42)", "me (tg://user?id=42)"},
-		{"javascript link", "[x](javascript:alert(1))", "x (javascript:alert(1))"},
 		{"relative link", "[main.go](internal/main.go)", "main.go (internal/main.go)"},
 		{"relative link named by itself", "[a/b.go](a/b.go)", "a/b.go"},
 		{"code in link", "[`f()`](https://x.test)", `<a href="https://x.test">f()</a>`},
@@ -57,8 +55,6 @@ func TestSplitConstructs(t *testing.T) {
 		{"html block", "<details>\n<summary>s</summary>\n</details>", "&lt;details&gt;\n&lt;summary&gt;s&lt;/summary&gt;\n&lt;/details&gt;"},
 		{"entities and escapes", `&amp; &copy; &#x41; \*not\* \<b\>`, "&amp; © A *not* &lt;b&gt;"},
 		{"hard break", "a  \nb\\\nc", "a\nb\nc"},
-		{"mention", "ask @alice, not a@b.test", "ask @\u2060alice, not a@b.test"},
-		{"control characters", "a\x00b\x07c\u202ed\u2066e\r\nf", "a\ufffdbcde\nf"},
 		{"invalid utf-8", "a\xffb", "a\ufffdb"},
 		{"unbalanced bold", "**open and `tick", "**open and `tick"},
 		{"unclosed fence", "text\n```go\ncode <x>", "text\n\n<pre><code class=\"language-go\">code &lt;x&gt;</code></pre>"},
@@ -73,6 +69,58 @@ func TestSplitConstructs(t *testing.T) {
 				t.Fatalf("Telegram refuses %q: %v", got[0], err)
 			}
 		})
+	}
+}
+
+// Only links Telegram may open safely are links: http and https with a
+// host, mailto, and tg links that name no user (tg://user would mention,
+// and notify, that user). Any other is shown as its text and destination.
+func TestSplitLinksOnlySafeDestinations(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"[a](https://x.test/p)", `<a href="https://x.test/p">a</a>`},
+		{"[a](HTTP://x.test)", `<a href="HTTP://x.test">a</a>`},
+		{"[a](mailto:me@x.test)", `<a href="mailto:me@x.test">a</a>`},
+		{"[a](tg://resolve?domain=x)", `<a href="tg://resolve?domain=x">a</a>`},
+		{"[me](tg://user?id=42)", "me (tg://user?id=42)"},
+		{"[me](TG://User?id=42)", "me (TG://User?id=42)"},
+		{"[me](tg:user?id=42)", "me (tg:user?id=42)"},
+		{"[me](tg://openmessage?user_id=42)", "me (tg://openmessage?user_id=42)"},
+		{"[x](javascript:alert(1))", "x (javascript:alert(1))"},
+		{"[x](file:///etc/passwd)", "x (file:///etc/passwd)"},
+		{"[x](https:///nohost)", "x (https:///nohost)"},
+		{"[x](//x.test/p)", "x (//x.test/p)"},
+		{"![img](data:image/png;base64,AAAA)", "img (data:image/png;base64,AAAA)"},
+	} {
+		got := Split(tc.in)
+		if len(got) != 1 || got[0] != tc.want {
+			t.Errorf("Split(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// Telegram has no allowed_mentions: a reply that writes @name would notify
+// that member of the group. A word joiner after the @ keeps Telegram from
+// seeing a mention, outside code, where the text is left as written.
+func TestSplitMentionsNoOne(t *testing.T) {
+	in := "@alice, ask (@bob_2) or **@carol**; mail a@b.test; `@dave` stays\n\n```\n@erin\n```"
+	want := "@\u2060alice, ask (@\u2060bob_2) or <b>@\u2060carol</b>; mail a@b.test; <code>@dave</code> stays\n\n<pre>@erin</pre>"
+	got := Split(in)
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("Split(%q) =\n%q\nwant\n%q", in, got, want)
+	}
+	if _, ents, err := faketelegram.ParseText(got[0], "HTML"); err != nil || len(ents) != 3 {
+		t.Fatalf("Telegram reads %v %v", ents, err)
+	}
+}
+
+// Control characters (which Telegram turns into spaces or refuses) and
+// bidirectional overrides and isolates (which make text read other than it
+// is) are dropped; line separators become line breaks.
+func TestSplitDropsControlAndBidiCharacters(t *testing.T) {
+	in := "a\x00b\x07c\u202ed\u2066e\u2069\r\nf\u2028g\x1b[31mh\u0085"
+	want := "a\ufffdbcde\nf\ng[31mh"
+	if got := Split(in); len(got) != 1 || got[0] != want {
+		t.Fatalf("Split(%q) = %q, want %q", in, got, want)
 	}
 }
 
