@@ -3,6 +3,7 @@ package format
 import (
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ccbridge/ccbridge/internal/testutil/faketelegram"
@@ -89,6 +90,7 @@ func TestSplitLinksOnlySafeDestinations(t *testing.T) {
 		{"[x](file:///etc/passwd)", "x (file:///etc/passwd)"},
 		{"[x](https:///nohost)", "x (https:///nohost)"},
 		{"[x](//x.test/p)", "x (//x.test/p)"},
+		{"text\n\n[a/b.go](a/b.go)", "text\n\na/b.go"},
 		{"![img](data:image/png;base64,AAAA)", "img (data:image/png;base64,AAAA)"},
 	} {
 		got := Split(tc.in)
@@ -122,6 +124,24 @@ func TestSplitDropsControlAndBidiCharacters(t *testing.T) {
 	if got := Split(in); len(got) != 1 || got[0] != want {
 		t.Fatalf("Split(%q) = %q, want %q", in, got, want)
 	}
+}
+
+// Split may run for several chats at once.
+func TestSplitConcurrently(t *testing.T) {
+	in := "# h\n\n**b** [l](https://x.test) `c`\n\n```go\nx\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |"
+	want := Split(in)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 20 {
+				if got := Split(in); !reflect.DeepEqual(got, want) {
+					t.Errorf("Split differs when run concurrently: %q", got)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func TestSplitEmpty(t *testing.T) {

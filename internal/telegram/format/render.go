@@ -7,12 +7,14 @@ import (
 	"html"
 	"net/url"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	extast "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
 	ghtml "github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
@@ -96,7 +98,11 @@ type doc struct {
 	text string
 }
 
-var parser = goldmark.New(goldmark.WithExtensions(extension.Strikethrough)).Parser()
+// markdownParser is built on first use: a program that links the package
+// without splitting (a hook taking another path) pays nothing at start.
+var markdownParser = sync.OnceValue(func() parser.Parser {
+	return goldmark.New(goldmark.WithExtensions(extension.Strikethrough)).Parser()
+})
 
 // render parses markdown and lays it out as runs of text under tags.
 func render(markdown string) *doc {
@@ -104,7 +110,7 @@ func render(markdown string) *doc {
 	markdown = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(markdown)
 	src := []byte(chat.Markdown(markdown))
 	r := &renderer{src: src}
-	r.blocks(parser.Parse(text.NewReader(src)), "\n\n")
+	r.blocks(markdownParser().Parse(text.NewReader(src)), "\n\n")
 	return &doc{runs: r.runs, text: r.all.String()}
 }
 
@@ -325,9 +331,11 @@ func (r *renderer) link(n ast.Node, dest []byte) {
 		r.with(&tag{kind: kLink, attr: href}, label)
 		return
 	}
+	r.flush() // the break before the label is not part of it
 	mark := r.all.Len()
 	label()
-	if shown != "" && r.all.String()[mark:] != r.clean(shown) {
+	written := strings.ReplaceAll(r.all.String()[mark:], string(wordJoiner), "")
+	if shown != "" && written != sanitize(shown) {
 		r.write(" (" + shown + ")")
 	}
 }
@@ -408,30 +416,44 @@ func (r *renderer) write(s string) {
 	r.emit(s, r.stack)
 }
 
-// clean drops what Telegram refuses or silently removes (control
-// characters; bidirectional overrides and isolates, which could also make
-// text read other than it is), makes Unicode line separators line breaks,
-// and, outside code, puts a word joiner after an @ that starts a username,
-// so the reply mentions (and notifies) no one.
+// clean sanitizes s and, outside code, puts a word joiner after an @ that
+// starts a username, so the reply mentions (and notifies) no one: Telegram
+// has no allowed_mentions.
 func (r *renderer) clean(s string) string {
-	code := r.inside(kCode)
+	s = sanitize(s)
+	if r.inside(kCode) {
+		for _, c := range s {
+			r.before, r.last = r.last, c
+		}
+		return s
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, c := range s {
-		switch {
-		case c == '\n' || c == '\t':
-		case c == '\u2028' || c == '\u2029':
-			c = '\n'
-		case c < 0x20 || c >= 0x7f && c <= 0x9f, c >= 0x202a && c <= 0x202e, c >= 0x2066 && c <= 0x2069:
-			continue
-		}
-		if !code && r.last == '@' && !isWord(r.before) && (isASCIIWord(c)) {
+		if r.last == '@' && !isWord(r.before) && isASCIIWord(c) {
 			b.WriteRune(wordJoiner)
 		}
 		b.WriteRune(c)
 		r.before, r.last = r.last, c
 	}
 	return b.String()
+}
+
+// sanitize drops what Telegram refuses or silently removes (control
+// characters; bidirectional overrides and isolates, which could also make
+// text read other than it is) and makes Unicode line separators line
+// breaks.
+func sanitize(s string) string {
+	return strings.Map(func(c rune) rune {
+		switch {
+		case c == '\n' || c == '\t':
+		case c == '\u2028' || c == '\u2029':
+			return '\n'
+		case c < 0x20 || c >= 0x7f && c <= 0x9f, c >= 0x202a && c <= 0x202e, c >= 0x2066 && c <= 0x2069:
+			return -1
+		}
+		return c
+	}, s)
 }
 
 const wordJoiner = '\u2060'
