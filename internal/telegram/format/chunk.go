@@ -105,12 +105,12 @@ func (d *doc) cut(a, lim int) (end, next int) {
 
 // between backs a cut at lim off from inside a character sequence drawn
 // as one (a combining mark, an emoji's joiner, modifier or variation
-// selector), unless that leaves nothing before it.
+// selector, a flag's second half), unless that leaves nothing before it.
 func (d *doc) between(a, lim int) int {
 	for c := lim; c > a && lim-c < 64; {
 		r, _ := utf8.DecodeRuneInString(d.text[c:])
 		p, n := utf8.DecodeLastRuneInString(d.text[a:c])
-		if !joined(r) && p != '\u200D' {
+		if !joined(r) && p != '\u200D' && !(regional(r) && d.oddFlagHalves(a, c)) {
 			return c
 		}
 		c -= n
@@ -121,6 +121,23 @@ func (d *doc) between(a, lim int) int {
 func joined(r rune) bool {
 	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc) || r == '\u200D' ||
 		r >= 0xFE00 && r <= 0xFE0F || r >= 0x1F3FB && r <= 0x1F3FF || r >= 0xE0020 && r <= 0xE007F
+}
+
+func regional(r rune) bool { return r >= 0x1F1E6 && r <= 0x1F1FF }
+
+// oddFlagHalves reports whether an odd number of regional indicators (flag
+// halves, which pair from the left) runs up to c.
+func (d *doc) oddFlagHalves(a, c int) bool {
+	odd := false
+	for c > a {
+		p, n := utf8.DecodeLastRuneInString(d.text[a:c])
+		if !regional(p) {
+			break
+		}
+		odd = !odd
+		c -= n
+	}
+	return odd
 }
 
 // keepBlock moves a cut that would split a code block to just before the

@@ -161,9 +161,9 @@ func TestSplitKeepsShortBlockWhole(t *testing.T) {
 }
 
 // A cut never parts a character drawn as one: an emoji's joiner, a skin
-// tone, a combining accent.
+// tone, a combining accent, a flag.
 func TestSplitKeepsGraphemes(t *testing.T) {
-	for _, g := range []string{"👨‍👩‍👧", "👍🏽", "e\u0301\u0302"} {
+	for _, g := range []string{"👨‍👩‍👧", "👍🏽", "e\u0301\u0302", "🇫🇷", "🏳️‍🌈"} {
 		in := "a" + strings.Repeat(g, 5000/units(g)+3)
 		for i, c := range Split(in) {
 			text, _ := shown(t, c)
