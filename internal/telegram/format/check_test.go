@@ -63,27 +63,33 @@ func problems(md string, chunks []string) []string {
 	return out
 }
 
-// nesting reports entities Telegram would not nest as sent (it drops them
-// silently): crossing ones, anything inside code or a code block, code or
-// a link inside a link, a quote inside a quote.
+// nesting reports entities Telegram would not keep as sent (tdlib's
+// fix_entities drops them silently): crossing ones, anything inside code or
+// a code block, code or a code block inside anything but a quote (bold
+// around code is dropped there), code or a link inside a link, a quote
+// inside a quote.
 func nesting(ents []faketelegram.Entity) string {
 	for i, o := range ents {
 		for j, in := range ents {
-			if i == j {
-				continue
-			}
 			oEnd, inEnd := o.Offset+o.Length, in.Offset+in.Length
+			if i == j || in.Offset >= oEnd || o.Offset >= inEnd {
+				continue // disjoint
+			}
+			if !(o.Offset <= in.Offset && inEnd <= oEnd) && !(in.Offset <= o.Offset && oEnd <= inEnd) {
+				return "crossing entities " + o.Type + " and " + in.Type
+			}
+			// Of two over the same text, the parser lists the outer first.
 			if in.Offset < o.Offset || inEnd > oEnd || (in.Offset == o.Offset && inEnd == oEnd && j < i) {
-				if in.Offset < oEnd && o.Offset < inEnd && !(o.Offset <= in.Offset && inEnd <= oEnd) && !(in.Offset <= o.Offset && oEnd <= inEnd) {
-					return "crossing entities " + o.Type + " and " + in.Type
-				}
 				continue // in is not inside o
 			}
+			isCode := in.Type == "code" || in.Type == "pre"
 			switch {
 			case o.Type == "code" || o.Type == "pre":
 				return in.Type + " inside " + o.Type
-			case o.Type == "text_link" && (in.Type == "code" || in.Type == "pre" || in.Type == "text_link"):
-				return in.Type + " inside a link"
+			case isCode && o.Type != "blockquote":
+				return in.Type + " inside " + o.Type
+			case o.Type == "text_link" && in.Type == "text_link":
+				return "a link inside a link"
 			case o.Type == "blockquote" && in.Type == "blockquote":
 				return "a quote inside a quote"
 			}
@@ -169,7 +175,9 @@ func TestProblemsFindsFaults(t *testing.T) {
 		{"doubled", "one two", []string{"one two", "two"}, "other text"},
 		{"reordered", "one two", []string{"two", "one"}, "other text"},
 		{"entities", strings.Repeat("**x** ", maxEntities+1), []string{many}, "entities, over"},
-		{"code in link", "[`a`](https://x.test)", []string{`<a href="https://x.test"><code>a</code></a>`}, "inside a link"},
+		{"code in link", "[`a`](https://x.test)", []string{`<a href="https://x.test"><code>a</code></a>`}, "code inside text_link"},
+		{"code in bold", "**`a`**", []string{"<b><code>a</code></b>"}, "code inside bold"},
+		{"link in link", "[a](https://x.test)", []string{`<a href="https://x.test"><a href="https://y.test">a</a></a>`}, "a link inside a link"},
 		{"bold in code", "`a`", []string{"<code><b>a</b></code>"}, "inside code"},
 	} {
 		got := strings.Join(problems(tc.md, tc.chunks), "\n")

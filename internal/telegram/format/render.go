@@ -475,13 +475,44 @@ func outside(stack []*tag) []*tag {
 }
 
 func (r *renderer) emit(s string, tags []*tag) {
+	tags = nested(tags)
 	start := r.all.Len()
 	r.all.WriteString(s)
 	if n := len(r.runs); n > 0 && sameTags(r.runs[n-1].tags, tags) {
 		r.runs[n-1].end = r.all.Len()
 		return
 	}
-	r.runs = append(r.runs, run{start: start, end: r.all.Len(), tags: append([]*tag(nil), tags...)})
+	r.runs = append(r.runs, run{start: start, end: r.all.Len(), tags: tags})
+}
+
+// nested orders a run's tags as Telegram nests entities as sent (tdlib's
+// fix_entities would otherwise re-cut or drop them): a quote outermost,
+// then a link or code, then bold, italic and strikethrough, which Telegram
+// keeps only outside code. Bold around a link's words becomes bold inside
+// the link; bold around code stops before it and starts again after.
+func nested(tags []*tag) []*tag {
+	out := make([]*tag, 0, len(tags))
+	code := false
+	for _, t := range tags {
+		if t.kind == kQuote {
+			out = append(out, t)
+		}
+	}
+	for _, t := range tags {
+		switch t.kind {
+		case kCode, kPre:
+			code = true
+			out = append(out, t)
+		case kLink:
+			out = append(out, t)
+		}
+	}
+	for _, t := range tags {
+		if !code && (t.kind == kBold || t.kind == kItalic || t.kind == kStrike) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func sameTags(a, b []*tag) bool {
