@@ -34,8 +34,9 @@ const (
 	maxEntityBytes = 6144
 	entityBytes    = 16
 	// maxHTML bounds a chunk's HTML, tags and escapes included, in bytes:
-	// far under any request limit.
-	maxHTML = 32 << 10
+	// tdlib cuts an input string at 35,000 bytes. A chunk of 4,096
+	// escaped & (20,480 bytes) and its tags fits.
+	maxHTML = 24 << 10
 	// maxURL: a longer link is shown as text, not linked.
 	maxURL = 2048
 )

@@ -116,12 +116,13 @@ func TestSplitMentionsNoOne(t *testing.T) {
 	}
 }
 
-// Control characters (which Telegram turns into spaces or refuses) and
+// Control characters (which Telegram turns into spaces or refuses),
 // bidirectional overrides and isolates (which make text read other than it
-// is) are dropped; line separators become line breaks.
+// is) and the three combining marks Telegram deletes are dropped; line
+// separators become line breaks.
 func TestSplitDropsControlAndBidiCharacters(t *testing.T) {
-	in := "a\x00b\x07c\u202ed\u2066e\u2069\r\nf\u2028g\x1b[31mh\u0085"
-	want := "a\ufffdbcde\nf\ng[31mh"
+	in := "a\x00b\x07c\u202ed\u2066e\u2069\r\nf\u2028g\x1b[31mh\u0085i\u030aj\u0333k\u033fl"
+	want := "a\ufffdbcde\nf\ng[31mhijkl"
 	if got := Split(in); len(got) != 1 || got[0] != want {
 		t.Fatalf("Split(%q) = %q, want %q", in, got, want)
 	}
@@ -146,7 +147,7 @@ func TestSplitConcurrently(t *testing.T) {
 }
 
 func TestSplitEmpty(t *testing.T) {
-	for _, in := range []string{"", "   \n\n\t", "<!-- -->\n", "[ref]: https://x.test"} {
+	for _, in := range []string{"", "   \n\n\t", "<!-- -->\n", "[ref]: https://x.test", "\u030a\u0333\u033f"} {
 		if got := Split(in); got != nil {
 			t.Errorf("Split(%q) = %q, want no chunks", in, got)
 		}

@@ -440,16 +440,19 @@ func (r *renderer) clean(s string) string {
 }
 
 // sanitize drops what Telegram refuses or silently removes (control
-// characters; bidirectional overrides and isolates, which could also make
-// text read other than it is) and makes Unicode line separators line
-// breaks.
+// characters, bidirectional overrides and three combining marks, as
+// tdlib's clean_input_string does, and bidirectional isolates: text
+// cannot be made to read other than it is) and makes Unicode line
+// separators line breaks. A chunk of what Telegram would remove would be
+// an empty message, which it refuses.
 func sanitize(s string) string {
 	return strings.Map(func(c rune) rune {
 		switch {
 		case c == '\n' || c == '\t':
 		case c == '\u2028' || c == '\u2029':
 			return '\n'
-		case c < 0x20 || c >= 0x7f && c <= 0x9f, c >= 0x202a && c <= 0x202e, c >= 0x2066 && c <= 0x2069:
+		case c < 0x20 || c >= 0x7f && c <= 0x9f, c >= 0x202a && c <= 0x202e, c >= 0x2066 && c <= 0x2069,
+			c == '\u030a' || c == '\u0333' || c == '\u033f':
 			return -1
 		}
 		return c
