@@ -27,16 +27,16 @@ type Web interface {
 const webName = "web"
 
 var webCommand = chat.CommandSpec{Name: webName, Description: "Open this session in the browser (a private link)", Options: []chat.OptionSpec{
-	{Name: "revoke", Description: "end every link ccbridge has given", Choices: []chat.Choice{{Name: "all: every link stops working", Value: "all"}}}}}
+	{Name: "revoke", Description: "end every link ccbridge has given", Choices: []chat.Choice{{Name: "all: every link stops working", Value: revokeAll}}}}}
 
 const (
 	webOff = "🌐 The web view is off: `listen` in the config's `[web]` table is \"off\", or its address was taken when ccbridge started " +
 		"(the log says which). Set `listen` (by default 127.0.0.1:7878, this machine only) and restart ccbridge."
-	webRevoked  = "🔒 Every web link ccbridge has given is revoked: each one now gets \"forbidden\". `/web` makes a new one."
-	webNotHere  = "\n🌐 The browser view is not linked here, where others can read it: `/web` gives you its link privately."
-	webNoLink   = "⚠️ Could not make a link this time; run `/web` again."
-	linkLabel   = "Open in browser"
-	webRevokeTo = "all"
+	webRevoked = "🔒 Every web link ccbridge has given is revoked: each one now gets \"forbidden\". `/web` makes a new one."
+	webNotHere = "\n🌐 The browser view is not linked here, where others can read it: `/web` gives you its link privately."
+	webNoLink  = "⚠️ Could not make a link this time; run `/web` again."
+	linkLabel  = "Open in browser"
+	revokeAll  = "all"
 )
 
 // runWeb answers /web, only ever to the owner who ran it: the link of the
@@ -50,7 +50,7 @@ func (r *Router) runWeb(ev chat.CommandEvent, tg target, resp chat.Responder) {
 	switch ev.Options["revoke"] {
 	case "":
 		_ = resp.Respond(r.webLinkReply(tg))
-	case webRevokeTo:
+	case revokeAll:
 		if err := resp.Defer(true); err != nil {
 			return
 		}
@@ -60,7 +60,9 @@ func (r *Router) runWeb(ev chat.CommandEvent, tg target, resp chat.Responder) {
 		} else {
 			r.opt.Log.Info("every web link revoked", "user", ev.User.ID, "server", ev.Server)
 		}
-		_, _ = resp.Edit(reply)
+		if _, err := resp.Edit(reply); err != nil {
+			r.opt.Log.Error("could not answer /web revoke", "err", err)
+		}
 	default:
 		_ = resp.Respond(chat.Reply{Content: "⚠️ `revoke` takes `all`.", Ephemeral: true})
 	}
@@ -69,13 +71,17 @@ func (r *Router) runWeb(ev chat.CommandEvent, tg target, resp chat.Responder) {
 // webLinkReply is the private answer carrying the link of tg's session,
 // or of its server's index where tg has no session (the panel channel).
 func (r *Router) webLinkReply(tg target) chat.Reply {
-	what := "This server's sessions"
-	url, expires := r.opt.Web.IndexLink(tg.rt.server.Name)
-	if tg.key != "" {
+	var what, url string
+	var expires time.Time
+	switch {
+	case tg.key == "":
+		what = "This server's sessions"
+		url, expires = r.opt.Web.IndexLink(tg.rt.server.Name)
+	case tg.threadID != "":
+		what = "This thread's session"
+		url, expires = r.opt.Web.SessionLink(tg.key)
+	default:
 		what = "**" + tg.rt.label() + "**" // open.go
-		if tg.threadID != "" {
-			what = "This thread's session"
-		}
 		url, expires = r.opt.Web.SessionLink(tg.key)
 	}
 	b, ok := linkButton(linkLabel, url)
