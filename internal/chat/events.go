@@ -94,13 +94,19 @@ const (
 	Danger
 )
 
-// Button is one button.
+// Button is one button: a control (a CustomID ccbridge answers, a Style)
+// or, with a URL, a link the person's client opens. A link button acts on
+// nothing ccbridge holds, so it has no CustomID, no Style and no guard.
 type Button struct {
 	Label    string
 	CustomID string
 	Style    ButtonStyle
 	Disabled bool
+	URL      string // http(s), at most MaxURL characters
 }
+
+// Link reports whether b is a link button.
+func (b Button) Link() bool { return b.URL != "" }
 
 // Option is one choice of a select menu.
 type Option struct {

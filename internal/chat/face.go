@@ -6,7 +6,7 @@ import (
 )
 
 // Face is what a message shows a person, as one text: its content and its
-// components (labels, custom_ids, styles, menu choices). Two messages with
+// components (labels, custom_ids, styles, menu choices, links' URLs). Two messages with
 // one face look alike and do alike when clicked; a card is bound to its
 // face, so a button relabelled, or swapped with another, is noticed.
 // Discord keeps content without surrounding blanks, so they are dropped;
@@ -23,6 +23,11 @@ func Face(content string, rows []Row) string {
 			}
 		}
 		for _, bt := range r.Buttons {
+			if bt.Link() {
+				// Its style is Discord's to report (5), not drawn.
+				b.WriteString("\x1flink\x1f" + bt.Label + "\x1f" + bt.URL + "\x1f" + strconv.FormatBool(bt.Disabled))
+				continue
+			}
 			b.WriteString("\x1fbutton\x1f" + bt.Label + "\x1f" + bt.CustomID + "\x1f" + strconv.Itoa(int(bt.Style)) + "\x1f" + strconv.FormatBool(bt.Disabled))
 		}
 	}

@@ -3,6 +3,7 @@ package chat
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 )
@@ -20,12 +21,14 @@ const (
 	MaxInputLabel    = 45
 	MaxInputLength   = 4000
 	MaxModalInputs   = 5
+	MaxURL           = 512 // a link button's URL
 	maxSelectChoices = 25
 )
 
 // CheckMessage reports every way m breaks a rule Discord enforces on a
 // message it is sent or edited to: content length, an empty message,
-// component counts and lengths, custom_id length and uniqueness. Select
+// component counts and lengths, custom_id length and uniqueness, a link
+// button's URL (http or https only: ccbridge links to nothing else). Select
 // option descriptions must not be empty: the Discord adapter sends the
 // field even when it is "".
 func CheckMessage(m Message) error {
@@ -59,7 +62,11 @@ func CheckMessage(m Message) error {
 			bad("row %d has %d buttons", i, len(r.Buttons))
 		}
 		for _, b := range r.Buttons {
-			checkID(b.CustomID)
+			if b.Link() {
+				checkLink(b, bad)
+			} else {
+				checkID(b.CustomID)
+			}
 			if l := utf8.RuneCountInString(b.Label); l == 0 || l > MaxButtonLabel {
 				bad("button label %q is not 1-%d characters", b.Label, MaxButtonLabel)
 			}
@@ -94,6 +101,22 @@ func CheckMessage(m Message) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkLink checks a link button: no custom_id or style (Discord refuses
+// a link with a custom_id), an absolute http(s) URL with a host, within
+// MaxURL.
+func checkLink(b Button, bad func(string, ...any)) {
+	if b.CustomID != "" || b.Style != 0 {
+		bad("link button %q has a custom_id or a style", b.Label)
+	}
+	u, err := url.Parse(b.URL)
+	switch {
+	case utf8.RuneCountInString(b.URL) > MaxURL:
+		bad("link button %q: url has %d characters, over %d", b.Label, utf8.RuneCountInString(b.URL), MaxURL)
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.ContainsAny(b.URL, " \t\r\n"):
+		bad("link button %q: %q is not an http(s) URL", b.Label, b.URL)
+	}
 }
 
 // CheckModal reports every way m breaks Discord's modal rules.

@@ -6,7 +6,8 @@ import (
 	"github.com/ccbridge/ccbridge/internal/chat"
 )
 
-// Components converts chat rows to discordgo components. The result is
+// Components converts chat rows to discordgo components (a button with a
+// URL is a link button, style 5, without a custom_id). The result is
 // never nil: an empty list removes the components of an edited message,
 // while nil would leave them.
 func Components(rows []chat.Row) []discordgo.MessageComponent {
@@ -27,6 +28,10 @@ func Components(rows []chat.Row) []discordgo.MessageComponent {
 		}
 		var buttons []discordgo.MessageComponent
 		for _, b := range row.Buttons {
+			if b.Link() {
+				buttons = append(buttons, discordgo.Button{Label: b.Label, URL: b.URL, Style: discordgo.LinkButton, Disabled: b.Disabled})
+				continue
+			}
 			buttons = append(buttons, discordgo.Button{Label: b.Label, CustomID: b.CustomID, Style: discordgo.ButtonStyle(b.Style), Disabled: b.Disabled})
 		}
 		if len(buttons) > 0 {

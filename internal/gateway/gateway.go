@@ -399,7 +399,7 @@ func rowsOf(m *discordgo.Message) []chat.Row {
 		for _, in := range ar.Components {
 			switch x := in.(type) {
 			case *discordgo.Button:
-				row.Buttons = append(row.Buttons, chat.Button{Label: x.Label, CustomID: x.CustomID, Style: chat.ButtonStyle(x.Style), Disabled: x.Disabled})
+				row.Buttons = append(row.Buttons, chat.Button{Label: x.Label, CustomID: x.CustomID, Style: chat.ButtonStyle(x.Style), Disabled: x.Disabled, URL: x.URL})
 			case *discordgo.SelectMenu:
 				sel := &chat.Select{CustomID: x.CustomID, Placeholder: x.Placeholder}
 				for _, o := range x.Options {

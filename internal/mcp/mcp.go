@@ -65,6 +65,14 @@ type Options struct {
 	// Registry holds the Discord front end's sessions, whose conversations
 	// this one must not resume (nil: none).
 	Registry *state.Registry
+	// Web makes links to the web view (nil: the view is off).
+	Web Web
+}
+
+// Web makes a link to a session's pages in the web view, a capability
+// valid until expires. The daemon's adapter is web.Links.
+type Web interface {
+	SessionLink(key string) (url string, expires time.Time)
 }
 
 // Server is the MCP front end.

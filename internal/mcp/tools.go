@@ -79,6 +79,8 @@ type StatusOutput struct {
 	IsActive        bool            `json:"isActive" jsonschema:"Claude runs in ccbridge's tmux"`
 	WorkingDir      string          `json:"workingDirectory,omitempty"`
 	Undelivered     []string        `json:"undelivered,omitempty" jsonschema:"queued messages that could not be delivered, with why (each reported once)"`
+	WebURL          string          `json:"webUrl,omitempty" jsonschema:"the session in ccbridge's read-only web view (its conversation live, its diff and files); whoever holds the link can read the session until it expires: do not share it"`
+	WebURLExpires   string          `json:"webUrlExpires,omitempty" jsonschema:"when webUrl stops working (RFC 3339)"`
 }
 
 // RespondInput is claude_respond's input.
@@ -425,6 +427,12 @@ func (s *Server) status(ctx context.Context, _ *sdk.CallToolRequest, in StatusIn
 	}
 	st := s.stateLines(ctx, key, in.SessionID, in.OutputLines, conv)
 	st.Undelivered = s.takeUndelivered(key)
+	if key != "" && s.opt.Web != nil {
+		// Only a session ccbridge runs has pages: a transcript from the
+		// history alone has none.
+		url, expires := s.opt.Web.SessionLink(key)
+		st.WebURL, st.WebURLExpires = url, expires.UTC().Format(time.RFC3339)
+	}
 	return nil, st, nil
 }
 

@@ -51,6 +51,11 @@ type Panel struct {
 	// Problem, when set, is shown under the header: something that stops
 	// every session from starting (a Claude command not found).
 	Problem string
+	// Web: the web view is served, and the panel offers 🌐, whose click
+	// the router answers with its links, privately. The panel itself never
+	// carries a link: a link is a capability, and the panel channel may be
+	// one every member of the server reads.
+	Web bool
 
 	live    atomic.Pointer[snapshot] // set by Reconfigure (reconfigure.go)
 	mu      sync.Mutex               // guards sums
@@ -261,7 +266,11 @@ func (p *Panel) rows(srv config.Server) []chat.Row {
 		}
 		rows = append(rows, chat.Row{Select: sel})
 	}
-	return append(rows, chat.Row{Buttons: []chat.Button{{Label: "↻ Refresh", CustomID: p.id("refresh"), Style: chat.Secondary}}})
+	last := []chat.Button{{Label: "↻ Refresh", CustomID: p.id("refresh"), Style: chat.Secondary}}
+	if p.Web {
+		last = append(last, chat.Button{Label: "🌐 Web view", CustomID: p.id("web"), Style: chat.Secondary})
+	}
+	return append(rows, chat.Row{Buttons: last})
 }
 
 func short(s string) string {

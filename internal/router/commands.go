@@ -32,7 +32,7 @@ func Commands() []chat.CommandSpec {
 			{Name: "name", Description: "thread name", Required: true, MaxLength: maxThreadName},
 			{Name: "prompt", Description: "first message for Claude in the thread"}}},
 		usageCommand, // attention.go
-	}, slices.Concat(SessionCommands(), landCommands(), scheduleCommands(), openCommands())...), helpCommand) // sessions.go, land.go, schedule.go, open.go
+	}, slices.Concat(SessionCommands(), landCommands(), scheduleCommands(), openCommands(), []chat.CommandSpec{webCommand})...), helpCommand) // sessions.go, land.go, schedule.go, open.go, web.go
 }
 
 // switchableModes are the permission modes a running session can switch
@@ -194,7 +194,7 @@ func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
 	resp = fitting{r.binding(ev.Server, ev.ChannelID, resp)} // limits.go; components.go
 	log := r.opt.Log.With("command", ev.Name, "user", ev.User.ID, "channel", ev.ChannelID)
 	tg, ok := r.resolve(ev.Server, ev.ChannelID, ev.ParentID)
-	if !ok && ev.Name == openName {
+	if !ok && (ev.Name == openName || ev.Name == webName) {
 		tg, ok = r.panelTarget(ev.Server, ev.ChannelID) // open.go
 	}
 	if !ok {
@@ -208,6 +208,10 @@ func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
 	if !r.allowed(ev.Server, ev.User) {
 		log.Info("refused a command from someone who is not an owner")
 		_ = resp.Respond(chat.Reply{Content: refusalForOthers, Ephemeral: true})
+		return
+	}
+	if ev.Name == webName {
+		r.runWeb(ev, tg, resp) // web.go: answered privately
 		return
 	}
 	if r.landInteractive(ev, tg, resp) { // land.go: /commit's form

@@ -148,6 +148,8 @@ var components = map[control]component{
 	{panel.IDKind, "stop"}:    bound(panelPressed),
 	{panel.IDKind, "choose"}:  bound(panelPressed),
 	{panel.IDKind, "refresh"}: inert("Refresh redraws the panel from ccbridge's own records", panelPressed),
+	{panel.IDKind, "web"}: inert("it only answers the owner who clicked, privately, with a link to the server's sessions in the web view", //
+		func(r *Router, ev chat.ComponentEvent, _ chat.ID, resp chat.Responder) { r.panelWeb(ev, resp) }), // web.go
 
 	{landKind, "commitask"}:   inert("it only opens the commit form; committing is the form's submit, bound to this message", landPressed),
 	{landKind, "discard"}:     bound(landPressed),

@@ -37,11 +37,14 @@ func TestEveryControlNamesItsGuard(t *testing.T) {
 	}
 }
 
-// rendered is a control ccbridge draws, as it draws it.
+// rendered is a control ccbridge draws, as it draws it, or a link button
+// (url set), which is no control: it opens a page and ccbridge answers
+// nothing for it.
 type rendered struct {
 	what     string
 	customID string
-	form     bool // a form's custom_id: its submit is answered
+	form     bool   // a form's custom_id: its submit is answered
+	url      string // a link button's
 }
 
 // renderedControls draws every message and form with controls that the
@@ -55,14 +58,14 @@ func renderedControls(t *testing.T, r *Router, l *log) []rendered {
 		}
 		for _, row := range rs {
 			for _, b := range row.Buttons {
-				out = append(out, rendered{what + " " + b.Label, b.CustomID, false})
+				out = append(out, rendered{what + " " + b.Label, b.CustomID, false, b.URL})
 			}
 			if row.Select != nil {
-				out = append(out, rendered{what + " menu", row.Select.CustomID, false})
+				out = append(out, rendered{what + " menu", row.Select.CustomID, false, ""})
 			}
 		}
 	}
-	form := func(what string, m chat.Modal) { out = append(out, rendered{what, m.CustomID, true}) }
+	form := func(what string, m chat.Modal) { out = append(out, rendered{what, m.CustomID, true, ""}) }
 	now := time.Now()
 	key := "home-api"
 
@@ -83,6 +86,9 @@ func renderedControls(t *testing.T, r *Router, l *log) []rendered {
 	tg, _ := r.resolve("home", thread, channel)
 	lt, _ := r.landTarget(tg)
 	rows("/diff", r.diffReply(context.Background(), chat.CommandEvent{Server: "home", ChannelID: thread, User: chat.User{ID: owner}}, tg, lt).Rows)
+	// With the web view on, /diff links the browser beside its control.
+	r.opt.Web = newFakeWeb(l)
+	rows("/diff with the web view", r.diffReply(context.Background(), chat.CommandEvent{Server: "home", ChannelID: thread, User: chat.User{ID: owner}}, tg, lt).Rows)
 	chTarget, _ := r.resolve("home", channel, "")
 	commit, _ := r.runLand(chat.CommandEvent{Server: "home", ChannelID: channel, Name: "commit", User: chat.User{ID: owner}}, chTarget)
 	rows("/commit in the checkout", commit.Rows)
@@ -100,7 +106,7 @@ func renderedControls(t *testing.T, r *Router, l *log) []rendered {
 
 	// /sessions, /schedules, voice review, Deliver anyway, Continue at reset.
 	for _, a := range []string{"take", "resume", "fork", "here"} {
-		out = append(out, rendered{"/sessions " + a, r.ssID(a, "c1"), false})
+		out = append(out, rendered{"/sessions " + a, r.ssID(a, "c1"), false, ""})
 	}
 	if _, err := r.opt.Registry.Schedules.Create(context.Background(), "s1", state.Schedule{Server: "home", ChannelID: channel, Prompt: "p", When: "in 1h", Next: now.Add(time.Hour), Owner: owner}); err != nil {
 		t.Fatal(err)
@@ -118,9 +124,9 @@ func renderedControls(t *testing.T, r *Router, l *log) []rendered {
 		modalAt{fakeResponder{l: l}, &voiceForm, &at})
 	form("voice Edit… form", voiceForm)
 	late, _ := chat.ID{Instance: "inst1", Kind: lateKind, Args: []string{"1300000000000000101"}}.Encode()
-	out = append(out, rendered{"Deliver anyway", late, false}) // late.go offer
+	out = append(out, rendered{"Deliver anyway", late, false, ""}) // late.go offer
 	resume, _ := chat.ID{Instance: "inst1", Kind: state.ResumeKind, Args: []string{key}}.Encode()
-	out = append(out, rendered{"Continue at reset", resume, false}) // internal/hook/limit.go
+	out = append(out, rendered{"Continue at reset", resume, false, ""}) // internal/hook/limit.go
 
 	// The control panel, with buttons and with a menu.
 	for _, projects := range []int{1, 8} {
@@ -132,7 +138,7 @@ func renderedControls(t *testing.T, r *Router, l *log) []rendered {
 			srv.Projects[i].Name = fmt.Sprint("p", i)
 		}
 		cfg.Servers = []config.Server{srv}
-		p := &panel.Panel{Config: &cfg, Store: r.opt.Store, Registry: r.opt.Registry, Sessions: r.opt.Sessions, Trees: noTrees{}, Instance: "inst1"}
+		p := &panel.Panel{Config: &cfg, Store: r.opt.Store, Registry: r.opt.Registry, Sessions: r.opt.Sessions, Trees: noTrees{}, Instance: "inst1", Web: true}
 		rows(fmt.Sprint("panel of ", projects), p.Render(context.Background(), "home").Rows)
 	}
 
@@ -231,7 +237,17 @@ func TestEveryRenderedControlIsRegistered(t *testing.T) {
 	r.opt.Panel = fakePanel{}
 	controls := renderedControls(t, r, l)
 	kinds := map[string]bool{}
+	linked := 0
 	for _, c := range controls {
+		if c.url != "" {
+			// A link acts on nothing: it must carry no custom_id, which
+			// a click would deliver to a handler.
+			if c.customID != "" {
+				t.Errorf("the link %s carries the custom_id %q", c.what, c.customID)
+			}
+			linked++
+			continue
+		}
 		id, err := chat.DecodeID(c.customID)
 		if err != nil {
 			t.Errorf("%s: %q: %v", c.what, c.customID, err)
@@ -252,6 +268,9 @@ func TestEveryRenderedControlIsRegistered(t *testing.T) {
 		if !kinds[k.kind] {
 			t.Errorf("kind %q is registered but nothing drawn here uses it", k.kind)
 		}
+	}
+	if linked == 0 {
+		t.Error("no link button was drawn: the web view's are not enumerated")
 	}
 }
 

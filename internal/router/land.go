@@ -224,10 +224,18 @@ func (r *Router) diffReply(ctx context.Context, ev chat.CommandEvent, tg target,
 	if len(d.Marked) > 0 {
 		head += "\n⚠️ marked binary by .gitattributes, shown as text in the patch: " + listFiles(d.Marked, maxListed)
 	}
-	reply := r.withPatch(ctx, ev, tg, lt, d, head)
+	link, note := r.diffLink(ctx, ev, tg) // web.go
+	reply := r.withPatch(ctx, ev, tg, lt, d, head+note)
+	var buttons []chat.Button
 	if lt.tree && !d.Uncommitted {
 		// The button merges exactly the commit shown, or nothing.
-		reply.Rows = []chat.Row{{Buttons: []chat.Button{{Label: "Merge this", CustomID: r.landID(tg.key, "merge", d.Head[:min(len(d.Head), worktree.ShownLen)]), Style: chat.Primary}}}}
+		buttons = append(buttons, chat.Button{Label: "Merge this", CustomID: r.landID(tg.key, "merge", d.Head[:min(len(d.Head), worktree.ShownLen)]), Style: chat.Primary})
+	}
+	if link.Link() {
+		buttons = append(buttons, link)
+	}
+	if len(buttons) > 0 {
+		reply.Rows = []chat.Row{{Buttons: buttons}}
 	}
 	return reply
 }

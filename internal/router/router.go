@@ -97,6 +97,8 @@ type Options struct {
 	// Without them messages sent while ccbridge is down are not read back.
 	History History
 	Cursors *state.Collection[state.Cursor]
+	// Web makes links to the web view (web.go); nil: the view is off.
+	Web Web
 }
 
 // Fleet knows the other machines that share this daemon's bots.

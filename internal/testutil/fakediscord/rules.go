@@ -3,6 +3,7 @@ package fakediscord
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -175,6 +176,9 @@ func validateButton(c map[string]any, p string) *formError {
 		if err := maxLen(c, "url", p, 512); err != nil {
 			return err
 		}
+		if err := linkButtonURL(c["url"].(string), p+".url"); err != nil {
+			return err
+		}
 		if _, ok := c["custom_id"]; ok && c["custom_id"] != "" {
 			return invalid(p+".custom_id", "BUTTON_COMPONENT_INVALID_FIELD", "Link buttons cannot have a custom_id")
 		}
@@ -198,6 +202,25 @@ func validateButton(c map[string]any, p string) *formError {
 	emoji, _ := c["emoji"].(map[string]any)
 	if label == "" && (emoji == nil || (emoji["name"] == nil || emoji["name"] == "") && (emoji["id"] == nil || emoji["id"] == "")) {
 		return invalid(p, "BUTTON_COMPONENT_MISSING_LABEL_OR_EMOJI", "Buttons must have a label or an emoji")
+	}
+	return nil
+}
+
+// linkButtonURL checks a link button's url as Discord does: a well-formed
+// absolute URL with a host, of a scheme its clients open.
+func linkButtonURL(s, path string) *formError {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" || strings.ContainsAny(s, " \t\n") {
+		return invalid(path, "URL_TYPE_INVALID_URL", "Not a well formed URL.")
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https":
+		if u.Host == "" {
+			return invalid(path, "URL_TYPE_INVALID_URL", "Not a well formed URL.")
+		}
+	case "discord":
+	default:
+		return invalid(path, "URL_TYPE_INVALID_SCHEME", "Scheme %q is not supported. Scheme must be one of ('http', 'https', 'discord').", u.Scheme)
 	}
 	return nil
 }

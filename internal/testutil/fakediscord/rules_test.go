@@ -46,6 +46,11 @@ func btn(id, label string) map[string]any {
 
 func row(cs ...any) map[string]any { return map[string]any{"type": 1, "components": cs} }
 
+// link is a link button (style 5): a url, no custom_id.
+func link(url string) map[string]any {
+	return map[string]any{"type": 2, "style": 5, "label": "Open in browser", "url": url}
+}
+
 func opt(label, value string) map[string]any { return map[string]any{"label": label, "value": value} }
 
 func sel(opts ...any) map[string]any {
@@ -103,6 +108,11 @@ func TestMessageRules(t *testing.T) {
 		{"link without url", map[string]any{"content": "x", "components": []any{row(map[string]any{"type": 2, "style": 5, "label": "go"})}}, "components.0.components.0.url", 50035, 400},
 		{"link with custom_id", map[string]any{"content": "x", "components": []any{row(map[string]any{"type": 2, "style": 5, "label": "go", "url": "https://x.test", "custom_id": "a"})}}, "components.0.components.0.custom_id", 50035, 400},
 		{"button with url", map[string]any{"content": "x", "components": []any{row(with(btn("a", "a"), "url", "https://x.test"))}}, "components.0.components.0.url", 50035, 400},
+		{"link to javascript:", map[string]any{"content": "x", "components": []any{row(link("javascript:alert(1)"))}}, "components.0.components.0.url", 50035, 400},
+		{"link to ftp:", map[string]any{"content": "x", "components": []any{row(link("ftp://x.test/f"))}}, "components.0.components.0.url", 50035, 400},
+		{"link to no host", map[string]any{"content": "x", "components": []any{row(link("https://"))}}, "components.0.components.0.url", 50035, 400},
+		{"link not a url", map[string]any{"content": "x", "components": []any{row(link("x.test/a b"))}}, "components.0.components.0.url", 50035, 400},
+		{"link url 513", map[string]any{"content": "x", "components": []any{row(link("https://x.test/" + x(513-len("https://x.test/"))))}}, "components.0.components.0.url", 50035, 400},
 		{"custom_id 101", map[string]any{"content": "x", "components": []any{row(btn(x(101), "a"))}}, "components.0.components.0.custom_id", 50035, 400},
 		{"no custom_id", map[string]any{"content": "x", "components": []any{row(with(btn("a", "a"), "custom_id", nil))}}, "components.0.components.0.custom_id", 50035, 400},
 		{"duplicate custom_id", map[string]any{"content": "x", "components": []any{row(btn("a", "a"), btn("a", "b"))}}, "components.0.components.1.custom_id", 50035, 400},
@@ -136,6 +146,9 @@ func TestMessageRules(t *testing.T) {
 		{"label 80", map[string]any{"content": "x", "components": []any{row(btn("a", x(80)))}}},
 		{"emoji only", map[string]any{"content": "x", "components": []any{row(with(btn("a", ""), "emoji", map[string]any{"name": "✅"}))}}},
 		{"link button", map[string]any{"content": "x", "components": []any{row(map[string]any{"type": 2, "style": 5, "label": "go", "url": "https://x.test"})}}},
+		{"link url 512", map[string]any{"content": "x", "components": []any{row(link("http://127.0.0.1:7878/s/" + x(512-len("http://127.0.0.1:7878/s/"))))}}},
+		{"link to discord:", map[string]any{"content": "x", "components": []any{row(link("discord://-/channels/1/2"))}}},
+		{"link beside a button", map[string]any{"content": "x", "components": []any{row(btn("a", "a"), link("https://x.test/a"))}}},
 		{"25 options, 25 values", map[string]any{"content": "x", "components": []any{row(with(sel(opts(25)...), "min_values", 0, "max_values", 25, "placeholder", x(150)))}}},
 		// Documented only as "max 100 characters": an empty description passes.
 		{"empty description", map[string]any{"content": "x", "components": []any{row(sel(with(opt("a", "a"), "description", "")))}}},
