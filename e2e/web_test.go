@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 )
 
 // freePort is a loopback port free a moment ago, for a daemon's web view.
@@ -39,7 +41,23 @@ func get(t *testing.T, url string) (int, string) {
 	return resp.StatusCode, string(body)
 }
 
-var linkRE = regexp.MustCompile(`https?://[^\s)>]+`)
+// eventsRE finds the live stream's start in a session page.
+var eventsRE = regexp.MustCompile(`data-events="[^"]*events\?from=(\d+)"`)
+
+// linkOf is the url of a message's first link button.
+func linkOf(m *fakediscord.Message) string {
+	for _, row := range m.Components {
+		cs, _ := row["components"].([]any)
+		for _, c := range cs {
+			if c, ok := c.(map[string]any); ok {
+				if u, ok := c["url"].(string); ok {
+					return u
+				}
+			}
+		}
+	}
+	return ""
+}
 
 // The web view over HTTP, served by the daemon (the browser tests come
 // with its next block): /web answers the owner alone with the session's
@@ -56,14 +74,16 @@ func TestWebViewShowsTheSessionLiveAndItsDiff(t *testing.T) {
 	gitRepo(t, p.dir)
 	b.say(p, "hello web")
 	b.waitReply(p, "ok: hello web")
-	answer := b.command(p, "web", nil, "http://")
-	link := linkRE.FindString(answer.Content)
-	if !strings.HasSuffix(link, "/") {
-		t.Fatalf("no session link in the /web answer: %q", answer.Content)
+	answer := b.command(p, "web", nil, "in the browser")
+	link := linkOf(answer)
+	if !strings.HasPrefix(link, "http://127.0.0.1:") || !strings.HasSuffix(link, "/") {
+		t.Fatalf("no session link in the /web answer: %q %v", answer.Content, answer.Components)
 	}
+	var from string
 	for deadline := time.Now().Add(long); ; time.Sleep(100 * time.Millisecond) {
 		code, body := get(t, link)
-		if code == http.StatusOK && strings.Contains(body, "ok: hello web") {
+		if m := eventsRE.FindStringSubmatch(body); code == http.StatusOK && strings.Contains(body, "ok: hello web") && m != nil {
+			from = m[1]
 			break
 		}
 		if time.Now().After(deadline) {
@@ -73,7 +93,7 @@ func TestWebViewShowsTheSessionLiveAndItsDiff(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), long)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, link+"events", nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, link+"events?from="+from, nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/mcp"
 	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/web"
 )
 
 // cmdMCP serves the MCP front end on stdin/stdout. It needs no config; with
@@ -74,7 +75,16 @@ func serveMCP(ctx context.Context, cfg *config.Config, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := mcp.New(mcp.Options{Config: cfg, Store: store, Sessions: sessions, Log: log, Version: Version(), Registry: registry})
+	opts := mcp.Options{Config: cfg, Store: store, Sessions: sessions, Log: log, Version: Version(), Registry: registry}
+	if cfg.Web.Enabled() {
+		// Links to the daemon's pages, made with the same key (web.go).
+		if h, err := webHandler(cfg, store, registry, durable, log); err != nil {
+			log.Warn("no web view links", "err", err)
+		} else {
+			opts.Web = &web.Links{H: h}
+		}
+	}
+	srv := mcp.New(opts)
 	log.Info("ccbridge mcp serving", "version", Version(), "config", cfg.Path, "runtime", store.Dir.Root())
 	return srv.Run(ctx, &sdk.StdioTransport{})
 }

@@ -145,8 +145,13 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan o
 	if err != nil {
 		return err
 	}
-	rt := router.New(runCtx, router.Options{Config: cfg, Sessions: recording, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance, Fleet: fleet,
-		Land: worktree.New(execx.Exec{}), History: history{posters}, Cursors: cursors}) // catchup.go
+	opts := router.Options{Config: cfg, Sessions: recording, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance, Fleet: fleet,
+		Land: worktree.New(execx.Exec{}), History: history{posters}, Cursors: cursors} // catchup.go
+	if view, links := startWeb(cfg, store, registry, durable, log); view != nil { // web.go
+		defer view.Close()
+		opts.Web, pnl.Web = links, true
+	}
+	rt := router.New(runCtx, opts)
 	bindings, err := state.OpenBindings(registry.Dir)
 	if err != nil {
 		return err

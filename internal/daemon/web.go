@@ -24,23 +24,7 @@ func startWeb(cfg *config.Config, store *state.Store, registry *state.Registry, 
 	if !cfg.Web.Enabled() {
 		return nil, nil
 	}
-	home, _ := os.UserHomeDir()
-	policies, err := state.OpenPolicies(store.Dir)
-	if err != nil {
-		log.Error("the web view cannot start; the bridge runs on without it", "err", err)
-		return nil, nil
-	}
-	sessions := webSessions{store: store, registry: registry, policies: policies}
-	private := []string{store.Dir.Root(), durable, cfg.Path}
-	for _, s := range cfg.Servers {
-		if s.TokenFile != "" {
-			private = append(private, s.TokenFile)
-		}
-	}
-	h, err := web.New(web.Options{Sessions: sessions, Diffs: webDiffs{git: worktree.New(execx.Exec{}), registry: registry},
-		StateDir: durable, Redact: redact.String, ReadDenied: web.PolicyReadDenied(sessions.rules, home), Private: private,
-		LinkTTL: cfg.Web.LinkTTL.Duration, Listen: cfg.Web.Listen, PublicURL: cfg.Web.PublicURL, TLSCert: cfg.Web.TLSCert, TLSKey: cfg.Web.TLSKey,
-		Logger: log.With("part", "web")})
+	h, err := webHandler(cfg, store, registry, durable, log)
 	if err != nil {
 		log.Error("the web view cannot start; the bridge runs on without it", "err", err)
 		return nil, nil
@@ -55,6 +39,27 @@ func startWeb(cfg *config.Config, store *state.Store, registry *state.Registry, 
 	}
 	log.Info("web view serving", "addr", srv.Addr())
 	return srv, &web.Links{H: h}
+}
+
+// webHandler is the web view's handler: the daemon serves it, and ccbridge
+// mcp makes links with it (the same key: they open the daemon's pages).
+func webHandler(cfg *config.Config, store *state.Store, registry *state.Registry, durable string, log *slog.Logger) (*web.Handler, error) {
+	home, _ := os.UserHomeDir()
+	policies, err := state.OpenPolicies(store.Dir)
+	if err != nil {
+		return nil, err
+	}
+	sessions := webSessions{store: store, registry: registry, policies: policies}
+	private := []string{store.Dir.Root(), durable, cfg.Path}
+	for _, s := range cfg.Servers {
+		if s.TokenFile != "" {
+			private = append(private, s.TokenFile)
+		}
+	}
+	return web.New(web.Options{Sessions: sessions, Diffs: webDiffs{git: worktree.New(execx.Exec{}), registry: registry},
+		StateDir: durable, Redact: redact.String, ReadDenied: web.PolicyReadDenied(sessions.rules, home), Private: private,
+		LinkTTL: cfg.Web.LinkTTL.Duration, Listen: cfg.Web.Listen, PublicURL: cfg.Web.PublicURL, TLSCert: cfg.Web.TLSCert, TLSKey: cfg.Web.TLSKey,
+		Logger: log.With("part", "web")})
 }
 
 // webSessions shows the web view the sessions this daemon runs, as the
