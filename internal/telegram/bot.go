@@ -272,7 +272,11 @@ func (b *Bot) onMessage(ctx context.Context, m *inMessage) {
 	if t, ok := b.p.Topic(channelID); ok {
 		parent, threadName = t.ParentID, t.Name
 	}
-	if name, rest, ok := m.command(b.name); ok {
+	name, rest, isCommand, foreign := m.command(b.name)
+	if foreign {
+		return // another bot's
+	}
+	if isCommand {
 		if spec, known := b.specs[name]; known {
 			ev := chat.CommandEvent{Server: b.o.Server, ChannelID: channelID, ParentID: parent, User: m.From.chatUser(), Name: spec.Name,
 				Options: commandOptions(spec, rest)}

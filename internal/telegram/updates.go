@@ -120,11 +120,11 @@ func (m *inMessage) attachments() (atts []chat.Attachment, flags int) {
 }
 
 // command reads a bot command at the start of the text: its name (lower
-// case) and the text after it. A command addressed to another bot
-// (/cmd@otherbot) is none.
-func (m *inMessage) command(botName string) (name, rest string, ok bool) {
+// case) and the text after it. foreign: the command is addressed to
+// another bot (/cmd@otherbot).
+func (m *inMessage) command(botName string) (name, rest string, ok, foreign bool) {
 	if len(m.Entities) == 0 || m.Entities[0].Type != "bot_command" || m.Entities[0].Offset != 0 {
-		return "", "", false
+		return "", "", false, false
 	}
 	word, rest, _ := strings.Cut(m.Text, " ")
 	if nl := strings.IndexByte(word, '\n'); nl >= 0 {
@@ -133,9 +133,9 @@ func (m *inMessage) command(botName string) (name, rest string, ok bool) {
 	word = strings.TrimPrefix(word, "/")
 	word, to, addressed := strings.Cut(word, "@")
 	if addressed && !strings.EqualFold(to, botName) {
-		return "", "", false
+		return "", "", false, true
 	}
-	return strings.ToLower(word), strings.TrimSpace(rest), word != ""
+	return strings.ToLower(word), strings.TrimSpace(rest), word != "", false
 }
 
 type callbackQuery struct {
