@@ -47,6 +47,26 @@ type TelegramOffset struct {
 	Updated time.Time `json:"updated"`
 }
 
+// TelegramJournal is what owners sent to one channel of a Telegram bot,
+// kept as it was handed to the core: the Bot API has no history, so
+// catch-up reads this instead. Keyed by server + "@" + channel id with
+// '/' as '_'; entries oldest first, pruned by age and count.
+type TelegramJournal struct {
+	Server    string          `json:"server"`
+	ChannelID string          `json:"channel_id"`
+	Entries   []TelegramEntry `json:"entries"`
+}
+
+// TelegramEntry is one message of a journal.
+type TelegramEntry struct {
+	MessageID string          `json:"message_id"`
+	At        time.Time       `json:"at"`
+	Event     json.RawMessage `json:"event"` // chat.MessageEvent
+	// Marked are ccbridge's marks set on it (✅, ⚠️, …), as the core
+	// wrote them, whatever emoji Telegram showed for them.
+	Marked []string `json:"marked,omitempty"`
+}
+
 const telegramVersion = 1
 
 // Telegram is the Telegram front end's collections.
@@ -54,6 +74,7 @@ type Telegram struct {
 	Drawn   *Collection[TelegramDrawn]
 	Topics  *Collection[TelegramTopic]
 	Offsets *Collection[TelegramOffset]
+	Journal *Collection[TelegramJournal]
 }
 
 // OpenTelegram opens the Telegram front end's records in a durable
@@ -68,6 +89,9 @@ func OpenTelegram(d *Dir) (*Telegram, error) {
 		return nil, err
 	}
 	if t.Offsets, err = newCollection[TelegramOffset](d, "telegram-offsets", telegramVersion); err != nil {
+		return nil, err
+	}
+	if t.Journal, err = newCollection[TelegramJournal](d, "telegram-journal", telegramVersion); err != nil {
 		return nil, err
 	}
 	return &t, nil

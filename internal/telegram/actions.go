@@ -126,6 +126,10 @@ func (p *Poster) React(ctx context.Context, channelID, messageID, emoji string) 
 	if err := p.c.call(ctx, "setMessageReaction", params, nil, true); err != nil {
 		return fmt.Errorf("react on %s: %w", messageID, err)
 	}
+	// Catch-up reads the marks back, as it reads Discord's reactions.
+	if err := p.Journal().mark(context.WithoutCancel(ctx), p.server, channelID, messageID, emoji); err != nil {
+		return fmt.Errorf("react on %s: journal the mark: %w", messageID, err)
+	}
 	return nil
 }
 

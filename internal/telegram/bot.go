@@ -130,6 +130,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	}
 	b.prune(ctx)
 	lastPrune := time.Now()
+	b.catchUp()
 	next := b.offset()
 	backoff := time.Second
 	for ctx.Err() == nil {
@@ -295,8 +296,41 @@ func (b *Bot) onMessage(ctx context.Context, m *inMessage) {
 	if content == "" {
 		content = m.Caption
 	}
-	b.h.HandleMessage(chat.MessageEvent{Server: b.o.Server, ChannelID: channelID, ParentID: parent, ThreadName: threadName,
-		MessageID: MessageID(m.MessageID), Type: chat.MessageDefault, Author: m.From.chatUser(), Content: content, Attachments: atts, Flags: flags})
+	ev := chat.MessageEvent{Server: b.o.Server, ChannelID: channelID, ParentID: parent, ThreadName: threadName,
+		MessageID: MessageID(m.MessageID), Type: chat.MessageDefault, Author: m.From.chatUser(), Content: content, Attachments: atts, Flags: flags}
+	// Journaled before it is handed over: once its update is confirmed,
+	// the journal is the only place catch-up finds it.
+	jctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	if err := b.p.Journal().record(jctx, ev, time.Unix(m.Date, 0)); err != nil {
+		b.log.Error("could not journal a message; catch-up will not find it after a crash", "message", ev.MessageID, "err", err)
+	}
+	cancel()
+	b.h.HandleMessage(ev)
+}
+
+// Catcher is a Handler that reads back what the bot missed (the core's
+// catch-up, reading Journal): on start, before the first poll, the bot
+// asks it which channels to read back and has each read, so what was
+// journaled but not delivered before a restart goes ahead of what
+// arrives next.
+type Catcher interface {
+	CatchUpChannels(server string) map[string]string // channel → parent
+	CatchUp(server, channelID, parentID string)
+}
+
+// catchUp runs the handler's catch-up of every channel it names.
+func (b *Bot) catchUp() {
+	c, ok := b.h.(Catcher)
+	if !ok {
+		return
+	}
+	chans := c.CatchUpChannels(b.o.Server)
+	if len(chans) > 0 {
+		b.log.Info("catching up on what was missed", "channels", len(chans))
+	}
+	for ch, parent := range chans {
+		c.CatchUp(b.o.Server, ch, parent)
+	}
 }
 
 // expired is the answer to a click on a keyboard ccbridge no longer knows.
