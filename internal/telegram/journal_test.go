@@ -54,10 +54,10 @@ func TestJournalIsCatchUpsHistory(t *testing.T) {
 // catcher is a Handler with the core's catch-up over the journal.
 type catcher struct {
 	*recorder
-	j           *Journal
-	w           *world
-	mu          sync.Mutex
-	read        []string
+	j    *Journal
+	w    *world
+	mu   sync.Mutex
+	read []string
 }
 
 func (c *catcher) CatchUpChannels(string) map[string]string {
