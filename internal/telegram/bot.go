@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"strconv"
 	"sync"
@@ -59,7 +60,13 @@ type Bot struct {
 
 	mu    sync.Mutex
 	forms map[string]*form // forms.go, by prompt
-	wg    sync.WaitGroup
+	// ticked are the multi-select options ticked per message (chat#id):
+	// two quick clicks each carry the message as it was before either
+	// redraw, so the keyboard they show is not the truth.
+	ticked map[string]map[string]bool
+	// toggling keeps a message's redraws in the order of its toggles.
+	toggling sync.Mutex
+	wg       sync.WaitGroup
 }
 
 // NewBot returns the bot of p's server, handing events to h.
@@ -70,7 +77,8 @@ func NewBot(p *Poster, h Handler, o Options) *Bot {
 	if o.PollTimeout <= 0 {
 		o.PollTimeout = 50 * time.Second
 	}
-	b := &Bot{p: p, h: h, o: o, log: o.Log.With("server", o.Server), specs: map[string]chat.CommandSpec{}, forms: map[string]*form{}}
+	b := &Bot{p: p, h: h, o: o, log: o.Log.With("server", o.Server), specs: map[string]chat.CommandSpec{}, forms: map[string]*form{},
+		ticked: map[string]map[string]bool{}}
 	for _, s := range o.Commands {
 		if n, ok := CommandName(s.Name); ok {
 			b.specs[n] = s
@@ -357,24 +365,54 @@ func (b *Bot) onCallback(ctx context.Context, q *callbackQuery) {
 		return
 	}
 	resp.user, resp.content, resp.rows = q.From.chatUser(), d.Content, rows
-	checked := checkedOf(m.ReplyMarkup)
+	tickKey := formKey(m.Chat.ID, m.MessageID) + "@" + d.Face
+	b.mu.Lock()
+	checked := maps.Clone(b.ticked[tickKey])
+	b.mu.Unlock()
+	if checked == nil {
+		checked = checkedOf(m.ReplyMarkup)
+	}
 	c, ok := resolve(rows, t, checked)
 	switch {
 	case !ok:
 		resp.answer(ctx, expired)
 		return
 	case c.toggle:
-		key := fmt.Sprintf("%d.%d", t.row, t.n)
-		checked[key] = !checked[key]
-		params := map[string]any{"chat_id": m.Chat.ID, "message_id": m.MessageID, "reply_markup": keyboardOf(d.Face, rows, checked)}
-		if err := b.p.c.call(ctx, "editMessageReplyMarkup", params, nil, true); err != nil && !notModified(err) {
-			b.log.Warn("could not redraw a choice", "message", resp.origin, "err", err)
-		}
+		b.toggle(ctx, tickKey, m, d.Face, rows, fmt.Sprintf("%d.%d", t.row, t.n))
 		return
 	case c.short > 0:
 		resp.answer(ctx, fmt.Sprintf("Choose at least %d.", c.short))
 		return
 	}
+	b.mu.Lock()
+	delete(b.ticked, tickKey)
+	b.mu.Unlock()
 	b.h.HandleComponent(chat.ComponentEvent{Server: b.o.Server, ChannelID: channelID, MessageID: resp.origin, Content: d.Content, Rows: rows,
 		User: q.From.chatUser(), CustomID: c.customID, Values: c.values}, resp)
+}
+
+// maxTicked bounds the multi-selects being answered at once.
+const maxTicked = 1000
+
+// toggle ticks or unticks a multi-select option and redraws the keyboard.
+// Toggles of one message are applied one at a time, in the order clicked.
+func (b *Bot) toggle(ctx context.Context, tickKey string, m *inMessage, face string, rows []chat.Row, option string) {
+	b.toggling.Lock()
+	defer b.toggling.Unlock()
+	b.mu.Lock()
+	if len(b.ticked) > maxTicked {
+		clear(b.ticked) // forgotten choices fall back to what the keyboards show
+	}
+	checked := b.ticked[tickKey]
+	if checked == nil {
+		checked = checkedOf(m.ReplyMarkup)
+		b.ticked[tickKey] = checked
+	}
+	checked[option] = !checked[option]
+	kb := keyboardOf(face, rows, checked)
+	b.mu.Unlock()
+	params := map[string]any{"chat_id": m.Chat.ID, "message_id": m.MessageID, "reply_markup": kb}
+	if err := b.p.c.call(ctx, "editMessageReplyMarkup", params, nil, true); err != nil && !notModified(err) {
+		b.log.Warn("could not redraw a choice", "message", m.MessageID, "err", err)
+	}
 }

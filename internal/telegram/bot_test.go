@@ -461,3 +461,24 @@ func TestBotSkipsWhatItHandedOverBeforeARestart(t *testing.T) {
 		t.Errorf("message %d handed over twice: %+v", handled.MessageID, h.messages)
 	}
 }
+
+func TestBotQuickTogglesKeepEveryTick(t *testing.T) {
+	w := newWorld(t)
+	h := newRecorder()
+	runBot(t, w, w.p, h, Options{IsOwner: w.onlyOwner})
+	rows := []chat.Row{{Select: &chat.Select{CustomID: "cb1|inst|ask|q2", MaxValues: 3, Options: []chat.Option{
+		{Label: "Red", Value: "r"}, {Label: "Green", Value: "g"}, {Label: "Blue", Value: "b"}}}}}
+	_, id := w.card(t, rows)
+	// Three clicks before any redraw: each carries the keyboard untouched.
+	qs := []string{w.click(t, w.tg.Owner, id, "Red"), w.click(t, w.tg.Owner, id, "Green"), w.click(t, w.tg.Owner, id, "Blue")}
+	for _, q := range qs {
+		w.answeredOnce(t, q)
+	}
+	w.answeredOnce(t, w.click(t, w.tg.Owner, id, submitLabel))
+	h.waitFor(t, "the submit", func(r *recorder) bool { return len(r.components) == 1 })
+	got := slices.Clone(h.components[0].Values)
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"b", "g", "r"}) {
+		t.Errorf("submitted %v after three quick ticks", got)
+	}
+}
