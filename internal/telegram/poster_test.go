@@ -329,3 +329,68 @@ func TestTokenNeverInErrors(t *testing.T) {
 	_, err = w.p.Download(ctx, FileURL("abc"), 10)
 	check("download with no server", err)
 }
+
+func TestPostOnceReplyToAndAnEditThatOutgrowsItsMessage(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	ch, thread := w.topic("api")
+	if w.p.Limit() != 4096 {
+		t.Errorf("limit %d", w.p.Limit())
+	}
+	in := w.tg.OwnerText(thread, "question")
+	a, err := w.p.PostOnce(ctx, ch, "n1", chat.Message{Content: "answer", ReplyTo: MessageID(in.MessageID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := w.p.PostOnce(ctx, ch, "n1", chat.Message{Content: "answer"})
+	if err != nil || a != b {
+		t.Fatalf("a repeat of a nonce: %q %q %v", a, b, err)
+	}
+	if posts := w.posts(thread); len(posts) != 2 || posts[1].ReplyToMessage == nil || posts[1].ReplyToMessage.MessageID != in.MessageID {
+		t.Fatalf("posts: %+v", posts)
+	}
+	long := strings.Repeat("word ", 1500) // 7,500 characters
+	rows := []chat.Row{{Buttons: []chat.Button{{Label: "Go", CustomID: "cb1|i|go"}}}}
+	if err := w.p.Edit(ctx, ch, a, chat.Message{Content: long, Rows: rows}); err != nil {
+		t.Fatal(err)
+	}
+	posts := w.posts(thread)
+	last := posts[len(posts)-1]
+	if len(posts) != 3 || last.ReplyMarkup == nil || posts[1].ReplyMarkup != nil {
+		t.Fatalf("the rest of the edit: %d posts, keyboard on the last %v", len(posts), last.ReplyMarkup)
+	}
+	if got := len(strings.Fields(posts[1].Text + " " + last.Text)); got != 1500 {
+		t.Errorf("%d words of 1500", got)
+	}
+	if _, _, ok := w.p.drawing(w.tg.ChatID, MessageID(last.MessageID)); !ok {
+		t.Error("the keyboard moved to the last message is not recorded")
+	}
+}
+
+func TestCommandOptions(t *testing.T) {
+	thread := testCommands[1]
+	for text, want := range map[string]map[string]string{
+		"":                       {},
+		"fix login":              {"name": "fix login"},
+		"fix\nplease do it\nnow": {"name": "fix", "prompt": "please do it\nnow"},
+	} {
+		got := commandOptions(thread, text)
+		if len(got) != len(want) || got["name"] != want["name"] || got["prompt"] != want["prompt"] {
+			t.Errorf("%q: %v, want %v", text, got, want)
+		}
+	}
+	if got := commandOptions(testCommands[2], "Accept edits"); got["mode"] != "acceptEdits" {
+		t.Errorf("a choice by its label: %v", got)
+	}
+}
+
+func TestPlainSplitCountsAsTelegramDoes(t *testing.T) {
+	text := strings.Repeat("😀", 3000) // 6,000 UTF-16 units
+	parts := PlainSplit(text)
+	if len(parts) != 2 || units(parts[0]) > MaxText || parts[0]+parts[1] != text {
+		t.Errorf("%d parts (%d units first)", len(parts), units(parts[0]))
+	}
+	if got := PlainSplit("a <b> & c"); len(got) != 1 || got[0] != "a &lt;b&gt; &amp; c" {
+		t.Errorf("escaped: %q", got)
+	}
+}

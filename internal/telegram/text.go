@@ -17,8 +17,8 @@ const MaxText = 4096
 var FormatSplit = PlainSplit
 
 // PlainSplit is FormatSplit without formatting: the text escaped for
-// HTML, @mentions defused, cut at MaxText (at a line end when there is one
-// in the second half of the chunk).
+// HTML, @mentions defused, cut at MaxText (at a line end, or else a space,
+// when there is one in the second half of the chunk).
 func PlainSplit(markdown string) []string {
 	var out []string
 	for _, c := range cut(Defuse(markdown), MaxText) {
@@ -80,6 +80,8 @@ func cut(text string, limit int) []string {
 		}
 		if nl := strings.LastIndexByte(text[:end], '\n'); nl > end/2 {
 			end = nl + 1
+		} else if sp := strings.LastIndexByte(text[:end], ' '); sp > end/2 {
+			end = sp + 1
 		}
 		piece := strings.TrimSpace(text[:end])
 		if piece != "" {
