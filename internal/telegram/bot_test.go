@@ -2,6 +2,7 @@ package telegram
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -480,5 +481,19 @@ func TestBotQuickTogglesKeepEveryTick(t *testing.T) {
 	slices.Sort(got)
 	if !slices.Equal(got, []string{"b", "g", "r"}) {
 		t.Errorf("submitted %v after three quick ticks", got)
+	}
+}
+
+func TestBotStopsOnARefusedToken(t *testing.T) {
+	w := newWorld(t)
+	p, err := NewPoster(w.tg.URL, "7000000001:AAWrongTokenWrongTokenWrongToken00", "phone", w.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	err = NewBot(p, newRecorder(), Options{Server: "phone", ChatID: w.tg.ChatID}).Run(ctx)
+	if !errors.Is(err, chat.ErrAuth) || ctx.Err() != nil {
+		t.Errorf("Run with a refused token: %v", err)
 	}
 }
