@@ -189,6 +189,7 @@ type chat struct {
 	info     Chat
 	members  map[int64]string // user id → status (creator, administrator, member)
 	topics   map[int64]*Topic
+	closed   map[int64]bool // topics closed (closeForumTopic)
 	messages []*Message
 	byID     map[int64]*Message
 	nextID   int64

@@ -248,6 +248,7 @@ func (s *Server) handlers() map[string]handler {
 		"sendDocument":           s.sendDocument,
 		"getFile":                s.getFile,
 		"createForumTopic":       s.createForumTopic,
+		"closeForumTopic":        s.closeForumTopic,
 		"setMyCommands":          s.setMyCommands,
 		"getMyCommands":          s.getMyCommands,
 		"deleteMyCommands":       s.deleteMyCommands,

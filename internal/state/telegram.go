@@ -1,0 +1,98 @@
+package state
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// What the Telegram front end keeps beside the other records: the Bot API
+// has no history, no custom_id longer than 64 bytes and no thread parent,
+// so ccbridge remembers these itself.
+
+// TelegramDrawn is what ccbridge drew on one of its Telegram messages with
+// an inline keyboard: the content and rows as the core gave them (JSON of
+// chat.Message's Content and Rows) and the hash of that face. A button's
+// callback_data is a short token that names the face hash and the
+// button's place, resolved through this record; keyed by
+// TelegramDrawnKey. Records are pruned by age (see internal/telegram).
+type TelegramDrawn struct {
+	Server    string          `json:"server"`
+	ChannelID string          `json:"channel_id"`
+	MessageID string          `json:"message_id"`
+	Face      string          `json:"face"` // the token prefix every button of this drawing carries
+	Content   string          `json:"content"`
+	Rows      json.RawMessage `json:"rows"` // []chat.Row
+	Drawn     time.Time       `json:"drawn"`
+}
+
+// TelegramDrawnKey is the record key of a message of a chat.
+func TelegramDrawnKey(chatID, messageID string) string { return "m" + chatID + "_" + messageID }
+
+// TelegramTopic is a forum topic ccbridge opened as a thread of a
+// project's topic (or General): Telegram topics have no parent, and the
+// core needs it. Keyed by the topic's channel id with '/' as '_'.
+type TelegramTopic struct {
+	Server    string    `json:"server"`
+	ChannelID string    `json:"channel_id"`
+	ParentID  string    `json:"parent_id"`
+	Name      string    `json:"name"`
+	Created   time.Time `json:"created"`
+	Closed    bool      `json:"closed,omitempty"`
+}
+
+// TelegramOffset is the next getUpdates offset of a bot: every update
+// below it was handed over and confirmed. Keyed by server name.
+type TelegramOffset struct {
+	Next    int64     `json:"next"`
+	Updated time.Time `json:"updated"`
+}
+
+// TelegramJournal is what owners sent to one channel of a Telegram bot,
+// kept as it was handed to the core: the Bot API has no history, so
+// catch-up reads this instead. Keyed by server + "@" + channel id with
+// '/' as '_'; entries oldest first, pruned by age and count.
+type TelegramJournal struct {
+	Server    string          `json:"server"`
+	ChannelID string          `json:"channel_id"`
+	Entries   []TelegramEntry `json:"entries"`
+}
+
+// TelegramEntry is one message of a journal.
+type TelegramEntry struct {
+	MessageID string          `json:"message_id"`
+	At        time.Time       `json:"at"`
+	Event     json.RawMessage `json:"event"` // chat.MessageEvent
+	// Marked are ccbridge's marks set on it (✅, ⚠️, …), as the core
+	// wrote them, whatever emoji Telegram showed for them.
+	Marked []string `json:"marked,omitempty"`
+}
+
+const telegramVersion = 1
+
+// Telegram is the Telegram front end's collections.
+type Telegram struct {
+	Drawn   *Collection[TelegramDrawn]
+	Topics  *Collection[TelegramTopic]
+	Offsets *Collection[TelegramOffset]
+	Journal *Collection[TelegramJournal]
+}
+
+// OpenTelegram opens the Telegram front end's records in a durable
+// directory (see OpenRegistry).
+func OpenTelegram(d *Dir) (*Telegram, error) {
+	var t Telegram
+	var err error
+	if t.Drawn, err = newCollection[TelegramDrawn](d, "telegram-drawn", telegramVersion); err != nil {
+		return nil, err
+	}
+	if t.Topics, err = newCollection[TelegramTopic](d, "telegram-topics", telegramVersion); err != nil {
+		return nil, err
+	}
+	if t.Offsets, err = newCollection[TelegramOffset](d, "telegram-offsets", telegramVersion); err != nil {
+		return nil, err
+	}
+	if t.Journal, err = newCollection[TelegramJournal](d, "telegram-journal", telegramVersion); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}

@@ -1,0 +1,247 @@
+package telegram
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// Poster posts as one Telegram bot: chat.Poster over the Bot API.
+type Poster struct {
+	c      *Client
+	server string
+	store  *state.Telegram
+
+	mu      sync.Mutex
+	nonces  map[string]sent      // PostOnce: what each nonce made
+	notices map[string]time.Time // Notice: when each text last went to a channel
+}
+
+// sent is a message a nonce made.
+type sent struct {
+	id string
+	at time.Time
+}
+
+// nonceTTL is how long PostOnce remembers a nonce, as Discord does.
+const nonceTTL = 10 * time.Minute
+
+var _ chat.Poster = (*Poster)(nil)
+
+// NewPoster returns the poster of server's bot. store keeps what its
+// keyboards drew and the topics it opened (state.OpenTelegram).
+func NewPoster(apiBase, token, server string, store *state.Telegram) (*Poster, error) {
+	if store == nil {
+		return nil, errors.New("telegram: no state for the poster")
+	}
+	c, err := NewClient(apiBase, token)
+	if err != nil {
+		return nil, err
+	}
+	return &Poster{c: c, server: server, store: store, nonces: map[string]sent{}, notices: map[string]time.Time{}}, nil
+}
+
+// Limit is the most characters one message may hold.
+func (p *Poster) Limit() int { return MaxText }
+
+// message is the part of a Telegram Message ccbridge reads.
+type message struct {
+	MessageID int64 `json:"message_id"`
+	Document  *struct {
+		FileID string `json:"file_id"`
+	} `json:"document"`
+}
+
+// Post posts m: its text in as many messages as it takes (the keyboard on
+// the last), then its files, one document each. It returns the id of the
+// message with the keyboard (or the last text, or the first document).
+// 429s are waited out within ctx; other failures are not retried, since
+// Telegram takes no nonce and a send answered late may have been made.
+func (p *Poster) Post(ctx context.Context, channelID string, m chat.Message) (string, error) {
+	id, _, err := p.post(ctx, channelID, m)
+	return id, err
+}
+
+// PostOnce is Post, answered from memory when the same nonce made a
+// message in this process lately (the Bot API has no nonce of its own).
+func (p *Poster) PostOnce(ctx context.Context, channelID, nonce string, m chat.Message) (string, error) {
+	if nonce == "" {
+		return p.Post(ctx, channelID, m)
+	}
+	p.mu.Lock()
+	for k, s := range p.nonces {
+		if time.Since(s.at) > nonceTTL {
+			delete(p.nonces, k)
+		}
+	}
+	if s, ok := p.nonces[nonce]; ok {
+		p.mu.Unlock()
+		return s.id, nil
+	}
+	p.mu.Unlock()
+	id, err := p.Post(ctx, channelID, m)
+	if err == nil {
+		p.mu.Lock()
+		p.nonces[nonce] = sent{id: id, at: time.Now()}
+		p.mu.Unlock()
+	}
+	return id, err
+}
+
+// PostCard is Post. Files go as documents of their own, so the message
+// with the keyboard carries none: fileIDs is nil, as the click's message
+// will show.
+func (p *Poster) PostCard(ctx context.Context, channelID string, m chat.Message) (string, []string, error) {
+	id, _, err := p.post(ctx, channelID, m)
+	return id, nil, err
+}
+
+func (p *Poster) post(ctx context.Context, channelID string, m chat.Message) (string, []string, error) {
+	chunks := FormatSplit(m.Content)
+	if len(chunks) == 0 && len(m.Rows) > 0 {
+		chunks = []string{"…"} // a keyboard needs a text to hang from
+	}
+	id, docs, err := p.send(ctx, channelID, chunks, m)
+	if err != nil {
+		return "", nil, fmt.Errorf("post to %s: %w", channelID, err)
+	}
+	return id, docs, nil
+}
+
+// send posts rendered chunks, m's keyboard on the last, then m's files.
+func (p *Poster) send(ctx context.Context, channelID string, chunks []string, m chat.Message) (id string, docs []string, err error) {
+	place, err := ParseChannel(channelID)
+	if err != nil {
+		return "", nil, err
+	}
+	face := faceToken(m.Content, m.Rows)
+	kb := keyboardOf(face, m.Rows, nil)
+	for i, text := range chunks {
+		params := place.target(map[string]any{"text": text, "parse_mode": "HTML", "link_preview_options": map[string]any{"is_disabled": true}})
+		if i == 0 && m.ReplyTo != "" {
+			if to, err := ParseMessage(m.ReplyTo); err == nil {
+				params["reply_parameters"] = map[string]any{"message_id": to, "allow_sending_without_reply": true}
+			}
+		}
+		if i == len(chunks)-1 && kb != nil {
+			params["reply_markup"] = kb
+		}
+		var msg message
+		if err := p.c.call(ctx, "sendMessage", params, &msg, false); err != nil {
+			return "", nil, err
+		}
+		id = MessageID(msg.MessageID)
+	}
+	if kb != nil && id != "" {
+		p.draw(ctx, channelID, id, face, m)
+	}
+	for _, f := range m.Files {
+		msg, err := p.sendDocument(ctx, place, f)
+		if err != nil {
+			return "", nil, fmt.Errorf("send %s: %w", f.Name, err)
+		}
+		if id == "" {
+			id = MessageID(msg.MessageID)
+		}
+		if msg.Document != nil {
+			docs = append(docs, msg.Document.FileID)
+		}
+	}
+	return id, docs, nil
+}
+
+func (p *Poster) sendDocument(ctx context.Context, place Place, f chat.File) (message, error) {
+	fields := map[string]string{"chat_id": strconv.FormatInt(place.Chat, 10)}
+	if place.Topic != 0 {
+		fields["message_thread_id"] = strconv.FormatInt(place.Topic, 10)
+	}
+	var msg message
+	err := retry(ctx, false, func() error { return p.c.upload(ctx, "sendDocument", fields, "document", f.Name, f.Data, &msg) })
+	return msg, err
+}
+
+// draw records what a keyboard of a message stands for (see keyboard.go).
+// A failure is logged by the caller's click: it answers "expired".
+func (p *Poster) draw(ctx context.Context, channelID, messageID, face string, m chat.Message) {
+	place, err := ParseChannel(channelID)
+	if err != nil {
+		return
+	}
+	rows, err := json.Marshal(m.Rows)
+	if err != nil {
+		return
+	}
+	rec := state.TelegramDrawn{Server: p.server, ChannelID: channelID, MessageID: messageID, Face: face, Content: m.Content, Rows: rows, Drawn: time.Now().UTC()}
+	key := state.TelegramDrawnKey(strconv.FormatInt(place.Chat, 10), messageID)
+	_, _ = p.store.Drawn.Update(context.WithoutCancel(ctx), key, func(d *state.TelegramDrawn) error { *d = rec; return nil })
+}
+
+// undraw forgets a message's keyboard: its buttons are gone.
+func (p *Poster) undraw(ctx context.Context, chatID int64, messageID string) {
+	_ = p.store.Drawn.Delete(context.WithoutCancel(ctx), state.TelegramDrawnKey(strconv.FormatInt(chatID, 10), messageID))
+}
+
+// drawing reads what a message's keyboard stands for.
+func (p *Poster) drawing(chatID int64, messageID string) (state.TelegramDrawn, []chat.Row, bool) {
+	d, err := p.store.Drawn.Get(state.TelegramDrawnKey(strconv.FormatInt(chatID, 10), messageID))
+	if err != nil {
+		return d, nil, false
+	}
+	var rows []chat.Row
+	if json.Unmarshal(d.Rows, &rows) != nil {
+		return d, nil, false
+	}
+	return d, rows, true
+}
+
+// Edit replaces a message's text and keyboard (none: the keyboard goes).
+// Text past one message follows in new ones, and files as new documents:
+// Telegram edits a message's text only.
+func (p *Poster) Edit(ctx context.Context, channelID, messageID string, m chat.Message) error {
+	place, err := ParseChannel(channelID)
+	if err != nil {
+		return err
+	}
+	msgID, err := ParseMessage(messageID)
+	if err != nil {
+		return err
+	}
+	chunks := FormatSplit(m.Content)
+	if len(chunks) == 0 {
+		chunks = []string{"…"}
+	}
+	face := faceToken(m.Content, m.Rows)
+	kb := keyboardOf(face, m.Rows, nil)
+	params := map[string]any{"chat_id": place.Chat, "message_id": msgID, "text": chunks[0], "parse_mode": "HTML",
+		"link_preview_options": map[string]any{"is_disabled": true}}
+	if kb != nil && len(chunks) == 1 {
+		params["reply_markup"] = kb
+		// Recorded first: a click on the new keyboard must find it.
+		p.draw(ctx, channelID, messageID, face, m)
+	}
+	if err := p.c.call(ctx, "editMessageText", params, nil, true); err != nil && !notModified(err) {
+		return fmt.Errorf("edit %s: %w", messageID, err)
+	}
+	if kb == nil || len(chunks) > 1 {
+		p.undraw(ctx, place.Chat, messageID)
+	}
+	if len(chunks) > 1 || len(m.Files) > 0 {
+		if _, _, err := p.send(ctx, channelID, chunks[1:], chat.Message{Content: m.Content, Rows: m.Rows, Files: m.Files}); err != nil {
+			return fmt.Errorf("edit %s: the rest: %w", messageID, err)
+		}
+	}
+	return nil
+}
+
+// EditCard is Edit: a topic is never archived out of reach, so the
+// outcome needs no message of its own.
+func (p *Poster) EditCard(ctx context.Context, channelID, messageID string, m chat.Message, _ string) error {
+	return p.Edit(ctx, channelID, messageID, m)
+}
