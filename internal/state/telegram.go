@@ -30,7 +30,7 @@ func TelegramDrawnKey(chatID, messageID string) string { return "m" + chatID + "
 
 // TelegramTopic is a forum topic ccbridge opened as a thread of a
 // project's topic (or General): Telegram topics have no parent, and the
-// core needs it. Keyed by the topic's channel id with '/' as '_'.
+// core needs it. Keyed by "t" + the topic's channel id.
 type TelegramTopic struct {
 	Server    string    `json:"server"`
 	ChannelID string    `json:"channel_id"`
@@ -49,8 +49,8 @@ type TelegramOffset struct {
 
 // TelegramJournal is what owners sent to one channel of a Telegram bot,
 // kept as it was handed to the core: the Bot API has no history, so
-// catch-up reads this instead. Keyed by server + "@" + channel id with
-// '/' as '_'; entries oldest first, pruned by age and count.
+// catch-up reads this instead. Keyed by "j" + server + "@" + channel id;
+// entries oldest first, pruned by age and count.
 type TelegramJournal struct {
 	Server    string          `json:"server"`
 	ChannelID string          `json:"channel_id"`

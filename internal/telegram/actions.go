@@ -149,7 +149,7 @@ func (p *Poster) Typing(ctx context.Context, channelID string) error {
 const maxTopicName = 128
 
 // topicKey is the record key of a topic's channel id.
-func topicKey(channelID string) string { return "t" + strings.ReplaceAll(channelID, "/", "_") }
+func topicKey(channelID string) string { return "t" + channelID }
 
 // StartThread opens a forum topic in channelID's chat and records
 // channelID as its parent. Like a Discord thread it retries only 429s: a

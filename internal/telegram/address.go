@@ -10,7 +10,7 @@ import (
 // another; on Telegram a channel is a chat, or a forum topic of one:
 //
 //	"<chat_id>"            the chat itself (a forum's General topic)
-//	"<chat_id>/<topic_id>" a forum topic: message_thread_id on every send
+//	"<chat_id>.<topic_id>" a forum topic: message_thread_id on every send
 //
 // and a message id is Telegram's message_id as text (unique within its
 // chat, so a topic's messages share the chat's numbering).
@@ -29,15 +29,15 @@ func ChannelID(chatID, topicID int64) string {
 	if topicID == 0 {
 		return strconv.FormatInt(chatID, 10)
 	}
-	return strconv.FormatInt(chatID, 10) + "/" + strconv.FormatInt(topicID, 10)
+	return strconv.FormatInt(chatID, 10) + "." + strconv.FormatInt(topicID, 10)
 }
 
 // ParseChannel reads a channel id made by ChannelID.
 func ParseChannel(id string) (Place, error) {
-	chatText, topicText, hasTopic := strings.Cut(id, "/")
+	chatText, topicText, hasTopic := strings.Cut(id, ".")
 	chatID, err := strconv.ParseInt(chatText, 10, 64)
 	if err != nil || chatID == 0 {
-		return Place{}, fmt.Errorf("telegram: %q is not a chat id or <chat_id>/<topic_id>", id)
+		return Place{}, fmt.Errorf("telegram: %q is not a chat id or <chat_id>.<topic_id>", id)
 	}
 	if !hasTopic {
 		return Place{Chat: chatID}, nil

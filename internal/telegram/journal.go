@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
@@ -43,7 +42,7 @@ type Journal struct{ store *state.Telegram }
 func (p *Poster) Journal() *Journal { return &Journal{store: p.store} }
 
 func journalKey(server, channelID string) string {
-	return "j" + server + "@" + strings.ReplaceAll(channelID, "/", "_")
+	return "j" + server + "@" + channelID
 }
 
 // record adds a message handed over to the core.

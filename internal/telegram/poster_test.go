@@ -15,13 +15,13 @@ func TestAddresses(t *testing.T) {
 	for _, c := range []struct {
 		id   string
 		want Place
-	}{{"-1001234567890", Place{Chat: -1001234567890}}, {"-1001234567890/42", Place{Chat: -1001234567890, Topic: 42}}, {"123", Place{Chat: 123}}} {
+	}{{"-1001234567890", Place{Chat: -1001234567890}}, {"-1001234567890.42", Place{Chat: -1001234567890, Topic: 42}}, {"123", Place{Chat: 123}}} {
 		p, err := ParseChannel(c.id)
 		if err != nil || p != c.want || p.ChannelID() != c.id {
 			t.Errorf("ParseChannel(%q) = %+v, %v; want %+v", c.id, p, err, c.want)
 		}
 	}
-	for _, bad := range []string{"", "abc", "-100/0", "-100/x", "0", "-100/-3"} {
+	for _, bad := range []string{"", "abc", "-100.0", "-100.x", "0", "-100.-3", "-100/42"} {
 		if _, err := ParseChannel(bad); err == nil {
 			t.Errorf("ParseChannel(%q) took it", bad)
 		}
