@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/telegram/format"
 )
 
 // mentionTag is how the core writes a mention (Discord's form), once
@@ -69,7 +70,7 @@ func (p *Poster) Notice(ctx context.Context, channelID, text string, per time.Du
 		return nil
 	}
 	p.mu.Unlock()
-	for _, c := range FormatSplit(text) {
+	for _, c := range format.Split(text) {
 		sctx, cancel := context.WithTimeout(ctx, per)
 		_, _, err := p.send(sctx, channelID, []string{c}, chat.Message{})
 		cancel()

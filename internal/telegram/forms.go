@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/telegram/format"
 )
 
 // Forms. Telegram has no modal: a form is asked in the topic one input at
@@ -55,15 +56,15 @@ func (b *Bot) ask(ctx context.Context, f *form, note string) error {
 	in := f.modal.Inputs[f.next]
 	var text strings.Builder
 	if note != "" {
-		text.WriteString("⚠️ " + EscapeHTML(note) + "\n")
+		text.WriteString("⚠️ " + format.Escape(note) + "\n")
 	}
-	fmt.Fprintf(&text, "📝 <b>%s</b>", EscapeHTML(f.modal.Title))
+	fmt.Fprintf(&text, "📝 <b>%s</b>", format.Escape(f.modal.Title))
 	if len(f.modal.Inputs) > 1 {
 		fmt.Fprintf(&text, " (%d/%d)", f.next+1, len(f.modal.Inputs))
 	}
-	text.WriteString("\n" + EscapeHTML(in.Label))
+	text.WriteString("\n" + format.Escape(in.Label))
 	if in.Value != "" {
-		text.WriteString("\nNow: <code>" + EscapeHTML(in.Value) + "</code>")
+		text.WriteString("\nNow: <code>" + format.Escape(in.Value) + "</code>")
 	}
 	text.WriteString("\nReply to this message with your answer")
 	if !in.Required {

@@ -4,17 +4,13 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/ccbridge/ccbridge/internal/telegram/format"
 )
 
 // MaxText is Telegram's most characters (UTF-16 code units, counted after
 // entity parsing) in one message.
 const MaxText = 4096
-
-// FormatSplit turns the core's markdown into Telegram-HTML chunks, each
-// at most MaxText once parsed, to send with parse_mode HTML in order. The
-// default escapes the text and cuts it, so Telegram never refuses it;
-// internal/telegram/format renders the markdown (the daemon sets it).
-var FormatSplit = PlainSplit
 
 // PlainSplit is FormatSplit without formatting: the text escaped for
 // HTML, @mentions defused, cut at MaxText (at a line end, or else a space,
@@ -22,14 +18,9 @@ var FormatSplit = PlainSplit
 func PlainSplit(markdown string) []string {
 	var out []string
 	for _, c := range cut(Defuse(markdown), MaxText) {
-		out = append(out, EscapeHTML(c))
+		out = append(out, format.Escape(c))
 	}
 	return out
-}
-
-// EscapeHTML escapes what Telegram's HTML parser reads as markup.
-func EscapeHTML(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
 // Defuse keeps an @name in relayed text from notifying anyone: a word
