@@ -58,8 +58,16 @@ type Bot struct {
 	name  string // the bot's username, for /command@name
 	specs map[string]chat.CommandSpec
 
+	// started is when the bot began polling: a message sent before it
+	// was sent while ccbridge was away.
+	started time.Time
+
 	mu    sync.Mutex
 	forms map[string]*form // forms.go, by prompt
+	// asking counts the form prompts being sent: an answer can come back
+	// before its prompt's send returns, and must wait to find its form.
+	asking int
+	asked  *sync.Cond // on mu
 	// ticked are the multi-select options ticked per message (chat#id):
 	// two quick clicks each carry the message as it was before either
 	// redraw, so the keyboard they show is not the truth.
@@ -79,6 +87,7 @@ func NewBot(p *Poster, h Handler, o Options) *Bot {
 	}
 	b := &Bot{p: p, h: h, o: o, log: o.Log.With("server", o.Server), specs: map[string]chat.CommandSpec{}, forms: map[string]*form{},
 		ticked: map[string]map[string]bool{}}
+	b.asked = sync.NewCond(&b.mu)
 	for _, s := range o.Commands {
 		if n, ok := CommandName(s.Name); ok {
 			b.specs[n] = s
@@ -138,6 +147,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	}
 	b.prune(ctx)
 	lastPrune := time.Now()
+	b.started = time.Now()
 	b.catchUp()
 	next := b.offset()
 	backoff := time.Second
@@ -313,6 +323,12 @@ func (b *Bot) onMessage(ctx context.Context, m *inMessage) {
 		b.log.Error("could not journal a message; catch-up will not find it after a crash", "message", ev.MessageID, "err", err)
 	}
 	cancel()
+	if c, ok := b.h.(Catcher); ok && time.Unix(m.Date, 0).Before(b.started.Truncate(time.Second)) {
+		// Sent while ccbridge was away: Telegram kept it, and catch-up's
+		// rules (its age, once) decide, as for what Discord's history holds.
+		c.CatchUp(b.o.Server, channelID, parent)
+		return
+	}
 	b.h.HandleMessage(ev)
 }
 
@@ -333,6 +349,18 @@ func (b *Bot) catchUp() {
 		return
 	}
 	chans := c.CatchUpChannels(b.o.Server)
+	if chans == nil {
+		return // the core keeps no catch-up
+	}
+	// The topics ccbridge opened as threads, which the core names no
+	// channel of: Telegram keeps no list of a group's topics.
+	if topics, err := b.p.store.Topics.List(); err == nil {
+		for _, t := range topics {
+			if t.Server == b.o.Server && !t.Closed && t.ParentID != "" {
+				chans[t.ChannelID] = t.ParentID
+			}
+		}
+	}
 	if len(chans) > 0 {
 		b.log.Info("catching up on what was missed", "channels", len(chans))
 	}

@@ -80,12 +80,18 @@ func (b *Bot) ask(ctx context.Context, f *form, note string) error {
 	if to, err := ParseMessage(f.replyTo); err == nil {
 		params["reply_parameters"] = map[string]any{"message_id": to, "allow_sending_without_reply": true}
 	}
+	b.mu.Lock()
+	b.asking++
+	b.mu.Unlock()
 	var msg message
-	if err := b.p.c.call(ctx, "sendMessage", params, &msg, false); err != nil {
-		return fmt.Errorf("ask %q of form %s: %w", in.Label, f.modal.CustomID, err)
-	}
+	err := b.p.c.call(ctx, "sendMessage", params, &msg, false)
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.asking--
+	b.asked.Broadcast()
+	if err != nil {
+		return fmt.Errorf("ask %q of form %s: %w", in.Label, f.modal.CustomID, err)
+	}
 	for k, old := range b.forms {
 		if time.Now().After(old.expires) {
 			delete(b.forms, k)
@@ -106,6 +112,10 @@ func (b *Bot) formFor(m *inMessage) *form {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	f := b.forms[key]
+	for f == nil && b.asking > 0 && m.ReplyToMessage.From != nil && m.ReplyToMessage.From.IsBot {
+		b.asked.Wait() // perhaps the prompt it answers, not yet recorded
+		f = b.forms[key]
+	}
 	if f == nil || f.user.ID != strconv.FormatInt(m.From.ID, 10) {
 		return nil
 	}

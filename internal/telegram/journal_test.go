@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ccbridge/ccbridge/internal/intake"
 )
@@ -70,5 +71,27 @@ func (c *catcher) CatchUp(server, channelID, _ string) {
 	defer c.mu.Unlock()
 	for _, m := range missed {
 		c.read = append(c.read, m.Event.MessageID)
+	}
+}
+
+// What an owner sent while ccbridge was away comes with the first poll;
+// it goes to the core's catch-up (its age rule, once), not in as if just
+// sent, and the topics ccbridge opened are read back with their parents.
+func TestBotHandsWhatWasSentWhileAwayToCatchUp(t *testing.T) {
+	w := newWorld(t)
+	ch, thread := w.topic("api")
+	away := w.tg.OwnerText(thread, "sent while away")
+	time.Sleep(time.Until(time.Unix(away.Date+1, 0))) // the bot starts a second later
+	c := &catcher{recorder: newRecorder(), j: w.p.Journal(), w: w}
+	runBot(t, w, w.p, c, Options{IsOwner: w.onlyOwner})
+	live := w.tg.OwnerText(thread, "sent live")
+	c.waitFor(t, "the live message", func(r *recorder) bool { return len(r.messages) == 1 })
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if got := c.recorder.messages[0].MessageID; got != MessageID(live.MessageID) {
+		t.Errorf("handed in as live: %s, want only %d", got, live.MessageID)
+	}
+	if !slices.Contains(c.read, MessageID(away.MessageID)) {
+		t.Errorf("catch-up read %v, not the message sent while away (%d) in %s", c.read, away.MessageID, ch)
 	}
 }
