@@ -31,7 +31,7 @@ type tgBridge struct {
 	key   string // its session key
 }
 
-func newTelegramBridge(t *testing.T, extra string) *tgBridge {
+func newTelegramBridge(t testing.TB, extra string) *tgBridge {
 	t.Helper()
 	claude := claudetest.Binary(t)
 	b := &bridge{t: t, srv: fakediscord.New(t), model: fakemodel.New(t)}

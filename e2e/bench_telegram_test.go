@@ -1,0 +1,78 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// BenchmarkTelegramMessageToPrompt measures a Telegram message (injected
+// into the fake's update queue) → the prompt seen by Claude's
+// UserPromptSubmit hook, warm session, the product's defaults: the long
+// poll, the journal, the queue, the paste.
+func BenchmarkTelegramMessageToPrompt(b *testing.B) {
+	tb := newTelegramBridge(b, "")
+	tb.say("warm up")
+	tb.waitReply("ok: warm up")
+	const samples = 20
+	var lat []time.Duration
+	for i := range samples {
+		text := fmt.Sprintf("latency probe %d", i)
+		start := time.Now()
+		tb.say(text)
+		for {
+			s, _ := tb.store.Sessions.Get(tb.key)
+			if slices.ContainsFunc(s.Prompts, func(pr state.Prompt) bool { return pr.Text == text }) {
+				lat = append(lat, time.Since(start))
+				break
+			}
+			if time.Since(start) > long {
+				b.Fatalf("prompt %d never seen", i)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		tb.waitReply("ok: " + text)
+	}
+	b.ReportMetric(ms(pct(lat, 50)), "ms-p50")
+	b.ReportMetric(ms(pct(lat, 95)), "ms-p95")
+}
+
+// BenchmarkTelegramModelDoneToReply measures the model's last byte of a
+// turn → the sendMessage of its reply reaching the fake Telegram, warm
+// session, the product's defaults (the footer on).
+func BenchmarkTelegramModelDoneToReply(b *testing.B) {
+	tb := newTelegramBridge(b, "")
+	tb.say("warm up")
+	tb.waitReply("ok: warm up")
+	const samples = 30
+	var lat []time.Duration
+	for i := range samples {
+		text := fmt.Sprintf("done probe %d", i)
+		tb.say(text)
+		tb.waitReply("ok: " + text)
+		var done, sent time.Time
+		for _, r := range tb.model.Requests() {
+			if r.LastUserText == text && len(r.ToolResults) == 0 {
+				done = r.Done
+			}
+		}
+		for _, c := range tb.tg.CallsTo("sendMessage") {
+			if sent.IsZero() && strings.Contains(c.Params["text"], "ok: "+text) {
+				sent = c.At
+			}
+		}
+		if done.IsZero() || sent.IsZero() {
+			b.Fatalf("probe %d: model done %v, reply sent %v", i, done, sent)
+		}
+		lat = append(lat, sent.Sub(done))
+	}
+	b.ReportMetric(ms(pct(lat, 50)), "ms-p50")
+	b.ReportMetric(ms(pct(lat, 95)), "ms-p95")
+	b.ReportMetric(ms(pct(lat, 100)), "ms-max")
+}
