@@ -217,10 +217,7 @@ func editFooter(ctx context.Context, d *state.Dir, sid string, st state.Status) 
 	if err != nil {
 		return err
 	}
-	poster, err := h.botPoster(bot)
-	if err != nil {
-		return err
-	}
+	poster := h.botPoster(e.Server, bot)
 	ectx, cancel := context.WithTimeout(ctx, editTimeout)
 	defer cancel()
 	if err := poster.Edit(ectx, e.ChannelID, e.MessageID, chat.Message{Content: content}); err != nil {

@@ -9,6 +9,8 @@
 package relay
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"path/filepath"
 	"time"
@@ -133,4 +135,29 @@ func fromWire(w *wireError) error {
 		return nil
 	}
 	return &Error{Kind: w.Kind, Text: w.Text, Wait: w.RetryAfter}
+}
+
+// nonceLen is the longest nonce every platform takes (Discord: 25).
+const nonceLen = 25
+
+// Nonce derives a post's nonce (PostOnce) from a stable key, such as an
+// outbox entry's: the hook that tries first and the daemon that retries
+// from the outbox pass the same one, so a create the hook's call made but
+// did not hear back from is not posted twice.
+func Nonce(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])[:nonceLen]
+}
+
+// Upload timing: one post may take a base for the round trip plus its
+// files at a floor bandwidth (1 Mbit/s), as the daemon's poster allows
+// an upload, so a 10 MiB reply is not cut short on a slow uplink.
+const (
+	uploadBase     = 5 * time.Second
+	floorBandwidth = 1_000_000 / 8 // bytes per second
+)
+
+// UploadTimeout is how long a post with size bytes of files may take.
+func UploadTimeout(size int64) time.Duration {
+	return uploadBase + time.Duration(size)*time.Second/floorBandwidth
 }

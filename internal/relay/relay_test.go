@@ -382,3 +382,12 @@ func TestCloseFinishesCallsUnderWay(t *testing.T) {
 		t.Fatalf("after close: %v", err)
 	}
 }
+
+// The hook and the daemon's outbox derive the same nonce from an entry's
+// key, within the length Discord takes.
+func TestNonceIsStableAndShort(t *testing.T) {
+	a, b := Nonce("k1"), Nonce("k1")
+	if a != b || len(a) != 25 || Nonce("k2") == a {
+		t.Fatalf("Nonce: %q %q %q", a, b, Nonce("k2"))
+	}
+}
