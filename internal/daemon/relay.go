@@ -18,12 +18,12 @@ import (
 
 // replier posts the router's notices as the right bot.
 type replier struct {
-	posters map[string]*discord.Poster
+	posters map[string]chat.Poster
 }
 
 const noticeTimeout = 10 * time.Second
 
-func (r *replier) poster(server string) (*discord.Poster, error) {
+func (r *replier) poster(server string) (chat.Poster, error) {
 	p, ok := r.posters[server]
 	if !ok {
 		return nil, fmt.Errorf("no bot for server %q", server)

@@ -376,7 +376,7 @@ func TestReplierChunksAfterRedaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp := &replier{posters: map[string]*discord.Poster{"home": p}}
+	rp := &replier{posters: map[string]chat.Poster{"home": p}}
 	if err := rp.Send(context.Background(), "home", f.bot.ChannelID, strings.Repeat("token=abcd1234\n", 150)); err != nil {
 		t.Fatal(err)
 	}

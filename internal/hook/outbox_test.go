@@ -240,3 +240,23 @@ func TestReplyWaitsInTheOutboxWhileTheDaemonIsDown(t *testing.T) {
 		t.Fatalf("queued %d paragraphs", strings.Count(text, "A paragraph of the reply."))
 	}
 }
+
+// What the hooks queued while the daemon was down goes first: with the
+// daemon back but its drain not through yet, a new reply in the channel
+// queues behind it instead of overtaking it through the socket.
+func TestReplyQueuesBehindWhatTheDaemonHasNotDrained(t *testing.T) {
+	r := newRelay(t)
+	if _, err := r.store.Outbox.Create(context.Background(), r.store.OutboxKey(),
+		state.Outbound{Server: "home", ChannelID: r.bot.ChannelID, Content: "queued while the daemon was down"}); err != nil {
+		t.Fatal(err)
+	}
+	r.stop(t, "p1", "the new reply")
+	if got := r.contents(); len(got) != 0 {
+		t.Fatalf("posted ahead of the queue: %q", got)
+	}
+	keys, _ := r.store.Outbox.Keys()
+	all, _ := r.store.Outbox.List()
+	if len(keys) != 2 || all[keys[0]].Content != "queued while the daemon was down" || !strings.HasPrefix(all[keys[1]].Content, "the new reply") {
+		t.Fatalf("outbox = %+v", all)
+	}
+}
