@@ -391,3 +391,28 @@ func TestNonceIsStableAndShort(t *testing.T) {
 		t.Fatalf("Nonce: %q %q %q", a, b, Nonce("k2"))
 	}
 }
+
+// BenchmarkPostRoundTrip is one hook call's cost on the socket: a new
+// connection, the peer check, the request and its answer (the fake poster
+// answers at once). It is what one request per connection costs against
+// a framed stream.
+func BenchmarkPostRoundTrip(b *testing.B) {
+	dir, _ := os.MkdirTemp("", "relay")
+	defer os.RemoveAll(dir)
+	path := SocketPath(dir)
+	f := &fake{}
+	s, err := Listen(path, func(string) (chat.Poster, bool) { return f, true }, slog.New(slog.DiscardHandler))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	c := NewClient(path, "home", 0)
+	m := chat.Message{Content: strings.Repeat("a reply of 2,000 characters ", 80)[:2000]}
+	x := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := c.PostOnce(x, "c", "n", m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
