@@ -135,8 +135,11 @@ type relay struct {
 	store    *state.Store
 	registry *state.Registry
 	sessions *session.Manager
-	posters  map[string]*discord.Poster
-	log      *slog.Logger
+	posters  map[string]chat.Poster
+	// readers read Discord back (the other machines' panels), which only
+	// Discord's client does.
+	readers map[string]*discord.Poster
+	log     *slog.Logger
 	// guard binds the control panel to what it shows (panels.go); nil:
 	// the panel's buttons refuse.
 	guard *guard.Guard

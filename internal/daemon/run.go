@@ -164,7 +164,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan o
 	if err != nil {
 		return err
 	}
-	relay := &relay{store: store, registry: registry, sessions: sessions, posters: readers, log: log, unknownLogged: map[string]bool{},
+	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, readers: readers, log: log, unknownLogged: map[string]bool{},
 		guard: guard.New(bindings)}
 	att := &attention{store: store, ext: ext, cfg: cfg, posters: posters, log: log, now: time.Now, sessions: recording}
 	parts := &liveParts{store: store, ext: ext, durable: durable, cur: cfg, sessions: sessions, router: rt, panel: pnl, attention: att, log: log} // reload.go
