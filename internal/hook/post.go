@@ -207,11 +207,12 @@ func (h *handler) composeReply(sess state.Session, turn state.Turn, text string,
 	if len(notes) > 0 {
 		text = strings.TrimSpace(text + "\n\n" + strings.Join(notes, "\n"))
 	}
-	chunks := h.chunks(sess.Server, chat.Markdown(text))
+	limit := h.limit(sess.Server)
+	chunks := chat.ChunkMasked(chat.Markdown(text), limit, redact.String)
 	c := composed{own: true}
 	if prefs, _ := h.prefs(sess); footer && prefs.Footer && len(chunks) > 0 {
 		c.footer, c.own = h.footer(sess, turn)
-		chunks = withFooter(chunks, c.footer)
+		chunks = withFooter(chunks, c.footer, limit)
 	}
 	c.msgs, c.chunks = compose(chunks, files), len(chunks)
 	return c, nil
@@ -417,11 +418,16 @@ func (h *handler) botPoster(server string, bot state.Bot) chat.Poster {
 // chunks cuts text into the messages server's platform takes, masked: the
 // chunks are masked already, also those that go to the outbox.
 func (h *handler) chunks(server, text string) []string {
-	limit := chat.Limit
+	return chat.ChunkMasked(text, h.limit(server), redact.String)
+}
+
+// limit is the most characters one message of server's platform holds,
+// as the daemon recorded it (Discord's before it has).
+func (h *handler) limit(server string) int {
 	if bot, err := h.store.Bots.Get(server); err == nil && bot.Limit > 0 {
-		limit = bot.Limit
+		return bot.Limit
 	}
-	return chat.ChunkMasked(text, limit, redact.String)
+	return chat.Limit
 }
 
 // notice posts a message of ccbridge's own, in chunks the platform accepts.

@@ -375,3 +375,22 @@ func TestReplyQueuedBehindAnEarlierTurn(t *testing.T) {
 		}
 	}
 }
+
+// A reply is cut at the limit of the bot's platform, as the daemon
+// recorded it (chat.Poster.Limit), footer included.
+func TestReplyIsCutAtTheBotsLimit(t *testing.T) {
+	r := newRelay(t)
+	if _, err := r.store.Bots.Update(context.Background(), "home", func(b *state.Bot) error { b.Limit = 300; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	r.stop(t, "p1", strings.Repeat("A sentence of the reply. ", 60))
+	got := r.contents()
+	if len(got) < 5 {
+		t.Fatalf("%d messages", len(got))
+	}
+	for _, c := range got {
+		if n := len([]rune(c)); n > 300 {
+			t.Errorf("a message of %d characters", n)
+		}
+	}
+}
