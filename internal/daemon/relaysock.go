@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
@@ -22,4 +24,20 @@ func serveRelay(store *state.Store, posters map[string]chat.Poster, log *slog.Lo
 		p, ok := posters[server]
 		return p, ok
 	}, log.With("from", "relay"))
+}
+
+// forgetBotTokens rewrites every bot record, so that one an older daemon
+// wrote (which held the bot's token for the hooks) holds it no more, also
+// that of a server since removed from the config.
+func forgetBotTokens(ctx context.Context, store *state.Store) error {
+	keys, err := store.Bots.Keys()
+	if err != nil {
+		return fmt.Errorf("bot records: %w", err)
+	}
+	for _, k := range keys {
+		if _, err := store.Bots.Update(ctx, k, func(*state.Bot) error { return nil }); err != nil {
+			return fmt.Errorf("bot records: %w", err)
+		}
+	}
+	return nil
 }

@@ -63,3 +63,30 @@ func TestRelaySocketPostsAsTheServersBot(t *testing.T) {
 		t.Fatalf("edit of a gone message: %v", err)
 	}
 }
+
+// A bot record an older daemon wrote, with its token, loses the token at
+// start, also one of a server no longer configured.
+func TestStartForgetsTheTokensOlderDaemonsWrote(t *testing.T) {
+	store, err := state.OpenStore(filepath.Join(t.TempDir(), "rt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := `{"version":1,"updated_at":"2026-11-27T10:00:00Z","data":{"api_base":"https://discord.com","token":"zq.old-daemon-token.value","instance":"i1","prompt_timeout":60000000000}}`
+	for _, name := range []string{"home", "removed"} {
+		if err := os.WriteFile(filepath.Join(store.Dir.Root(), "bots", name+".json"), []byte(old), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := forgetBotTokens(context.Background(), store); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"home", "removed"} {
+		b, err := os.ReadFile(filepath.Join(store.Dir.Root(), "bots", name+".json"))
+		if err != nil || strings.Contains(string(b), "old-daemon-token") || strings.Contains(string(b), "api_base") {
+			t.Errorf("%s: %s, %v", name, b, err)
+		}
+		if bot, err := store.Bots.Get(name); err != nil || bot.Instance != "i1" || bot.PromptTimeout != time.Minute {
+			t.Errorf("%s: %+v, %v", name, bot, err)
+		}
+	}
+}

@@ -87,6 +87,9 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan o
 	// posters post as each server's bot; readers read Discord back
 	// (catch-up, panels), which only Discord's client does.
 	posters, readers := map[string]chat.Poster{}, map[string]*discord.Poster{}
+	if err := forgetBotTokens(ctx, store); err != nil {
+		return err
+	}
 	for _, srv := range cfg.Servers {
 		token, err := srv.ResolveToken()
 		if err != nil {

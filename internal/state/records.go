@@ -116,7 +116,7 @@ func (s Session) Channel() string {
 // Bot is what a hook needs of one configured bot. The daemon writes it
 // (0600, in the 0700 runtime dir) so hooks never parse the config. It
 // holds no token: the hooks post through the daemon (internal/relay), and
-// a record an older daemon wrote loses its token at the next write.
+// the daemon rewrites at start the records an older one wrote with it.
 type Bot struct {
 	// Instance goes into the buttons the hooks post, so that only this
 	// installation's daemon acts on them.
