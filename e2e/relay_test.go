@@ -312,7 +312,8 @@ func TestRelayDiscordErrorsThenRecovery(t *testing.T) {
 }
 
 // 10. The daemon is killed mid-turn and restarted: one pane, and the reply
-// is posted once.
+// is posted once. The hooks post through the daemon: while it is down the
+// reply waits in the outbox, and the restarted daemon posts it.
 func TestRelayDaemonRestartMidTurn(t *testing.T) {
 	t.Parallel()
 	b := newBridge(t, 1, 1, "")
@@ -321,8 +322,12 @@ func TestRelayDaemonRestartMidTurn(t *testing.T) {
 	b.say(p, "SCN_MID")
 	b.model.WaitRequest(t, long, "the prompt", func(r fakemodel.Request) bool { return strings.Contains(r.LastUserText, "SCN_MID") })
 	b.kill()
-	b.waitReply(p, "answer after the crash") // posted by the hook while the daemon is down
+	b.waitQueued(t, "answer after the crash")
+	if n := len(b.contents(p.channel)); n != 0 {
+		t.Fatalf("posted while the daemon was down: %q", b.contents(p.channel))
+	}
 	b.start()
+	b.waitReply(p, "answer after the crash")
 	m := b.say(p, "and now?")
 	b.waitReply(p, "ok: and now?")
 	b.waitReaction(m, "✅")
@@ -585,4 +590,20 @@ func TestRelayRepliesInTurnOrderUnder500s(t *testing.T) {
 	if strings.Join(got, "|") != "slow reply F|ok: quick F" {
 		t.Fatalf("replies = %q", b.contents(p.channel))
 	}
+}
+
+// waitQueued waits until the outbox holds a message containing want.
+func (b *bridge) waitQueued(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.Now().Add(long)
+	for time.Now().Before(deadline) {
+		all, _ := b.store.Outbox.List()
+		for _, o := range all {
+			if strings.Contains(o.Content, want) {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no queued message containing %q within %v", want, long)
 }

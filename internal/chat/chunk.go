@@ -154,3 +154,32 @@ func keepBlock(text, piece, rest string, limit int) (string, string) {
 	}
 	return text[:end], text[end:]
 }
+
+// ChunkMasked splits text into messages of at most limit characters that
+// stay within it after mask (a redactor) runs over each on its way out:
+// it masks first and chunks the result, so a mask longer than what it
+// hides cannot push a message over the limit. The chunks are masked
+// already, and masking them again changes nothing.
+func ChunkMasked(text string, limit int, mask func(string) string) []string {
+	var out []string
+	for _, c := range Chunk(mask(text), limit) {
+		out = append(out, fitMasked(c, limit, mask)...)
+	}
+	return out
+}
+
+// fitMasked splits a chunk again, smaller, if its own masking makes it
+// too long: a cut inside a line can start a new match (a key name that
+// now begins a line).
+func fitMasked(c string, limit int, mask func(string) string) []string {
+	r := mask(c)
+	n := utf8.RuneCountInString(r)
+	if n <= limit {
+		return []string{r}
+	}
+	var out []string
+	for _, p := range Chunk(r, n/2) {
+		out = append(out, fitMasked(p, limit, mask)...)
+	}
+	return out
+}

@@ -9,8 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
-	"github.com/ccbridge/ccbridge/internal/discord"
+	hookrelay "github.com/ccbridge/ccbridge/internal/relay"
 	"github.com/ccbridge/ccbridge/internal/router"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -88,7 +89,7 @@ type attention struct {
 	ext     *state.Extras
 	cfg     *config.Config
 	live    atomic.Pointer[config.Config] // a reloaded config, replacing cfg
-	posters map[string]*discord.Poster
+	posters map[string]chat.Poster
 	log     *slog.Logger
 	now     func() time.Time
 	// sessions types "continue" into a session whose limit has reset;
@@ -213,7 +214,7 @@ func (a *attention) ping(ctx context.Context, key, server, channel string, owner
 	}
 	sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
 	defer cancel()
-	if _, err := p.SendMentioning(sctx, channel, discord.Nonce("ping-"+key), strings.Join(mentions, " ")+" "+text, owners); err != nil {
+	if _, err := p.SendMentioning(sctx, channel, hookrelay.Nonce("ping-"+key), strings.Join(mentions, " ")+" "+text, owners); err != nil {
 		a.log.Warn("attention ping not posted", "channel", channel, "err", err)
 		return
 	}

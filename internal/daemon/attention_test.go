@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/discord"
 	"github.com/ccbridge/ccbridge/internal/router"
@@ -33,7 +34,7 @@ func newAttention(t *testing.T, f *drainFixture, owner string, after time.Durati
 		s.Server, s.Project, s.ChannelID = "home", "api", f.bot.ChannelID
 		return nil
 	})
-	return &attention{store: f.store, ext: ext, cfg: cfg, posters: map[string]*discord.Poster{"home": p}, log: slog.New(slog.DiscardHandler), now: func() time.Time { return *now }}
+	return &attention{store: f.store, ext: ext, cfg: cfg, posters: map[string]chat.Poster{"home": p}, log: slog.New(slog.DiscardHandler), now: func() time.Time { return *now }}
 }
 
 func (f *drainFixture) pings(t *testing.T, owner string) []string {

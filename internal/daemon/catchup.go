@@ -13,13 +13,22 @@ import (
 // The router reads back what its bots missed (see gateway.Catcher).
 var _ gateway.Catcher = (*router.Router)(nil)
 
-// history reads channels back for the router's catch-up, as the right bot.
+// history reads channels back for the router's catch-up, as the right bot:
+// reading history is Discord's alone (chat.Poster only posts).
 type history struct {
 	posters map[string]*discord.Poster
 }
 
+func (h history) poster(server string) (*discord.Poster, error) {
+	p, ok := h.posters[server]
+	if !ok {
+		return nil, fmt.Errorf("no bot for server %q", server)
+	}
+	return p, nil
+}
+
 func (h history) After(ctx context.Context, server, channelID, afterID string) ([]router.Missed, error) {
-	p, err := (&replier{posters: h.posters}).poster(server)
+	p, err := h.poster(server)
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +44,7 @@ func (h history) After(ctx context.Context, server, channelID, afterID string) (
 }
 
 func (h history) Message(ctx context.Context, server, channelID, messageID string) (router.Missed, error) {
-	p, err := (&replier{posters: h.posters}).poster(server)
+	p, err := h.poster(server)
 	if err != nil {
 		return router.Missed{}, err
 	}

@@ -61,7 +61,7 @@ func TestGuardTouchesTheRuntimeDir(t *testing.T) {
 	}
 	ctx, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
-	store.Bots.Update(ctx, "home", func(b *state.Bot) error { b.Token = "t"; return nil })
+	store.Bots.Update(ctx, "home", func(b *state.Bot) error { b.Instance = "i"; return nil })
 	bot := filepath.Join(root, "bots", "home.json")
 	old := time.Now().Add(-20 * 24 * time.Hour)
 	os.Chtimes(bot, old, old)

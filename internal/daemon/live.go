@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
-	"github.com/ccbridge/ccbridge/internal/discord"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -27,7 +26,7 @@ const (
 
 type liveDrawer struct {
 	acts    *state.Collection[state.Activity]
-	posters map[string]*discord.Poster
+	posters map[string]chat.Poster
 	log     *slog.Logger
 	now     func() time.Time
 	// lastEdit is when the last create or edit of each channel's
@@ -39,7 +38,7 @@ type liveDrawer struct {
 	gone     map[string]bool
 }
 
-func newLiveDrawer(d *state.Dir, posters map[string]*discord.Poster, log *slog.Logger) (*liveDrawer, error) {
+func newLiveDrawer(d *state.Dir, posters map[string]chat.Poster, log *slog.Logger) (*liveDrawer, error) {
 	acts, err := state.OpenActivities(d)
 	if err != nil {
 		return nil, err
@@ -116,12 +115,12 @@ func (l *liveDrawer) draw(ctx context.Context, key string, a state.Activity) {
 		l.markDrawn(ctx, key, a.Version, "")
 		return
 	}
-	content := a.Render(l.now(), chat.Limit)
+	content := a.Render(l.now(), p.Limit())
 	sctx, cancel := context.WithTimeout(ctx, noticeTimeout)
 	defer cancel()
 	var err error
 	if id == "" {
-		id, err = p.Send(sctx, a.ChannelID, content, nil)
+		id, err = p.Post(sctx, a.ChannelID, chat.Message{Content: content})
 	} else {
 		err = p.Edit(sctx, a.ChannelID, id, chat.Message{Content: content})
 	}
@@ -131,7 +130,7 @@ func (l *liveDrawer) draw(ctx context.Context, key string, a state.Activity) {
 		// Only a transient failure (a 5xx, a 429, the network) is worth
 		// another try; a deleted message or thread or missing access
 		// would fail the same way at every pass.
-		if !errors.Is(err, discord.ErrTransient) {
+		if !errors.Is(err, chat.ErrTransient) {
 			l.gone[key] = true
 			l.markDrawn(ctx, key, a.Version, "")
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/discord"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -14,7 +15,7 @@ import (
 func TestLiveDrawerDebouncesPerChannelAndSummarises(t *testing.T) {
 	f := newDrainFixture(t)
 	p, _ := discord.NewPoster(f.srv.URL, f.bot.Token)
-	l, err := newLiveDrawer(f.store.Dir, map[string]*discord.Poster{"home": p}, slog.New(slog.DiscardHandler))
+	l, err := newLiveDrawer(f.store.Dir, map[string]chat.Poster{"home": p}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestLiveDrawerDebouncesPerChannelAndSummarises(t *testing.T) {
 		t.Fatalf("summary %q, messages %q", m.Content, f.contents())
 	}
 	// A new drawer (a restarted daemon) keeps to the same message.
-	l2, _ := newLiveDrawer(f.store.Dir, map[string]*discord.Poster{"home": p}, slog.New(slog.DiscardHandler))
+	l2, _ := newLiveDrawer(f.store.Dir, map[string]chat.Poster{"home": p}, slog.New(slog.DiscardHandler))
 	l2.now = l.now
 	l2.once(ctx)
 	if len(f.srv.Messages(f.bot.ChannelID)) != 1 {
@@ -75,7 +76,7 @@ func TestLiveDrawerDebouncesPerChannelAndSummarises(t *testing.T) {
 func TestLiveDrawerLeavesAnUnknownChannel(t *testing.T) {
 	f := newDrainFixture(t)
 	p, _ := discord.NewPoster(f.srv.URL, f.bot.Token)
-	l, err := newLiveDrawer(f.store.Dir, map[string]*discord.Poster{"home": p}, slog.New(slog.DiscardHandler))
+	l, err := newLiveDrawer(f.store.Dir, map[string]chat.Poster{"home": p}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/discord"
+	"github.com/ccbridge/ccbridge/internal/redact"
+	hookrelay "github.com/ccbridge/ccbridge/internal/relay"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -228,7 +230,7 @@ type tried struct {
 }
 
 // postQueued tries one queued message once.
-func (r *relay) postQueued(ctx context.Context, p *discord.Poster, channel, key string, o state.Outbound) tried {
+func (r *relay) postQueued(ctx context.Context, p chat.Poster, channel, key string, o state.Outbound) tried {
 	if len(o.Files) > 0 && o.Attempts >= maxFileAttempts {
 		return r.postWithoutFiles(ctx, p, channel, key, o)
 	}
@@ -250,19 +252,19 @@ func (r *relay) postQueued(ctx context.Context, p *discord.Poster, channel, key 
 		r.log.Info("queued message delivered", "channel", channel, "attempts", o.Attempts+1)
 		r.botAccepted(ctx, o.Server)
 		return tried{}
-	case discord.IsMissingPermission(err) && len(files) > 0:
+	case errors.Is(err, chat.ErrMissingPermission) && len(files) > 0:
 		// Most likely Attach Files: the text goes without the files.
 		o.LastError = err.Error()
 		return r.postWithoutFiles(ctx, p, channel, key, o)
-	case discord.IsAuth(err):
+	case errors.Is(err, chat.ErrAuth):
 		r.botRefused(ctx, o.Server, channel, err)
 		return tried{wait: refusedRetry, keepCopies: true}
-	case errors.Is(err, discord.ErrTransient):
+	case errors.Is(err, chat.ErrTransient):
 		q, uerr := r.store.Outbox.Update(ctx, key, func(q *state.Outbound) error { q.Attempts++; q.LastError = err.Error(); return nil })
 		if uerr != nil {
 			r.log.Error("update outbox entry", "err", uerr)
 		}
-		return tried{wait: max(discord.RetryAfter(err), backoff(q.Attempts)), keepCopies: true}
+		return tried{wait: max(chat.RetryAfter(err), backoff(q.Attempts)), keepCopies: true}
 	default:
 		return tried{refused: err, keepCopies: true}
 	}
@@ -274,23 +276,23 @@ func (r *relay) postQueued(ctx context.Context, p *discord.Poster, channel, key 
 // comes from the entry's key: a retry after some parts went out posts
 // none of them twice. A message that is one part keeps the nonce of the
 // entry, which the hook used when it tried first.
-func sendParts(ctx context.Context, p *discord.Poster, channel, key, content string, files []chat.File, size int64) error {
-	parts := discord.Chunks(content)
+func sendParts(ctx context.Context, p chat.Poster, channel, key, content string, files []chat.File, size int64) error {
+	parts := chat.ChunkMasked(content, p.Limit(), redact.String)
 	if len(parts) == 0 {
 		parts = []string{""} // files alone
 	}
 	for i, c := range parts {
-		nonce := discord.Nonce(key)
+		nonce := hookrelay.Nonce(key) // as the hook's own try
 		if i > 0 {
-			nonce = discord.Nonce(fmt.Sprintf("%s/part/%d", key, i))
+			nonce = hookrelay.Nonce(fmt.Sprintf("%s/part/%d", key, i))
 		}
 		var fs []chat.File
 		var sz int64
 		if i == len(parts)-1 {
 			fs, sz = files, size
 		}
-		sctx, cancel := context.WithTimeout(ctx, discord.SendTimeout(sz))
-		_, err := p.SendAttempt(sctx, channel, nonce, c, fs)
+		sctx, cancel := context.WithTimeout(ctx, hookrelay.UploadTimeout(sz))
+		_, err := attempt(sctx, p, channel, nonce, chat.Message{Content: c, Files: fs})
 		cancel()
 		if err != nil {
 			return err
@@ -302,7 +304,7 @@ func sendParts(ctx context.Context, p *discord.Poster, channel, key, content str
 // postWithoutFiles posts a queued message's text with a notice instead of
 // files that could not be uploaded in maxFileAttempts tries, so the
 // channel's later replies are not held behind them; the files stay on disk.
-func (r *relay) postWithoutFiles(ctx context.Context, p *discord.Poster, channel, key string, o state.Outbound) tried {
+func (r *relay) postWithoutFiles(ctx context.Context, p chat.Poster, channel, key string, o state.Outbound) tried {
 	var names []string
 	for _, path := range o.Files {
 		names = append(names, "`"+path+"`")
@@ -315,17 +317,17 @@ func (r *relay) postWithoutFiles(ctx context.Context, p *discord.Poster, channel
 		len(o.Files), tries, o.LastError, strings.Join(names, ", "))
 	r.log.Error("queued attachments could not be uploaded; posting the text alone", "channel", channel, "files", o.Files, "err", o.LastError)
 	text := strings.TrimSpace(o.Content + "\n\n" + notice)
-	for i, c := range discord.Chunks(text) {
-		sctx, cancel := context.WithTimeout(ctx, discord.SendTimeout(0))
-		_, err := p.SendAttempt(sctx, channel, discord.Nonce(fmt.Sprintf("%s/text/%d", key, i)), c, nil)
+	for i, c := range chat.ChunkMasked(text, p.Limit(), redact.String) {
+		sctx, cancel := context.WithTimeout(ctx, hookrelay.UploadTimeout(0))
+		_, err := attempt(sctx, p, channel, hookrelay.Nonce(fmt.Sprintf("%s/text/%d", key, i)), chat.Message{Content: c})
 		cancel()
 		switch {
 		case err == nil:
-		case discord.IsAuth(err):
+		case errors.Is(err, chat.ErrAuth):
 			r.botRefused(ctx, o.Server, channel, err)
 			return tried{wait: refusedRetry, keepCopies: true}
-		case errors.Is(err, discord.ErrTransient):
-			return tried{wait: max(discord.RetryAfter(err), retryFirst), keepCopies: true}
+		case errors.Is(err, chat.ErrTransient):
+			return tried{wait: max(chat.RetryAfter(err), retryFirst), keepCopies: true}
 		default:
 			return tried{refused: err, keepCopies: true}
 		}
@@ -339,7 +341,7 @@ func (r *relay) postWithoutFiles(ctx context.Context, p *discord.Poster, channel
 // once for the channel until a message gets through there again, in the
 // channel or, when that fails too, in its parent. It reports false when
 // the message could not be moved, and stays queued.
-func (r *relay) keepRefused(ctx context.Context, p *discord.Poster, channel, key string, o state.Outbound, refused error) bool {
+func (r *relay) keepRefused(ctx context.Context, p chat.Poster, channel, key string, o state.Outbound, refused error) bool {
 	path, err := r.store.FailOutbound(ctx, key, o, refused.Error())
 	if err != nil {
 		r.log.Error("Discord refused a queued message, which could not be moved aside; it stays queued", "channel", channel, "refused", refused, "err", err)
@@ -400,7 +402,7 @@ func (r *relay) parentOf(channel string) string {
 }
 
 // notice posts a message of ccbridge's own in chunks Discord accepts.
-func (r *relay) notice(ctx context.Context, p *discord.Poster, channel, text string) error {
+func (r *relay) notice(ctx context.Context, p chat.Poster, channel, text string) error {
 	err := p.Notice(ctx, channel, text, noticeTimeout)
 	if err != nil {
 		r.log.Warn("notice not posted", "channel", channel, "err", err)
@@ -496,4 +498,18 @@ func (r *relay) replyPlaces() *state.Places {
 		r.places = p
 	}
 	return r.places
+}
+
+// attempter is a poster that can try a post once (Discord's), leaving the
+// retries to the drain, which keeps the channel's order and backoff.
+type attempter interface {
+	SendAttempt(ctx context.Context, channelID, nonce, content string, fs []chat.File) (string, error)
+}
+
+// attempt posts m once if p can, else with p's own retries within ctx.
+func attempt(ctx context.Context, p chat.Poster, channel, nonce string, m chat.Message) (string, error) {
+	if a, ok := p.(attempter); ok {
+		return a.SendAttempt(ctx, channel, nonce, m.Content, m.Files)
+	}
+	return p.PostOnce(ctx, channel, nonce, m)
 }

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -221,7 +222,7 @@ func (r *relay) saveKnown(ctx context.Context, pr *peerReader, server, channel s
 // than this machine's own panel.
 func (r *relay) readPeers(ctx context.Context, fleet *panel.Fleet, pr *peerReader, server, channel string) {
 	botIDs := pr.botIDs
-	poster, ok := r.posters[server]
+	poster, ok := r.readers[server]
 	if !ok {
 		return
 	}
@@ -362,7 +363,7 @@ func (r *relay) showMessage(ctx context.Context, server, channel, key, what stri
 			r.bind(ctx, server, channel, rec.MessageID, m)
 			return true
 		}
-		if !discord.IsUnknownMessage(err) {
+		if !errors.Is(err, chat.ErrUnknownMessage) {
 			r.log.Error("could not update the "+what, "server", server, "err", err)
 			return false
 		}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ccbridge/ccbridge/internal/discord"
+	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -52,7 +52,7 @@ func TestPruneGrowth(t *testing.T) {
 	}
 	store.Outbox.Create(ctx, store.OutboxKey(), state.Outbound{ChannelID: "c", Files: []string{filepath.Join(out, "queued.txt")}})
 
-	r := &relay{store: store, posters: map[string]*discord.Poster{}, log: slog.New(slog.DiscardHandler)}
+	r := &relay{store: store, posters: map[string]chat.Poster{}, log: slog.New(slog.DiscardHandler)}
 	r.pruneGrowth(ctx, time.Now())
 
 	if _, err := store.Turns.Get("old"); err == nil {

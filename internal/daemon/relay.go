@@ -18,12 +18,12 @@ import (
 
 // replier posts the router's notices as the right bot.
 type replier struct {
-	posters map[string]*discord.Poster
+	posters map[string]chat.Poster
 }
 
 const noticeTimeout = 10 * time.Second
 
-func (r *replier) poster(server string) (*discord.Poster, error) {
+func (r *replier) poster(server string) (chat.Poster, error) {
 	p, ok := r.posters[server]
 	if !ok {
 		return nil, fmt.Errorf("no bot for server %q", server)
@@ -135,8 +135,11 @@ type relay struct {
 	store    *state.Store
 	registry *state.Registry
 	sessions *session.Manager
-	posters  map[string]*discord.Poster
-	log      *slog.Logger
+	posters  map[string]chat.Poster
+	// readers read Discord back (the other machines' panels), which only
+	// Discord's client does.
+	readers map[string]*discord.Poster
+	log     *slog.Logger
 	// guard binds the control panel to what it shows (panels.go); nil:
 	// the panel's buttons refuse.
 	guard *guard.Guard

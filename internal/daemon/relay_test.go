@@ -46,7 +46,7 @@ func (f *drainFixture) relay(t *testing.T) *relay {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &relay{store: f.store, posters: map[string]*discord.Poster{"home": p}, log: slog.New(slog.DiscardHandler), unknownLogged: map[string]bool{}}
+	return &relay{store: f.store, posters: map[string]chat.Poster{"home": p}, log: slog.New(slog.DiscardHandler), unknownLogged: map[string]bool{}}
 }
 
 func (f *drainFixture) queue(t *testing.T, contents ...string) {
@@ -319,7 +319,7 @@ func TestDrainErrorNoticeIsChunked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &relay{store: f.store, posters: map[string]*discord.Poster{"home": p}, log: slog.New(slog.DiscardHandler)}
+	r := &relay{store: f.store, posters: map[string]chat.Poster{"home": p}, log: slog.New(slog.DiscardHandler)}
 	r.drainOnce(context.Background())
 	mu.Lock()
 	defer mu.Unlock()
@@ -376,7 +376,7 @@ func TestReplierChunksAfterRedaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp := &replier{posters: map[string]*discord.Poster{"home": p}}
+	rp := &replier{posters: map[string]chat.Poster{"home": p}}
 	if err := rp.Send(context.Background(), "home", f.bot.ChannelID, strings.Repeat("token=abcd1234\n", 150)); err != nil {
 		t.Fatal(err)
 	}
@@ -445,7 +445,7 @@ func TestDrainWaitsForAnEarlierReply(t *testing.T) {
 		t.Fatalf("with the place held: %q", got)
 	}
 	// The earlier reply's hook posts it, then gives its place up.
-	if _, err := r.posters["home"].Send(ctx, f.bot.ChannelID, "the earlier reply", nil); err != nil {
+	if _, err := r.posters["home"].Post(ctx, f.bot.ChannelID, chat.Message{Content: "the earlier reply"}); err != nil {
 		t.Fatal(err)
 	}
 	release()

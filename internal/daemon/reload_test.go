@@ -199,7 +199,7 @@ func TestApplyReachesEveryPart(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if _, err := store.Bots.Update(ctx, "home", func(b *state.Bot) error { b.Token, b.PromptTimeout = "tok", time.Minute; return nil }); err != nil {
+	if _, err := store.Bots.Update(ctx, "home", func(b *state.Bot) error { b.Instance, b.PromptTimeout = "inst", time.Minute; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	sessions, err := session.New(session.Options{Config: cfg, Store: store, HookStop: "/bin/hs", HookPretool: "/bin/hp"})
@@ -233,7 +233,7 @@ func TestApplyReachesEveryPart(t *testing.T) {
 	if prefs, _ := ext.Prefs.Get(state.PrefsKey("home", "api")); !slices.Equal(prefs.Owners, []string{"100000000000000055"}) {
 		t.Errorf("the removed owner is still among api's: %+v", prefs.Owners)
 	}
-	if b, _ := store.Bots.Get("home"); b.PromptTimeout != 7*time.Minute || b.Token != "tok" {
+	if b, _ := store.Bots.Get("home"); b.PromptTimeout != 7*time.Minute || b.Instance != "inst" {
 		t.Errorf("bot record = %+v", b)
 	}
 	if _, err := store.Bots.Get("work"); err == nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/discord"
 	"github.com/ccbridge/ccbridge/internal/execx"
@@ -83,23 +84,38 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan o
 	registry.Dir.SetLogger(log)
 	log.Info("ccbridge starting", "version", Version(), "machine", cfg.General.Machine, "config", cfg.Path, "runtime", store.Dir.Root(), "instance", instance)
 
-	posters := map[string]*discord.Poster{}
+	// posters post as each server's bot; readers read Discord back
+	// (catch-up, panels), which only Discord's client does.
+	posters, readers := map[string]chat.Poster{}, map[string]*discord.Poster{}
+	if err := forgetBotTokens(ctx, store); err != nil {
+		return err
+	}
 	for _, srv := range cfg.Servers {
 		token, err := srv.ResolveToken()
 		if err != nil {
 			return fmt.Errorf("server %s: %w", srv.Name, err)
 		}
-		if posters[srv.Name], err = discord.NewPoster(cfg.Discord.APIBase, token); err != nil {
+		p, err := discord.NewPoster(cfg.Discord.APIBase, token)
+		if err != nil {
 			return err
 		}
-		// The hooks post as this bot; they find its credentials here.
+		posters[srv.Name], readers[srv.Name] = p, p
+		// The hooks find the bot here and post as it through the daemon
+		// (relaysock.go): its token stays with the daemon.
 		if _, err := store.Bots.Update(ctx, srv.Name, func(b *state.Bot) error {
-			b.APIBase, b.Token, b.Instance, b.PromptTimeout = cfg.Discord.APIBase, token, instance, cfg.Claude.PromptTimeout.Duration
+			b.Instance, b.PromptTimeout, b.Limit = instance, cfg.Claude.PromptTimeout.Duration, p.Limit()
 			return nil
 		}); err != nil {
 			return err
 		}
 	}
+	// Before any pane can start (Reconcile adopts running ones): their
+	// hooks post through it. Until it serves, they queue in the outbox.
+	relaySock, err := serveRelay(store, posters, log)
+	if err != nil {
+		return err
+	}
+	defer relaySock.Close()
 
 	if err := writeRoutes(ctx, store, cfg); err != nil {
 		return err
@@ -146,7 +162,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan o
 		return err
 	}
 	opts := router.Options{Config: cfg, Sessions: recording, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance, Fleet: fleet,
-		Land: worktree.New(execx.Exec{}), History: history{posters}, Cursors: cursors} // catchup.go
+		Land: worktree.New(execx.Exec{}), History: history{readers}, Cursors: cursors} // catchup.go
 	if view, links := startWeb(cfg, store, registry, durable, log); view != nil { // web.go
 		defer view.Close()
 		opts.Web, pnl.Web = links, true
@@ -156,7 +172,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan o
 	if err != nil {
 		return err
 	}
-	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, log: log, unknownLogged: map[string]bool{},
+	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, readers: readers, log: log, unknownLogged: map[string]bool{},
 		guard: guard.New(bindings)}
 	att := &attention{store: store, ext: ext, cfg: cfg, posters: posters, log: log, now: time.Now, sessions: recording}
 	parts := &liveParts{store: store, ext: ext, durable: durable, cur: cfg, sessions: sessions, router: rt, panel: pnl, attention: att, log: log} // reload.go

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ccbridge/ccbridge/internal/discord"
+	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -25,7 +25,7 @@ func TestSweepClosesRequestsOfDeadHooks(t *testing.T) {
 	store.Requests.Create(ctx, "live", state.Request{Status: state.RequestPending, HookPID: 1, Created: now, Deadline: now.Add(time.Hour)})
 	store.Requests.Create(ctx, "late", state.Request{Status: state.RequestPending, HookPID: 1, Created: now.Add(-2 * time.Hour), Deadline: now.Add(-time.Hour)})
 	store.Requests.Create(ctx, "old", state.Request{Status: state.RequestDecided, Created: now.Add(-time.Hour)})
-	r := &relay{store: store, posters: map[string]*discord.Poster{}, log: slog.New(slog.DiscardHandler)}
+	r := &relay{store: store, posters: map[string]chat.Poster{}, log: slog.New(slog.DiscardHandler)}
 	r.sweepOnce(ctx, now)
 	for key, want := range map[string]string{"gone": state.RequestInterrupted, "live": state.RequestPending, "late": state.RequestExpired} {
 		if got, _ := store.Requests.Get(key); got.Status != want {
@@ -44,7 +44,7 @@ func TestOutboxKeepsMessagesOfAnUnconfiguredServer(t *testing.T) {
 	}
 	ctx := context.Background()
 	store.Outbox.Create(ctx, store.OutboxKey(), state.Outbound{Server: "gone", ChannelID: "100000000000000001", Content: "a reply"})
-	r := &relay{store: store, posters: map[string]*discord.Poster{}, log: slog.New(slog.DiscardHandler), unknownLogged: map[string]bool{}}
+	r := &relay{store: store, posters: map[string]chat.Poster{}, log: slog.New(slog.DiscardHandler), unknownLogged: map[string]bool{}}
 	r.drainOnce(ctx)
 	r.drainOnce(ctx)
 	if keys, _ := store.Outbox.Keys(); len(keys) != 1 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -75,7 +76,7 @@ func (r *relay) worktreeGone(ctx context.Context, key string, g state.Registered
 	pctx, cancel := context.WithTimeout(ctx, noticeTimeout)
 	defer cancel()
 	text := fmt.Sprintf("⚠️ This thread's worktree `%s` (branch `%s`) was removed outside ccbridge, so its Claude session was stopped. A new message starts it again in a fresh worktree.", g.Worktree, g.Branch)
-	if _, err := p.Send(pctx, g.ThreadID, text, nil); err != nil {
+	if _, err := p.Post(pctx, g.ThreadID, chat.Message{Content: text}); err != nil {
 		r.log.Error("could not report a removed worktree", "session", key, "err", err)
 	}
 }

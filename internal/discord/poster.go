@@ -217,7 +217,7 @@ func (p *Poster) retryIf(ctx context.Context, call func() error, again func(erro
 		}
 		wait, transient := classify(err, retryBase<<min(attempt, 5))
 		if !transient {
-			return err
+			return refused(err)
 		}
 		lastErr, lastWait = err, wait
 		if !again(err) {
@@ -239,14 +239,19 @@ func (p *Poster) retryIf(ctx context.Context, call func() error, again func(erro
 
 // attempt runs call once, classifying a transient failure as retry does.
 func attempt(ctx context.Context, call func() error) error {
-	err := run(ctx, call)
-	if err == nil {
-		return nil
+	if err := run(ctx, call); err != nil {
+		return meaning(err)
 	}
+	return nil
+}
+
+// meaning marks a failed call's error with what it means: a
+// *TransientError or a *RefusedError.
+func meaning(err error) error {
 	if wait, transient := classify(err, retryBase); transient {
 		return &TransientError{Wait: wait, Err: err}
 	}
-	return err
+	return refused(err)
 }
 
 // run runs call (a discordgo request made with ctx) and returns when it
@@ -269,15 +274,51 @@ func run(ctx context.Context, call func() error) error {
 }
 
 // TransientError is a failure worth retrying after Wait (at the earliest):
-// a 5xx, a 429, a network error or a timeout. It matches ErrTransient.
+// a 5xx, a 429, a network error or a timeout. It matches ErrTransient and
+// chat.ErrTransient, and is a chat.RetryAfterError.
 type TransientError struct {
 	Wait time.Duration
 	Err  error
 }
 
-func (e *TransientError) Error() string        { return ErrTransient.Error() + ": " + e.Err.Error() }
-func (e *TransientError) Unwrap() error        { return e.Err }
-func (e *TransientError) Is(target error) bool { return target == ErrTransient }
+func (e *TransientError) Error() string { return ErrTransient.Error() + ": " + e.Err.Error() }
+func (e *TransientError) Unwrap() error { return e.Err }
+func (e *TransientError) Is(target error) bool {
+	return target == ErrTransient || target == chat.ErrTransient
+}
+
+// RetryAfter is Wait, for chat.RetryAfter.
+func (e *TransientError) RetryAfter() time.Duration { return e.Wait }
+
+// RefusedError is a failure Discord answered for good (a 4xx a retry
+// cannot fix). It matches the chat sentinel of what it means, so callers
+// that know only chat.Poster tell a refused bot, a missing permission and
+// a gone message apart; IsAuth and the other predicates still see through
+// it to discordgo's error.
+type RefusedError struct{ Err error }
+
+func (e *RefusedError) Error() string { return e.Err.Error() }
+func (e *RefusedError) Unwrap() error { return e.Err }
+func (e *RefusedError) Is(target error) bool {
+	switch target {
+	case chat.ErrAuth:
+		return IsAuth(e.Err)
+	case chat.ErrMissingPermission:
+		return IsMissingPermission(e.Err)
+	case chat.ErrUnknownMessage:
+		return IsUnknownMessage(e.Err)
+	}
+	return false
+}
+
+// refused marks a final failure with what it means (RefusedError).
+func refused(err error) error {
+	var re *RefusedError
+	if errors.As(err, &re) {
+		return err
+	}
+	return &RefusedError{Err: err}
+}
 
 // RetryAfter returns how long to wait before retrying after err: at least
 // what Discord asked for. It is 0 for errors that are not transient.

@@ -204,30 +204,8 @@ func redactMultipart(body []byte, boundary string) ([]byte, error) {
 }
 
 // Chunks splits text into messages that Discord takes whole after the
-// redaction every message goes through on its way there: it redacts first
-// and chunks the result, so a mask longer than the secret it hides cannot
-// push a message over the limit. The chunks are redacted already, and
-// redacting them again (the transport does) changes nothing.
+// redaction every message goes through on its way there (see
+// chat.ChunkMasked).
 func Chunks(text string) []string {
-	var out []string
-	for _, c := range chat.Chunk(redact.String(text), chat.Limit) {
-		out = append(out, fit(c)...)
-	}
-	return out
-}
-
-// fit splits a chunk again, smaller, if its own redaction makes it too
-// long: a cut inside a line can start a new match (a key name that now
-// begins a line).
-func fit(c string) []string {
-	r := redact.String(c)
-	n := utf8.RuneCountInString(r)
-	if n <= chat.Limit {
-		return []string{r}
-	}
-	var out []string
-	for _, p := range chat.Chunk(r, n/2) {
-		out = append(out, fit(p)...)
-	}
-	return out
+	return chat.ChunkMasked(text, chat.Limit, redact.String)
 }

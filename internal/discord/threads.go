@@ -49,11 +49,11 @@ func (p *Poster) StartPrivateThread(ctx context.Context, channelID, name string,
 func (p *Poster) EveryoneCanView(ctx context.Context, channelID string) (bool, error) {
 	ch, err := p.dg.Channel(channelID, discordgo.WithContext(ctx))
 	if err != nil {
-		return false, fmt.Errorf("read channel %s: %w", channelID, err)
+		return false, fmt.Errorf("read channel %s: %w", channelID, meaning(err))
 	}
 	roles, err := p.dg.GuildRoles(ch.GuildID, discordgo.WithContext(ctx))
 	if err != nil {
-		return false, fmt.Errorf("read the roles of server %s: %w", ch.GuildID, err)
+		return false, fmt.Errorf("read the roles of server %s: %w", ch.GuildID, meaning(err))
 	}
 	return everyoneCanView(ch.GuildID, roles, ch.PermissionOverwrites), nil
 }

@@ -54,7 +54,7 @@ func (h *handler) promptSubmitted(ctx context.Context, in *claudehook.Input, ses
 		return nil
 	}
 	var msgs []outgoing
-	for _, c := range h.chunks(terminalPromptText(in.Prompt)) {
+	for _, c := range h.chunks(sess.Server, terminalPromptText(in.Prompt)) {
 		msgs = append(msgs, outgoing{content: c})
 	}
 	h.log.Info("mirroring a prompt typed at the terminal", "chars", len(in.Prompt))

@@ -12,7 +12,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
-func (r *relay) extras(t *testing.T) *state.Extras {
+func (r *rig) extras(t *testing.T) *state.Extras {
 	t.Helper()
 	e, err := state.OpenExtras(r.store.Dir)
 	if err != nil {
@@ -21,7 +21,7 @@ func (r *relay) extras(t *testing.T) *state.Extras {
 	return e
 }
 
-func (r *relay) setPrefs(t *testing.T, owners []string, p state.SessionPrefs) {
+func (r *rig) setPrefs(t *testing.T, owners []string, p state.SessionPrefs) {
 	t.Helper()
 	if _, err := r.extras(t).Prefs.Update(context.Background(), state.PrefsKey("home", "api"), func(x *state.Prefs) error {
 		x.Owners, x.Project, x.Thread = owners, p, p
@@ -32,14 +32,14 @@ func (r *relay) setPrefs(t *testing.T, owners []string, p state.SessionPrefs) {
 	r.store.Sessions.Update(context.Background(), "home-api", func(s *state.Session) error { s.Project = "api"; return nil })
 }
 
-func (r *relay) event(t *testing.T, payload string) {
+func (r *rig) event(t *testing.T, payload string) {
 	t.Helper()
 	if out, _, code := run(t, Stop, r.root, "home-api", payload); code != 0 || out != "" {
 		t.Fatalf("exit %d, stdout %q", code, out)
 	}
 }
 
-func (r *relay) queued() []string {
+func (r *rig) queued() []string {
 	all, _ := r.store.Outbox.List()
 	var keys []string
 	for k := range all {
@@ -198,7 +198,7 @@ func TestReplyFooter(t *testing.T) {
 	}
 }
 
-func (r *relay) footerEdits(t *testing.T) *state.Collection[state.FooterEdit] {
+func (r *rig) footerEdits(t *testing.T) *state.Collection[state.FooterEdit] {
 	t.Helper()
 	c, err := state.OpenFooterEdits(r.store.Dir)
 	if err != nil {
@@ -209,7 +209,7 @@ func (r *relay) footerEdits(t *testing.T) *state.Collection[state.FooterEdit] {
 
 // statusLine runs the statusLine command for Claude session "sid" at a
 // prompt, with the fake API's usage of the e2e tier (42% of 1,000,000).
-func (r *relay) statusLine(t *testing.T, prompt string, cost float64) {
+func (r *rig) statusLine(t *testing.T, prompt string, cost float64) {
 	t.Helper()
 	in := fmt.Sprintf(`{"session_id":"sid","prompt_id":%q,"cwd":"/p","model":{"id":"claude-opus-5-5","display_name":"Opus 5.5"},
  "workspace":{"current_dir":"/p","project_dir":""},"cost":{"total_cost_usd":%g},

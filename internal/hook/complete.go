@@ -152,7 +152,7 @@ func (h *handler) refreshFooter(ctx context.Context, sess state.Session, turn st
 	default:
 		return c
 	}
-	if len([]rune(content)) > chat.Limit {
+	if len([]rune(content)) > h.limit(sess.Server) {
 		return c
 	}
 	poster, _, err := h.poster(sess.Server)

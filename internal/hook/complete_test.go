@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 
 // stopAsync runs the Stop hook of prompt with last_assistant_message last
 // and returns a channel closed when it is done.
-func (r *relay) stopAsync(t *testing.T, prompt, last string) <-chan struct{} {
+func (r *rig) stopAsync(t *testing.T, prompt, last string) <-chan struct{} {
 	t.Helper()
 	payload := fmt.Sprintf(`{"session_id":"sid","prompt_id":%q,"transcript_path":%q,"cwd":"/p","hook_event_name":"Stop","last_assistant_message":%q}`, prompt, r.transcript, last)
 	env := map[string]string{state.EnvRuntimeDir: r.root, state.EnvSession: "home-api"}
@@ -31,7 +32,7 @@ func (r *relay) stopAsync(t *testing.T, prompt, last string) <-chan struct{} {
 
 // writeFinal appends a final message of text blocks to the transcript, as
 // Claude Code does some time after Stop.
-func (r *relay) writeFinal(t *testing.T, msgID string, texts ...string) {
+func (r *rig) writeFinal(t *testing.T, msgID string, texts ...string) {
 	t.Helper()
 	f, err := os.OpenFile(r.transcript, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
@@ -43,7 +44,7 @@ func (r *relay) writeFinal(t *testing.T, msgID string, texts ...string) {
 	}
 }
 
-func (r *relay) waitContents(t *testing.T, what string, ok func([]string) bool) []string {
+func (r *rig) waitContents(t *testing.T, what string, ok func([]string) bool) []string {
 	t.Helper()
 	// Short of the 5 s the hook would wait for the transcript.
 	deadline := time.Now().Add(4 * time.Second)
@@ -168,18 +169,27 @@ func TestEarlierBlocksOfAQueuedReplyQueueBehindIt(t *testing.T) {
 	}
 }
 
-// A reply neither posted nor queued (Discord's client could not be made
-// and nothing was kept) has no reply to complete: its earlier blocks are
-// not posted after it as "the beginning of the reply above".
+// A reply neither posted nor queued (the daemon is not there and the
+// outbox cannot be written) has no reply to complete: its earlier blocks
+// are not posted after it as "the beginning of the reply above".
 func TestNoCompletionOfAReplyNeitherPostedNorQueued(t *testing.T) {
 	r := newRelay(t)
-	r.store.Bots.Update(context.Background(), "home", func(b *state.Bot) error { b.APIBase = "ftp://nowhere"; return nil })
+	r.daemon.stop()
+	// The outbox's lock held all along: nothing can be queued.
+	lock, err := os.OpenFile(filepath.Join(r.root, "outbox", ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
 	r.writeFinal(t, "m1", "Part A.", "Part B.")
 	payload := fmt.Sprintf(`{"session_id":"sid","prompt_id":"p1","transcript_path":%q,"cwd":"/p","hook_event_name":"Stop","last_assistant_message":"Part B."}`, r.transcript)
 	run(t, Stop, r.root, "home-api", payload)
 	b, _ := os.ReadFile(filepath.Join(r.root, "logs", "hook.log"))
 	log := string(b)
-	if !strings.Contains(log, "api_base") {
+	if !strings.Contains(log, "queue reply") {
 		t.Fatalf("the failure is not the one staged:\n%s", log)
 	}
 	if strings.Contains(log, "first blocks") {

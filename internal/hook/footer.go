@@ -122,12 +122,12 @@ func modelName(id string) string {
 }
 
 // withFooter ends the last chunk with the footer line, or adds it as a
-// message of its own when the chunk has no room.
-func withFooter(chunks []string, footer string) []string {
+// message of its own when the chunk has no room within limit.
+func withFooter(chunks []string, footer string, limit int) []string {
 	if footer == "" {
 		return chunks
 	}
-	if n := len(chunks); n > 0 && len([]rune(chunks[n-1]))+1+len([]rune(footer)) <= chat.Limit {
+	if n := len(chunks); n > 0 && len([]rune(chunks[n-1]))+1+len([]rune(footer)) <= limit {
 		chunks[n-1] += "\n" + footer
 		return chunks
 	}
@@ -204,9 +204,6 @@ func editFooter(ctx context.Context, d *state.Dir, sid string, st state.Status) 
 	case e.Footer == "" && e.Content != "":
 		content = e.Content + "\n" + line
 	}
-	if len([]rune(content)) > chat.Limit {
-		return edits.Delete(ctx, sid)
-	}
 	// Only now the whole store: this runs after every assistant message.
 	store, err := state.OpenStore(d.Root())
 	if err != nil {
@@ -217,10 +214,10 @@ func editFooter(ctx context.Context, d *state.Dir, sid string, st state.Status) 
 	if err != nil {
 		return err
 	}
-	poster, err := h.botPoster(bot)
-	if err != nil {
-		return err
+	if len([]rune(content)) > h.limit(e.Server) {
+		return edits.Delete(ctx, sid)
 	}
+	poster := h.botPoster(e.Server, bot)
 	ectx, cancel := context.WithTimeout(ctx, editTimeout)
 	defer cancel()
 	if err := poster.Edit(ectx, e.ChannelID, e.MessageID, chat.Message{Content: content}); err != nil {

@@ -18,7 +18,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
-	"sync"
 	"syscall"
 	"time"
 
@@ -141,11 +140,10 @@ type handler struct {
 	policiesErr error
 	// arg is the session's policy from the hook's command line (a session
 	// ccbridge started); argErr, why it could not be decoded.
-	arg         *claudehook.SessionPolicy
-	argErr      error
-	headless    bool      // claude -p or the Agent SDK: no terminal (handstarted.go)
-	secretsOnce sync.Once // loadSecrets
-	tr          *tracer   // CCB_HOOK_TRACE (trace.go); nil when off
+	arg      *claudehook.SessionPolicy
+	argErr   error
+	headless bool    // claude -p or the Agent SDK: no terminal (handstarted.go)
+	tr       *tracer // CCB_HOOK_TRACE (trace.go); nil when off
 	// unsynced sync the records written on the reply's path, once it is
 	// out (flush).
 	unsynced []func() error

@@ -22,7 +22,7 @@ import (
 
 // stopWith runs the Stop hook for one turn under ctx, as a signal or the
 // hook's budget would end it.
-func (r *relay) stopWith(t *testing.T, ctx context.Context, prompt, text string) {
+func (r *rig) stopWith(t *testing.T, ctx context.Context, prompt, text string) {
 	t.Helper()
 	line := fmt.Sprintf(`{"type":"assistant","apiBlockIndex":0,"message":{"id":"m-%s","stop_reason":"end_turn","content":[{"type":"text","text":%q}]}}`, prompt, text)
 	f, _ := os.OpenFile(r.transcript, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
@@ -150,7 +150,7 @@ func TestLongErrorNoticeIsChunked(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	r.store.Bots.Update(context.Background(), "home", func(b *state.Bot) error { b.APIBase = srv.URL; return nil })
+	r.daemon.setBot(t, "home", srv.URL, r.bot.Token)
 	r.stop(t, "p1", "the reply")
 	mu.Lock()
 	defer mu.Unlock()
@@ -211,5 +211,52 @@ func TestMissingAttachFilesQueuesTheReply(t *testing.T) {
 		if len(o.Files) != 1 || !strings.Contains(o.LastError, "50013") {
 			t.Fatalf("queued = %+v", o)
 		}
+	}
+}
+
+// While the daemon is down (a restart, say) the reply waits in the
+// outbox, whole and in order, for the daemon to post it when it is back.
+func TestReplyWaitsInTheOutboxWhileTheDaemonIsDown(t *testing.T) {
+	r := newRelay(t)
+	r.daemon.stop()
+	r.stop(t, "p1", strings.Repeat("A paragraph of the reply.\n\n", 120))
+	if got := r.contents(); len(got) != 0 {
+		t.Fatalf("posted without the daemon: %q", got)
+	}
+	keys, _ := r.store.Outbox.Keys()
+	all, _ := r.store.Outbox.List()
+	if len(keys) < 2 {
+		t.Fatalf("queued %d messages", len(keys))
+	}
+	text := ""
+	for _, k := range keys {
+		o := all[k]
+		if o.Server != "home" || o.ChannelID != r.bot.ChannelID || !strings.Contains(o.LastError, "daemon") {
+			t.Fatalf("queued %+v", o)
+		}
+		text += o.Content + "\n\n"
+	}
+	if strings.Count(text, "A paragraph of the reply.") != 120 {
+		t.Fatalf("queued %d paragraphs", strings.Count(text, "A paragraph of the reply."))
+	}
+}
+
+// What the hooks queued while the daemon was down goes first: with the
+// daemon back but its drain not through yet, a new reply in the channel
+// queues behind it instead of overtaking it through the socket.
+func TestReplyQueuesBehindWhatTheDaemonHasNotDrained(t *testing.T) {
+	r := newRelay(t)
+	if _, err := r.store.Outbox.Create(context.Background(), r.store.OutboxKey(),
+		state.Outbound{Server: "home", ChannelID: r.bot.ChannelID, Content: "queued while the daemon was down"}); err != nil {
+		t.Fatal(err)
+	}
+	r.stop(t, "p1", "the new reply")
+	if got := r.contents(); len(got) != 0 {
+		t.Fatalf("posted ahead of the queue: %q", got)
+	}
+	keys, _ := r.store.Outbox.Keys()
+	all, _ := r.store.Outbox.List()
+	if len(keys) != 2 || all[keys[0]].Content != "queued while the daemon was down" || !strings.HasPrefix(all[keys[1]].Content, "the new reply") {
+		t.Fatalf("outbox = %+v", all)
 	}
 }

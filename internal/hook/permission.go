@@ -13,7 +13,6 @@ import (
 	"github.com/ccbridge/ccbridge/internal/approval"
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/claudehook"
-	"github.com/ccbridge/ccbridge/internal/discord"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -78,11 +77,9 @@ func (h *handler) permission(ctx context.Context, in *claudehook.Input, sess sta
 		return fmt.Errorf("record request: %w", err)
 	}
 	log := h.log.With("request", id, "tool", in.ToolName)
-	var poster *discord.Poster
+	var poster chat.Poster
 	if server != "" {
-		if poster, err = h.botPoster(bot); err != nil {
-			return err
-		}
+		poster = h.botPoster(server, bot)
 		pctx, cancel := context.WithTimeout(ctx, cardTimeout)
 		card := approval.Render(id, req)
 		msgID, files, err := poster.PostCard(pctx, req.ChannelID, card)
@@ -187,7 +184,7 @@ func (h *handler) waitDecision(ctx context.Context, id string, deadline time.Tim
 
 // close moves a pending request to a final status and updates its card. It
 // runs on a fresh context: it is called when the hook's own is ending.
-func (h *handler) close(id, status string, poster *discord.Poster) {
+func (h *handler) close(id, status string, poster chat.Poster) {
 	ctx, cancel := context.WithTimeout(context.Background(), closeCardTimeout)
 	defer cancel()
 	r, err := h.store.Requests.Update(ctx, id, func(r *state.Request) error {
@@ -205,7 +202,7 @@ func (h *handler) close(id, status string, poster *discord.Poster) {
 	h.editCard(ctx, id, r, poster)
 }
 
-func (h *handler) editCard(ctx context.Context, id string, r state.Request, poster *discord.Poster) {
+func (h *handler) editCard(ctx context.Context, id string, r state.Request, poster chat.Poster) {
 	if r.MessageID == "" {
 		return
 	}

@@ -32,28 +32,12 @@ func (h *handler) loadPolicies() {
 	redact.SetEnabled(!h.policies.RedactOff)
 }
 
-// loadSecrets teaches the redactor every bot's token and hands it to the
-// audit log. It reads every bot's record, so it runs only before the hook
-// masks, posts or audits something (chunks, botPoster, appendAudit), not
-// on each of the tool events that do none of it.
-func (h *handler) loadSecrets() {
-	h.secretsOnce.Do(func() {
-		audit.SetRedactor(redact.String)
-		if h.store == nil {
-			return
-		}
-		if bots, err := h.store.Bots.List(); err == nil {
-			for _, b := range bots {
-				redact.AddSecret(b.Token)
-			}
-		}
-	})
-}
-
 // appendAudit logs a decision, secrets masked, waiting for the log's lock
 // no longer than ctx allows.
 func (h *handler) appendAudit(ctx context.Context, e audit.Entry) error {
-	h.loadSecrets()
+	// The hooks know no bot token (the daemon posts for them): the
+	// redactor's token formats mask those.
+	audit.SetRedactor(redact.String)
 	return audit.AppendContext(ctx, h.auditDir(), e)
 }
 

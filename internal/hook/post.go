@@ -14,7 +14,8 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/claudehook"
-	"github.com/ccbridge/ccbridge/internal/discord"
+	"github.com/ccbridge/ccbridge/internal/redact"
+	"github.com/ccbridge/ccbridge/internal/relay"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -25,7 +26,7 @@ const (
 )
 
 // sendTimeout bounds one notice, retries included. Reply messages get
-// discord.SendTimeout of their size; what does not go through by then goes
+// relay.UploadTimeout of their size; what does not go through by then goes
 // to the outbox for the daemon.
 const sendTimeout = 5 * time.Second
 
@@ -206,11 +207,12 @@ func (h *handler) composeReply(sess state.Session, turn state.Turn, text string,
 	if len(notes) > 0 {
 		text = strings.TrimSpace(text + "\n\n" + strings.Join(notes, "\n"))
 	}
-	chunks := h.chunks(chat.Markdown(text))
+	limit := h.limit(sess.Server)
+	chunks := chat.ChunkMasked(chat.Markdown(text), limit, redact.String)
 	c := composed{own: true}
 	if prefs, _ := h.prefs(sess); footer && prefs.Footer && len(chunks) > 0 {
 		c.footer, c.own = h.footer(sess, turn)
-		chunks = withFooter(chunks, c.footer)
+		chunks = withFooter(chunks, c.footer, limit)
 	}
 	c.msgs, c.chunks = compose(chunks, files), len(chunks)
 	return c, nil
@@ -321,21 +323,23 @@ func (h *handler) deliverAt(ctx context.Context, sess state.Session, msgs []outg
 		}
 		// Time in proportion to the upload, within the hook's budget; what
 		// does not fit goes to the daemon, which has the time.
-		sctx, cancel := context.WithTimeout(h.tr.http(ctx), discord.SendTimeout(size))
+		sctx, cancel := context.WithTimeout(ctx, relay.UploadTimeout(size))
 		h.tr.mark("send")
-		id, err := poster.SendOnce(sctx, channel, discord.Nonce(m.key), m.content, files)
+		id, err := poster.PostOnce(sctx, channel, relay.Nonce(m.key), chat.Message{Content: m.content, Files: files})
 		h.tr.mark("posted")
 		cancel()
 		switch {
-		case errors.Is(err, discord.ErrTransient):
+		case errors.Is(err, chat.ErrTransient):
+			// The platform, or the daemon, is not there: the daemon
+			// delivers it from the outbox once it is.
 			h.log.Warn("Discord unavailable; queueing the rest of the reply", "err", err, "left", len(msgs)-i)
 			return ids, h.enqueue(ctx, sess, msgs[i:], err.Error())
-		case discord.IsMissingPermission(err) && len(files) > 0:
+		case errors.Is(err, chat.ErrMissingPermission) && len(files) > 0:
 			// Most likely Attach Files: the daemon posts the text alone,
 			// saying where the files are, and the rest after it.
 			h.log.Warn("Discord refuses this reply's files; the daemon posts the text", "err", err, "left", len(msgs)-i)
 			return ids, h.enqueue(ctx, sess, msgs[i:], err.Error())
-		case discord.IsAuth(err):
+		case errors.Is(err, chat.ErrAuth):
 			// A bad token or lost access: a person must act, and the
 			// reply waits for them in the outbox; the daemon says so.
 			h.log.Error("Discord refuses the bot; queueing the rest of the reply", "err", err, "left", len(msgs)-i)
@@ -395,33 +399,39 @@ func (h *handler) awaitEarlier(ctx context.Context, channel, order string) error
 
 var errNoCredentials = errors.New("no credentials")
 
-// poster is the Discord client of a server's bot, from the credentials the
-// daemon left in the runtime dir.
-func (h *handler) poster(server string) (*discord.Poster, state.Bot, error) {
+// poster is the poster of a server's bot: the daemon's, through its socket
+// (internal/relay). The bot's record, which the daemon writes, says the
+// server is configured.
+func (h *handler) poster(server string) (chat.Poster, state.Bot, error) {
 	bot, err := h.store.Bots.Get(server)
 	if err != nil {
 		return nil, bot, fmt.Errorf("%w for server %s (is the daemon running?): %w", errNoCredentials, server, err)
 	}
-	p, err := h.botPoster(bot)
-	return p, bot, err
+	return h.botPoster(server, bot), bot, nil
 }
 
-// botPoster is a bot's Discord client, made once the redactor knows every
-// bot's token: the hook posts nothing but through one.
-func (h *handler) botPoster(bot state.Bot) (*discord.Poster, error) {
-	h.loadSecrets()
-	return discord.NewPoster(bot.APIBase, bot.Token)
+// botPoster is the poster of server's bot, whose record is bot.
+func (h *handler) botPoster(server string, bot state.Bot) chat.Poster {
+	return relay.NewClient(relay.SocketPath(h.store.Dir.Root()), server, bot.Limit)
 }
 
-// chunks is discord.Chunks once the redactor knows every bot's token: the
+// chunks cuts text into the messages server's platform takes, masked: the
 // chunks are masked already, also those that go to the outbox.
-func (h *handler) chunks(text string) []string {
-	h.loadSecrets()
-	return discord.Chunks(text)
+func (h *handler) chunks(server, text string) []string {
+	return chat.ChunkMasked(text, h.limit(server), redact.String)
 }
 
-// notice posts a message of ccbridge's own, in chunks Discord accepts.
-func (h *handler) notice(ctx context.Context, poster *discord.Poster, channel, text string) {
+// limit is the most characters one message of server's platform holds,
+// as the daemon recorded it (Discord's before it has).
+func (h *handler) limit(server string) int {
+	if bot, err := h.store.Bots.Get(server); err == nil && bot.Limit > 0 {
+		return bot.Limit
+	}
+	return chat.Limit
+}
+
+// notice posts a message of ccbridge's own, in chunks the platform accepts.
+func (h *handler) notice(ctx context.Context, poster chat.Poster, channel, text string) {
 	if err := poster.Notice(ctx, channel, text, sendTimeout); err != nil {
 		h.log.Warn("notice not posted", "err", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,30 +19,32 @@ import (
 )
 
 // relay is a runtime dir wired to a fake Discord as the daemon would leave it.
-type relay struct {
+type rig struct {
 	root, transcript string
 	store            *state.Store
 	srv              *fakediscord.Server
 	bot              *fakediscord.Bot
+	daemon           *fakeDaemon
 }
 
-func newRelay(t *testing.T) *relay {
+func newRelay(t *testing.T) *rig {
 	t.Helper()
-	r := &relay{root: filepath.Join(t.TempDir(), "rt"), srv: fakediscord.New(t)}
+	r := &rig{root: filepath.Join(t.TempDir(), "rt"), srv: fakediscord.New(t)}
 	r.bot = r.srv.Main()
 	var err error
 	if r.store, err = state.OpenStore(r.root); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	r.store.Bots.Update(ctx, "home", func(b *state.Bot) error { b.APIBase, b.Token = r.srv.URL, r.bot.Token; return nil })
+	r.daemon = startDaemon(t, r.store)
+	r.daemon.setBot(t, "home", r.srv.URL, r.bot.Token)
 	r.store.Sessions.Update(ctx, "home-api", func(s *state.Session) error { s.Server, s.ChannelID = "home", r.bot.ChannelID; return nil })
 	r.transcript = filepath.Join(t.TempDir(), "t.jsonl")
 	return r
 }
 
 // stop writes a transcript whose final message is text and runs the Stop hook.
-func (r *relay) stop(t *testing.T, prompt, text string) {
+func (r *rig) stop(t *testing.T, prompt, text string) {
 	t.Helper()
 	line := fmt.Sprintf(`{"type":"assistant","apiBlockIndex":0,"message":{"id":"m-%s","stop_reason":"end_turn","content":[{"type":"text","text":%q}]}}`, prompt, text)
 	f, _ := os.OpenFile(r.transcript, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
@@ -54,7 +57,7 @@ func (r *relay) stop(t *testing.T, prompt, text string) {
 	}
 }
 
-func (r *relay) contents() []string {
+func (r *rig) contents() []string {
 	var out []string
 	for _, m := range r.srv.Messages(r.bot.ChannelID) {
 		out = append(out, m.Content)
@@ -279,26 +282,38 @@ func TestMirroredPromptIsQueuedMasked(t *testing.T) {
 	}
 }
 
-// Tool events come by the dozen: they do not read every bot's record to
-// teach the redactor its token. What is posted still has it masked.
-func TestBotTokensAreLoadedOnlyToPost(t *testing.T) {
+// The hooks know no bot token: they post through the daemon, which masks
+// every bot's token in what it posts, and nothing in the runtime dir they
+// read holds one.
+func TestHooksKnowNoBotToken(t *testing.T) {
 	r := newRelay(t)
 	other := fmt.Sprintf("zqother%dbotvalue", time.Now().UnixNano())
-	r.store.Bots.Update(context.Background(), "work", func(b *state.Bot) error { b.APIBase, b.Token = r.srv.URL, other; return nil })
-	postToolUse(t, r.root, "Bash", `{"command":"ls"}`)
-	if redact.String(other) != other {
-		t.Fatal("a PostToolUse read every bot's token")
-	}
+	r.daemon.setBot(t, "work", r.srv.URL, other)
 	r.stop(t, "p1", "the other bot's token: "+other)
 	got := r.contents()
 	if len(got) != 1 || strings.Contains(got[0], other) {
 		t.Fatalf("posted %q; want one message with the other bot's token masked", got)
 	}
+	err := filepath.WalkDir(r.root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.Type().IsRegular() {
+			return err
+		}
+		// The turn's own record holds the reply as Claude wrote it; no
+		// file holds the token of the bot that posted it.
+		b, err := os.ReadFile(p)
+		if err == nil && bytes.Contains(b, []byte(r.bot.Token)) {
+			t.Errorf("%s holds a bot token", p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // holdEarlier takes a place in the channel's reply order, as the Stop hook
 // of a turn that ended before would, still posting its reply.
-func (r *relay) holdEarlier(t *testing.T) (string, func()) {
+func (r *rig) holdEarlier(t *testing.T) (string, func()) {
 	t.Helper()
 	places, err := state.OpenPlaces(r.store.Dir)
 	if err != nil {
@@ -316,7 +331,7 @@ func (r *relay) holdEarlier(t *testing.T) (string, func()) {
 func TestReplyFollowsAnEarlierTurnStillPosting(t *testing.T) {
 	r := newRelay(t)
 	_, release := r.holdEarlier(t)
-	poster, err := discord.NewPoster(r.srv.URL, r.bot.Token)
+	poster, err := discord.NewPoster(r.srv.URL, r.bot.Token) // the earlier hook's post, as the daemon makes it
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,6 +372,25 @@ func TestReplyQueuedBehindAnEarlierTurn(t *testing.T) {
 	for k, o := range all {
 		if k <= order || !strings.HasPrefix(o.Content, "the later reply") {
 			t.Errorf("queued %q at %q, want it after %q", o.Content, k, order)
+		}
+	}
+}
+
+// A reply is cut at the limit of the bot's platform, as the daemon
+// recorded it (chat.Poster.Limit), footer included.
+func TestReplyIsCutAtTheBotsLimit(t *testing.T) {
+	r := newRelay(t)
+	if _, err := r.store.Bots.Update(context.Background(), "home", func(b *state.Bot) error { b.Limit = 300; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	r.stop(t, "p1", strings.Repeat("A sentence of the reply. ", 60))
+	got := r.contents()
+	if len(got) < 5 {
+		t.Fatalf("%d messages", len(got))
+	}
+	for _, c := range got {
+		if n := len([]rune(c)); n > 300 {
+			t.Errorf("a message of %d characters", n)
 		}
 	}
 }

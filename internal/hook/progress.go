@@ -70,7 +70,7 @@ func (h *handler) progress(ctx context.Context, in *claudehook.Input, sess state
 		return nil
 	}
 	var msgs []outgoing
-	for _, c := range h.chunks(text) {
+	for _, c := range h.chunks(sess.Server, text) {
 		msgs = append(msgs, outgoing{content: c})
 	}
 	return h.deliver(ctx, sess, msgs)

@@ -1,10 +1,7 @@
 package hook
 
 import (
-	"context"
-	"crypto/tls"
 	"log/slog"
-	"net/http/httptrace"
 	"time"
 )
 
@@ -35,20 +32,6 @@ func (t *tracer) mark(name string) {
 	}
 	t.names = append(t.names, name)
 	t.at = append(t.at, time.Now().UnixNano())
-}
-
-// http marks the HTTP client's steps of the requests made with ctx.
-func (t *tracer) http(ctx context.Context) context.Context {
-	if t == nil {
-		return ctx
-	}
-	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GetConn:              func(string) { t.mark("http_get_conn") },
-		ConnectDone:          func(string, string, error) { t.mark("http_connected") },
-		TLSHandshakeDone:     func(tls.ConnectionState, error) { t.mark("http_tls") },
-		WroteRequest:         func(httptrace.WroteRequestInfo) { t.mark("http_sent") },
-		GotFirstResponseByte: func() { t.mark("http_response") },
-	})
 }
 
 // log writes the marks as one line.

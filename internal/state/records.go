@@ -113,17 +113,19 @@ func (s Session) Channel() string {
 	return s.ChannelID
 }
 
-// Bot holds what a hook needs to post as one configured bot. The daemon
-// writes it (0600, in the 0700 runtime dir) so hooks never parse the config
-// and the token never enters a pane's environment.
+// Bot is what a hook needs of one configured bot. The daemon writes it
+// (0600, in the 0700 runtime dir) so hooks never parse the config. It
+// holds no token: the hooks post through the daemon (internal/relay), and
+// the daemon rewrites at start the records an older one wrote with it.
 type Bot struct {
-	APIBase string `json:"api_base"`
-	Token   string `json:"token"`
 	// Instance goes into the buttons the hooks post, so that only this
 	// installation's daemon acts on them.
 	Instance string `json:"instance"`
 	// PromptTimeout is how long a hook waits for an answer from Discord.
 	PromptTimeout time.Duration `json:"prompt_timeout"`
+	// Limit is the most characters one message of the bot's platform
+	// holds (chat.Poster.Limit); 0 for Discord's.
+	Limit int `json:"limit,omitempty"`
 }
 
 // Outbound is one Discord message that could not be posted yet, keyed by

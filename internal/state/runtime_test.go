@@ -115,7 +115,7 @@ func TestTouchRefreshesWhatMustLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unlock()
-	s.Bots.Update(ctx, "home", func(b *Bot) error { b.Token = "t"; return nil })
+	s.Bots.Update(ctx, "home", func(b *Bot) error { b.Instance = "i"; return nil })
 	s.Turns.Update(ctx, "t1", func(*Turn) error { return nil })
 	lock, _ := s.Dir.LockChannel(ctx, "c1")
 	lock()
