@@ -24,7 +24,8 @@ type Poster interface {
 	EditCard(ctx context.Context, channelID, messageID string, m Message, outcome string) error
 	// SendMentioning posts content pinging exactly users (attention pings).
 	SendMentioning(ctx context.Context, channelID, nonce, content string, users []string) (string, error)
-	// Notice posts text unless the same text went to the channel within per.
+	// Notice posts a text of ccbridge's own, in as many messages as it
+	// takes, each given per to go through.
 	Notice(ctx context.Context, channelID, text string, per time.Duration) error
 	React(ctx context.Context, channelID, messageID, emoji string) error
 	Typing(ctx context.Context, channelID string) error

@@ -55,21 +55,8 @@ func (p *Poster) SendMentioning(ctx context.Context, channelID, nonce, content s
 	return id, nil
 }
 
-// Notice posts a text of ccbridge's own unless the same text went to the
-// channel within per; each message of it may take per.
+// Notice posts a text of ccbridge's own, each message of it given per.
 func (p *Poster) Notice(ctx context.Context, channelID, text string, per time.Duration) error {
-	key := channelID + "\x00" + text
-	p.mu.Lock()
-	for k, at := range p.notices {
-		if time.Since(at) > max(per, time.Minute) {
-			delete(p.notices, k)
-		}
-	}
-	if at, ok := p.notices[key]; ok && time.Since(at) < per {
-		p.mu.Unlock()
-		return nil
-	}
-	p.mu.Unlock()
 	for _, c := range format.Split(text) {
 		sctx, cancel := context.WithTimeout(ctx, per)
 		_, _, err := p.send(sctx, channelID, []string{c}, chat.Message{})
@@ -78,9 +65,6 @@ func (p *Poster) Notice(ctx context.Context, channelID, text string, per time.Du
 			return fmt.Errorf("post to %s: %w", channelID, err)
 		}
 	}
-	p.mu.Lock()
-	p.notices[key] = time.Now()
-	p.mu.Unlock()
 	return nil
 }
 

@@ -20,9 +20,8 @@ type Poster struct {
 	server string
 	store  *state.Telegram
 
-	mu      sync.Mutex
-	nonces  map[string]sent      // PostOnce: what each nonce made
-	notices map[string]time.Time // Notice: when each text last went to a channel
+	mu     sync.Mutex
+	nonces map[string]sent // PostOnce: what each nonce made
 }
 
 // sent is a message a nonce made.
@@ -46,7 +45,7 @@ func NewPoster(apiBase, token, server string, store *state.Telegram) (*Poster, e
 	if err != nil {
 		return nil, err
 	}
-	return &Poster{c: c, server: server, store: store, nonces: map[string]sent{}, notices: map[string]time.Time{}}, nil
+	return &Poster{c: c, server: server, store: store, nonces: map[string]sent{}}, nil
 }
 
 // Limit is the most characters one message may hold.
