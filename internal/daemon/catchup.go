@@ -8,6 +8,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/gateway"
 	"github.com/ccbridge/ccbridge/internal/intake"
 	"github.com/ccbridge/ccbridge/internal/router"
+	"github.com/ccbridge/ccbridge/internal/telegram"
 )
 
 // The router reads back what its bots missed (see gateway.Catcher).
@@ -16,7 +17,8 @@ var _ gateway.Catcher = (*router.Router)(nil)
 // history reads channels back for the router's catch-up, as the right bot:
 // reading history is Discord's alone (chat.Poster only posts).
 type history struct {
-	posters map[string]*discord.Poster
+	posters  map[string]*discord.Poster
+	telegram map[string]*telegram.Poster // their journals (telegram.go)
 }
 
 func (h history) poster(server string) (*discord.Poster, error) {
@@ -28,6 +30,9 @@ func (h history) poster(server string) (*discord.Poster, error) {
 }
 
 func (h history) After(ctx context.Context, server, channelID, afterID string) ([]router.Missed, error) {
+	if tp, ok := h.telegram[server]; ok {
+		return telegramHistory(ctx, tp, server, channelID, afterID)
+	}
 	p, err := h.poster(server)
 	if err != nil {
 		return nil, err
@@ -44,6 +49,10 @@ func (h history) After(ctx context.Context, server, channelID, afterID string) (
 }
 
 func (h history) Message(ctx context.Context, server, channelID, messageID string) (router.Missed, error) {
+	if tp, ok := h.telegram[server]; ok {
+		m, err := tp.Journal().Message(ctx, server, channelID, messageID) // intake.ErrGone when not kept
+		return router.Missed(m), err
+	}
 	p, err := h.poster(server)
 	if err != nil {
 		return router.Missed{}, err

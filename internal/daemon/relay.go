@@ -212,6 +212,15 @@ const (
 	typingStale = 15 * time.Minute
 )
 
+// typingEveryOn is how often the indicator is renewed on p's platform:
+// one whose indicator lasts less than Discord's says so (Telegram: 5 s).
+func typingEveryOn(p chat.Poster) time.Duration {
+	if l, ok := p.(interface{ TypingLasts() time.Duration }); ok {
+		return min(typingEvery, l.TypingLasts()*4/5)
+	}
+	return typingEvery
+}
+
 // showTyping keeps Discord's typing indicator on in the channels of busy
 // sessions, from UserPromptSubmit until Stop, StopFailure or an interrupt.
 func (r *relay) showTyping(ctx context.Context) {
@@ -223,11 +232,8 @@ func (r *relay) showTyping(ctx context.Context) {
 				delete(last, key)
 				continue
 			}
-			if now.Sub(last[key]) < typingEvery {
-				continue
-			}
 			p, ok := r.posters[s.Server]
-			if !ok {
+			if !ok || now.Sub(last[key]) < typingEveryOn(p) {
 				continue
 			}
 			last[key] = now

@@ -22,6 +22,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/router"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/telegram"
 	"github.com/ccbridge/ccbridge/internal/tmux"
 	"github.com/ccbridge/ccbridge/internal/worktree"
 )
@@ -90,16 +91,31 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan o
 	if err := forgetBotTokens(ctx, store); err != nil {
 		return err
 	}
+	tg := &telegramBots{log: log, posters: map[string]*telegram.Poster{}} // telegram.go
+	tgState, err := state.OpenTelegram(registry.Dir)
+	if err != nil {
+		return err
+	}
 	for _, srv := range cfg.Servers {
 		token, err := srv.ResolveToken()
 		if err != nil {
 			return fmt.Errorf("server %s: %w", srv.Name, err)
 		}
-		p, err := discord.NewPoster(cfg.Discord.APIBase, token)
-		if err != nil {
-			return err
+		var p chat.Poster
+		if srv.Telegram() {
+			tp, err := telegram.NewPoster(cfg.Telegram.APIBase, token, srv.Name, tgState)
+			if err != nil {
+				return fmt.Errorf("server %s: %w", srv.Name, err)
+			}
+			p, tg.posters[srv.Name] = tp, tp
+		} else {
+			dp, err := discord.NewPoster(cfg.Discord.APIBase, token)
+			if err != nil {
+				return err
+			}
+			p, readers[srv.Name] = dp, dp
 		}
-		posters[srv.Name], readers[srv.Name] = p, p
+		posters[srv.Name] = p
 		// The hooks find the bot here and post as it through the daemon
 		// (relaysock.go): its token stays with the daemon.
 		if _, err := store.Bots.Update(ctx, srv.Name, func(b *state.Bot) error {
@@ -162,7 +178,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan o
 		return err
 	}
 	opts := router.Options{Config: cfg, Sessions: recording, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance, Fleet: fleet,
-		Land: worktree.New(execx.Exec{}), History: history{readers}, Cursors: cursors} // catchup.go
+		Land: worktree.New(execx.Exec{}), History: history{readers, tg.posters}, Cursors: cursors} // catchup.go
 	if view, links := startWeb(cfg, store, registry, durable, log); view != nil { // web.go
 		defer view.Close()
 		opts.Web, pnl.Web = links, true
@@ -197,9 +213,12 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan o
 			return gateway.Open(ctx, log, cfg.Discord.APIBase, srv, rt, router.Commands())
 		}}
 	defer func() { err = errors.Join(err, bots.close()) }()
-	if err := bots.connectAll(ctx, cfg.Servers); err != nil {
+	if err := bots.connectAll(ctx, discordServers(cfg)); err != nil {
 		return err
 	}
+	tg.report = pnl.SetConnectProblem
+	tg.start(runCtx, cfg, rt)
+	defer func() { cancel(); tg.wait() }() // the bots stop with runCtx
 	rt.StartConfigured()
 	rt.FinishArchivedThreads()
 	rt.StartScheduler() // runs missed schedules at most an hour late, then each when due
@@ -244,6 +263,17 @@ func writeRoutes(ctx context.Context, store *state.Store, cfg *config.Config) er
 	}
 	_, err := store.Routes.Update(ctx, state.RoutesKey, func(r *state.Routes) error { r.Routes = routes; return nil })
 	return err
+}
+
+// discordServers are the servers whose bots connect to Discord.
+func discordServers(cfg *config.Config) []config.Server {
+	var out []config.Server
+	for _, s := range cfg.Servers {
+		if !s.Telegram() {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func projectNames(cfg *config.Config) string {

@@ -118,6 +118,9 @@ func (p *Poster) React(ctx context.Context, channelID, messageID, emoji string) 
 	return nil
 }
 
+// TypingLasts is how long Telegram shows "typing…" after one Typing.
+func (p *Poster) TypingLasts() time.Duration { return 5 * time.Second }
+
 // Typing shows "typing…" in the place for about five seconds.
 func (p *Poster) Typing(ctx context.Context, channelID string) error {
 	place, err := ParseChannel(channelID)

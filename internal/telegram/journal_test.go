@@ -43,7 +43,7 @@ func TestJournalIsCatchUpsHistory(t *testing.T) {
 
 	// A restart: the core's catch-up runs on start (before the first poll:
 	// runBot returns once the bot polls).
-	c := &catcher{recorder: newRecorder(), j: j, w: w}
+	c := &catcher{recorder: newRecorder(), j: j, w: w, ch: ch}
 	runBot(t, w, w.p, c, Options{IsOwner: w.onlyOwner})
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -57,12 +57,13 @@ type catcher struct {
 	*recorder
 	j    *Journal
 	w    *world
+	ch   string // the project channel the core names
 	mu   sync.Mutex
 	read []string
 }
 
 func (c *catcher) CatchUpChannels(string) map[string]string {
-	return map[string]string{ChannelID(c.w.tg.ChatID, 1): ""}
+	return map[string]string{c.ch: ""}
 }
 
 func (c *catcher) CatchUp(server, channelID, _ string) {
@@ -82,7 +83,7 @@ func TestBotHandsWhatWasSentWhileAwayToCatchUp(t *testing.T) {
 	ch, thread := w.topic("api")
 	away := w.tg.OwnerText(thread, "sent while away")
 	time.Sleep(time.Until(time.Unix(away.Date+1, 0))) // the bot starts a second later
-	c := &catcher{recorder: newRecorder(), j: w.p.Journal(), w: w}
+	c := &catcher{recorder: newRecorder(), j: w.p.Journal(), w: w, ch: ch}
 	runBot(t, w, w.p, c, Options{IsOwner: w.onlyOwner})
 	live := w.tg.OwnerText(thread, "sent live")
 	c.waitFor(t, "the live message", func(r *recorder) bool { return len(r.messages) == 1 })

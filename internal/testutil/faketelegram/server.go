@@ -147,7 +147,9 @@ func New(t testing.TB) *Server {
 		members: map[int64]string{s.Owner.ID: "creator", s.Bot.ID: "administrator"},
 		topics:  map[int64]*Topic{},
 		byID:    map[int64]*Message{},
-		nextID:  1,
+		// Message 1 is the group's creation: its General topic has id 1
+		// in a forum, and every topic opened later a higher one.
+		nextID: 2,
 	}
 	s.handle = s.handlers()
 	mux := http.NewServeMux()
