@@ -159,12 +159,14 @@ func TestTelegramPermissionCardAllow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !tb.tg.WaitFor(10*time.Second, func() bool { _, ok := tb.tg.Answered(qid); return ok }) {
+		t.Fatal("the click was never answered")
+	}
+	answer, _ := tb.tg.Answered(qid)
+	t.Logf("the click was answered %q", answer.Text)
 	tb.waitReply("Done. Last tool result")
 	if _, err := os.Stat(filepath.Join(tb.dir, "from-telegram.txt")); err != nil {
 		t.Fatal("the allowed command did not run")
-	}
-	if !tb.tg.WaitFor(10*time.Second, func() bool { _, ok := tb.tg.Answered(qid); return ok }) {
-		t.Fatal("the click was never answered")
 	}
 }
 

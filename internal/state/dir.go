@@ -436,18 +436,19 @@ func (d *Dir) WriteFile(path string, data []byte) error {
 	return writeAtomic(path, data)
 }
 
-// LockChannel serializes posting to one Discord channel across the hooks
+// LockChannel serializes posting to one channel across the hooks
 // and the daemon's outbox drain, so replies keep their order. The lock files
 // (one per channel) are never removed: see Collection on why.
 func (d *Dir) LockChannel(ctx context.Context, channelID string) (unlock func(), err error) {
-	if !validKey(channelID) {
+	name := "channel-" + channelID // a Telegram chat's id starts with '-'
+	if !validKey(name) {
 		return nil, fmt.Errorf("%w: %q", ErrBadKey, channelID)
 	}
 	dir, err := d.subdir("locks")
 	if err != nil {
 		return nil, err
 	}
-	l := flock.New(filepath.Join(dir, "channel-"+channelID), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	l := flock.New(filepath.Join(dir, name), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
 	ok, err := l.TryLockContext(ctx, lockRetry)
 	if err != nil || !ok {
 		return nil, fmt.Errorf("lock channel %s: %w", channelID, errors.Join(err, ctx.Err()))

@@ -387,7 +387,7 @@ func (b *Bot) onCallback(ctx context.Context, q *callbackQuery) {
 	resp.place, resp.origin = m.place(), MessageID(m.MessageID)
 	channelID := resp.place.ChannelID()
 	t, ok := parseToken(q.Data)
-	d, rows, known := b.p.drawing(m.Chat.ID, resp.origin)
+	d, rows, known := b.p.drawingOf(m.Chat.ID, resp.origin)
 	if !ok || !known || d.Face != t.face {
 		resp.answer(ctx, expired)
 		return

@@ -22,6 +22,11 @@ type Poster struct {
 
 	mu     sync.Mutex
 	nonces map[string]sent // PostOnce: what each nonce made
+	// sending counts the keyboards being sent: a click can come back
+	// before its message's send returns and its record is written, and
+	// must wait for it (drawingOf).
+	sending int
+	drawn   *sync.Cond // on mu
 }
 
 // sent is a message a nonce made.
@@ -45,7 +50,9 @@ func NewPoster(apiBase, token, server string, store *state.Telegram) (*Poster, e
 	if err != nil {
 		return nil, err
 	}
-	return &Poster{c: c, server: server, store: store, nonces: map[string]sent{}}, nil
+	p := &Poster{c: c, server: server, store: store, nonces: map[string]sent{}}
+	p.drawn = sync.NewCond(&p.mu)
+	return p, nil
 }
 
 // Limit is the most characters one message may hold.
@@ -123,6 +130,17 @@ func (p *Poster) send(ctx context.Context, channelID string, chunks []string, m 
 	}
 	face := faceToken(m.Content, m.Rows)
 	kb := keyboardOf(face, m.Rows, nil)
+	if kb != nil {
+		p.mu.Lock()
+		p.sending++
+		p.mu.Unlock()
+		defer func() {
+			p.mu.Lock()
+			p.sending--
+			p.drawn.Broadcast()
+			p.mu.Unlock()
+		}()
+	}
 	for i, text := range chunks {
 		params := place.target(map[string]any{"text": text, "parse_mode": "HTML", "link_preview_options": map[string]any{"is_disabled": true}})
 		if i == 0 && m.ReplyTo != "" {
@@ -188,6 +206,21 @@ func (p *Poster) undraw(ctx context.Context, chatID int64, messageID string) {
 	_ = p.store.Drawn.Delete(context.WithoutCancel(ctx), state.TelegramDrawnKey(strconv.FormatInt(chatID, 10), messageID))
 }
 
+// drawingOf is drawing, waiting first for the keyboards being sent when
+// the message's record is not there yet.
+func (p *Poster) drawingOf(chatID int64, messageID string) (state.TelegramDrawn, []chat.Row, bool) {
+	d, rows, ok := p.drawing(chatID, messageID)
+	p.mu.Lock()
+	for !ok && p.sending > 0 {
+		p.drawn.Wait()
+		p.mu.Unlock()
+		d, rows, ok = p.drawing(chatID, messageID)
+		p.mu.Lock()
+	}
+	p.mu.Unlock()
+	return d, rows, ok
+}
+
 // drawing reads what a message's keyboard stands for.
 func (p *Poster) drawing(chatID int64, messageID string) (state.TelegramDrawn, []chat.Row, bool) {
 	d, err := p.store.Drawn.Get(state.TelegramDrawnKey(strconv.FormatInt(chatID, 10), messageID))
@@ -219,6 +252,17 @@ func (p *Poster) Edit(ctx context.Context, channelID, messageID string, m chat.M
 	}
 	face := faceToken(m.Content, m.Rows)
 	kb := keyboardOf(face, m.Rows, nil)
+	if kb != nil {
+		p.mu.Lock()
+		p.sending++
+		p.mu.Unlock()
+		defer func() {
+			p.mu.Lock()
+			p.sending--
+			p.drawn.Broadcast()
+			p.mu.Unlock()
+		}()
+	}
 	params := map[string]any{"chat_id": place.Chat, "message_id": msgID, "text": chunks[0], "parse_mode": "HTML",
 		"link_preview_options": map[string]any{"is_disabled": true}}
 	if kb != nil && len(chunks) == 1 {
