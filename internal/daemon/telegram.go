@@ -32,7 +32,10 @@ func (t *telegramBots) start(ctx context.Context, cfg *config.Config, rt *router
 			continue
 		}
 		chatID, _ := strconv.ParseInt(srv.ChatID, 10, 64) // checked by config check
-		bot := telegram.NewBot(p, rt, telegram.Options{Server: srv.Name, ChatID: chatID, Commands: router.Commands(), Log: t.log})
+		// Strangers are turned away at the door, as the config in use says
+		// (a reload included): a multi-select's ticks never reach the core.
+		isOwner := func(id string) bool { return rt.IsOwner(srv.Name, id) }
+		bot := telegram.NewBot(p, rt, telegram.Options{Server: srv.Name, ChatID: chatID, IsOwner: isOwner, Commands: router.Commands(), Log: t.log})
 		t.wg.Go(func() {
 			err := bot.Run(ctx)
 			if errors.Is(err, chat.ErrAuth) {

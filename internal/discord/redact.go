@@ -62,8 +62,7 @@ func redactJSON(b []byte, notices []string) []byte {
 	if err := dec.Decode(&v); err != nil {
 		return b
 	}
-	changed := false
-	v = walk(v, &changed)
+	v, changed := redact.Walk(v)
 	if changed {
 		clipContent(v)
 	}
@@ -86,24 +85,6 @@ func redactJSON(b []byte, notices []string) []byte {
 	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 
-func walk(v any, changed *bool) any {
-	switch x := v.(type) {
-	case string:
-		if n := redact.String(x); n != x {
-			*changed = true
-			return n
-		}
-	case map[string]any:
-		for k, e := range x {
-			x[k] = walk(e, changed)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = walk(e, changed)
-		}
-	}
-	return v
-}
 
 // clipContent cuts a message's content (or an interaction response's) that
 // masks made longer than Discord's 2,000 characters: the text chunkers

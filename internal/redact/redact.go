@@ -59,6 +59,7 @@ var rules = []rule{
 		pat: (`https://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]+`)},
 	{name: "Discord token", pre: tokenDot,
 		pat: (`\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b`)},
+	{name: "Telegram bot token", hint: []string{":AA"}, pat: (`\b[0-9]{6,12}:AA[A-Za-z0-9_-]{30,40}\b`)},
 	{name: "AWS access key", hint: []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"},
 		pat: (`\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b`)},
 	{name: "Google API key", hint: []string{"AIza"}, pat: (`\bAIza[0-9A-Za-z_-]{35}`)},

@@ -240,6 +240,10 @@ func (r *Router) allowed(server string, u chat.User) bool {
 	return !u.Bot && r.tab.Load().owners[server][u.ID]
 }
 
+// IsOwner reports whether userID is an owner of server in the config in
+// use: a front end that turns strangers away at its door asks here.
+func (r *Router) IsOwner(server, userID string) bool { return r.tab.Load().owners[server][userID] }
+
 // lookup finds the project of a channel that belongs to server.
 func (r *Router) lookup(server, channelID string) (route, bool) {
 	rt, ok := r.routeTable()[channelID]

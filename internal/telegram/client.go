@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/redact"
 )
 
 // DefaultAPIBase is Telegram's Bot API root.
@@ -44,6 +45,8 @@ func NewClient(apiBase, token string) (*Client, error) {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return nil, fmt.Errorf("telegram: api_base %q is not an http(s) URL", apiBase)
 	}
+	// The token is masked wherever it would be posted (a reply quoting it).
+	redact.AddSecret(token)
 	// No client timeout: each call is bounded by its context (a long poll
 	// waits far longer than a send may).
 	return &Client{base: strings.TrimRight(apiBase, "/"), token: token, http: &http.Client{}}, nil
@@ -145,8 +148,35 @@ func (c *Client) once(ctx context.Context, method string, params any, out any) e
 	if err != nil {
 		return fmt.Errorf("telegram %s: encode: %w", method, err)
 	}
-	return c.post(ctx, method, "application/json", body, out)
+	return c.post(ctx, method, "application/json", masked(body), out)
 }
+
+// masked is a JSON body with every secret in its strings masked: every
+// text ccbridge sends to Telegram passes here, whoever built it (replies,
+// cards, forms, notices), as every Discord request passes its transport.
+func masked(body []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return body
+	}
+	v, changed := redact.Walk(v)
+	if !changed {
+		return body
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return body
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+// ErrSecretInFile refuses an upload whose file holds a secret: it is left
+// out, and the caller says so where the file would have been.
+var ErrSecretInFile = errors.New("the file holds a secret")
 
 func (c *Client) post(ctx context.Context, method, contentType string, body []byte, out any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/bot"+c.token+"/"+method, bytes.NewReader(body))
@@ -254,10 +284,13 @@ func retryable(err error, idempotent bool, backoff time.Duration) (time.Duration
 
 // upload is a multipart call with one file.
 func (c *Client) upload(ctx context.Context, method string, fields map[string]string, fileField, name string, data []byte, out any) error {
+	if _, found := redact.Find(string(data)); len(found) > 0 {
+		return fmt.Errorf("telegram %s %s: %w (%s)", method, name, ErrSecretInFile, strings.Join(found, ", "))
+	}
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	for k, v := range fields {
-		if err := mw.WriteField(k, v); err != nil {
+		if err := mw.WriteField(k, redact.String(v)); err != nil {
 			return fmt.Errorf("telegram %s: encode: %w", method, err)
 		}
 	}

@@ -65,7 +65,7 @@ func (h *Handler) serveFiles(w http.ResponseWriter, r *http.Request, s Session, 
 		refuse(w)
 		return
 	}
-	if !within(root, real) || !h.readable(s, full, real) {
+	if !within(root, real) || inGit(root, real) || !h.readable(s, full, real) {
 		refuse(w)
 		return
 	}
@@ -144,6 +144,22 @@ func cleanRel(rel string) (string, bool) {
 }
 
 // within reports whether p is dir or below it, on a separator boundary.
+// inGit reports whether p, resolved, is in a .git folder under root
+// (reached through a symlink: the name asked for passed cleanRel). Case
+// is folded, as macOS's file system does.
+func inGit(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	if err != nil {
+		return true
+	}
+	for _, seg := range strings.Split(filepath.ToSlash(rel), "/") {
+		if strings.EqualFold(seg, ".git") {
+			return true
+		}
+	}
+	return false
+}
+
 func within(dir, p string) bool {
 	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
@@ -185,7 +201,7 @@ func (h *Handler) list(s Session, root, dir, rel string, f *os.File) ([]fileEntr
 		isDir := e.IsDir()
 		if e.Type()&fs.ModeSymlink != 0 {
 			t, err := filepath.EvalSymlinks(full)
-			if err != nil || !within(root, t) {
+			if err != nil || !within(root, t) || inGit(root, t) {
 				continue
 			}
 			real = t

@@ -165,3 +165,34 @@ func TestDefaultRedactionIsDiscords(t *testing.T) {
 		}
 	}
 }
+
+// A symlink to the repository's .git (made by Claude, or in a cloned
+// repository) does not open it: a remote's credentials sit in .git/config.
+func TestFilesRefuseGitThroughASymlink(t *testing.T) {
+	e := newEnv(t)
+	p := e.path(SessionScope("proj"))
+	if err := os.MkdirAll(filepath.Join(e.dir, ".git"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(e.dir, ".git", "config"), "[remote \"origin\"]\n\turl = https://user:GITSECRET@example.com/r.git\n")
+	for _, link := range []string{"g", "G2"} {
+		target := ".git"
+		if link == "G2" {
+			target = ".GIT" // case folded, as on macOS
+			if err := os.Rename(filepath.Join(e.dir, ".git"), filepath.Join(e.dir, ".GIT")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Symlink(target, filepath.Join(e.dir, link)); err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range []string{p + "files/" + link + "/config", p + "files/" + link + "/"} {
+			if w := e.get(t, path); w.Code == http.StatusOK || strings.Contains(body(t, w), "GITSECRET") {
+				t.Errorf("GET %s = %d, want a refusal", path, w.Code)
+			}
+		}
+	}
+	if b := body(t, e.get(t, p+"files/")); strings.Contains(b, `"g/"`) || strings.Contains(b, ">g<") {
+		t.Errorf("the listing offers the link to .git: %q", b)
+	}
+}

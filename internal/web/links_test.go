@@ -152,3 +152,22 @@ func TestNewNeedsAPolicy(t *testing.T) {
 		t.Fatal("New without ReadDenied succeeded")
 	}
 }
+
+// A handler that only makes links (ccbridge mcp's) reads the revocation
+// another process (the daemon) made: its next link holds.
+func TestLinksAfterAnotherProcessRevoked(t *testing.T) {
+	e := newEnv(t)
+	maker, err := New(e.h.opt) // another process on the same state
+	if err != nil {
+		t.Fatal(err)
+	}
+	maker.Link(SessionScope("proj"), 0) // made before: its generation read
+	if err := e.h.Revoke(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	link := maker.Link(SessionScope("proj"), 0)
+	path := link[strings.Index(link, "/s/"):]
+	if w := e.get(t, path); w.Code != http.StatusOK {
+		t.Fatalf("a link made after another process revoked = %d, want 200", w.Code)
+	}
+}

@@ -187,6 +187,11 @@ func (h *Handler) Link(scope Scope, ttl time.Duration) string {
 }
 
 func (h *Handler) pathFor(scope Scope, expires time.Time) string {
+	// Read again: a revoke by another process (the daemon, when ccbridge
+	// mcp makes the link) must not leave this one minting dead links.
+	if wl, err := h.links.Load(context.Background()); err == nil {
+		h.gen.Store(wl.Generation)
+	}
 	tok := sign(h.key, claims{scope: scope, expires: expires, generation: h.gen.Load()})
 	return "/" + string(scope.Kind) + "/" + tok + "/"
 }
