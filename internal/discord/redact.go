@@ -85,7 +85,6 @@ func redactJSON(b []byte, notices []string) []byte {
 	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 
-
 // clipContent cuts a message's content (or an interaction response's) that
 // masks made longer than Discord's 2,000 characters: the text chunkers
 // mask before they cut, but a reply built elsewhere (a /screen, a card's
