@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/ccbridge/ccbridge/internal/prompt"
 	"github.com/ccbridge/ccbridge/internal/session"
@@ -118,17 +119,39 @@ func (s *Server) ensure(ctx context.Context, t session.Target) error {
 	if s.opt.Config != nil && s.opt.Config.Tmux.Socket != "" {
 		attach = "tmux -L " + s.opt.Config.Tmux.Socket + " attach -t " + TmuxSession
 	}
+	began := time.Now()
 	t.OnDialog = func(d session.Dialog) {
-		if starting.Load() {
-			cancel(&DialogAtStartError{Dialog: d, Attach: attach})
+		if !starting.Load() {
+			return
 		}
+		if s.sessionStarted(t.Key, began) {
+			// Claude is up (its SessionStart ran) and asks something before
+			// its input box, as the auto-mode nudge does when the machine
+			// is slow: a pending question of the session, as after it.
+			cancel(errDialogInSession)
+			return
+		}
+		cancel(&DialogAtStartError{Dialog: d, Attach: attach})
 	}
 	_, _, err := s.opt.Sessions.Ensure(sctx, t)
 	starting.Store(false)
 	if de := (*DialogAtStartError)(nil); errors.As(context.Cause(sctx), &de) {
 		return de
 	}
+	if errors.Is(context.Cause(sctx), errDialogInSession) {
+		return nil
+	}
 	return err
+}
+
+// errDialogInSession ends a start whose Claude is up with a dialog shown.
+var errDialogInSession = errors.New("Claude started and shows a dialog")
+
+// sessionStarted reports whether the session's SessionStart hook ran since
+// since: Claude has a session, and a dialog now is one of it.
+func (s *Server) sessionStarted(key string, since time.Time) bool {
+	rec, err := s.opt.Store.Sessions.Get(key)
+	return err == nil && rec.ClaudeSessionID != "" && rec.StartSource != "" && !rec.LastEventAt.Before(since)
 }
 
 // ours reports whether this server started (or resumed) the session.
