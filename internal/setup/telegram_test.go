@@ -264,3 +264,28 @@ func TestSetupTelegramInterruptedWhileWaiting(t *testing.T) {
 		t.Errorf("no wait message:\n%s", out.String())
 	}
 }
+
+// Anyone in the group may write first: setup names the sender and makes
+// them an owner only once the person at the terminal says yes; on no it
+// waits for the next message.
+func TestSetupTelegramOwnerIsConfirmed(t *testing.T) {
+	f := newTGFixture(t)
+	mallory := f.tg.AddUser("Mallory", true)
+	f.sendWhenPolled(t, 1, faketelegram.Incoming{From: mallory, Text: "me first"})
+	steps := lines(f.tg.Token, "phone", "n", "y", f.proj, "", "")
+	steps[2].before = func() { f.tg.Inject(faketelegram.Incoming{Text: "the owner"}) }
+	out, err := f.run(t, steps)
+	if err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "@mallory") {
+		t.Errorf("the sender was not named:\n%s", out)
+	}
+	c, err := config.Load(f.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Servers[0].OwnerIDs; len(got) != 1 || got[0] != strconv.FormatInt(f.tg.Owner.ID, 10) {
+		t.Errorf("owner_ids %v, want only the confirmed owner %d\n%s", got, f.tg.Owner.ID, out)
+	}
+}
