@@ -289,3 +289,47 @@ func TestSetupTelegramOwnerIsConfirmed(t *testing.T) {
 		t.Errorf("owner_ids %v, want only the confirmed owner %d\n%s", got, f.tg.Owner.ID, out)
 	}
 }
+
+// Re-running on a Telegram entry keeps its token on Enter, its projects
+// and topics, and its keys; it adds a project with a new topic and writes
+// no Discord key.
+func TestSetupTelegramRerunAddsAProject(t *testing.T) {
+	f := newTGFixture(t)
+	old := f.tg.AddTopic("old")
+	web := filepath.Join(f.dir, "src", "web")
+	_ = os.MkdirAll(web, 0o755)
+	t.Setenv("CCBRIDGE_SETUP_TG_TOKEN", f.tg.Token)
+	existing := "[telegram]\napi_base = \"" + f.tg.URL + "\"\n[[servers]]\nname = \"phone\"\nplatform = \"telegram\"\ntoken_env = \"CCBRIDGE_SETUP_TG_TOKEN\"\n" +
+		"chat_id = \"" + strconv.FormatInt(f.tg.ChatID, 10) + "\"\nowner_ids = [\"" + strconv.FormatInt(f.tg.Owner.ID, 10) + "\"]\nopen_roots = [\"" + filepath.Join(f.dir, "src") + "\"]\n" +
+		"  [[servers.projects]]\n  name = \"old\"\n  topic_id = \"" + strconv.FormatInt(old.MessageThreadID, 10) + "\"\n  path = \"" + f.proj + "\"\n  model = \"opus\"\n"
+	if err := os.WriteFile(f.cfg, []byte(existing), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.sendWhenPolled(t, 1, faketelegram.Incoming{Text: "again"})
+	out, err := f.run(t, lines("", "", web, "", ""))
+	if err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	c, err := config.Load(f.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if probs := c.Check(); len(probs) > 0 {
+		t.Fatalf("config check: %v\n%s", probs, out)
+	}
+	s := c.Servers[0]
+	if len(c.Servers) != 1 || s.TokenEnv != "CCBRIDGE_SETUP_TG_TOKEN" || s.TokenFile != "" || len(s.OwnerIDs) != 1 ||
+		len(s.OpenRoots) != 1 || len(s.Projects) != 2 || s.Projects[0].Model != "opus" ||
+		s.Projects[0].TopicID != strconv.FormatInt(old.MessageThreadID, 10) || s.Projects[1].Name != "web" || s.Projects[1].TopicID == "" {
+		t.Errorf("servers %+v\n%s", c.Servers, out)
+	}
+	if n := len(f.tg.Topics(f.tg.ChatID)); n != 2 {
+		t.Errorf("%d topics, want the old one and web's", n)
+	}
+	text, _ := os.ReadFile(f.cfg)
+	for _, discordKey := range []string{"guild_id", "general_channel_id", "channel_id ="} {
+		if strings.Contains(string(text), discordKey) {
+			t.Errorf("the config has the Discord key %s:\n%s", discordKey, text)
+		}
+	}
+}
