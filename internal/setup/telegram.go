@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/telegram"
 )
@@ -214,7 +215,7 @@ func (w *wizard) tgSighting(ctx context.Context, c *telegram.Client) (telegram.S
 	w.say("Waiting for your message in the group (up to %s; Ctrl-C stops)…", w.Wait)
 	deadline := time.Now().Add(w.Wait)
 	var offset int64
-	said := map[int64]bool{}
+	said := map[int64]bool{} // chats whose problem was said; 0: Telegram not answering
 	for {
 		wait := max(min(w.PollEvery, time.Until(deadline)), 0)
 		pctx, cancel := context.WithTimeout(ctx, wait+30*time.Second)
@@ -225,6 +226,13 @@ func (w *wizard) tgSighting(ctx context.Context, c *telegram.Client) (telegram.S
 			return telegram.Sighting{}, ctx.Err()
 		case telegram.IsConflict(err):
 			return telegram.Sighting{}, errPolled
+		case errors.Is(err, chat.ErrTransient) && time.Now().Before(deadline):
+			// A 429, a 5xx or the network: the wait goes on.
+			if !said[0] {
+				said[0] = true
+				w.say("Telegram did not answer (%v); trying again…", err)
+			}
+			wait = max(wait, time.Second, chat.RetryAfter(err))
 		case err != nil:
 			return telegram.Sighting{}, fmt.Errorf("read the bot's updates: %w", err)
 		}
@@ -250,7 +258,7 @@ func (w *wizard) tgSighting(ctx context.Context, c *telegram.Client) (telegram.S
 		if time.Now().After(deadline) {
 			return telegram.Sighting{}, fmt.Errorf("no message in a group with topics within %s: add the bot to the group, send a message there, and run `ccbridge setup --telegram` again", w.Wait)
 		}
-		if wait < time.Second { // a short poll: Telegram did not wait
+		if wait < time.Second || err != nil { // Telegram did not wait
 			t := time.NewTimer(wait)
 			select {
 			case <-ctx.Done():

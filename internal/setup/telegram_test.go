@@ -333,3 +333,18 @@ func TestSetupTelegramRerunAddsAProject(t *testing.T) {
 		}
 	}
 }
+
+// A 429 while waiting is waited out as Telegram asks; the wait goes on.
+func TestSetupTelegramRateLimitedWhileWaiting(t *testing.T) {
+	f := newTGFixture(t)
+	f.tg.RateLimit("getUpdates", 1, 1)
+	f.sendWhenPolled(t, 2, faketelegram.Incoming{Text: "hi"})
+	out, err := f.run(t, lines(f.tg.Token, "phone", "", f.proj, "", ""))
+	if err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	ups := f.tg.CallsTo("getUpdates")
+	if len(ups) < 2 || ups[0].Status != 429 || ups[1].At.Sub(ups[0].At) < time.Second {
+		t.Errorf("getUpdates calls %+v: the retry did not wait the second Telegram asked\n%s", ups, out)
+	}
+}
