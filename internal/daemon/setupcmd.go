@@ -19,16 +19,19 @@ import (
 var stdin io.Reader = os.Stdin
 
 func cmdSetup(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("setup", "setup [--config FILE] [--wait DURATION]",
+	fs := newFlags("setup", "setup [--telegram] [--config FILE] [--wait DURATION]",
 		"Walk through everything in the terminal: the bot token (hidden input), the Message Content intent,\n"+
 			"the invite URL, the server, the owners, channels → project directories, and the control panel's\n"+
 			"channel (a channel setup creates is visible to the owners and the bot only); then write the config\n"+
 			"and the token file (both 0600) and check them. Re-running it edits the config and keeps every key in\n"+
 			"it; the token of a bot the config has edits that bot's entry, another bot's adds a new entry.\n"+
 			"Comments are not kept: the first run saves the file it replaces as <config>.bak, and later runs keep\n"+
-			"that backup.")
+			"that backup.\n"+
+			"With --telegram it sets up a Telegram bot instead: the token from @BotFather, the forum group found\n"+
+			"from a message you send there (you become its owner), and a new topic for each project directory.")
 	cfgPath := fs.String("config", "", "config `FILE` to create or edit; else $CCBRIDGE_CONFIG, else ~/.config/ccbridge/config.toml")
 	wait := fs.Duration("wait", setup.DefaultWait, "how long to wait for the bot to join a server (a `DURATION` like 10m)")
+	tg := fs.Bool("telegram", false, "set up a Telegram bot (a forum group, a topic per project) instead of a Discord one")
 	poll := fs.Duration("poll", setup.DefaultPollEvery, "while waiting, how often to check whether the bot has joined (a `DURATION` like 5s)")
 	if code, ok := parseFlags(fs, args, stdout, stderr, "setup"); !ok {
 		return code
@@ -38,7 +41,7 @@ func cmdSetup(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "ccbridge:", err)
 		return exitError
 	}
-	o := setup.Options{ConfigPath: path, In: stdin, Out: stdout, Wait: *wait, PollEvery: max(*poll, 10*time.Millisecond), DaemonRunning: daemonRunning}
+	o := setup.Options{ConfigPath: path, In: stdin, Out: stdout, Wait: *wait, PollEvery: max(*poll, 10*time.Millisecond), DaemonRunning: daemonRunning, Telegram: *tg}
 	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		o.ReadSecret = func(ctx context.Context) (string, error) { return readPassword(ctx, int(f.Fd())) }
 	}

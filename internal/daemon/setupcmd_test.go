@@ -19,6 +19,7 @@ func TestSetupDoctorServiceUsage(t *testing.T) {
 		{[]string{"--help"}, exitOK, "ccbridge setup", ""},
 		{[]string{"--help"}, exitOK, "ccbridge service install|uninstall|status", ""},
 		{[]string{"setup", "--help"}, exitOK, "Usage: ccbridge setup", ""},
+		{[]string{"setup", "--help"}, exitOK, "set up a Telegram bot", ""},
 		{[]string{"setup", "extra"}, exitUsage, "", `unexpected argument "extra"`},
 		{[]string{"doctor", "--help"}, exitOK, "Usage: ccbridge doctor", ""},
 		{[]string{"doctor", "--bogus"}, exitUsage, "", "flag provided but not defined"},

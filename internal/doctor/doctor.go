@@ -120,9 +120,7 @@ func (d *doctor) run(ctx context.Context) {
 	if cfg != nil {
 		for _, s := range cfg.Servers {
 			if s.Telegram() {
-				// Its token and group are the Telegram client's to check;
-				// asking Discord with them would fail a good config.
-				d.add("bot "+s.Name, Info, "a Telegram bot: its config is checked above; its token and group are not checked yet", "")
+				d.telegramServer(ctx, cfg, s) // telegram.go
 				continue
 			}
 			d.server(ctx, cfg, s)

@@ -21,11 +21,12 @@ import (
 // adds a new entry and leaves the others as they are).
 
 // pickServer returns the index of the [[servers]] entry to set up, or -1
-// for a new one (named once its token says which bot it is).
-func (w *wizard) pickServer(cfg *config.Config) (int, error) {
-	var bots []int // the Discord entries: setup sets up only those
+// for a new one (named once its token says which bot it is). Only the
+// entries of the platform being set up (telegram) are offered.
+func (w *wizard) pickServer(cfg *config.Config, telegram bool) (int, error) {
+	var bots []int
 	for i, s := range cfg.Servers {
-		if !s.Telegram() {
+		if s.Telegram() == telegram {
 			bots = append(bots, i)
 		}
 	}

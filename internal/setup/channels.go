@@ -189,25 +189,10 @@ func (w *wizard) mapChannel(srv *config.Server, ch discord.TextChannel) error {
 		if err != nil {
 			return err
 		}
-		abs, err := config.ExpandHome(a)
-		if err != nil || !filepath.IsAbs(abs) {
-			w.say("%q is not an absolute path or ~/path.", a)
-			continue
+		var ok bool
+		if path, _, ok = w.projectDir(a); ok {
+			break
 		}
-		abs = filepath.Clean(abs)
-		if fi, err := os.Stat(abs); err != nil {
-			w.say("Note: %s does not exist yet; sessions there start once it does.", abs)
-		} else if !fi.IsDir() {
-			w.say("%s is not a directory.", abs)
-			continue
-		}
-		// Stored clean ("~/../../srv/x" is /srv/x), and as ~/… when typed
-		// so and still under the home directory.
-		path = abs
-		if strings.HasPrefix(a, "~") {
-			path = tildePath(abs)
-		}
-		break
 	}
 	if p != nil {
 		p.Path = path
@@ -221,4 +206,27 @@ func (w *wizard) mapChannel(srv *config.Server, ch discord.TextChannel) error {
 	srv.Projects = append(srv.Projects, config.Project{Name: name, ChannelID: ch.ID, Path: path})
 	w.say("Project %s: #%s → %s.", name, ch.Name, path)
 	return nil
+}
+
+// projectDir reads a typed project directory: the path to store (clean,
+// and as ~/… when typed so and still under the home directory) and the
+// absolute one; ok is false, with the reason said, when it cannot be one.
+func (w *wizard) projectDir(a string) (path, abs string, ok bool) {
+	abs, err := config.ExpandHome(a)
+	if err != nil || !filepath.IsAbs(abs) {
+		w.say("%q is not an absolute path or ~/path.", a)
+		return "", "", false
+	}
+	abs = filepath.Clean(abs)
+	if fi, err := os.Stat(abs); err != nil {
+		w.say("Note: %s does not exist yet; sessions there start once it does.", abs)
+	} else if !fi.IsDir() {
+		w.say("%s is not a directory.", abs)
+		return "", "", false
+	}
+	path = abs
+	if strings.HasPrefix(a, "~") {
+		path = tildePath(abs)
+	}
+	return path, abs, true
 }

@@ -38,6 +38,9 @@ type Options struct {
 	// DaemonRunning reports whether a ccbridge daemon runs now (nil: not
 	// known); the last words differ.
 	DaemonRunning func() bool
+	// Telegram sets up a Telegram bot instead of a Discord one (see
+	// telegram.go).
+	Telegram bool
 }
 
 // Defaults for Options.
@@ -67,6 +70,9 @@ func Run(ctx context.Context, o Options) error {
 		o.Wait = DefaultWait
 	}
 	w := &wizard{Options: o, ctx: ctx, in: bufio.NewReader(o.In)}
+	if o.Telegram {
+		return w.runTelegram(ctx)
+	}
 	return w.run(ctx)
 }
 
@@ -168,16 +174,8 @@ func (w *wizard) run(ctx context.Context) error {
 	if apiBase == "" {
 		apiBase = config.DefaultAPIBase
 	}
-	if existed {
-		if w.hasBackup() {
-			w.say("Editing %s (the backup %s.bak of an earlier version is kept as it is).", w.ConfigPath, filepath.Base(w.ConfigPath))
-		} else {
-			w.say("Editing %s (a backup is kept as %s.bak).", w.ConfigPath, filepath.Base(w.ConfigPath))
-		}
-	} else {
-		w.say("Creating %s.", w.ConfigPath)
-	}
-	i, err := w.pickServer(cfg) // -1: a new entry
+	w.announce(existed)
+	i, err := w.pickServer(cfg, false) // -1: a new entry
 	if err != nil {
 		return err
 	}
@@ -232,6 +230,18 @@ func (w *wizard) run(ctx context.Context) error {
 		}
 	}
 	return w.write(cfg, existed, tok.changed)
+}
+
+// announce says which file is created or edited, and its backup.
+func (w *wizard) announce(existed bool) {
+	switch {
+	case !existed:
+		w.say("Creating %s.", w.ConfigPath)
+	case w.hasBackup():
+		w.say("Editing %s (the backup %s.bak of an earlier version is kept as it is).", w.ConfigPath, filepath.Base(w.ConfigPath))
+	default:
+		w.say("Editing %s (a backup is kept as %s.bak).", w.ConfigPath, filepath.Base(w.ConfigPath))
+	}
 }
 
 var nameSafe = regexp.MustCompile(`[^A-Za-z0-9_-]+`)

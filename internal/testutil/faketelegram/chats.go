@@ -125,7 +125,7 @@ func (s *Server) addTopic(c *chat, name string, color int) (*Topic, *apiErr) {
 	if !c.info.IsForum {
 		return nil, stateErr("the chat is not a forum")
 	}
-	if c.members[s.Bot.ID] != "administrator" {
+	if c.members[s.Bot.ID] != "administrator" || c.noTopics[s.Bot.ID] {
 		return nil, stateErr("not enough rights to create a topic")
 	}
 	m := s.post(c, 0, &Message{From: &s.Bot, ForumTopicCreated: &ForumTopicCreated{Name: name, IconColor: color}})
@@ -253,6 +253,7 @@ func (s *Server) getChatMember(p params) (any, *apiErr) {
 		for _, right := range []string{"can_manage_chat", "can_delete_messages", "can_manage_topics", "can_invite_users", "can_change_info", "can_pin_messages"} {
 			m[right] = true
 		}
+		m["can_manage_topics"] = !c.noTopics[u.ID]
 		for _, right := range []string{"can_be_edited", "is_anonymous", "can_manage_video_chats", "can_restrict_members",
 			"can_promote_members", "can_post_stories", "can_edit_stories", "can_delete_stories"} {
 			m[right] = false

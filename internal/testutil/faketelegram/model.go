@@ -186,10 +186,12 @@ type Error struct {
 }
 
 type chat struct {
-	info     Chat
-	members  map[int64]string // user id → status (creator, administrator, member)
-	topics   map[int64]*Topic
-	closed   map[int64]bool // topics closed (closeForumTopic)
+	info    Chat
+	members map[int64]string // user id → status (creator, administrator, member)
+	topics  map[int64]*Topic
+	closed  map[int64]bool // topics closed (closeForumTopic)
+	// noTopics are administrators without can_manage_topics.
+	noTopics map[int64]bool
 	messages []*Message
 	byID     map[int64]*Message
 	nextID   int64

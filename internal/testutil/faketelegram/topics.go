@@ -16,7 +16,7 @@ func (s *Server) closeForumTopic(p params) (any, *apiErr) {
 	if !c.info.IsForum {
 		return nil, stateErr("the chat is not a forum")
 	}
-	if c.members[s.Bot.ID] != "administrator" {
+	if c.members[s.Bot.ID] != "administrator" || c.noTopics[s.Bot.ID] {
 		return nil, stateErr("not enough rights to manage topics")
 	}
 	id := p.int("message_thread_id")
