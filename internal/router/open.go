@@ -204,6 +204,10 @@ func (r *Router) openThread(ev chat.CommandEvent, tg target, name string) (threa
 		}
 		return threadID, ""
 	}
+	if errors.Is(err, chat.ErrNoPrivateThreads) {
+		return "", "⚠️ Not opened: there are no private topics here (every member of the group can read every topic), so everything the folder's Claude does would be theirs to read. " +
+			"Add the folder to the config as a project of its own instead."
+	}
 	public, perr := r.opt.Replier.EveryoneCanView(r.ctx, server, ev.ChannelID)
 	switch {
 	case perr != nil:

@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -165,7 +164,7 @@ func (p *Poster) StartThread(ctx context.Context, channelID, name string) (strin
 }
 
 // ErrNoPrivateTopics: every member of a Telegram group reads every topic.
-var ErrNoPrivateTopics = errors.New("telegram has no private topics: every member of the group can read every topic")
+var ErrNoPrivateTopics = fmt.Errorf("telegram has %w", chat.ErrNoPrivateThreads)
 
 // StartPrivateThread refuses: see ErrNoPrivateTopics.
 func (p *Poster) StartPrivateThread(_ context.Context, channelID, _ string, _ []string) (string, []string, error) {
