@@ -119,7 +119,9 @@ func TestTelegramDenyWithInstructions(t *testing.T) {
 	tb := newTelegramBridge(t, "")
 	tb.model.Script("SCN_TG_DENY", fakemodel.Tool("", "Bash", map[string]any{"command": "touch denied.txt", "description": "Touch it"}))
 	tb.say("SCN_TG_DENY")
-	card := tb.waitBot("the card", func(m faketelegram.Message) bool { return strings.Contains(m.Text, "touch denied.txt") && m.ReplyMarkup != nil })
+	card := tb.waitBot("the card", func(m faketelegram.Message) bool {
+		return strings.Contains(m.Text, "touch denied.txt") && m.ReplyMarkup != nil
+	})
 	tb.click(t, tb.tg.Owner, card, "Deny with instructions")
 	tb.answerForm(t, "What should Claude do instead", "use echo instead")
 	tb.waitCardText(card.MessageID, "Denied by")
@@ -216,7 +218,9 @@ func TestTelegramPlanKeepPlanningThenApprove(t *testing.T) {
 	tb.model.Script("SCN_TG_PLAN_KEEP", planSteps...)
 	tb.model.Script("SCN_TG_PLAN_OK", planSteps...)
 	tb.say("SCN_TG_PLAN_KEEP")
-	card := tb.waitBot("the plan card", func(m faketelegram.Message) bool { return strings.Contains(m.Text, "Claude's plan") && m.ReplyMarkup != nil })
+	card := tb.waitBot("the plan card", func(m faketelegram.Message) bool {
+		return strings.Contains(m.Text, "Claude's plan") && m.ReplyMarkup != nil
+	})
 	if !strings.Contains(card.Text, "1. Step one: create a.txt") {
 		t.Errorf("the card does not show the plan: %q", card.Text)
 	}
@@ -394,7 +398,9 @@ func TestTelegramStrangerClickDoesNothing(t *testing.T) {
 	eve := tb.tg.AddUser("Eve", true)
 	tb.model.Script("SCN_TG_EVE", fakemodel.Tool("", "Bash", map[string]any{"command": "touch by-eve.txt", "description": "Make a file"}))
 	tb.say("SCN_TG_EVE")
-	card := tb.waitBot("the card", func(m faketelegram.Message) bool { return strings.Contains(m.Text, "touch by-eve.txt") && m.ReplyMarkup != nil })
+	card := tb.waitBot("the card", func(m faketelegram.Message) bool {
+		return strings.Contains(m.Text, "touch by-eve.txt") && m.ReplyMarkup != nil
+	})
 	tb.click(t, eve, card, "Allow")
 	time.Sleep(2 * time.Second) // an approval would run the command now
 	if _, err := os.Stat(filepath.Join(tb.dir, "by-eve.txt")); err == nil {
