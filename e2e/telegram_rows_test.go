@@ -136,7 +136,9 @@ func TestTelegramDenyWithInstructions(t *testing.T) {
 }
 
 // AskUserQuestion: Other… asks by ForceReply; a multiSelect is toggled
-// option by option and sent with its Submit; Claude gets both answers.
+// option by option (its Other… too) and sent with its own Submit, named
+// after it beside the card's Submit; Other's text joins the ticked
+// options. Claude gets both answers.
 func TestTelegramQuestionsMultiSelectAndOther(t *testing.T) {
 	t.Parallel()
 	tb := newTelegramBridge(t, "")
@@ -148,8 +150,21 @@ func TestTelegramQuestionsMultiSelectAndOther(t *testing.T) {
 	tb.click(t, tb.tg.Owner, card, "Other")
 	tb.answerForm(t, "Which color", "Purple")
 	card = tb.waitCardText(card.MessageID, "→ Purple")
-	tb.click(t, tb.tg.Owner, card, "Logging")
-	tb.click(t, tb.tg.Owner, card, "Tracing")
+	var ticks []string // Logging, Tracing and the select's Other…
+	for _, row := range card.ReplyMarkup.InlineKeyboard {
+		for _, b := range row {
+			_, place, _ := strings.Cut(b.CallbackData, ":")
+			if strings.HasPrefix(place, "o") && slices.Contains([]string{"Logging", "Tracing", "Other…"}, b.Text) {
+				ticks = append(ticks, b.CallbackData)
+			}
+		}
+	}
+	if len(ticks) != 3 {
+		t.Fatalf("the multiSelect's options are not buttons: %+v", card.ReplyMarkup)
+	}
+	for _, data := range ticks {
+		tb.press(t, tb.tg.Owner, card, data)
+	}
 	if !tb.tg.WaitFor(10*time.Second, func() bool {
 		m, _ := tb.tg.Message(tb.tg.ChatID, card.MessageID)
 		n := 0
@@ -160,28 +175,27 @@ func TestTelegramQuestionsMultiSelectAndOther(t *testing.T) {
 				}
 			}
 		}
-		return n == 2
+		return n == 3
 	}) {
 		m, _ := tb.tg.Message(tb.tg.ChatID, card.MessageID)
 		t.Fatalf("the toggles are not shown: %+v", m.ReplyMarkup)
 	}
 	m, _ := tb.tg.Message(tb.tg.ChatID, card.MessageID)
-	var submit string
+	submits := 0
 	for _, row := range m.ReplyMarkup.InlineKeyboard {
 		for _, b := range row {
-			if strings.Contains(b.Text, "Submit") && strings.Contains(b.CallbackData, ":s") {
-				submit = b.CallbackData
-			}
+			submits += strings.Count(b.Text, "Submit")
 		}
 	}
-	if submit == "" {
-		t.Fatalf("no multi-select Submit: %+v", m.ReplyMarkup)
+	if submits != 2 {
+		t.Fatalf("%d Submits, want the select's and the card's: %+v", submits, m.ReplyMarkup)
 	}
-	tb.press(t, tb.tg.Owner, m, submit)
+	tb.click(t, tb.tg.Owner, m, "Submit — 2. Features")
+	tb.answerForm(t, "Which features", "Profiling")
 	tb.waitCardText(card.MessageID, "Answered by")
 	r := tb.model.WaitRequest(t, long, "the answers", func(r fakemodel.Request) bool { return len(r.ToolResults) == 1 })
 	got := r.ToolResults[0].Content
-	for _, want := range []string{`"Which color do you prefer?"="Purple"`, `"Which features do you want?"="Logging, Tracing"`} {
+	for _, want := range []string{`"Which color do you prefer?"="Purple"`, `"Which features do you want?"="Logging, Tracing, Profiling"`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("tool_result %q lacks %s", got, want)
 		}
