@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -474,5 +475,79 @@ func TestTelegramOpenIsRefusedClearly(t *testing.T) {
 	}
 	if n := len(tb.panes()); n != 0 {
 		t.Fatalf("%d panes after a refused /open", n)
+	}
+}
+
+// A 429 on a permission card and on the middle part of a long reply: each
+// is sent again after retry_after, once; the card works and the reply
+// arrives whole, in order.
+func TestTelegram429OnACardAndMidReplyLosesNothing(t *testing.T) {
+	t.Parallel()
+	tb := newTelegramBridge(t, "")
+	var mu sync.Mutex
+	cards, parts := 0, 0
+	tb.tg.Hook("sendMessage", func(c faketelegram.Call) *faketelegram.Error {
+		mu.Lock()
+		defer mu.Unlock()
+		switch text := c.Params["text"]; {
+		case strings.Contains(text, "touch rate-limited.txt"):
+			if cards++; cards == 1 {
+				return &faketelegram.Error{Code: 429, Description: "Too Many Requests: retry after 1", RetryAfter: 1}
+			}
+		case strings.Contains(text, "of the long reply"):
+			if parts++; parts == 2 {
+				return &faketelegram.Error{Code: 429, Description: "Too Many Requests: retry after 1", RetryAfter: 1}
+			}
+		}
+		return nil
+	})
+	tb.model.Script("SCN_TG_RL_CARD", fakemodel.Tool("", "Bash", map[string]any{"command": "touch rate-limited.txt", "description": "Make a file"}))
+	tb.say("SCN_TG_RL_CARD")
+	card := tb.waitBot("the card", func(m faketelegram.Message) bool {
+		return strings.Contains(m.Text, "touch rate-limited.txt") && m.ReplyMarkup != nil
+	})
+	tb.click(t, tb.tg.Owner, card, "Allow")
+	tb.waitReply("Done. Last tool result")
+
+	var code strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&code, "line %03d of the long reply\n", i)
+	}
+	tb.model.Script("SCN_TG_RL_LONG", fakemodel.Text("```\n"+code.String()+"```\n\nThe end of the long reply."))
+	tb.say("SCN_TG_RL_LONG")
+	tb.waitReply("The end of the long reply.")
+	time.Sleep(3 * time.Second) // a doubled send would come now
+	var got strings.Builder
+	nCards := 0
+	for _, m := range tb.tg.Messages(tb.tg.ChatID, tb.topic) {
+		if m.From == nil || !m.From.IsBot {
+			continue
+		}
+		if strings.Contains(m.Text, "touch rate-limited.txt") {
+			nCards++
+		}
+		if strings.Contains(m.Text, "of the long reply") {
+			got.WriteString(m.Text + "\n")
+		}
+	}
+	if nCards != 1 {
+		t.Fatalf("the card shows %d times", nCards)
+	}
+	last := -1
+	for i := range 300 {
+		line := fmt.Sprintf("line %03d of the long reply", i)
+		if n := strings.Count(got.String(), line); n != 1 {
+			t.Fatalf("%q appears %d times", line, n)
+		}
+		at := strings.Index(got.String(), line)
+		if at < last {
+			t.Fatalf("%q came out of order", line)
+		}
+		last = at
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if cards < 2 || parts < 3 {
+		t.Fatalf("the 429s were not hit: %d card sends, %d part sends", cards, parts)
 	}
 }
