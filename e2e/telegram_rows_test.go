@@ -551,3 +551,56 @@ func TestTelegram429OnACardAndMidReplyLosesNothing(t *testing.T) {
 		t.Fatalf("the 429s were not hit: %d card sends, %d part sends", cards, parts)
 	}
 }
+
+// A /thread topic outlives a restart: Telegram keeps no list of a group's
+// topics, so ccbridge's own record maps the topic back to its session,
+// which resumes with its conversation.
+func TestTelegramThreadTopicResumesAfterRestart(t *testing.T) {
+	t.Parallel()
+	tb := newTelegramBridge(t, "")
+	tb.say("/thread long running\nremember the word pineapple")
+	var topic int64
+	if !tb.tg.WaitFor(long, func() bool {
+		for _, tp := range tb.tg.Topics(tb.tg.ChatID) {
+			if tp.Name == "long running" {
+				topic = tp.MessageThreadID
+			}
+		}
+		return topic != 0
+	}) {
+		t.Fatal("/thread opened no topic")
+	}
+	tb.waitIn(topic, "the thread's reply", func(m faketelegram.Message) bool { return strings.Contains(m.Text, "ok: remember the word pineapple") })
+	sessions, err := tb.store.Sessions.List()
+	if err != nil || len(sessions) != 1 {
+		t.Fatalf("sessions %v, %v; want the thread's alone", sessions, err)
+	}
+	var key, before string
+	for k, s := range sessions {
+		key, before = k, s.ClaudeSessionID
+	}
+	deadline := time.Now().Add(long)
+	for {
+		if reg, _ := registry(t, tb.bridge).Sessions.Get(key); reg.ClaudeSessionID == before && before != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the conversation was never remembered")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	tb.kill()
+	if err := tb.tmux.KillServer(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	tb.start()
+	tb.tg.OwnerText(topic, "what was the word?")
+	r := tb.model.WaitRequest(t, long, "the resumed conversation", func(r fakemodel.Request) bool { return r.LastUserText == "what was the word?" })
+	if body := fmt.Sprint(r.Body["messages"]); !strings.Contains(body, "remember the word pineapple") {
+		t.Fatalf("the resumed request does not carry the earlier conversation: %.300s", body)
+	}
+	tb.waitIn(topic, "the reply after the restart", func(m faketelegram.Message) bool { return strings.Contains(m.Text, "ok: what was the word?") })
+	if after, _ := tb.store.Sessions.Get(key); after.ClaudeSessionID != before || after.StartSource != "resume" {
+		t.Fatalf("after restart: Claude session %s (source %q), want %s (resume)", after.ClaudeSessionID, after.StartSource, before)
+	}
+}
