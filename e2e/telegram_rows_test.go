@@ -604,3 +604,41 @@ func TestTelegramThreadTopicResumesAfterRestart(t *testing.T) {
 		t.Fatalf("after restart: Claude session %s (source %q), want %s (resume)", after.ClaudeSessionID, after.StartSource, before)
 	}
 }
+
+// Closing a /thread topic in the app stops its session, as archiving a
+// Discord thread does; a message after it is reopened resumes it.
+func TestTelegramClosingAThreadTopicStopsItsPane(t *testing.T) {
+	t.Parallel()
+	tb := newTelegramBridge(t, "")
+	tb.say("/thread fix the parser\nlook at the parser")
+	var topic int64
+	if !tb.tg.WaitFor(long, func() bool {
+		for _, tp := range tb.tg.Topics(tb.tg.ChatID) {
+			if tp.Name == "fix the parser" {
+				topic = tp.MessageThreadID
+			}
+		}
+		return topic != 0
+	}) {
+		t.Fatal("/thread opened no topic")
+	}
+	tb.waitIn(topic, "the thread's reply", func(m faketelegram.Message) bool { return strings.Contains(m.Text, "ok: look at the parser") })
+	if n := len(tb.panes()); n != 1 {
+		t.Fatalf("%d panes, want the thread's", n)
+	}
+	if _, err := tb.tg.CloseTopicAs(tb.tg.Owner, topic); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(long)
+	for len(tb.panes()) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the closed topic's pane is still running")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if _, err := tb.tg.ReopenTopicAs(tb.tg.Owner, topic); err != nil {
+		t.Fatal(err)
+	}
+	tb.tg.OwnerText(topic, "back again")
+	tb.waitIn(topic, "the reply after reopening", func(m faketelegram.Message) bool { return strings.Contains(m.Text, "ok: back again") })
+}

@@ -115,6 +115,48 @@ func TestBotTopicThreadsCarryTheirParent(t *testing.T) {
 	}
 }
 
+// A thread's topic closed in the app stops its session (the core's
+// archive); a project's topic closed does not; reopening records it open.
+func TestBotTopicClosedInTheAppArchivesItsThread(t *testing.T) {
+	w := newWorld(t)
+	h := newRecorder()
+	runBot(t, w, w.p, h, Options{IsOwner: w.onlyOwner})
+	ch, project := w.topic("api")
+	sub, err := w.p.StartThread(context.Background(), ch, "bugfix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	place, _ := ParseChannel(sub)
+	if _, err := w.tg.CloseTopicAs(w.tg.Owner, project); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.tg.CloseTopicAs(w.tg.Owner, place.Topic); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor(t, "the archive", func(r *recorder) bool { return len(r.archived) > 0 })
+	time.Sleep(100 * time.Millisecond)
+	h.mu.Lock()
+	got := slices.Clone(h.archived)
+	h.mu.Unlock()
+	if !slices.Equal(got, []string{sub + "<" + ch}) {
+		t.Errorf("archived %q, want the thread's topic alone", got)
+	}
+	if rec, _ := w.p.store.Topics.Get(topicKey(sub)); !rec.Closed {
+		t.Error("the closed topic is not recorded closed")
+	}
+	if _, err := w.tg.ReopenTopicAs(w.tg.Owner, place.Topic); err != nil {
+		t.Fatal(err)
+	}
+	if !w.tg.WaitFor(wait, func() bool { rec, _ := w.p.store.Topics.Get(topicKey(sub)); return !rec.Closed }) {
+		t.Error("the reopened topic is still recorded closed")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.messages) != 0 || len(h.archived) != 1 {
+		t.Errorf("service messages reached the core as messages %+v, or a reopen as an archive %q", h.messages, h.archived)
+	}
+}
+
 func TestBotCommands(t *testing.T) {
 	w := newWorld(t)
 	h := newRecorder()
