@@ -294,6 +294,14 @@ func (b *Bot) onMessage(ctx context.Context, m *inMessage) {
 		}()
 		return
 	}
+	if b.answersGoneForm(m) {
+		b.wg.Add(1)
+		go func() {
+			defer b.wg.Done()
+			b.sayFormGone(context.WithoutCancel(ctx), m)
+		}()
+		return
+	}
 	parent, threadName := "", ""
 	if t, ok := b.p.Topic(channelID); ok {
 		parent, threadName = t.ParentID, t.Name

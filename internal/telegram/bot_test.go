@@ -444,6 +444,43 @@ func TestBotFormByForceReply(t *testing.T) {
 	}
 }
 
+// A reply to a form's prompt that the bot no longer waits for (it was
+// restarted, or the form expired) is no prompt for Claude: it is told the
+// form is gone, and nothing reaches the core.
+func TestBotAnswerToAFormGoneIsNotAPrompt(t *testing.T) {
+	w := newWorld(t)
+	h := newRecorder()
+	h.onClick = func(_ chat.ComponentEvent, resp chat.Responder) {
+		_ = resp.OpenModal(chat.Modal{CustomID: "cb1|inst|denyform|x", Title: "Deny with instructions", Inputs: []chat.TextInput{
+			{CustomID: "why", Label: "What should Claude do instead?", Required: true, Paragraph: true}}})
+	}
+	stop := runBot(t, w, w.p, h, Options{IsOwner: w.onlyOwner})
+	_, id := w.card(t, permRows)
+	w.answeredOnce(t, w.click(t, w.tg.Owner, id, "Deny"))
+	prompt, ok := w.tg.WaitMessage(wait, func(m faketelegram.Message) bool { return m.ForceReply })
+	if !ok {
+		t.Fatal("no prompt")
+	}
+	stop()
+	after := newRecorder()
+	runBot(t, w, w.p, after, Options{IsOwner: w.onlyOwner})
+	answer, err := w.tg.ForceReplyAnswer(w.tg.Owner, w.tg.ChatID, prompt.MessageID, "use the test database")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := w.tg.WaitMessage(wait, func(m faketelegram.Message) bool {
+		return m.From != nil && m.From.IsBot && m.ReplyToMessage != nil && m.ReplyToMessage.MessageID == answer.MessageID &&
+			strings.Contains(m.Text, "no longer waits")
+	}); !ok {
+		t.Error("the person was not told the form is gone")
+	}
+	after.mu.Lock()
+	defer after.mu.Unlock()
+	if len(after.messages) != 0 || len(after.modals) != 0 {
+		t.Errorf("an answer to a form gone reached the core: %+v %+v", after.messages, after.modals)
+	}
+}
+
 func TestBotConfirmsOnlyWhatTheHandlerTook(t *testing.T) {
 	w := newWorld(t)
 	dir := t.TempDir() + "/durable"
