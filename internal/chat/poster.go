@@ -50,6 +50,9 @@ var (
 	ErrMissingPermission = errors.New("the bot lacks a permission here")
 	// ErrUnknownMessage: the message (or channel) is gone.
 	ErrUnknownMessage = errors.New("unknown message")
+	// ErrNoPrivateThreads: the platform has no thread that only some of
+	// a group's members read (a Telegram forum's topics are everyone's).
+	ErrNoPrivateThreads = errors.New("no private threads: every member of the group can read every thread")
 )
 
 // RetryAfterError carries how long the platform asked to wait.

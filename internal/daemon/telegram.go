@@ -50,11 +50,12 @@ func (t *telegramBots) start(ctx context.Context, cfg *config.Config, rt *router
 // wait waits for the bots to stop (their handlers included).
 func (t *telegramBots) wait() { t.wg.Wait() }
 
-// The router is what the Telegram bots hand their events to, and it reads
-// back what they missed.
+// The router is what the Telegram bots hand their events to; it reads
+// back what they missed and stops the sessions of thread topics closed.
 var (
-	_ telegram.Handler = (*router.Router)(nil)
-	_ telegram.Catcher = (*router.Router)(nil)
+	_ telegram.Handler  = (*router.Router)(nil)
+	_ telegram.Catcher  = (*router.Router)(nil)
+	_ telegram.Archiver = (*router.Router)(nil)
 )
 
 // telegramHistory is catch-up's history of a Telegram server: its

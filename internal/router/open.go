@@ -208,6 +208,9 @@ func (r *Router) openThread(ev chat.CommandEvent, tg target, name string) (threa
 	switch {
 	case perr != nil:
 		return "", fmt.Sprintf("⚠️ Not opened: Discord refused a private thread here (%s), and who can read this channel could not be checked (%s).", errText(err), errText(perr))
+	case public && errors.Is(err, chat.ErrNoPrivateThreads):
+		return "", "⚠️ Not opened: there are no private topics here (every member of the group can read every topic), so everything the folder's Claude does would be theirs to read. " +
+			"Add the folder to the config as a project of its own instead."
 	case public:
 		return "", fmt.Sprintf("⚠️ Not opened: every member of this server can read this channel, and Discord refused a private thread here (%s), so everything the folder's Claude does would be theirs to read. "+
 			"Give the bot Create Private Threads in this channel, or use /open in a private channel (a project channel).", errText(err))

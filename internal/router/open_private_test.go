@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/session"
 )
 
@@ -53,6 +54,18 @@ func TestOpenInAPublicPanelChannelIsPrivateOrRefused(t *testing.T) {
 	}
 	if all, _ := g.reg.Opened.List(); len(all) != 0 {
 		t.Errorf("remembered %+v", all)
+	}
+
+	tg := newOpenRouter(t, true)
+	tg.rp.public, tg.rp.privateErr = true, fmt.Errorf("start private topic: %w", chat.ErrNoPrivateThreads)
+	tg.command(panelChannel, "", openName, map[string]string{"path": "api"})
+	if got := tg.lastEdit(t); !strings.Contains(got, "⚠️ Not opened: there are no private topics here") || strings.Contains(got, "Discord") || strings.Contains(got, "Create Private Threads") {
+		t.Errorf("a platform without private threads answered: %s", got)
+	}
+	for _, op := range tg.l.all() {
+		if strings.HasPrefix(op, "thread ") || strings.HasPrefix(op, "ensure ") {
+			t.Errorf("a refused /open did %q", op)
+		}
 	}
 
 	h := newOpenRouter(t, true)

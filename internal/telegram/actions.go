@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -165,7 +164,7 @@ func (p *Poster) StartThread(ctx context.Context, channelID, name string) (strin
 }
 
 // ErrNoPrivateTopics: every member of a Telegram group reads every topic.
-var ErrNoPrivateTopics = errors.New("telegram has no private topics: every member of the group can read every topic")
+var ErrNoPrivateTopics = fmt.Errorf("telegram has %w", chat.ErrNoPrivateThreads)
 
 // StartPrivateThread refuses: see ErrNoPrivateTopics.
 func (p *Poster) StartPrivateThread(_ context.Context, channelID, _ string, _ []string) (string, []string, error) {
@@ -186,13 +185,23 @@ func (p *Poster) ArchiveThread(ctx context.Context, threadID string) error {
 	if err != nil && !notModified(err) && !strings.Contains(err.Error(), "TOPIC_NOT_MODIFIED") {
 		return fmt.Errorf("close topic %s: %w", threadID, err)
 	}
-	_, _ = p.store.Topics.Update(context.WithoutCancel(ctx), topicKey(threadID), func(t *state.TelegramTopic) error {
-		t.Closed = true
+	_ = p.markTopic(context.WithoutCancel(ctx), threadID, true)
+	return nil
+}
+
+// markTopic records a topic as closed or open (catch-up reads no closed
+// topic back).
+func (p *Poster) markTopic(ctx context.Context, threadID string, closed bool) error {
+	_, err := p.store.Topics.Update(ctx, topicKey(threadID), func(t *state.TelegramTopic) error {
+		t.Closed = closed
 		if t.ChannelID == "" {
 			t.Server, t.ChannelID = p.server, threadID
 		}
 		return nil
 	})
+	if err != nil {
+		return fmt.Errorf("record topic %s: %w", threadID, err)
+	}
 	return nil
 }
 

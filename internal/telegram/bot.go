@@ -270,7 +270,14 @@ func (b *Bot) dispatch(ctx context.Context, u update) {
 }
 
 func (b *Bot) onMessage(ctx context.Context, m *inMessage) {
-	if m.From == nil || m.Chat.ID != b.o.ChatID || !m.written() {
+	if m.Chat.ID != b.o.ChatID {
+		return
+	}
+	if m.ForumTopicClosed != nil || m.ForumTopicReopened != nil {
+		b.onTopicClosed(ctx, m.place().ChannelID(), m.ForumTopicClosed != nil)
+		return
+	}
+	if m.From == nil || !m.written() {
 		return
 	}
 	if b.stranger(*m.From) {
@@ -284,6 +291,14 @@ func (b *Bot) onMessage(ctx context.Context, m *inMessage) {
 		go func() {
 			defer b.wg.Done()
 			b.answerForm(context.WithoutCancel(ctx), f, m)
+		}()
+		return
+	}
+	if b.answersGoneForm(m) {
+		b.wg.Add(1)
+		go func() {
+			defer b.wg.Done()
+			b.sayFormGone(context.WithoutCancel(ctx), m)
 		}()
 		return
 	}
@@ -330,6 +345,30 @@ func (b *Bot) onMessage(ctx context.Context, m *inMessage) {
 		return
 	}
 	b.h.HandleMessage(ev)
+}
+
+// Archiver is a Handler that stops the session of a thread closed in the
+// app (the core's HandleThreadArchived, as for an archived Discord thread).
+type Archiver interface {
+	HandleThreadArchived(server, threadID, parentID string)
+}
+
+// onTopicClosed records that a topic ccbridge opened was closed or
+// reopened in the app, and has a closed one's session stopped. Only
+// administrators close topics, as Manage Threads archives on Discord; a
+// message in the topic once reopened resumes the session.
+func (b *Bot) onTopicClosed(ctx context.Context, channelID string, closed bool) {
+	t, ok := b.p.Topic(channelID)
+	if !ok {
+		return // a project's topic, or one ccbridge did not open
+	}
+	if err := b.p.markTopic(context.WithoutCancel(ctx), channelID, closed); err != nil {
+		b.log.Warn("could not record a topic closed or reopened", "topic", channelID, "err", err)
+	}
+	if a, ok := b.h.(Archiver); ok && closed {
+		b.log.Info("a thread's topic was closed; its session stops after its turn", "topic", channelID)
+		a.HandleThreadArchived(b.o.Server, channelID, t.ParentID)
+	}
 }
 
 // Catcher is a Handler that reads back what the bot missed (the core's

@@ -115,6 +115,48 @@ func TestBotTopicThreadsCarryTheirParent(t *testing.T) {
 	}
 }
 
+// A thread's topic closed in the app stops its session (the core's
+// archive); a project's topic closed does not; reopening records it open.
+func TestBotTopicClosedInTheAppArchivesItsThread(t *testing.T) {
+	w := newWorld(t)
+	h := newRecorder()
+	runBot(t, w, w.p, h, Options{IsOwner: w.onlyOwner})
+	ch, project := w.topic("api")
+	sub, err := w.p.StartThread(context.Background(), ch, "bugfix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	place, _ := ParseChannel(sub)
+	if _, err := w.tg.CloseTopicAs(w.tg.Owner, project); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.tg.CloseTopicAs(w.tg.Owner, place.Topic); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor(t, "the archive", func(r *recorder) bool { return len(r.archived) > 0 })
+	time.Sleep(100 * time.Millisecond)
+	h.mu.Lock()
+	got := slices.Clone(h.archived)
+	h.mu.Unlock()
+	if !slices.Equal(got, []string{sub + "<" + ch}) {
+		t.Errorf("archived %q, want the thread's topic alone", got)
+	}
+	if rec, _ := w.p.store.Topics.Get(topicKey(sub)); !rec.Closed {
+		t.Error("the closed topic is not recorded closed")
+	}
+	if _, err := w.tg.ReopenTopicAs(w.tg.Owner, place.Topic); err != nil {
+		t.Fatal(err)
+	}
+	if !w.tg.WaitFor(wait, func() bool { rec, _ := w.p.store.Topics.Get(topicKey(sub)); return !rec.Closed }) {
+		t.Error("the reopened topic is still recorded closed")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.messages) != 0 || len(h.archived) != 1 {
+		t.Errorf("service messages reached the core as messages %+v, or a reopen as an archive %q", h.messages, h.archived)
+	}
+}
+
 func TestBotCommands(t *testing.T) {
 	w := newWorld(t)
 	h := newRecorder()
@@ -399,6 +441,43 @@ func TestBotFormByForceReply(t *testing.T) {
 	defer h.mu.Unlock()
 	if len(h.messages) != 0 {
 		t.Errorf("answers to a form reached Claude: %+v", h.messages)
+	}
+}
+
+// A reply to a form's prompt that the bot no longer waits for (it was
+// restarted, or the form expired) is no prompt for Claude: it is told the
+// form is gone, and nothing reaches the core.
+func TestBotAnswerToAFormGoneIsNotAPrompt(t *testing.T) {
+	w := newWorld(t)
+	h := newRecorder()
+	h.onClick = func(_ chat.ComponentEvent, resp chat.Responder) {
+		_ = resp.OpenModal(chat.Modal{CustomID: "cb1|inst|denyform|x", Title: "Deny with instructions", Inputs: []chat.TextInput{
+			{CustomID: "why", Label: "What should Claude do instead?", Required: true, Paragraph: true}}})
+	}
+	stop := runBot(t, w, w.p, h, Options{IsOwner: w.onlyOwner})
+	_, id := w.card(t, permRows)
+	w.answeredOnce(t, w.click(t, w.tg.Owner, id, "Deny"))
+	prompt, ok := w.tg.WaitMessage(wait, func(m faketelegram.Message) bool { return m.ForceReply })
+	if !ok {
+		t.Fatal("no prompt")
+	}
+	stop()
+	after := newRecorder()
+	runBot(t, w, w.p, after, Options{IsOwner: w.onlyOwner})
+	answer, err := w.tg.ForceReplyAnswer(w.tg.Owner, w.tg.ChatID, prompt.MessageID, "use the test database")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := w.tg.WaitMessage(wait, func(m faketelegram.Message) bool {
+		return m.From != nil && m.From.IsBot && m.ReplyToMessage != nil && m.ReplyToMessage.MessageID == answer.MessageID &&
+			strings.Contains(m.Text, "no longer waits")
+	}); !ok {
+		t.Error("the person was not told the form is gone")
+	}
+	after.mu.Lock()
+	defer after.mu.Unlock()
+	if len(after.messages) != 0 || len(after.modals) != 0 {
+		t.Errorf("an answer to a form gone reached the core: %+v %+v", after.messages, after.modals)
 	}
 }
 

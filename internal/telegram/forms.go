@@ -21,6 +21,13 @@ import (
 // formTTL is how long a form waits for its answers.
 const formTTL = 15 * time.Minute
 
+// formTail is in every form prompt: a reply to a prompt of the bot's
+// holding it was meant as an answer, never as a prompt for Claude.
+const formTail = "Reply to this message with your answer"
+
+// formGone is said to a reply to a prompt no form waits for.
+const formGone = "⚠️ Not sent to Claude: ccbridge no longer waits for an answer to that question (it restarted, or %d minutes passed), or it was asked of someone else. Click the button again to be asked anew."
+
 // maxPlaceholder is Telegram's limit on ForceReply's placeholder.
 const maxPlaceholder = 64
 
@@ -66,7 +73,7 @@ func (b *Bot) ask(ctx context.Context, f *form, note string) error {
 	if in.Value != "" {
 		text.WriteString("\nNow: <code>" + format.Escape(in.Value) + "</code>")
 	}
-	text.WriteString("\nReply to this message with your answer")
+	text.WriteString("\n" + formTail)
 	if !in.Required {
 		text.WriteString(", or <code>-</code> to leave it empty")
 	}
@@ -165,4 +172,22 @@ func (b *Bot) answerForm(ctx context.Context, f *form, m *inMessage) {
 	ev := chat.ModalEvent{Server: b.o.Server, ChannelID: f.place.ChannelID(), MessageID: f.origin, Content: f.content, Rows: f.rows,
 		User: f.user, CustomID: f.modal.CustomID, Values: f.values}
 	b.h.HandleModal(ev, &responder{b: b, place: f.place, origin: f.origin, replyTo: MessageID(m.MessageID), user: f.user, content: f.content, rows: f.rows})
+}
+
+// answersGoneForm reports whether m replies to a form prompt of this bot
+// that no form waits for (formFor found none): its text was meant for the
+// form, so it goes nowhere else.
+func (b *Bot) answersGoneForm(m *inMessage) bool {
+	r := m.ReplyToMessage
+	return r != nil && r.From != nil && r.From.IsBot && r.From.Username == b.name && strings.Contains(r.Text, formTail)
+}
+
+// sayFormGone tells the person their answer went nowhere.
+func (b *Bot) sayFormGone(ctx context.Context, m *inMessage) {
+	ctx, cancel := context.WithTimeout(ctx, answerTimeout)
+	defer cancel()
+	msg := chat.Message{Content: fmt.Sprintf(formGone, int(formTTL.Minutes())), ReplyTo: MessageID(m.MessageID)}
+	if _, err := b.p.Post(ctx, m.place().ChannelID(), msg); err != nil {
+		b.log.Warn("could not say a form is gone", "err", err)
+	}
 }

@@ -73,6 +73,7 @@ type recorder struct {
 	commands   []chat.CommandEvent
 	components []chat.ComponentEvent
 	modals     []chat.ModalEvent
+	archived   []string // "thread<parent"
 	onMessage  func(chat.MessageEvent)
 	onClick    func(chat.ComponentEvent, chat.Responder)
 	onCommand  func(chat.CommandEvent, chat.Responder)
@@ -87,6 +88,13 @@ func (r *recorder) note() {
 	case r.changed <- struct{}{}:
 	default:
 	}
+}
+
+func (r *recorder) HandleThreadArchived(server, threadID, parentID string) {
+	r.mu.Lock()
+	r.archived = append(r.archived, threadID+"<"+parentID)
+	r.mu.Unlock()
+	r.note()
 }
 
 func (r *recorder) HandleMessage(ev chat.MessageEvent) {

@@ -77,7 +77,7 @@ func keyboardOf(face string, rows []chat.Row, checked map[string]bool) *Keyboard
 				kb.InlineKeyboard = append(kb.InlineKeyboard, []Button{{Text: label, CallbackData: fmt.Sprintf("%s:o%d.%d", face, r, n)}})
 			}
 			if multi {
-				kb.InlineKeyboard = append(kb.InlineKeyboard, []Button{{Text: submitLabel, CallbackData: fmt.Sprintf("%s:s%d", face, r), Style: "primary"}})
+				kb.InlineKeyboard = append(kb.InlineKeyboard, []Button{{Text: submitOf(s), CallbackData: fmt.Sprintf("%s:s%d", face, r), Style: "primary"}})
 			}
 			continue
 		}
@@ -96,6 +96,23 @@ func keyboardOf(face string, rows []chat.Row, checked map[string]bool) *Keyboard
 		return nil
 	}
 	return kb
+}
+
+// maxSubmitName bounds the select's name on its Submit, so the button
+// stays one line on a phone.
+const maxSubmitName = 40
+
+// submitOf is a multi-select's Submit, named after the select: Telegram
+// shows no placeholder, and a card may hold several Submits.
+func submitOf(s *chat.Select) string {
+	name := strings.TrimSpace(s.Placeholder)
+	if name == "" {
+		return submitLabel
+	}
+	if r := []rune(name); len(r) > maxSubmitName {
+		name = string(r[:maxSubmitName-1]) + "…"
+	}
+	return submitLabel + " — " + name
 }
 
 // token is a parsed callback_data.

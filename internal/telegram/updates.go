@@ -71,6 +71,9 @@ type inMessage struct {
 		FileSize int    `json:"file_size"`
 	} `json:"voice"`
 	ReplyMarkup *Keyboard `json:"reply_markup"`
+	// Service messages of a topic closed or reopened (they hold nothing).
+	ForumTopicClosed   *struct{} `json:"forum_topic_closed"`
+	ForumTopicReopened *struct{} `json:"forum_topic_reopened"`
 }
 
 // place is where the message is: its chat, and its topic in a forum (a

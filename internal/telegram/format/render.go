@@ -244,9 +244,62 @@ func language(info []byte) string {
 }
 
 func (r *renderer) inlines(parent ast.Node) {
-	for n := parent.FirstChild(); n != nil; n = n.NextSibling() {
+	for n := parent.FirstChild(); n != nil; {
+		if t, ok := n.(*ast.Text); ok && r.subtext(t) {
+			n = r.subtextLine(t)
+			continue
+		}
 		r.inline(n)
+		n = n.NextSibling()
 	}
+}
+
+// subtextMark starts a line of Discord's subtext ("-# "), which the core
+// writes (the reply's footer) and Telegram has no Markdown for.
+var subtextMark = []byte("-# ")
+
+// subtext reports whether t starts a line with the subtext mark.
+func (r *renderer) subtext(t *ast.Text) bool {
+	start := t.Segment.Start
+	if r.inside(kCode) || !bytes.HasPrefix(t.Segment.Value(r.src), subtextMark) {
+		return false
+	}
+	line := bytes.LastIndexByte(r.src[:start], '\n') + 1
+	return len(bytes.TrimSpace(r.src[line:start])) == 0
+}
+
+// subtextLine renders the line first starts, without its mark, in italic
+// (the closest Telegram has to Discord's small grey text); it returns the
+// node after the line.
+func (r *renderer) subtextLine(first *ast.Text) ast.Node {
+	var n ast.Node = first
+	broken := first.SoftLineBreak() || first.HardLineBreak()
+	r.with(&tag{kind: kItalic}, func() {
+		v := first.Segment.Value(r.src)[len(subtextMark):]
+		if first.IsRaw() {
+			r.write(string(v))
+		} else {
+			r.write(unescape(v))
+		}
+		for !broken && n.NextSibling() != nil {
+			n = n.NextSibling()
+			t, ok := n.(*ast.Text)
+			if !ok || !(t.SoftLineBreak() || t.HardLineBreak()) {
+				r.inline(n)
+				continue
+			}
+			if v := t.Segment.Value(r.src); t.IsRaw() {
+				r.write(string(v))
+			} else {
+				r.write(unescape(v))
+			}
+			broken = true
+		}
+	})
+	if broken {
+		r.write("\n")
+	}
+	return n.NextSibling()
 }
 
 func (r *renderer) inline(n ast.Node) {

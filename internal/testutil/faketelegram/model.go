@@ -89,7 +89,10 @@ type Message struct {
 	Photo             []PhotoSize        `json:"photo,omitempty"`
 	Voice             *Voice             `json:"voice,omitempty"`
 	ForumTopicCreated *ForumTopicCreated `json:"forum_topic_created,omitempty"`
-	ReplyMarkup       *Keyboard          `json:"reply_markup,omitempty"`
+	// ForumTopicClosed and ForumTopicReopened hold no information.
+	ForumTopicClosed   *struct{} `json:"forum_topic_closed,omitempty"`
+	ForumTopicReopened *struct{} `json:"forum_topic_reopened,omitempty"`
+	ReplyMarkup        *Keyboard `json:"reply_markup,omitempty"`
 
 	// ForceReply: the bot asked the client to reply to this message.
 	ForceReply bool `json:"-"`

@@ -20,3 +20,25 @@ func TestCloseForumTopic(t *testing.T) {
 	}
 	refused(t, s, "closeForumTopic", map[string]any{"chat_id": s.ChatID}, 400, "Bad Request: message_thread_id is empty")
 }
+
+func TestCloseTopicAsAPersonSendsTheServiceMessage(t *testing.T) {
+	s := New(t)
+	topic := s.AddTopic("work").MessageThreadID
+	eve := s.AddUser("Eve", true)
+	if _, err := s.CloseTopicAs(eve, topic); err == nil {
+		t.Fatal("a plain member closed a topic")
+	}
+	m, err := s.CloseTopicAs(s.Owner, topic)
+	if err != nil || m.ForumTopicClosed == nil || m.MessageThreadID != topic || !s.TopicClosed(topic) {
+		t.Fatalf("close: %+v, %v", m, err)
+	}
+	if _, err := s.CloseTopicAs(s.Owner, topic); err == nil {
+		t.Fatal("a closed topic was closed again")
+	}
+	if m, err := s.ReopenTopicAs(s.Owner, topic); err != nil || m.ForumTopicReopened == nil || s.TopicClosed(topic) {
+		t.Fatalf("reopen: %+v, %v", m, err)
+	}
+	if n := len(s.Pending()); n != 2 {
+		t.Fatalf("%d updates queued, want the two service messages", n)
+	}
+}
