@@ -62,11 +62,17 @@ func BenchmarkTelegramModelDoneToReply(b *testing.B) {
 				done = r.Done
 			}
 		}
-		for _, c := range tb.tg.CallsTo("sendMessage") {
-			if sent.IsZero() && strings.Contains(c.Params["text"], "ok: "+text) {
-				sent = c.At
+		// The fake records a call once it has answered it, after the
+		// message shows.
+		tb.tg.WaitFor(10*time.Second, func() bool {
+			for _, c := range tb.tg.CallsTo("sendMessage") {
+				if strings.Contains(c.Params["text"], "ok: "+text) {
+					sent = c.At
+					return true
+				}
 			}
-		}
+			return false
+		})
 		if done.IsZero() || sent.IsZero() {
 			b.Fatalf("probe %d: model done %v, reply sent %v", i, done, sent)
 		}
