@@ -264,7 +264,9 @@ func (b *Bot) dispatch(ctx context.Context, u update) {
 		b.wg.Add(1)
 		go func() {
 			defer b.wg.Done()
-			b.onCallback(context.WithoutCancel(ctx), q)
+			hctx, cancel := handlerCtx(ctx)
+			defer cancel()
+			b.onCallback(hctx, q)
 		}()
 	}
 }
@@ -290,7 +292,9 @@ func (b *Bot) onMessage(ctx context.Context, m *inMessage) {
 		b.wg.Add(1)
 		go func() {
 			defer b.wg.Done()
-			b.answerForm(context.WithoutCancel(ctx), f, m)
+			hctx, cancel := handlerCtx(ctx)
+			defer cancel()
+			b.answerForm(hctx, f, m)
 		}()
 		return
 	}
@@ -298,7 +302,9 @@ func (b *Bot) onMessage(ctx context.Context, m *inMessage) {
 		b.wg.Add(1)
 		go func() {
 			defer b.wg.Done()
-			b.sayFormGone(context.WithoutCancel(ctx), m)
+			hctx, cancel := handlerCtx(ctx)
+			defer cancel()
+			b.sayFormGone(hctx, m)
 		}()
 		return
 	}
@@ -334,17 +340,35 @@ func (b *Bot) onMessage(ctx context.Context, m *inMessage) {
 	// Journaled before it is handed over: once its update is confirmed,
 	// the journal is the only place catch-up finds it.
 	jctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	if err := b.p.Journal().record(jctx, ev, time.Unix(m.Date, 0)); err != nil {
+	err := b.p.Journal().record(jctx, ev, time.Unix(m.Date, 0))
+	cancel()
+	if err != nil {
 		b.log.Error("could not journal a message; catch-up will not find it after a crash", "message", ev.MessageID, "err", err)
 	}
-	cancel()
-	if c, ok := b.h.(Catcher); ok && time.Unix(m.Date, 0).Before(b.started.Truncate(time.Second)) {
+	// A message not journaled is handed over as it is: catch-up would
+	// not find it.
+	if c, ok := b.h.(Catcher); ok && err == nil && time.Unix(m.Date, 0).Before(b.started.Truncate(time.Second)) {
 		// Sent while ccbridge was away: Telegram kept it, and catch-up's
 		// rules (its age, once) decide, as for what Discord's history holds.
 		c.CatchUp(b.o.Server, channelID, parent)
 		return
 	}
 	b.h.HandleMessage(ev)
+}
+
+// A click's or a form answer's calls to Telegram each get handlerTimeout,
+// and end shutdownGrace after the bot is stopped: a Telegram that does not
+// answer never holds the daemon's shutdown.
+const (
+	handlerTimeout = 2 * time.Minute
+	shutdownGrace  = 5 * time.Second
+)
+
+// handlerCtx is the context of a handler started from the poll loop's ctx.
+func handlerCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handlerTimeout)
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(shutdownGrace, cancel) })
+	return hctx, func() { stop(); cancel() }
 }
 
 // Archiver is a Handler that stops the session of a thread closed in the

@@ -20,8 +20,9 @@ type Poster struct {
 	server string
 	store  *state.Telegram
 
-	mu     sync.Mutex
-	nonces map[string]sent // PostOnce: what each nonce made
+	mu      sync.Mutex
+	nonces  map[string]sent          // PostOnce: what each nonce made
+	posting map[string]chan struct{} // PostOnce: the nonces being posted
 	// sending counts the keyboards being sent: a click can come back
 	// before its message's send returns and its record is written, and
 	// must wait for it (drawingOf).
@@ -50,7 +51,7 @@ func NewPoster(apiBase, token, server string, store *state.Telegram) (*Poster, e
 	if err != nil {
 		return nil, err
 	}
-	p := &Poster{c: c, server: server, store: store, nonces: map[string]sent{}}
+	p := &Poster{c: c, server: server, store: store, nonces: map[string]sent{}, posting: map[string]chan struct{}{}}
 	p.drawn = sync.NewCond(&p.mu)
 	return p, nil
 }
@@ -88,17 +89,37 @@ func (p *Poster) PostOnce(ctx context.Context, channelID, nonce string, m chat.M
 			delete(p.nonces, k)
 		}
 	}
-	if s, ok := p.nonces[nonce]; ok {
+	// One post per nonce at a time: a retry (the outbox's, after the hook
+	// gave up waiting) waits for the send still under way, and takes its
+	// message rather than making a second.
+	for {
+		if s, ok := p.nonces[nonce]; ok {
+			p.mu.Unlock()
+			return s.id, nil
+		}
+		busy, ok := p.posting[nonce]
+		if !ok {
+			break
+		}
 		p.mu.Unlock()
-		return s.id, nil
+		select {
+		case <-busy:
+		case <-ctx.Done():
+			return "", fmt.Errorf("post to %s: %w", channelID, ctx.Err())
+		}
+		p.mu.Lock()
 	}
+	busy := make(chan struct{})
+	p.posting[nonce] = busy
 	p.mu.Unlock()
 	id, err := p.Post(ctx, channelID, m)
+	p.mu.Lock()
 	if err == nil {
-		p.mu.Lock()
 		p.nonces[nonce] = sent{id: id, at: time.Now()}
-		p.mu.Unlock()
 	}
+	delete(p.posting, nonce)
+	close(busy)
+	p.mu.Unlock()
 	return id, err
 }
 
@@ -131,15 +152,7 @@ func (p *Poster) send(ctx context.Context, channelID string, chunks []string, m 
 	face := faceToken(m.Content, m.Rows)
 	kb := keyboardOf(face, m.Rows, nil)
 	if kb != nil {
-		p.mu.Lock()
-		p.sending++
-		p.mu.Unlock()
-		defer func() {
-			p.mu.Lock()
-			p.sending--
-			p.drawn.Broadcast()
-			p.mu.Unlock()
-		}()
+		defer p.drawingUnderWay()()
 	}
 	for i, text := range chunks {
 		params := place.target(map[string]any{"text": text, "parse_mode": "HTML", "link_preview_options": map[string]any{"is_disabled": true}})
@@ -206,6 +219,20 @@ func (p *Poster) undraw(ctx context.Context, chatID int64, messageID string) {
 	_ = p.store.Drawn.Delete(context.WithoutCancel(ctx), state.TelegramDrawnKey(strconv.FormatInt(chatID, 10), messageID))
 }
 
+// drawingUnderWay counts a keyboard being sent, for drawingOf, until the
+// returned func is called (once its record is written).
+func (p *Poster) drawingUnderWay() (done func()) {
+	p.mu.Lock()
+	p.sending++
+	p.mu.Unlock()
+	return func() {
+		p.mu.Lock()
+		p.sending--
+		p.drawn.Broadcast()
+		p.mu.Unlock()
+	}
+}
+
 // drawingOf is drawing, waiting first for the keyboards being sent when
 // the message's record is not there yet.
 func (p *Poster) drawingOf(chatID int64, messageID string) (state.TelegramDrawn, []chat.Row, bool) {
@@ -252,17 +279,6 @@ func (p *Poster) Edit(ctx context.Context, channelID, messageID string, m chat.M
 	}
 	face := faceToken(m.Content, m.Rows)
 	kb := keyboardOf(face, m.Rows, nil)
-	if kb != nil {
-		p.mu.Lock()
-		p.sending++
-		p.mu.Unlock()
-		defer func() {
-			p.mu.Lock()
-			p.sending--
-			p.drawn.Broadcast()
-			p.mu.Unlock()
-		}()
-	}
 	params := map[string]any{"chat_id": place.Chat, "message_id": msgID, "text": chunks[0], "parse_mode": "HTML",
 		"link_preview_options": map[string]any{"is_disabled": true}}
 	if kb != nil && len(chunks) == 1 {
