@@ -83,7 +83,9 @@ func keyboardOf(face string, rows []chat.Row, checked map[string]bool) *Keyboard
 		}
 		var out []Button
 		for c, b := range row.Buttons {
-			if b.Disabled {
+			// A link button carries a capability (the web view's): a topic
+			// is read by every member, so it is left out here.
+			if b.Disabled || b.Link() {
 				continue
 			}
 			out = append(out, Button{Text: b.Label, CallbackData: fmt.Sprintf("%s:b%d.%d", face, r, c), Style: styles[b.Style]})

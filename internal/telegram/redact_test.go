@@ -40,3 +40,23 @@ func TestWhatTelegramIsSentIsMasked(t *testing.T) {
 		t.Fatalf("%d documents uploaded", n)
 	}
 }
+
+// A link button (the web view's capability) is never drawn in a topic,
+// which every member of the group reads; the other buttons are.
+func TestLinkButtonsAreLeftOut(t *testing.T) {
+	w := newWorld(t)
+	ch, thread := w.topic("api")
+	rows := []chat.Row{{Buttons: []chat.Button{{Label: "Open in browser", URL: "http://127.0.0.1:7878/s/tok/"}, {Label: "Merge this", CustomID: "cb1|inst|merge"}}}}
+	if _, err := w.p.Post(context.Background(), ch, chat.Message{Content: "the diff", Rows: rows}); err != nil {
+		t.Fatal(err)
+	}
+	posts := w.posts(thread)
+	if len(posts) != 1 || posts[0].ReplyMarkup == nil || len(posts[0].ReplyMarkup.InlineKeyboard[0]) != 1 || posts[0].ReplyMarkup.InlineKeyboard[0][0].Text != "Merge this" {
+		t.Fatalf("posted: %+v", posts)
+	}
+	for _, c := range w.tg.Calls() {
+		if strings.Contains(c.Params["reply_markup"], "/s/tok/") {
+			t.Fatalf("the link went out: %s", c.Params["reply_markup"])
+		}
+	}
+}
