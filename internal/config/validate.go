@@ -113,13 +113,8 @@ func (v *checker) dir(key, val string, required bool) {
 		}
 		return
 	}
-	p, err := ExpandHome(val)
-	if err != nil {
-		v.errf(key, "%v", err)
-		return
-	}
-	if !filepath.IsAbs(p) {
-		v.errf(key, "%q must be an absolute path or start with ~/", val)
+	p, ok := v.absPath(key, val)
+	if !ok {
 		return
 	}
 	fi, err := os.Stat(p)
@@ -340,4 +335,18 @@ func checkOpenRoots(v *checker, sk string, roots []string) {
 			seen[p] = true
 		}
 	}
+}
+
+// absPath expands a path key's ~ and requires an absolute path.
+func (v *checker) absPath(key, val string) (string, bool) {
+	p, err := ExpandHome(val)
+	if err != nil {
+		v.errf(key, "%v", err)
+		return "", false
+	}
+	if !filepath.IsAbs(p) {
+		v.errf(key, "%q must be an absolute path or start with ~/", val)
+		return "", false
+	}
+	return p, true
 }

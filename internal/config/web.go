@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -186,13 +185,8 @@ func plainPath(u *url.URL) bool {
 // (the daemon reads it at start); a secret one must not be readable by
 // others.
 func (v *checker) readable(key, val string, secret bool) {
-	p, err := ExpandHome(val)
-	if err != nil {
-		v.errf(key, "%v", err)
-		return
-	}
-	if !filepath.IsAbs(p) {
-		v.errf(key, "%q must be an absolute path or start with ~/", val)
+	p, ok := v.absPath(key, val)
+	if !ok {
 		return
 	}
 	fi, err := os.Stat(p)
