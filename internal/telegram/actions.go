@@ -9,7 +9,6 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/state"
-	"github.com/ccbridge/ccbridge/internal/telegram/format"
 )
 
 // mentionTag is how the core writes a mention (Discord's form), once
@@ -56,7 +55,7 @@ func (p *Poster) SendMentioning(ctx context.Context, channelID, nonce, content s
 
 // Notice posts a text of ccbridge's own, each message of it given per.
 func (p *Poster) Notice(ctx context.Context, channelID, text string, per time.Duration) error {
-	for _, c := range format.Split(text) {
+	for _, c := range render(text) {
 		sctx, cancel := context.WithTimeout(ctx, per)
 		_, _, err := p.send(sctx, channelID, []string{c}, chat.Message{})
 		cancel()

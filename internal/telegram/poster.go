@@ -11,7 +11,6 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/state"
-	"github.com/ccbridge/ccbridge/internal/telegram/format"
 )
 
 // Poster posts as one Telegram bot: chat.Poster over the Bot API.
@@ -132,7 +131,7 @@ func (p *Poster) PostCard(ctx context.Context, channelID string, m chat.Message)
 }
 
 func (p *Poster) post(ctx context.Context, channelID string, m chat.Message) (string, []string, error) {
-	chunks := format.Split(m.Content)
+	chunks := render(m.Content)
 	if len(chunks) == 0 && len(m.Rows) > 0 {
 		chunks = []string{"…"} // a keyboard needs a text to hang from
 	}
@@ -273,7 +272,7 @@ func (p *Poster) Edit(ctx context.Context, channelID, messageID string, m chat.M
 	if err != nil {
 		return err
 	}
-	chunks := format.Split(m.Content)
+	chunks := render(m.Content)
 	if len(chunks) == 0 {
 		chunks = []string{"…"}
 	}

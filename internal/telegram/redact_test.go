@@ -60,3 +60,17 @@ func TestLinkButtonsAreLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// The core's Discord markup is not shown raw: a channel is a link to its
+// forum topic, a timestamp the time in UTC; other angle brackets stay.
+func TestDiscordMarkupIsRendered(t *testing.T) {
+	got := undiscord("⚪ api <#-1001234567890.42> in <#-1001234567890>, checked in <t:1795865714:R>; a <b> and <#123> and <#x")
+	want := "⚪ api [topic 42](https://t.me/c/1234567890/42) in [the group](https://t.me/c/1234567890), checked in 2026-11-28 11:35 UTC; a <b> and <#123> and <#x"
+	if got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+	chunks := render("<#-1001234567890.42>")
+	if len(chunks) != 1 || !strings.Contains(chunks[0], `<a href="https://t.me/c/1234567890/42">topic 42</a>`) {
+		t.Fatalf("rendered %q", chunks)
+	}
+}

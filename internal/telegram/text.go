@@ -1,7 +1,9 @@
 package telegram
 
 import (
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -81,4 +83,66 @@ func cut(text string, limit int) []string {
 		text = strings.TrimSpace(text[end:])
 	}
 	return out
+}
+
+// render is the core's text as Telegram HTML chunks. The core still
+// writes some of Discord's own markup, which Telegram would show raw: a
+// channel <#id> becomes a link to the forum topic, a timestamp <t:unix:…>
+// the time in UTC.
+func render(text string) []string { return format.Split(undiscord(text)) }
+
+func undiscord(text string) string {
+	if !strings.Contains(text, "<#") && !strings.Contains(text, "<t:") {
+		return text
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(text, '<')
+		if i < 0 {
+			b.WriteString(text)
+			return b.String()
+		}
+		b.WriteString(text[:i])
+		text = text[i:]
+		end := strings.IndexByte(text, '>')
+		if end < 0 {
+			b.WriteString(text)
+			return b.String()
+		}
+		tag, repl := text[1:end], ""
+		switch {
+		case strings.HasPrefix(tag, "#"):
+			repl = topicLink(tag[1:])
+		case strings.HasPrefix(tag, "t:"):
+			unix, _, _ := strings.Cut(tag[2:], ":")
+			if n, err := strconv.ParseInt(unix, 10, 64); err == nil {
+				repl = time.Unix(n, 0).UTC().Format("2006-01-02 15:04 UTC")
+			}
+		}
+		if repl == "" {
+			b.WriteByte('<')
+			text = text[1:]
+			continue
+		}
+		b.WriteString(repl)
+		text = text[end+1:]
+	}
+}
+
+// topicLink is a Markdown link to a channel id's topic in the Telegram
+// app (t.me/c/<id>/<topic>), or "" when the id is no supergroup's: text
+// that only looks like markup (Claude's, about Discord) stays as it is.
+func topicLink(channelID string) string {
+	p, err := ParseChannel(channelID)
+	if err != nil {
+		return ""
+	}
+	internal, ok := strings.CutPrefix(strconv.FormatInt(p.Chat, 10), "-100")
+	if !ok {
+		return ""
+	}
+	if p.Topic == 0 {
+		return "[the group](https://t.me/c/" + internal + ")"
+	}
+	return "[topic " + strconv.FormatInt(p.Topic, 10) + "](https://t.me/c/" + internal + "/" + strconv.FormatInt(p.Topic, 10) + ")"
 }
