@@ -222,7 +222,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan o
 	rt.StartConfigured()
 	rt.FinishArchivedThreads()
 	rt.StartScheduler() // runs missed schedules at most an hour late, then each when due
-	log.Info("ccbridge running", "bots", bots.connected(), "attach", "tmux -L "+cfg.Tmux.Socket+" attach", "projects", projectNames(cfg))
+	log.Info("ccbridge running", "bots", bots.connected(), "telegram_bots", len(tg.posters), "attach", "tmux -L "+cfg.Tmux.Socket+" attach", "projects", projectNames(cfg))
 	<-ctx.Done()
 	if cause := context.Cause(ctx); errors.Is(cause, state.ErrUnsafeDir) {
 		return cause
