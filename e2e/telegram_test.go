@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,7 +41,7 @@ func newTelegramBridge(t testing.TB, extra string) *tgBridge {
 	b.socket = fmt.Sprintf("ccbe2e-%d-%d", os.Getpid(), socketSeq.Add(1))
 	b.tmux = tmux.New(execx.Exec{}, tmux.Options{Socket: b.socket})
 	base := settledTempDir(t)
-	t.Cleanup(func() { _ = b.tmux.KillServer(t.Context()) })
+	t.Cleanup(func() { _ = b.tmux.KillServer(context.Background()) }) // t.Context() is done by cleanup time
 	b.runtime, b.stateDir = filepath.Join(base, "rt"), filepath.Join(base, "state")
 	tb.dir = filepath.Join(base, "phone-api")
 	if err := os.MkdirAll(tb.dir, 0o755); err != nil {

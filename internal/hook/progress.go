@@ -32,6 +32,14 @@ func (h *handler) progress(ctx context.Context, in *claudehook.Input, sess state
 			return err
 		}
 	}
+	// The text goes before the turn's reply: its place in the channel's
+	// order is taken now, before the transcript is read, so a Stop that
+	// comes meanwhile (its reply posted at once) waits for it.
+	pl := place{release: func() {}}
+	if level != progressLive {
+		pl = h.holdPlace(ctx, sess) // post.go
+	}
+	defer pl.release()
 	var parts []string
 	var msgID string
 	var blocks []claudehook.IndexedText
@@ -73,7 +81,8 @@ func (h *handler) progress(ctx context.Context, in *claudehook.Input, sess state
 	for _, c := range h.chunks(sess.Server, text) {
 		msgs = append(msgs, outgoing{content: c})
 	}
-	return h.deliver(ctx, sess, msgs)
+	_, err = h.deliverAt(ctx, sess, msgs, pl.order, 0)
+	return err
 }
 
 // toolLine is a compact description of a tool call.
