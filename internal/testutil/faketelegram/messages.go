@@ -6,12 +6,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 const (
 	maxText    = 4096 // message text, UTF-16 code units after entity parsing
 	maxCaption = 1024
 	maxData    = 64 // callback_data, bytes
+	// maxPlaceholder is ForceReply's input_field_placeholder, characters.
+	maxPlaceholder = 64
 )
 
 // chatFor resolves chat_id (an id or @username); caller holds s.mu.
@@ -112,9 +115,15 @@ func (s *Server) markup(p params) (*Keyboard, bool, *apiErr) {
 	var m struct {
 		InlineKeyboard [][]map[string]any `json:"inline_keyboard"`
 		ForceReply     bool               `json:"force_reply"`
+		Placeholder    *string            `json:"input_field_placeholder"`
 	}
 	if json.Unmarshal([]byte(raw), &m) != nil {
 		return nil, false, badRequest("can't parse reply keyboard markup JSON object")
+	}
+	// ForceReply.input_field_placeholder: "1-64 characters" (the
+	// description; Telegram's own wording of the refusal is not published).
+	if ph := m.Placeholder; ph != nil && (utf8.RuneCountInString(*ph) < 1 || utf8.RuneCountInString(*ph) > maxPlaceholder) {
+		return nil, false, badRequest("input_field_placeholder must be 1-64 characters")
 	}
 	if m.InlineKeyboard == nil {
 		return nil, m.ForceReply, nil

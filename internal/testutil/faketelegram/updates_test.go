@@ -359,3 +359,13 @@ func TestInjectedCommandsCarryEntities(t *testing.T) {
 		t.Fatalf("%+v", m.Entities)
 	}
 }
+
+// ForceReply's placeholder is 1-64 characters, as the description says.
+func TestForceReplyPlaceholderLength(t *testing.T) {
+	s := New(t)
+	for _, ph := range []string{"", strings.Repeat("é", 65)} {
+		refused(t, s, "sendMessage", map[string]any{"chat_id": s.ChatID, "text": "Why?",
+			"reply_markup": map[string]any{"force_reply": true, "input_field_placeholder": ph}}, 400, "Bad Request: input_field_placeholder must be 1-64 characters")
+	}
+	send(t, s, map[string]any{"text": "Why?", "reply_markup": map[string]any{"force_reply": true, "input_field_placeholder": strings.Repeat("é", 64)}})
+}
