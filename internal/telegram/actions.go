@@ -33,24 +33,13 @@ func (p *Poster) SendMentioning(ctx context.Context, channelID, nonce, content s
 			return `<a href="tg://user?id=` + id + `">@owner</a>`
 		}))
 	}
-	if nonce != "" {
-		p.mu.Lock()
-		s, ok := p.nonces[nonce]
-		p.mu.Unlock()
-		if ok && time.Since(s.at) < nonceTTL {
-			return s.id, nil
+	return p.once(ctx, channelID, nonce, func() (string, error) {
+		id, _, err := p.send(ctx, channelID, chunks, chat.Message{})
+		if err != nil {
+			return "", fmt.Errorf("post to %s: %w", channelID, err)
 		}
-	}
-	id, _, err := p.send(ctx, channelID, chunks, chat.Message{})
-	if err != nil {
-		return "", fmt.Errorf("post to %s: %w", channelID, err)
-	}
-	if nonce != "" {
-		p.mu.Lock()
-		p.nonces[nonce] = sent{id: id, at: time.Now()}
-		p.mu.Unlock()
-	}
-	return id, nil
+		return id, nil
+	})
 }
 
 // Notice posts a text of ccbridge's own, each message of it given per.

@@ -79,8 +79,16 @@ func (p *Poster) Post(ctx context.Context, channelID string, m chat.Message) (st
 // PostOnce is Post, answered from memory when the same nonce made a
 // message in this process lately (the Bot API has no nonce of its own).
 func (p *Poster) PostOnce(ctx context.Context, channelID, nonce string, m chat.Message) (string, error) {
+	return p.once(ctx, channelID, nonce, func() (string, error) { return p.Post(ctx, channelID, m) })
+}
+
+// once runs post at most once per nonce ("" always runs it). One post per
+// nonce at a time: a retry (the outbox's, after the hook gave up waiting)
+// waits for the send still under way, and takes its message rather than
+// making a second.
+func (p *Poster) once(ctx context.Context, channelID, nonce string, post func() (string, error)) (string, error) {
 	if nonce == "" {
-		return p.Post(ctx, channelID, m)
+		return post()
 	}
 	p.mu.Lock()
 	for k, s := range p.nonces {
@@ -88,9 +96,6 @@ func (p *Poster) PostOnce(ctx context.Context, channelID, nonce string, m chat.M
 			delete(p.nonces, k)
 		}
 	}
-	// One post per nonce at a time: a retry (the outbox's, after the hook
-	// gave up waiting) waits for the send still under way, and takes its
-	// message rather than making a second.
 	for {
 		if s, ok := p.nonces[nonce]; ok {
 			p.mu.Unlock()
@@ -111,7 +116,7 @@ func (p *Poster) PostOnce(ctx context.Context, channelID, nonce string, m chat.M
 	busy := make(chan struct{})
 	p.posting[nonce] = busy
 	p.mu.Unlock()
-	id, err := p.Post(ctx, channelID, m)
+	id, err := post()
 	p.mu.Lock()
 	if err == nil {
 		p.nonces[nonce] = sent{id: id, at: time.Now()}
