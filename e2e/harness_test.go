@@ -103,16 +103,23 @@ func newBridge(t testing.TB, bots, projectsPerBot int, extra string) *bridge {
 	}
 	cfg := fmt.Sprintf("[discord]\napi_base = %q\n[tmux]\nsocket = %q\n[claude]\ncommand = %q\npermission_mode = \"default\"\nenv = { %s }\n%s\n%s",
 		b.srv.URL, b.socket, claude, strings.Join(env, ", "), extra, servers.String())
+	b.configure(base, cfg)
+	b.start()
+	return b
+}
+
+// configure writes the daemon's config in base and opens the runtime
+// state the test reads.
+func (b *bridge) configure(base, cfg string) {
+	b.t.Helper()
 	b.cfg = filepath.Join(base, "config.toml")
 	if err := os.WriteFile(b.cfg, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
+		b.t.Fatal(err)
 	}
 	var err error
 	if b.store, err = state.OpenStore(b.runtime); err != nil {
-		t.Fatal(err)
+		b.t.Fatal(err)
 	}
-	b.start()
-	return b
 }
 
 // start runs the daemon and waits until every bot is connected.

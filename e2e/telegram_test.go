@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/execx"
-	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/testutil/claudetest"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
@@ -57,14 +56,7 @@ func newTelegramBridge(t testing.TB, extra string) *tgBridge {
 		"[[servers]]\nname = \"phone\"\nplatform = \"telegram\"\ntoken_env = \"CCBRIDGE_E2E_TG\"\nchat_id = \"%d\"\nowner_ids = [\"%d\"]\n"+
 		"  [[servers.projects]]\n  name = \"api\"\n  topic_id = \"%d\"\n  path = %q\n",
 		tb.tg.URL, b.socket, claude, strings.Join(env, ", "), extra, tb.tg.ChatID, tb.tg.Owner.ID, tb.topic, tb.dir)
-	b.cfg = filepath.Join(base, "config.toml")
-	if err := os.WriteFile(b.cfg, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var err error
-	if b.store, err = state.OpenStore(b.runtime); err != nil {
-		t.Fatal(err)
-	}
+	b.configure(base, cfg)
 	tb.start()
 	return tb
 }
