@@ -92,10 +92,16 @@ func renderedControls(t *testing.T, r *Router, l *log) []rendered {
 	chTarget, _ := r.resolve("home", channel, "")
 	commit, _ := r.runLand(chat.CommandEvent{Server: "home", ChannelID: channel, Name: "commit", User: chat.User{ID: owner}}, chTarget)
 	rows("/commit in the checkout", commit.Rows)
-	rows("/discard", r.discardQuestion(key, lt, worktree.Diff{Stat: "x", Patch: "+x"}, "", "o").Rows)
-	rows("/merge", r.removeRows(tkey))
-	form("/commit form", r.commitModal(tkey, "commit", ""))
-	form("commit anyway form", r.commitModal(key, "commitforce", ""))
+	rows("/discard", r.lander().DiscardQuestion(key, lt, worktree.Diff{Stat: "x", Patch: "+x"}, "", "o").Rows)
+	fl.patch = " " // nothing uncommitted: the merge offers the removal
+	merged := r.lander().Merge(context.Background(), tkey, lt, chat.User{ID: owner}, "")
+	if len(merged.Rows) == 0 {
+		t.Fatalf("/merge offered no removal: %q", merged.Content)
+	}
+	rows("/merge", merged.Rows)
+	fl.patch = ""
+	form("/commit form", r.lander().CommitModal(tkey, "commit", ""))
+	form("commit anyway form", r.lander().CommitModal(key, "commitforce", ""))
 
 	// A kept worktree's message, and its confirmation step.
 	rows("kept worktree", r.keptRows(tkey, "fp1"))

@@ -25,6 +25,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/guard"
 	"github.com/ccbridge/ccbridge/internal/intake"
+	"github.com/ccbridge/ccbridge/internal/land"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -86,7 +87,7 @@ type Options struct {
 	Panel    Panel
 	Log      *slog.Logger
 	Instance string
-	Land     Lander // git for /diff, /commit, /merge, /discard (land.go)
+	Land     land.Git // git for /diff, /commit, /merge, /discard (land.go)
 	// Fleet says which of the machines sharing a bot answers for channels
 	// none of them maps (nil: this daemon alone).
 	Fleet Fleet
