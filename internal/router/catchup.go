@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/intake"
+	"github.com/ccbridge/ccbridge/internal/opened"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -185,14 +186,14 @@ func (r *Router) CatchUpThreads(server string, active map[string]string) (read, 
 			projects[rt.project.Name] = ch
 		}
 	}
-	opened := map[string]string{}
-	for _, o := range openedFolders(r.opt.Registry, server) { // open.go
-		opened[o.ThreadID] = o.ChannelID
+	folders := map[string]string{} // opened folder's thread → its channel
+	for _, o := range opened.Folders(r.opt.Registry, server) {
+		folders[o.ThreadID] = o.ChannelID
 	}
 	for id, parent := range active {
 		if _, ok := r.lookup(server, parent); ok {
 			read[id] = parent
-		} else if p, ok := opened[id]; ok {
+		} else if p, ok := folders[id]; ok {
 			read[id] = p
 		}
 	}
@@ -207,7 +208,7 @@ func (r *Router) CatchUpThreads(server string, active map[string]string) (read, 
 			check[g.ThreadID] = parent
 		}
 	}
-	for id, parent := range opened {
+	for id, parent := range folders {
 		if active[id] == "" {
 			check[id] = parent
 		}

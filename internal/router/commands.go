@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/land"
+	"github.com/ccbridge/ccbridge/internal/opened"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -31,7 +32,7 @@ func Commands() []chat.CommandSpec {
 			{Name: "name", Description: "thread name", Required: true, MaxLength: maxThreadName},
 			{Name: "prompt", Description: "first message for Claude in the thread"}}},
 		usageCommand, // attention.go
-	}, slices.Concat(SessionCommands(), land.Commands(), scheduleCommands(), openCommands(), []chat.CommandSpec{webCommand})...), helpCommand) // sessions.go, internal/land, schedule.go, open.go, web.go
+	}, slices.Concat(SessionCommands(), land.Commands(), scheduleCommands(), opened.Commands(), []chat.CommandSpec{webCommand})...), helpCommand) // sessions.go, internal/land, schedule.go, internal/opened, web.go
 }
 
 // switchableModes are the permission modes a running session can switch
@@ -85,7 +86,7 @@ var models = []chat.Choice{
 // command and option name.
 var suggesters = map[[2]string]func(r *Router, tg target, typed string) []chat.Choice{
 	{"model", "name"}:  (*Router).suggestModels,
-	{openName, "path"}: (*Router).suggestFolders, // open_path.go
+	{openName, "path"}: (*Router).suggestFolders, // open.go
 }
 
 // HandleAutocomplete suggests values for an option being typed into: nil

@@ -26,6 +26,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/guard"
 	"github.com/ccbridge/ccbridge/internal/intake"
 	"github.com/ccbridge/ccbridge/internal/land"
+	"github.com/ccbridge/ccbridge/internal/opened"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -188,7 +189,7 @@ func (r *Router) sessionTarget(tg target) (session.Target, error) {
 	if tg.rt.project.Name == session.OpenedProject {
 		// A message queued before /close must not start the folder's Claude again.
 		if cur, known := r.openedThread(tg.rt.server.Name, tg.threadID); known && cur.key == "" {
-			return session.Target{}, errFolderClosed
+			return session.Target{}, opened.ErrClosed
 		}
 	}
 	cfg := r.conf()
