@@ -212,4 +212,3 @@ func Suggest(roots []string, typed string, deadline time.Time) []chat.Choice {
 	}
 	return out
 }
-

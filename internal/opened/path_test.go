@@ -140,4 +140,3 @@ func BenchmarkSuggestFolders5000(b *testing.B) {
 		b.Fatalf("slowest answer took %s; Discord waits 3s", slowest)
 	}
 }
-
