@@ -9,6 +9,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/guard"
 	"github.com/ccbridge/ccbridge/internal/panel"
+	"github.com/ccbridge/ccbridge/internal/schedule"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -71,7 +72,7 @@ func actionOf(id chat.ID) string {
 		return ""
 	}
 	switch id.Kind {
-	case sessionsKind, scheduleKind, voiceKind, panel.IDKind:
+	case sessionsKind, schedule.Kind, voiceKind, panel.IDKind:
 		return arg(0)
 	case landKind, "wt", approval.IDKind:
 		return arg(1)
@@ -135,7 +136,7 @@ var components = map[control]component{
 		r.dialogAnswer(ev, id.Args, resp)
 	}),
 
-	{scheduleKind, "cancel"}: bound(func(r *Router, ev chat.ComponentEvent, id chat.ID, resp chat.Responder) {
+	{schedule.Kind, "cancel"}: bound(func(r *Router, ev chat.ComponentEvent, id chat.ID, resp chat.Responder) {
 		r.scheduleAction(ev, id.Args, resp)
 	}),
 
@@ -176,7 +177,7 @@ var components = map[control]component{
 }
 
 // minArgs is how many arguments a kind's id needs for its handler.
-var minArgs = map[string]int{sessionsKind: 2, "key": 0, dialogKind: 0, scheduleKind: 1, voiceKind: 2, panel.IDKind: 1,
+var minArgs = map[string]int{sessionsKind: 2, "key": 0, dialogKind: 0, schedule.Kind: 1, voiceKind: 2, panel.IDKind: 1,
 	landKind: 2, "wt": 2, lateKind: 0, state.ResumeKind: 1, approval.IDKind: 2}
 
 // cardActions are the actions of a prompt's card. Those that approve

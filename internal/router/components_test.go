@@ -17,6 +17,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/guard"
 	"github.com/ccbridge/ccbridge/internal/panel"
+	"github.com/ccbridge/ccbridge/internal/schedule"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/worktree"
@@ -117,7 +118,7 @@ func renderedControls(t *testing.T, r *Router, l *log) []rendered {
 	if _, err := r.opt.Registry.Schedules.Create(context.Background(), "s1", state.Schedule{Server: "home", ChannelID: channel, Prompt: "p", When: "in 1h", Next: now.Add(time.Hour), Owner: owner}); err != nil {
 		t.Fatal(err)
 	}
-	rows("/schedules", r.scheduleList(scheduleScope{server: "home", project: channel}, "").Rows)
+	rows("/schedules", r.scheduleList(schedule.Scope{Server: "home", Project: channel}, "").Rows)
 	vb, err := r.voiceButtons("v1")
 	if err != nil {
 		t.Fatal(err)
@@ -321,8 +322,8 @@ func TestNoBoundControlActsFromACopyOrAnEdit(t *testing.T) {
 		}
 		ch, args := channel, []string{}
 		switch k.kind {
-		case sessionsKind, scheduleKind, panel.IDKind:
-			args = []string{k.action, map[string]string{sessionsKind: "c1", scheduleKind: "s1", panel.IDKind: "api"}[k.kind]}
+		case sessionsKind, schedule.Kind, panel.IDKind:
+			args = []string{k.action, map[string]string{sessionsKind: "c1", schedule.Kind: "s1", panel.IDKind: "api"}[k.kind]}
 		case voiceKind:
 			args = []string{k.action, "v1"}
 			r.voices.put("v1", &voiceReview{note: chat.MessageEvent{Author: chat.User{ID: owner}}, words: "w", expires: now.Add(time.Hour)})
