@@ -277,9 +277,9 @@ func (r *Router) CatchUp(server, channelID, parentID string) {
 		it := item{ev: ev, at: m.At}
 		o, hasOffer := cur.Offers[id]
 		clicked := isHeld && hasOffer && o.Used // Deliver anyway clicked, not done yet
-		handled := handledMark(m.Marked)
+		handled := intake.HandledMark(m.Marked)
 		if clicked {
-			handled = hasMark(m.Marked, "✅") // its ⚠️ is the offer's
+			handled = intake.HasMark(m.Marked, "✅") // its ⚠️ is the offer's
 		}
 		switch {
 		case !r.wanted(ev) || handled:
@@ -296,9 +296,9 @@ func (r *Router) CatchUp(server, channelID, parentID string) {
 			continue
 		case cur.Typed != nil && cur.Typed.MessageID == id:
 			switch r.received(*cur.Typed) {
-			case receivedYes:
+			case intake.ReceiptSeen:
 				it.kind = confirmItem
-			case receivedUnknown:
+			case intake.ReceiptUnknown:
 				it.kind, it.unsure = offerItem, true
 			}
 		}
@@ -377,20 +377,6 @@ func (r *Router) readHeld(ctx context.Context, log *slog.Logger, server, channel
 // with something to say, in a channel of a session.
 func (r *Router) wanted(ev chat.MessageEvent) bool {
 	return ev.Prompt() && (strings.TrimSpace(ev.Content) != "" || len(ev.Attachments) > 0) && r.allowed(ev.Server, ev.Author)
-}
-
-// handledMark reports whether the bot's own reactions say a message was
-// handled: ✅ (delivered) or ⚠️ (told why not, or offered).
-func handledMark(marked []string) bool {
-	return hasMark(marked, "✅") || hasMark(marked, "⚠️")
-}
-
-// hasMark reports whether marked holds emoji. Names are compared without
-// U+FE0F: Discord does not always keep the variation selector the bot
-// reacted with.
-func hasMark(marked []string, emoji string) bool {
-	emoji = strings.ReplaceAll(emoji, "\ufe0f", "")
-	return slices.ContainsFunc(marked, func(name string) bool { return strings.ReplaceAll(name, "\ufe0f", "") == emoji })
 }
 
 // claim takes a voice note, which goes beside the queue (its words into

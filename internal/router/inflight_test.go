@@ -245,19 +245,6 @@ func TestCancelledVoiceNoteIsNotHeld(t *testing.T) {
 	}
 }
 
-// Discord may name the bot's ⚠️ with or without its variation selector
-// (U+FE0F): either says handled (fidelity-3 P8).
-func TestHandledMarkIgnoresTheVariationSelector(t *testing.T) {
-	for _, marked := range [][]string{{"✅"}, {"⚠️"}, {"\u26a0"}, {"✅\ufe0f"}} {
-		if !handledMark(marked) {
-			t.Errorf("handledMark(%q) = false", marked)
-		}
-	}
-	if handledMark([]string{"⏳", "👍"}) {
-		t.Error("another reaction says handled")
-	}
-}
-
 // With review on, a voice note being transcribed at a stop is told what the
 // restart does: transcribe it again and show the transcript, not deliver
 // it; and it does so.
