@@ -20,6 +20,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/schedule"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/voice"
 	"github.com/ccbridge/ccbridge/internal/worktree"
 )
 
@@ -126,7 +127,7 @@ func renderedControls(t *testing.T, r *Router, l *log) []rendered {
 	rows("voice review", vb)
 	var voiceForm chat.Modal
 	var at time.Time
-	r.voices.put("v1", &voiceReview{note: chat.MessageEvent{Author: chat.User{ID: owner}}, words: "w", expires: now.Add(time.Hour)})
+	r.voices.Put("v1", &voice.Review[target]{Note: chat.MessageEvent{Author: chat.User{ID: owner}}, Words: "w", Expires: now.Add(time.Hour)})
 	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: buttonOf(t, chat.Message{Rows: vb}, "Edit…")}),
 		modalAt{fakeResponder{l: l}, &voiceForm, &at})
 	form("voice Edit… form", voiceForm)
@@ -324,9 +325,9 @@ func TestNoBoundControlActsFromACopyOrAnEdit(t *testing.T) {
 		switch k.kind {
 		case sessionsKind, schedule.Kind, panel.IDKind:
 			args = []string{k.action, map[string]string{sessionsKind: "c1", schedule.Kind: "s1", panel.IDKind: "api"}[k.kind]}
-		case voiceKind:
+		case voice.Kind:
 			args = []string{k.action, "v1"}
-			r.voices.put("v1", &voiceReview{note: chat.MessageEvent{Author: chat.User{ID: owner}}, words: "w", expires: now.Add(time.Hour)})
+			r.voices.Put("v1", &voice.Review[target]{Note: chat.MessageEvent{Author: chat.User{ID: owner}}, Words: "w", Expires: now.Add(time.Hour)})
 		case "key":
 			args = []string{"home-api", "1", at, dialogHash("❯ screen text")}
 		case dialogKind:
@@ -394,7 +395,7 @@ func TestNoBoundControlActsFromACopyOrAnEdit(t *testing.T) {
 		ev := chat.ComponentEvent{Server: "home", ChannelID: bc.ch, MessageID: msgID, Content: m.Content, Rows: m.Rows, User: chat.User{ID: owner, Name: "o"}, CustomID: bc.id}
 		if bc.form {
 			r.HandleModal(chat.ModalEvent{Server: ev.Server, ChannelID: ev.ChannelID, MessageID: msgID, Content: m.Content, Rows: m.Rows, User: ev.User,
-				CustomID: bc.id, Values: map[string]string{"message": "m", voiceField: "w", "plan": "1. x", "text": "x", "answer": "x"}}, fakeResponder{l: l, at: msgID})
+				CustomID: bc.id, Values: map[string]string{"message": "m", voice.Field: "w", "plan": "1. x", "text": "x", "answer": "x"}}, fakeResponder{l: l, at: msgID})
 		} else {
 			r.HandleComponent(ev, fakeResponder{l: l, at: msgID})
 		}

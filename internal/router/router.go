@@ -29,6 +29,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/opened"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/voice"
 )
 
 // Replier posts the router's own messages (not Claude's replies, which the
@@ -146,9 +147,9 @@ type Router struct {
 	bookOnce sync.Once
 	books    *intake.Book // every message claimed, and those in flight (catchup.go)
 
-	voices    voiceReviews  // transcripts waiting for Send (voice.go)
-	schedWake chan struct{} // a schedule was added (schedule.go)
-	schedTold sync.Map      // schedule ids whose skipped runs were told (schedule.go)
+	voices    voice.Reviews[target] // transcripts waiting for Send (voice.go)
+	schedWake chan struct{}         // a schedule was added (schedule.go)
+	schedTold sync.Map              // schedule ids whose skipped runs were told (schedule.go)
 
 	now func() time.Time // the clock (tests move it)
 
