@@ -26,8 +26,8 @@ func (r *Router) remember(key string, change func(*state.Registered)) {
 	}
 }
 
-// maxThreadName is Discord's limit on a thread name (1–100 characters).
-const maxThreadName = 100
+// maxThreadName is Discord's limit on a thread name.
+const maxThreadName = chat.MaxThreadName
 
 // newThread answers /thread: a public thread in the project channel, with
 // its own session started by the prompt, when one is given.
