@@ -274,41 +274,28 @@ func (r *Router) CatchUp(server, channelID, parentID string) {
 		if !state.SnowflakeLess(cur.Last, id) && !isHeld {
 			continue
 		}
-		it := item{ev: ev, at: m.At}
 		o, hasOffer := cur.Offers[id]
-		clicked := isHeld && hasOffer && o.Used // Deliver anyway clicked, not done yet
-		handled := intake.HandledMark(m.Marked)
-		if clicked {
-			handled = intake.HasMark(m.Marked, "✅") // its ⚠️ is the offer's
-		}
-		switch {
-		case !r.wanted(ev) || handled:
+		v := intake.Weigh(intake.Read{At: m.At, Marked: m.Marked, Wanted: r.wanted(ev), Held: isHeld,
+			Clicked: isHeld && hasOffer && o.Used, Typed: cur.Typed != nil && cur.Typed.MessageID == id},
+			firstStart, now, limit, func() intake.Receipt { return r.received(*cur.Typed) })
+		it := item{ev: ev, at: m.At, unsure: v.Unsure, reoffer: v.Reoffer, held: v.Held}
+		switch v.Action {
+		case intake.Pass:
 			if isHeld {
 				r.markHandled(ev) // handled before the cursor was told
 			} else if !blocked {
 				skipTo = id // none of ccbridge's business, or handled before
 			}
 			continue
-		case firstStart && now.Sub(m.At) > limit:
+		case intake.PassOld:
 			if !blocked {
 				skipTo = id // no cursor yet: history from before catch-up began
 			}
 			continue
-		case cur.Typed != nil && cur.Typed.MessageID == id:
-			switch r.received(*cur.Typed) {
-			case intake.ReceiptSeen:
-				it.kind = confirmItem
-			case intake.ReceiptUnknown:
-				it.kind, it.unsure = offerItem, true
-			}
-		}
-		if it.kind == deliverItem && clicked {
-			// Deliver anyway was clicked, and the daemon died before it
-			// was done: asked again, not done on its own.
-			it.kind, it.reoffer = offerItem, true
-		}
-		if it.kind == deliverItem && now.Sub(m.At) > limit {
-			it.kind, it.held = offerItem, isHeld
+		case intake.Confirm:
+			it.kind = confirmItem
+		case intake.Offer:
+			it.kind = offerItem
 		}
 		if !isHeld {
 			blocked = true // the cursor moves past it once the worker is done
