@@ -33,7 +33,7 @@ func Commands() []chat.CommandSpec {
 			{Name: "name", Description: "thread name", Required: true, MaxLength: maxThreadName},
 			{Name: "prompt", Description: "first message for Claude in the thread"}}},
 		usageCommand, // attention.go
-	}, slices.Concat(SessionCommands(), land.Commands(), schedule.Commands(), opened.Commands(), []chat.CommandSpec{webCommand})...), helpCommand) // sessions.go, internal/land, internal/schedule, internal/opened, web.go
+	}, slices.Concat(SessionCommands(), land.Commands(), schedule.Commands(), opened.Commands(), []chat.CommandSpec{webCommand})...), helpCommand) // internal/conversations, internal/land, internal/schedule, internal/opened, web.go
 }
 
 // switchableModes are the permission modes a running session can switch

@@ -1,8 +1,9 @@
-// Package router turns what people do in Discord (messages, slash commands,
-// clicks) into session operations, after checking who may act: only the
-// configured owners of the bot the event arrived on, never bots. It never
-// touches tmux or git itself; it talks to the session manager, and answers
-// through a small Replier.
+// Package router turns what people do in a chat front end (Discord's or
+// Telegram's messages, commands, clicks) into session operations, after
+// checking who may act: only the configured owners of the bot the event
+// arrived on, never bots. It is the dispatch: chat event → guard → the
+// feature's package (land, opened, schedule, intake, voice, conversations)
+// → an answer through a small Replier. It never touches tmux or git itself.
 package router
 
 import (
