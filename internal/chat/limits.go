@@ -22,6 +22,7 @@ const (
 	MaxInputLength   = 4000
 	MaxModalInputs   = 5
 	MaxURL           = 512 // a link button's URL
+	MaxThreadName    = 100 // a thread's name (1–100 characters)
 	maxSelectChoices = 25
 )
 

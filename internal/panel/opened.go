@@ -3,9 +3,9 @@ package panel
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
+	"github.com/ccbridge/ccbridge/internal/opened"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -16,17 +16,10 @@ func (p *Panel) opened(ctx context.Context, server string, reqs map[string]state
 	if p.Registry == nil || p.Registry.Opened == nil {
 		return ""
 	}
-	all, _ := p.Registry.Opened.List()
-	var open []state.Opened
-	for _, o := range all {
-		if o.Server == server && !o.Closed {
-			open = append(open, o)
-		}
-	}
+	open := opened.Folders(p.Registry, server)
 	if len(open) == 0 {
 		return ""
 	}
-	slices.SortFunc(open, func(a, b state.Opened) int { return a.Created.Compare(b.Created) })
 	var b strings.Builder
 	b.WriteString("\n\n**Opened folders** (/open)")
 	for _, o := range open {

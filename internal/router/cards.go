@@ -155,8 +155,6 @@ func closedNotice(req state.Request) string {
 	return "This prompt is no longer pending."
 }
 
-func mention(u chat.User) string { return "<@" + u.ID + ">" }
-
 // ours decodes the custom_id of an interaction and checks who acted. It is
 // false (and the interaction answered where needed) for another instance's
 // component, which this daemon leaves alone, and for anyone but an owner.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/intake"
+	"github.com/ccbridge/ccbridge/internal/opened"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -185,14 +186,14 @@ func (r *Router) CatchUpThreads(server string, active map[string]string) (read, 
 			projects[rt.project.Name] = ch
 		}
 	}
-	opened := map[string]string{}
-	for _, o := range openedFolders(r.opt.Registry, server) { // open.go
-		opened[o.ThreadID] = o.ChannelID
+	folders := map[string]string{} // opened folder's thread → its channel
+	for _, o := range opened.Folders(r.opt.Registry, server) {
+		folders[o.ThreadID] = o.ChannelID
 	}
 	for id, parent := range active {
 		if _, ok := r.lookup(server, parent); ok {
 			read[id] = parent
-		} else if p, ok := opened[id]; ok {
+		} else if p, ok := folders[id]; ok {
 			read[id] = p
 		}
 	}
@@ -207,7 +208,7 @@ func (r *Router) CatchUpThreads(server string, active map[string]string) (read, 
 			check[g.ThreadID] = parent
 		}
 	}
-	for id, parent := range opened {
+	for id, parent := range folders {
 		if active[id] == "" {
 			check[id] = parent
 		}
@@ -273,41 +274,28 @@ func (r *Router) CatchUp(server, channelID, parentID string) {
 		if !state.SnowflakeLess(cur.Last, id) && !isHeld {
 			continue
 		}
-		it := item{ev: ev, at: m.At}
 		o, hasOffer := cur.Offers[id]
-		clicked := isHeld && hasOffer && o.Used // Deliver anyway clicked, not done yet
-		handled := handledMark(m.Marked)
-		if clicked {
-			handled = hasMark(m.Marked, "✅") // its ⚠️ is the offer's
-		}
-		switch {
-		case !r.wanted(ev) || handled:
+		v := intake.Weigh(intake.Read{At: m.At, Marked: m.Marked, Wanted: r.wanted(ev), Held: isHeld,
+			Clicked: isHeld && hasOffer && o.Used, Typed: cur.Typed != nil && cur.Typed.MessageID == id},
+			firstStart, now, limit, func() intake.Receipt { return r.received(*cur.Typed) })
+		it := item{ev: ev, at: m.At, unsure: v.Unsure, reoffer: v.Reoffer, held: v.Held}
+		switch v.Action {
+		case intake.Pass:
 			if isHeld {
 				r.markHandled(ev) // handled before the cursor was told
 			} else if !blocked {
 				skipTo = id // none of ccbridge's business, or handled before
 			}
 			continue
-		case firstStart && now.Sub(m.At) > limit:
+		case intake.PassOld:
 			if !blocked {
 				skipTo = id // no cursor yet: history from before catch-up began
 			}
 			continue
-		case cur.Typed != nil && cur.Typed.MessageID == id:
-			switch r.received(*cur.Typed) {
-			case receivedYes:
-				it.kind = confirmItem
-			case receivedUnknown:
-				it.kind, it.unsure = offerItem, true
-			}
-		}
-		if it.kind == deliverItem && clicked {
-			// Deliver anyway was clicked, and the daemon died before it
-			// was done: asked again, not done on its own.
-			it.kind, it.reoffer = offerItem, true
-		}
-		if it.kind == deliverItem && now.Sub(m.At) > limit {
-			it.kind, it.held = offerItem, isHeld
+		case intake.Confirm:
+			it.kind = confirmItem
+		case intake.Offer:
+			it.kind = offerItem
 		}
 		if !isHeld {
 			blocked = true // the cursor moves past it once the worker is done
@@ -376,20 +364,6 @@ func (r *Router) readHeld(ctx context.Context, log *slog.Logger, server, channel
 // with something to say, in a channel of a session.
 func (r *Router) wanted(ev chat.MessageEvent) bool {
 	return ev.Prompt() && (strings.TrimSpace(ev.Content) != "" || len(ev.Attachments) > 0) && r.allowed(ev.Server, ev.Author)
-}
-
-// handledMark reports whether the bot's own reactions say a message was
-// handled: ✅ (delivered) or ⚠️ (told why not, or offered).
-func handledMark(marked []string) bool {
-	return hasMark(marked, "✅") || hasMark(marked, "⚠️")
-}
-
-// hasMark reports whether marked holds emoji. Names are compared without
-// U+FE0F: Discord does not always keep the variation selector the bot
-// reacted with.
-func hasMark(marked []string, emoji string) bool {
-	emoji = strings.ReplaceAll(emoji, "\ufe0f", "")
-	return slices.ContainsFunc(marked, func(name string) bool { return strings.ReplaceAll(name, "\ufe0f", "") == emoji })
 }
 
 // claim takes a voice note, which goes beside the queue (its words into

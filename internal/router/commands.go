@@ -1,8 +1,6 @@
 package router
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,6 +9,9 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/land"
+	"github.com/ccbridge/ccbridge/internal/opened"
+	"github.com/ccbridge/ccbridge/internal/schedule"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -32,7 +33,7 @@ func Commands() []chat.CommandSpec {
 			{Name: "name", Description: "thread name", Required: true, MaxLength: maxThreadName},
 			{Name: "prompt", Description: "first message for Claude in the thread"}}},
 		usageCommand, // attention.go
-	}, slices.Concat(SessionCommands(), landCommands(), scheduleCommands(), openCommands(), []chat.CommandSpec{webCommand})...), helpCommand) // sessions.go, land.go, schedule.go, open.go, web.go
+	}, slices.Concat(SessionCommands(), land.Commands(), schedule.Commands(), opened.Commands(), []chat.CommandSpec{webCommand})...), helpCommand) // internal/conversations, internal/land, internal/schedule, internal/opened, web.go
 }
 
 // switchableModes are the permission modes a running session can switch
@@ -86,7 +87,7 @@ var models = []chat.Choice{
 // command and option name.
 var suggesters = map[[2]string]func(r *Router, tg target, typed string) []chat.Choice{
 	{"model", "name"}:  (*Router).suggestModels,
-	{openName, "path"}: (*Router).suggestFolders, // open_path.go
+	{openName, "path"}: (*Router).suggestFolders, // open.go
 }
 
 // HandleAutocomplete suggests values for an option being typed into: nil
@@ -165,13 +166,6 @@ func screenRows(instance, key, dialog string, drawn time.Time) []chat.Row {
 // screen without one): a key is pressed only while the dialog it was
 // drawn over is still the one open, never into another that replaced it.
 func dialogHash(screen string) string { return shortHash(session.DialogText(screen)) }
-
-// shortHash is 64 bits of SHA-256, for binding a button to what it was
-// drawn over.
-func shortHash(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:8])
-}
 
 // screenReply draws a screen with its buttons, after an optional note.
 func screenReply(instance, key, note, screen string, drawn time.Time) chat.Reply {

@@ -9,7 +9,9 @@ import (
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/guard"
 	"github.com/ccbridge/ccbridge/internal/panel"
+	"github.com/ccbridge/ccbridge/internal/schedule"
 	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/voice"
 )
 
 // Every control ccbridge draws (a button, a menu, a form) is answered
@@ -71,7 +73,7 @@ func actionOf(id chat.ID) string {
 		return ""
 	}
 	switch id.Kind {
-	case sessionsKind, scheduleKind, voiceKind, panel.IDKind:
+	case sessionsKind, schedule.Kind, voice.Kind, panel.IDKind:
 		return arg(0)
 	case landKind, "wt", approval.IDKind:
 		return arg(1)
@@ -135,14 +137,14 @@ var components = map[control]component{
 		r.dialogAnswer(ev, id.Args, resp)
 	}),
 
-	{scheduleKind, "cancel"}: bound(func(r *Router, ev chat.ComponentEvent, id chat.ID, resp chat.Responder) {
+	{schedule.Kind, "cancel"}: bound(func(r *Router, ev chat.ComponentEvent, id chat.ID, resp chat.Responder) {
 		r.scheduleAction(ev, id.Args, resp)
 	}),
 
-	{voiceKind, voiceSend}:   bound(voicePressed).saying(staleReview(false)),
-	{voiceKind, voiceCancel}: bound(voicePressed).saying(staleReview(false)),
-	{voiceKind, voiceEdit}:   inert("Edit… only opens the form, prefilled from the transcript ccbridge holds; its submit is bound", voicePressed),
-	{voiceKind, voiceSubmit}: boundForm(voiceSubmitted).saying(staleReview(false)),
+	{voice.Kind, voice.Send}:   bound(voicePressed).saying(voice.Stale(false)),
+	{voice.Kind, voice.Cancel}: bound(voicePressed).saying(voice.Stale(false)),
+	{voice.Kind, voice.Edit}:   inert("Edit… only opens the form, prefilled from the transcript ccbridge holds; its submit is bound", voicePressed),
+	{voice.Kind, voice.Submit}: boundForm(voiceSubmitted).saying(voice.Stale(false)),
 
 	{panel.IDKind, "start"}:   bound(panelPressed),
 	{panel.IDKind, "stop"}:    bound(panelPressed),
@@ -176,7 +178,7 @@ var components = map[control]component{
 }
 
 // minArgs is how many arguments a kind's id needs for its handler.
-var minArgs = map[string]int{sessionsKind: 2, "key": 0, dialogKind: 0, scheduleKind: 1, voiceKind: 2, panel.IDKind: 1,
+var minArgs = map[string]int{sessionsKind: 2, "key": 0, dialogKind: 0, schedule.Kind: 1, voice.Kind: 2, panel.IDKind: 1,
 	landKind: 2, "wt": 2, lateKind: 0, state.ResumeKind: 1, approval.IDKind: 2}
 
 // cardActions are the actions of a prompt's card. Those that approve

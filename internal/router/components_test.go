@@ -17,8 +17,10 @@ import (
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/guard"
 	"github.com/ccbridge/ccbridge/internal/panel"
+	"github.com/ccbridge/ccbridge/internal/schedule"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/voice"
 	"github.com/ccbridge/ccbridge/internal/worktree"
 )
 
@@ -92,10 +94,16 @@ func renderedControls(t *testing.T, r *Router, l *log) []rendered {
 	chTarget, _ := r.resolve("home", channel, "")
 	commit, _ := r.runLand(chat.CommandEvent{Server: "home", ChannelID: channel, Name: "commit", User: chat.User{ID: owner}}, chTarget)
 	rows("/commit in the checkout", commit.Rows)
-	rows("/discard", r.discardQuestion(key, lt, worktree.Diff{Stat: "x", Patch: "+x"}, "", "o").Rows)
-	rows("/merge", r.removeRows(tkey))
-	form("/commit form", r.commitModal(tkey, "commit", ""))
-	form("commit anyway form", r.commitModal(key, "commitforce", ""))
+	rows("/discard", r.lander().DiscardQuestion(key, lt, worktree.Diff{Stat: "x", Patch: "+x"}, "", "o").Rows)
+	fl.patch = " " // nothing uncommitted: the merge offers the removal
+	merged := r.lander().Merge(context.Background(), tkey, lt, chat.User{ID: owner}, "")
+	if len(merged.Rows) == 0 {
+		t.Fatalf("/merge offered no removal: %q", merged.Content)
+	}
+	rows("/merge", merged.Rows)
+	fl.patch = ""
+	form("/commit form", r.lander().CommitModal(tkey, "commit", ""))
+	form("commit anyway form", r.lander().CommitModal(key, "commitforce", ""))
 
 	// A kept worktree's message, and its confirmation step.
 	rows("kept worktree", r.keptRows(tkey, "fp1"))
@@ -111,7 +119,7 @@ func renderedControls(t *testing.T, r *Router, l *log) []rendered {
 	if _, err := r.opt.Registry.Schedules.Create(context.Background(), "s1", state.Schedule{Server: "home", ChannelID: channel, Prompt: "p", When: "in 1h", Next: now.Add(time.Hour), Owner: owner}); err != nil {
 		t.Fatal(err)
 	}
-	rows("/schedules", r.scheduleList(scheduleScope{server: "home", project: channel}, "").Rows)
+	rows("/schedules", r.scheduleList(schedule.Scope{Server: "home", Project: channel}, "").Rows)
 	vb, err := r.voiceButtons("v1")
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +127,7 @@ func renderedControls(t *testing.T, r *Router, l *log) []rendered {
 	rows("voice review", vb)
 	var voiceForm chat.Modal
 	var at time.Time
-	r.voices.put("v1", &voiceReview{note: chat.MessageEvent{Author: chat.User{ID: owner}}, words: "w", expires: now.Add(time.Hour)})
+	r.voices.Put("v1", &voice.Review[target]{Note: chat.MessageEvent{Author: chat.User{ID: owner}}, Words: "w", Expires: now.Add(time.Hour)})
 	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: buttonOf(t, chat.Message{Rows: vb}, "Edit…")}),
 		modalAt{fakeResponder{l: l}, &voiceForm, &at})
 	form("voice Edit… form", voiceForm)
@@ -315,11 +323,11 @@ func TestNoBoundControlActsFromACopyOrAnEdit(t *testing.T) {
 		}
 		ch, args := channel, []string{}
 		switch k.kind {
-		case sessionsKind, scheduleKind, panel.IDKind:
-			args = []string{k.action, map[string]string{sessionsKind: "c1", scheduleKind: "s1", panel.IDKind: "api"}[k.kind]}
-		case voiceKind:
+		case sessionsKind, schedule.Kind, panel.IDKind:
+			args = []string{k.action, map[string]string{sessionsKind: "c1", schedule.Kind: "s1", panel.IDKind: "api"}[k.kind]}
+		case voice.Kind:
 			args = []string{k.action, "v1"}
-			r.voices.put("v1", &voiceReview{note: chat.MessageEvent{Author: chat.User{ID: owner}}, words: "w", expires: now.Add(time.Hour)})
+			r.voices.Put("v1", &voice.Review[target]{Note: chat.MessageEvent{Author: chat.User{ID: owner}}, Words: "w", Expires: now.Add(time.Hour)})
 		case "key":
 			args = []string{"home-api", "1", at, dialogHash("❯ screen text")}
 		case dialogKind:
@@ -387,7 +395,7 @@ func TestNoBoundControlActsFromACopyOrAnEdit(t *testing.T) {
 		ev := chat.ComponentEvent{Server: "home", ChannelID: bc.ch, MessageID: msgID, Content: m.Content, Rows: m.Rows, User: chat.User{ID: owner, Name: "o"}, CustomID: bc.id}
 		if bc.form {
 			r.HandleModal(chat.ModalEvent{Server: ev.Server, ChannelID: ev.ChannelID, MessageID: msgID, Content: m.Content, Rows: m.Rows, User: ev.User,
-				CustomID: bc.id, Values: map[string]string{"message": "m", voiceField: "w", "plan": "1. x", "text": "x", "answer": "x"}}, fakeResponder{l: l, at: msgID})
+				CustomID: bc.id, Values: map[string]string{"message": "m", voice.Field: "w", "plan": "1. x", "text": "x", "answer": "x"}}, fakeResponder{l: l, at: msgID})
 		} else {
 			r.HandleComponent(ev, fakeResponder{l: l, at: msgID})
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/intake"
 	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/voice"
 )
 
 // Messages in flight (claimed, not handled yet) that newer ones pass: a
@@ -220,7 +221,7 @@ func TestVoiceReviewPendingAtACrashIsOfferedAgain(t *testing.T) {
 	if !strings.Contains(review, "ccbridge restarted") || !strings.Contains(review, ">>> the voice note") {
 		t.Fatalf("review after the restart = %q", review)
 	}
-	voiceClick(r2, l2, voiceID(t, voiceSend, voiceID1), owner)
+	voiceClick(r2, l2, voiceID(t, voice.Send, voiceID1), owner)
 	l2.waitFor(t, "react "+voiceID1+" ✅")
 	if got := ss2.deliveredNow(); !slices.Equal(got, []string{"the voice note"}) {
 		t.Fatalf("delivered %q", got)
@@ -237,24 +238,11 @@ func TestCancelledVoiceNoteIsNotHeld(t *testing.T) {
 	if c := r.cursor(t); len(c.Held) != 1 {
 		t.Fatalf("a voice note in review is not held: %+v", c)
 	}
-	voiceClick(r, l, voiceID(t, voiceCancel, voiceID1), owner)
+	voiceClick(r, l, voiceID(t, voice.Cancel, voiceID1), owner)
 	waitOp(t, l, "update 🎙️ Cancelled")
 	waitCursor(t, r, voiceID1)
 	if c := r.cursor(t); len(c.Held) != 0 {
 		t.Fatalf("held after Cancel: %+v", c)
-	}
-}
-
-// Discord may name the bot's ⚠️ with or without its variation selector
-// (U+FE0F): either says handled (fidelity-3 P8).
-func TestHandledMarkIgnoresTheVariationSelector(t *testing.T) {
-	for _, marked := range [][]string{{"✅"}, {"⚠️"}, {"\u26a0"}, {"✅\ufe0f"}} {
-		if !handledMark(marked) {
-			t.Errorf("handledMark(%q) = false", marked)
-		}
-	}
-	if handledMark([]string{"⏳", "👍"}) {
-		t.Error("another reaction says handled")
 	}
 }
 

@@ -2,12 +2,10 @@ package router
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/chat"
@@ -136,24 +134,6 @@ func TestLandingWaitsForTheTurn(t *testing.T) {
 	r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: threadID, ParentID: channel, User: chat.User{ID: owner, Name: "o"}, Name: "merge"}, fakeResponder{l: l})
 	if !strings.Contains(strings.Join(l.all(), "\n"), "Merged `ccbridge/x` into `main` (fast-forward, now at `abc`) by <@"+owner+">") {
 		t.Fatalf("merge answer: %q", l.all())
-	}
-}
-
-// A merge with hundreds of conflicted files still answers within
-// Discord's 2,000 characters, and says how many it did not list.
-func TestMergeConflictAnswerFits(t *testing.T) {
-	r, _, _, _, _ := newRouter(t)
-	fl := &fakeLander{}
-	for i := range 400 {
-		fl.conflicts = append(fl.conflicts, fmt.Sprintf("src/some/deep/package/file_%03d.go", i))
-	}
-	r.opt.Land = fl
-	reply := r.merge(context.Background(), "k", landTarget{tree: true, dir: "/w", repo: "/r", branch: "ccbridge/x", base: "b0"}, chat.User{ID: owner, Name: "o"}, "")
-	if n := utf8.RuneCountInString(reply.Content); n > chat.Limit {
-		t.Fatalf("%d characters", n)
-	}
-	if !strings.Contains(reply.Content, "file_000.go") || !strings.Contains(reply.Content, "more") || !strings.Contains(reply.Content, "aborted") {
-		t.Fatalf("reply = %q", reply.Content)
 	}
 }
 

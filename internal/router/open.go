@@ -11,33 +11,22 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/opened"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
-// /open starts Claude in a folder no project maps, under one of the
-// server's open_roots, in a thread of its own; /close ends that.
+// The commands of internal/opened, as the dispatch names them.
 const (
-	openName  = "open"
-	closeName = "close"
+	openName  = opened.OpenName
+	closeName = opened.CloseName
 )
 
-// openCommands are /open and /close, registered with the others.
-func openCommands() []chat.CommandSpec {
-	return []chat.CommandSpec{
-		{Name: openName, Description: "Open a folder in a thread with its own Claude", Options: []chat.OptionSpec{
-			{Name: "path", Description: "a folder under the server's open_roots", Required: true, Autocomplete: true, MaxLength: 1000},
-			{Name: "isolation", Description: "run it in a git worktree of its own", Choices: []chat.Choice{
-				{Name: "none: in the folder itself", Value: "none"},
-				{Name: "worktree: in a git worktree", Value: "worktree"},
-			}}}},
-		{Name: closeName, Description: "Stop this opened folder's Claude, forget it"},
-	}
+// suggestFolders suggests the folders under the server's open_roots as
+// /open's path is typed.
+func (r *Router) suggestFolders(tg target, typed string) []chat.Choice {
+	return opened.Suggest(tg.rt.server.OpenRoots, typed, time.Now().Add(opened.SuggestBudget))
 }
-
-// errFolderClosed answers a message that was queued for an opened folder's
-// session before /close.
-var errFolderClosed = errors.New("this folder was closed with /close; /open it again to go on")
 
 // openedThread finds the session of a thread opened with /open. known says
 // whether /open made the thread; a thread closed since has no session
@@ -54,19 +43,7 @@ func (r *Router) openedThread(server, threadID string) (tg target, known bool) {
 	if !ok || o.Closed {
 		return target{}, true
 	}
-	return target{key: session.ThreadKey(server, session.OpenedProject, threadID), rt: route{server: srv, project: openedProject(o)}, threadID: threadID}, true
-}
-
-// openedProject is the project an opened folder's thread runs as: the
-// folder, with the server's defaults (Claude's model and permission mode,
-// the default progress, the global policy) and no worktree unless asked.
-func openedProject(o state.Opened) config.Project {
-	iso := o.Isolation
-	if iso == "" {
-		iso = config.DefaultIsolation
-	}
-	return config.Project{Name: session.OpenedProject, ChannelID: o.ChannelID, Path: o.Path,
-		Progress: config.DefaultProgress, Thread: config.ThreadDefaults{Isolation: iso}}
+	return target{key: session.ThreadKey(server, session.OpenedProject, threadID), rt: route{server: srv, project: opened.Project(o)}, threadID: threadID}, true
 }
 
 // label names a route's project in answers: the project name of opened
@@ -124,11 +101,11 @@ func (r *Router) openFolder(ev chat.CommandEvent, tg target) chat.Reply {
 	if iso != "" && iso != "none" && iso != "worktree" {
 		return chat.Reply{Content: "⚠️ isolation is none or worktree."}
 	}
-	dir, err := resolveOpenPath(roots, ev.Options["path"])
+	dir, err := opened.Resolve(roots, ev.Options["path"])
 	if err != nil {
 		return chat.Reply{Content: "⚠️ Not opened: " + errText(err)}
 	}
-	if why := projectsAround(r.conf(), dir); why != "" {
+	if why := opened.Around(r.conf(), dir); why != "" {
 		return chat.Reply{Content: "⚠️ Not opened: " + why}
 	}
 	name := filepath.Base(dir)
@@ -159,27 +136,6 @@ func (r *Router) openFolder(ev chat.CommandEvent, tg target) chat.Reply {
 		text += fmt.Sprintf(" It is in a project's directory: the [policy] of the project %s holds there.", p.Name)
 	}
 	return chat.Reply{Content: text}
-}
-
-// projectsAround says why a folder may not be opened because it holds
-// projects' directories, or "". A Claude opened there would reach their
-// files without their [policy]: its rules (Bash ones included) cannot be
-// scoped to a part of a session's tree, so the folder is refused, naming
-// each project's channel.
-func projectsAround(cfg *config.Config, dir string) string {
-	inside := cfg.ProjectsWithin(dir)
-	if len(inside) == 0 {
-		return ""
-	}
-	var names []string
-	for _, p := range inside {
-		names = append(names, fmt.Sprintf("%s (<#%s>)", p.Name, p.ChannelID))
-	}
-	what := "the project " + names[0]
-	if len(names) > 1 {
-		what = "the projects " + strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("`%s` holds %s, whose [policy] would not hold for a Claude opened around it: use its channel, or open a folder inside a project or beside it.", clip(dir, 300), clip(what, 1000))
 }
 
 // openThread starts an opened folder's thread: a private one, which only
@@ -291,29 +247,15 @@ func (r *Router) forgetOpened(tg target) {
 	}
 }
 
-// openedFolders lists the server's open folders, one line each, for the
-// panel and /sessions.
-func openedFolders(reg *state.Registry, server string) []state.Opened {
-	all, _ := reg.Opened.List()
-	var out []state.Opened
-	for _, o := range all {
-		if o.Server == server && !o.Closed {
-			out = append(out, o)
-		}
-	}
-	sortOpened(out)
-	return out
-}
-
 // withOpened adds the server's opened folders to a /sessions listing.
 func (r *Router) withOpened(reply chat.Reply, server string) chat.Reply {
-	opened := openedFolders(r.opt.Registry, server)
-	if len(opened) == 0 {
+	folders := opened.Folders(r.opt.Registry, server)
+	if len(folders) == 0 {
 		return reply
 	}
 	var b strings.Builder
 	b.WriteString("\n**Opened folders** (/open)\n")
-	for _, o := range opened {
+	for _, o := range folders {
 		key := session.ThreadKey(server, session.OpenedProject, o.ThreadID)
 		st, _ := r.opt.Sessions.Status(r.ctx, key)
 		state := st.State

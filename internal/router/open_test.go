@@ -14,6 +14,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/opened"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -163,77 +164,6 @@ func (f *openFixture) lastEdit(t *testing.T) string {
 	return ""
 }
 
-func TestResolveOpenPath(t *testing.T) {
-	f := newOpenRouter(t, true)
-	roots := []string{f.root}
-	outside := filepath.Dir(f.root)
-	for _, c := range []struct {
-		in, want, err string
-	}{
-		{in: "api", want: filepath.Join(f.root, "api")},
-		{in: filepath.Join(f.root, "api", "internal"), want: filepath.Join(f.root, "api", "internal")},
-		{in: " web ", want: filepath.Join(f.root, "web")},
-		{in: "api-link", want: filepath.Join(f.root, "api")}, // a symlink within the roots
-		{in: f.root, want: f.root},
-		{in: "api/../..", err: `goes up a folder with ".."`},
-		{in: f.root + "/api/..", err: `goes up a folder with ".."`},
-		{in: "..", err: `goes up a folder with ".."`},
-		{in: "escape", err: "leads (through a symlink) to"},
-		{in: "escape/", err: "outside the folders /open may open"},
-		{in: "notes.txt", err: "is a file, not a folder"},
-		{in: "gone", err: filepath.Join(f.root, "gone") + " does not exist"},
-		{in: outside, err: "is not under the folders /open may open"},
-		// Whether a path outside the roots exists is never told.
-		{in: filepath.Join(outside, "nothing-here"), err: "is not under the folders /open may open"},
-		{in: "/etc", err: "is not under the folders /open may open"},
-		{in: "", err: "give a folder under " + f.root},
-	} {
-		got, err := resolveOpenPath(roots, c.in)
-		switch {
-		case c.err == "" && (err != nil || got != c.want):
-			t.Errorf("%q: got %q, %v; want %q", c.in, got, err, c.want)
-		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
-			t.Errorf("%q: got %q, %v; want an error with %q", c.in, got, err, c.err)
-		}
-	}
-}
-
-func TestSuggestFoldersUnderTheRoots(t *testing.T) {
-	f := newOpenRouter(t, true)
-	names := func(cs []chat.Choice) []string {
-		var out []string
-		for _, c := range cs {
-			out = append(out, c.Value)
-			if c.Name == "" || len(c.Name) > 100 || len(c.Value) > 100 {
-				t.Errorf("a choice Discord refuses: %+v", c)
-			}
-		}
-		return out
-	}
-	all := names(suggestFolders([]string{f.root}, "", time.Now().Add(time.Second)))
-	want := []string{f.root + "/api", f.root + "/web", f.root + "/api/internal"}
-	if !slices.Equal(all, want) {
-		t.Fatalf("suggestions = %q, want %q (no hidden folder, file or symlink)", all, want)
-	}
-	if got := names(suggestFolders([]string{f.root}, "INT", time.Now().Add(time.Second))); !slices.Equal(got, []string{f.root + "/api/internal"}) {
-		t.Errorf("INT: %q", got)
-	}
-	if got := names(suggestFolders([]string{f.root}, f.root+"/ap", time.Now().Add(time.Second))); len(got) == 0 || got[0] != f.root+"/api" {
-		t.Errorf("a path typed from the root: %q", got)
-	}
-	if got := suggestFolders([]string{f.root + "/missing"}, "", time.Now().Add(time.Second)); len(got) != 0 {
-		t.Errorf("a missing root suggested %v", got)
-	}
-	for i := range 40 {
-		if err := os.Mkdir(filepath.Join(f.root, fmt.Sprintf("many%02d", i)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := suggestFolders([]string{f.root}, "many", time.Now().Add(time.Second)); len(got) != chat.MaxChoices || got[0].Value != f.root+"/many00" {
-		t.Errorf("got %d suggestions starting %v; want Discord's %d, in order", len(got), got[:1], chat.MaxChoices)
-	}
-}
-
 func TestOpenAutocomplete(t *testing.T) {
 	f := newOpenRouter(t, true)
 	ask := func(channelID, parentID, user string) []chat.Choice {
@@ -249,37 +179,6 @@ func TestOpenAutocomplete(t *testing.T) {
 	}
 	if got := ask("100000000000000098", "", owner); got != nil {
 		t.Errorf("a channel this daemon does not map got %v", got)
-	}
-}
-
-func BenchmarkSuggestFolders5000(b *testing.B) {
-	root := b.TempDir()
-	n := 0
-	for i := 0; n < 5000; i++ {
-		for j := 0; j < 20 && n < 5000; j++ {
-			for k := 0; k < 10 && n < 5000; k++ {
-				if err := os.MkdirAll(filepath.Join(root, fmt.Sprintf("org%02d/repo%02d/pkg%d", i, j, k)), 0o755); err != nil {
-					b.Fatal(err)
-				}
-				n++
-			}
-		}
-	}
-	var slowest time.Duration
-	b.ResetTimer()
-	for range b.N {
-		start := time.Now()
-		got := suggestFolders([]string{root}, "pkg7", start.Add(suggestBudget))
-		if d := time.Since(start); d > slowest {
-			slowest = d
-		}
-		if len(got) != chat.MaxChoices {
-			b.Fatalf("%d suggestions", len(got))
-		}
-	}
-	b.ReportMetric(float64(slowest.Milliseconds()), "slowest-ms")
-	if slowest > suggestBudget {
-		b.Fatalf("slowest answer took %s; Discord waits 3s", slowest)
 	}
 }
 
@@ -398,7 +297,7 @@ func TestCloseForgetsTheFolder(t *testing.T) {
 	if o, err := f.reg.Opened.Get(openedID); err != nil || !o.Closed {
 		t.Fatalf("record = %+v, %v", o, err)
 	}
-	if got := openedFolders(f.reg, "home"); len(got) != 0 {
+	if got := opened.Folders(f.reg, "home"); len(got) != 0 {
 		t.Fatalf("still listed: %v", got)
 	}
 	// The thread is nobody's now: not the folder's, not the project's.
@@ -543,7 +442,7 @@ func TestQueuedMessageAfterCloseStartsNothing(t *testing.T) {
 	}
 	f.command(openedID, channel, closeName, nil)
 	f.l.waitFor(t, "stop "+key)
-	if _, err := f.r.sessionTarget(queued); !errors.Is(err, errFolderClosed) {
+	if _, err := f.r.sessionTarget(queued); !errors.Is(err, opened.ErrClosed) {
 		t.Fatalf("sessionTarget after /close = %v, want errFolderClosed", err)
 	}
 }

@@ -1,8 +1,9 @@
-// Package router turns what people do in Discord (messages, slash commands,
-// clicks) into session operations, after checking who may act: only the
-// configured owners of the bot the event arrived on, never bots. It never
-// touches tmux or git itself; it talks to the session manager, and answers
-// through a small Replier.
+// Package router turns what people do in a chat front end (Discord's or
+// Telegram's messages, commands, clicks) into session operations, after
+// checking who may act: only the configured owners of the bot the event
+// arrived on, never bots. It is the dispatch: chat event → guard → the
+// feature's package (land, opened, schedule, intake, voice, conversations)
+// → an answer through a small Replier. It never touches tmux or git itself.
 package router
 
 import (
@@ -25,8 +26,11 @@ import (
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/guard"
 	"github.com/ccbridge/ccbridge/internal/intake"
+	"github.com/ccbridge/ccbridge/internal/land"
+	"github.com/ccbridge/ccbridge/internal/opened"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/voice"
 )
 
 // Replier posts the router's own messages (not Claude's replies, which the
@@ -86,7 +90,7 @@ type Options struct {
 	Panel    Panel
 	Log      *slog.Logger
 	Instance string
-	Land     Lander // git for /diff, /commit, /merge, /discard (land.go)
+	Land     land.Git // git for /diff, /commit, /merge, /discard (land.go)
 	// Fleet says which of the machines sharing a bot answers for channels
 	// none of them maps (nil: this daemon alone).
 	Fleet Fleet
@@ -144,9 +148,9 @@ type Router struct {
 	bookOnce sync.Once
 	books    *intake.Book // every message claimed, and those in flight (catchup.go)
 
-	voices    voiceReviews  // transcripts waiting for Send (voice.go)
-	schedWake chan struct{} // a schedule was added (schedule.go)
-	schedTold sync.Map      // schedule ids whose skipped runs were told (schedule.go)
+	voices    voice.Reviews[target] // transcripts waiting for Send (voice.go)
+	schedWake chan struct{}         // a schedule was added (schedule.go)
+	schedTold sync.Map              // schedule ids whose skipped runs were told (schedule.go)
 
 	now func() time.Time // the clock (tests move it)
 
@@ -187,7 +191,7 @@ func (r *Router) sessionTarget(tg target) (session.Target, error) {
 	if tg.rt.project.Name == session.OpenedProject {
 		// A message queued before /close must not start the folder's Claude again.
 		if cur, known := r.openedThread(tg.rt.server.Name, tg.threadID); known && cur.key == "" {
-			return session.Target{}, errFolderClosed
+			return session.Target{}, opened.ErrClosed
 		}
 	}
 	cfg := r.conf()

@@ -21,192 +21,61 @@ import (
 // policy). Schedules live in the durable registry of the machine that maps
 // the channel, so exactly one machine runs each, across restarts.
 
-// Schedule limits.
-const (
-	maxScheduledPrompt = 4000
-	// missedWindow: a run missed while ccbridge was down still runs when it
-	// starts if it is at most this late; later ones are reported skipped.
-	missedWindow = time.Hour
-	// scheduleIdle bounds the scheduler's sleep: the clock may jump.
-	scheduleIdle = 30 * time.Second
-	scheduleKind = "sched"
-	// listedSchedules is how many Cancel buttons one message holds.
-	listedSchedules = 25
-)
-
-func scheduleCommands() []chat.CommandSpec {
-	return []chat.CommandSpec{
-		{Name: "schedule", Description: "Send Claude a prompt later, or by cron", Options: []chat.OptionSpec{
-			{Name: "when", Description: `"in 20m", "in 2h", "at 09:00" or a cron line like "0 9 * * 1-5"`, Required: true, MaxLength: 100},
-			{Name: "prompt", Description: "what to send Claude then", Required: true, MaxLength: maxScheduledPrompt},
-			{Name: "where", Description: "this channel or thread (default), or a new thread each run", Choices: []chat.Choice{{Name: "this channel or thread", Value: "this"}, {Name: "a new thread", Value: "new-thread"}}}}},
-		{Name: "schedules", Description: "List the schedules, each with Cancel"},
-	}
-}
+// scheduleIdle bounds the scheduler's sleep: the clock may jump.
+const scheduleIdle = 30 * time.Second
 
 func (r *Router) runSchedule(ev chat.CommandEvent, tg target) chat.Reply {
 	if ev.Name == "schedules" {
 		return r.scheduleList(scopeOf(tg), "")
 	}
-	now := r.now()
-	when, err := schedule.Parse(ev.Options["when"], now)
-	if err != nil {
-		return chat.Reply{Content: "⚠️ " + errText(err)}
+	s, refusal := schedule.New(schedule.Request{Server: ev.Server, ChannelID: ev.ChannelID, ParentID: ev.ParentID, Owner: ev.User.ID,
+		When: ev.Options["when"], Prompt: ev.Options["prompt"], Where: ev.Options["where"], Opened: tg.rt.project.Name == session.OpenedProject}, r.now())
+	if refusal != "" {
+		return chat.Reply{Content: refusal}
 	}
-	prompt := strings.TrimSpace(ev.Options["prompt"])
-	if prompt == "" {
-		return chat.Reply{Content: "⚠️ The prompt is empty: nothing to send."}
-	}
-	newThread := ev.Options["where"] == "new-thread"
-	if newThread && tg.rt.project.Name == session.OpenedProject {
-		return chat.Reply{Content: "⚠️ where: new-thread is for project channels: an opened folder has this one thread. Schedule it here (where: this)."}
-	}
-	if newThread && when.Cron != "" {
-		if why := tooOften(when.Cron, now); why != "" {
-			return chat.Reply{Content: "⚠️ " + why}
-		}
-	}
-	s := state.Schedule{Server: ev.Server, ChannelID: ev.ChannelID, ParentID: ev.ParentID, NewThread: newThread,
-		Prompt: prompt, When: ev.Options["when"], Cron: when.Cron, Next: when.Next, Owner: ev.User.ID, Created: now}
 	id := state.NewScheduleID()
 	if _, err := r.opt.Registry.Schedules.Create(r.ctx, id, s); err != nil {
 		return chat.Reply{Content: "⚠️ Could not save the schedule: " + errText(err)}
 	}
-	r.opt.Log.Info("scheduled a prompt", "schedule", id, "session", tg.key, "next", when.Next, "cron", when.Cron)
+	r.opt.Log.Info("scheduled a prompt", "schedule", id, "session", tg.key, "next", s.Next, "cron", s.Cron)
 	r.wakeScheduler()
-	return chat.Reply{Content: fmt.Sprintf("⏰ Scheduled %s: %s.\n>>> %s", describeSchedule(s), where(s), clip(prompt, 1500))}
+	return chat.Reply{Content: schedule.Scheduled(s)}
 }
 
-// newThreadFloor is the least time between two runs of a schedule that
-// starts a thread, and a Claude session, at each.
-const newThreadFloor = 5 * time.Minute
-
-// tooOften says why a where:new-thread cron line runs too often, or "".
-func tooOften(cronLine string, now time.Time) string {
-	gap, err := schedule.Shortest(cronLine, now)
-	switch {
-	case err != nil:
-		return errText(err)
-	case gap < newThreadFloor:
-		return fmt.Sprintf("`%s` runs %s apart at the closest, and where: new-thread starts a thread and a Claude session at each run: its runs must be at least %s apart.", cronLine, gap, newThreadFloor)
-	}
-	return ""
-}
-
-// describeSchedule says when a schedule runs, in Discord's timestamps (each
-// reader sees their own time zone).
-func describeSchedule(s state.Schedule) string {
-	at := fmt.Sprintf("<t:%d:F> (<t:%d:R>)", s.Next.Unix(), s.Next.Unix())
-	if s.Cron == "" {
-		return "for " + at
-	}
-	return fmt.Sprintf("`%s` (the machine's time), next %s", s.Cron, at)
-}
-
-func where(s state.Schedule) string {
-	if s.NewThread {
-		return fmt.Sprintf("in a new thread of <#%s> each time", cmp.Or(s.ParentID, s.ChannelID))
-	}
-	return fmt.Sprintf("in <#%s>", s.ChannelID)
-}
-
-// scheduleScope is what /schedules lists where it runs: the schedules of
-// one project (its channel and its threads), or of one opened folder's
-// thread. Never the whole server's: a project channel's readers may not
-// read another's.
-type scheduleScope struct {
-	server  string
-	project string // the project channel, or
-	thread  string // the opened folder's thread
-}
-
-func scopeOf(tg target) scheduleScope {
+func scopeOf(tg target) schedule.Scope {
 	if tg.rt.project.Name == session.OpenedProject {
-		return scheduleScope{server: tg.rt.server.Name, thread: tg.threadID}
+		return schedule.Scope{Server: tg.rt.server.Name, Thread: tg.threadID}
 	}
-	return scheduleScope{server: tg.rt.server.Name, project: tg.rt.project.ChannelID}
-}
-
-func (sc scheduleScope) holds(s state.Schedule) bool {
-	switch {
-	case s.Server != sc.server:
-		return false
-	case sc.thread != "":
-		return s.ChannelID == sc.thread
-	}
-	return cmp.Or(s.ParentID, s.ChannelID) == sc.project
+	return schedule.Scope{Server: tg.rt.server.Name, Project: tg.rt.project.ChannelID}
 }
 
 // scopeOfSchedule is the scope a schedule is listed in.
-func (r *Router) scopeOfSchedule(s state.Schedule) scheduleScope {
+func (r *Router) scopeOfSchedule(s state.Schedule) schedule.Scope {
 	if _, known := r.openedThread(s.Server, s.ChannelID); known { // open.go
-		return scheduleScope{server: s.Server, thread: s.ChannelID}
+		return schedule.Scope{Server: s.Server, Thread: s.ChannelID}
 	}
-	return scheduleScope{server: s.Server, project: cmp.Or(s.ParentID, s.ChannelID)}
+	return schedule.Scope{Server: s.Server, Project: cmp.Or(s.ParentID, s.ChannelID)}
 }
 
 // scopeOfChannel is the scope of a list shown in a channel: the project's
 // when it is a project channel, else that channel's (thread's) own.
-func (r *Router) scopeOfChannel(server, channelID string) scheduleScope {
+func (r *Router) scopeOfChannel(server, channelID string) schedule.Scope {
 	if _, ok := r.lookup(server, channelID); ok {
-		return scheduleScope{server: server, project: channelID}
+		return schedule.Scope{Server: server, Project: channelID}
 	}
-	return scheduleScope{server: server, thread: channelID}
+	return schedule.Scope{Server: server, Thread: channelID}
 }
 
-// scheduleList lists the schedules of a scope, soonest first, with Cancel
-// buttons; note goes first.
-func (r *Router) scheduleList(sc scheduleScope, note string) chat.Reply {
+// scheduleList lists the schedules of a scope (schedule.List); note goes
+// first.
+func (r *Router) scheduleList(sc schedule.Scope, note string) chat.Reply {
 	all, err := r.opt.Registry.Schedules.List()
 	if err != nil {
 		return chat.Reply{Content: "⚠️ " + errText(err)}
 	}
-	type item struct {
-		id string
-		s  state.Schedule
-	}
-	var items []item
-	for id, s := range all {
-		if sc.holds(s) {
-			items = append(items, item{id, s})
-		}
-	}
-	slices.SortFunc(items, func(a, b item) int { return cmp.Or(a.s.Next.Compare(b.s.Next), strings.Compare(a.id, b.id)) })
-	var b strings.Builder
-	if note != "" {
-		b.WriteString(note + "\n")
-	}
-	if len(items) == 0 {
-		if sc.thread != "" {
-			b.WriteString("No schedules in this thread. Set one with /schedule.")
-		} else {
-			b.WriteString("No schedules for this project on this machine. Set one with /schedule.")
-		}
-		return chat.Reply{Content: b.String()}
-	}
-	var rows []chat.Row
-	for i, it := range items {
-		if i == listedSchedules {
-			fmt.Fprintf(&b, "…and %d more.", len(items)-i)
-			break
-		}
-		line := fmt.Sprintf("**%d.** %s, %s: %s\n", i+1, describeSchedule(it.s), where(it.s), clip(strings.Join(strings.Fields(it.s.Prompt), " "), 80))
-		if len([]rune(b.String()))+len([]rune(line)) > chat.Limit-60 {
-			fmt.Fprintf(&b, "…and %d more.", len(items)-i)
-			break
-		}
-		b.WriteString(line)
-		id, err := chat.ID{Instance: r.opt.Instance, Kind: scheduleKind, Args: []string{"cancel", it.id}}.Encode()
-		if err != nil {
-			continue
-		}
-		if len(rows) == 0 || len(rows[len(rows)-1].Buttons) == 5 {
-			rows = append(rows, chat.Row{})
-		}
-		last := &rows[len(rows)-1]
-		last.Buttons = append(last.Buttons, chat.Button{Label: fmt.Sprintf("Cancel %d", i+1), CustomID: id, Style: chat.Danger})
-	}
-	return chat.Reply{Content: b.String(), Rows: rows}
+	return schedule.List(all, sc, note, func(id string) (string, error) {
+		return chat.ID{Instance: r.opt.Instance, Kind: schedule.Kind, Args: []string{"cancel", id}}.Encode()
+	})
 }
 
 // scheduleAction answers a Cancel button of /schedules.
@@ -228,7 +97,7 @@ func (r *Router) scheduleAction(ev chat.ComponentEvent, args []string, resp chat
 		return
 	}
 	r.opt.Log.Info("cancelled a schedule", "schedule", args[1], "by", ev.User.ID)
-	_, _ = resp.Update(r.scheduleList(r.scopeOfSchedule(s), fmt.Sprintf("🗑 Cancelled by <@%s>: %s.", ev.User.ID, clip(strings.Join(strings.Fields(s.Prompt), " "), 100))))
+	_, _ = resp.Update(r.scheduleList(r.scopeOfSchedule(s), fmt.Sprintf("🗑 Cancelled by <@%s>: %s.", ev.User.ID, clip(schedule.OneLine(s.Prompt), 100))))
 }
 
 // wakeScheduler makes the scheduler look again (a schedule was added).
@@ -270,26 +139,7 @@ func (r *Router) runDue() time.Time {
 		r.opt.Log.Error("could not read the schedules", "err", err)
 		return time.Time{}
 	}
-	ids := make([]string, 0, len(all))
-	for id := range all {
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, func(a, b string) int { return all[a].Next.Compare(all[b].Next) })
-	var next time.Time
-	for _, id := range ids {
-		s := all[id]
-		now := r.now()
-		if s.Next.After(now) {
-			if next.IsZero() || s.Next.Before(next) {
-				next = s.Next
-			}
-			continue
-		}
-		if after := r.fire(id, s, now); !after.IsZero() && (next.IsZero() || after.Before(next)) {
-			next = after
-		}
-	}
-	return next
+	return schedule.Due(all, r.now, r.fire)
 }
 
 // fire runs one due schedule. The record moves on (or goes) before the prompt
@@ -330,10 +180,10 @@ func (r *Router) fire(id string, s state.Schedule, now time.Time) (next time.Tim
 		return next
 	}
 	r.schedTold.Delete(id)
-	if late > missedWindow {
+	if late > schedule.MissedWindow {
 		log.Warn("skipped a schedule missed while ccbridge was down", "due", due)
 		r.send(s.Server, s.ChannelID, fmt.Sprintf("⏰ Skipped a scheduled prompt due <t:%d:F>: ccbridge was not running then (runs more than %s late are skipped).\n>>> %s",
-			due.Unix(), missedWindow, clip(s.Prompt, 1500)))
+			due.Unix(), schedule.MissedWindow, clip(s.Prompt, 1500)))
 		return next
 	}
 	r.runScheduled(s, tg, log)
@@ -351,7 +201,7 @@ func (r *Router) scheduleTarget(s state.Schedule, now time.Time) (target, string
 			return target{}, fmt.Sprintf("its time `%s` is not taken any more (%s)", s.Cron, errText(err))
 		}
 		if s.NewThread {
-			if why := tooOften(s.Cron, now); why != "" {
+			if why := schedule.TooOften(s.Cron, now); why != "" {
 				return target{}, why
 			}
 		}
@@ -378,11 +228,7 @@ func (r *Router) scheduleSkip(s state.Schedule, tg target) string {
 	if err != nil || !reg.Archived {
 		return ""
 	}
-	why := fmt.Sprintf("<#%s> is archived, and a schedule does not start an archived thread's Claude again.", tg.threadID)
-	if s.Cron == "" {
-		return why + " This one-shot will not run."
-	}
-	return why + " Write in the thread to bring it back (the schedule then runs again), or cancel it with /schedules."
+	return schedule.Archived(s, tg.threadID)
 }
 
 // dropSchedule deletes a schedule that may not run any more, and says why.
@@ -431,7 +277,7 @@ func (r *Router) dropThreadSchedules(tg target, deleted bool) string {
 			continue
 		}
 		r.schedTold.Delete(id)
-		prompts = append(prompts, fmt.Sprintf("%s: %s", cmp.Or(s.Cron, s.When), clip(strings.Join(strings.Fields(s.Prompt), " "), 100)))
+		prompts = append(prompts, fmt.Sprintf("%s: %s", cmp.Or(s.Cron, s.When), clip(schedule.OneLine(s.Prompt), 100)))
 	}
 	if len(prompts) == 0 {
 		return ""
@@ -454,7 +300,7 @@ func (r *Router) runScheduled(s state.Schedule, tg target, log *slog.Logger) {
 	ch, parent := s.ChannelID, s.ParentID
 	if s.NewThread {
 		ch = tg.rt.project.ChannelID
-		name := clip(strings.Join(strings.Fields(s.Prompt), " "), maxThreadName)
+		name := clip(schedule.OneLine(s.Prompt), maxThreadName)
 		tid, err := r.opt.Replier.StartThread(r.ctx, s.Server, ch, name)
 		if err != nil {
 			log.Error("could not start a scheduled prompt's thread", "err", err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/schedule"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -53,11 +54,11 @@ func TestScheduleIsSavedListedAndCancelled(t *testing.T) {
 		}
 	}
 	r.HandleCommand(scheduleCmd(map[string]string{"when": "0 9 * * 1-5", "prompt": "summarise the open PRs", "where": "new-thread"}), fakeResponder{l: l})
-	list := r.scheduleList(scheduleScope{server: "home", project: channel}, "")
+	list := r.scheduleList(schedule.Scope{Server: "home", Project: channel}, "")
 	if !strings.Contains(list.Content, "**1.** for <t:") || !strings.Contains(list.Content, "**2.** `0 9 * * 1-5`") || len(list.Rows) != 1 || len(list.Rows[0].Buttons) != 2 {
 		t.Fatalf("list = %q %+v", list.Content, list.Rows)
 	}
-	cancel, _ := chat.ID{Instance: "inst1", Kind: scheduleKind, Args: []string{"cancel", id}}.Encode()
+	cancel, _ := chat.ID{Instance: "inst1", Kind: schedule.Kind, Args: []string{"cancel", id}}.Encode()
 	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: cancel}), fakeResponder{l: l})
 	waitOp(t, l, "update 🗑 Cancelled by <@"+owner+">: run the benchmarks again.")
 	if all := schedules(t, r); len(all) != 1 {

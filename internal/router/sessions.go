@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/conversations"
 	"github.com/ccbridge/ccbridge/internal/history"
-	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -27,22 +25,10 @@ type Takeovers interface {
 }
 
 // sessionsKind marks the buttons of a /sessions listing.
-const sessionsKind = "ss"
-
-// Listing sizes: Discord allows five rows of five buttons.
-const (
-	maxTakeOverButtons = 5
-	maxConversations   = 4
-)
+const sessionsKind = conversations.Kind
 
 // SessionCommands are /sessions and /fork, registered with the others.
-func SessionCommands() []chat.CommandSpec {
-	return []chat.CommandSpec{
-		{Name: "sessions", Description: "Sessions: take over, resume or fork one"},
-		{Name: "fork", Description: "Fork this conversation into a new thread", Options: []chat.OptionSpec{
-			{Name: "prompt", Description: "first message for the fork"}}},
-	}
-}
+func SessionCommands() []chat.CommandSpec { return conversations.Commands() }
 
 // takeovers finds the Takeovers of the session manager, also behind a
 // wrapper that adds to Sessions (one with an Unwrap method).
@@ -87,87 +73,11 @@ func (r *Router) listSessions(tg target) chat.Reply {
 	if err != nil {
 		return chat.Reply{Content: "⚠️ " + errText(err)}
 	}
-	past, err := tk.History(dir, maxConversations+len(live))
+	past, err := tk.History(dir, conversations.Past(len(live)))
 	if err != nil {
 		return chat.Reply{Content: "⚠️ Could not read Claude's history: " + errText(err)}
 	}
-	running := map[string]bool{}
-	listed := strconv.FormatInt(r.now().Unix(), 36)
-	var b strings.Builder
-	var takeRow []chat.Button
-	fmt.Fprintf(&b, "**Running Claude sessions in `%s`**\n", clip(dir, 200))
-	if len(live) == 0 {
-		b.WriteString("none\n")
-	}
-	for i, l := range live {
-		running[l.ClaudeSessionID] = true
-		where := "this channel"
-		switch {
-		case l.ThreadID != "" && l.Hand:
-			where = "taken over in <#" + l.ThreadID + ">"
-		case l.ThreadID != "":
-			where = "<#" + l.ThreadID + ">"
-		case l.Hand && !l.Driveable:
-			where = "started by hand outside tmux (can be listed, not driven)"
-		case l.Hand:
-			where = fmt.Sprintf("started by hand, pane `%s`", l.Pane)
-		}
-		fmt.Fprintf(&b, "%d. %s — %s, %s%s\n", i+1, where, l.State, age(l.LastEventAt), promptLine(l.LastPrompt))
-		if l.Hand && l.Driveable && l.Key == "" && len(takeRow) < maxTakeOverButtons {
-			takeRow = append(takeRow, chat.Button{Label: fmt.Sprintf("Take over %d", i+1), CustomID: r.ssID("take", l.ClaudeSessionID), Style: chat.Primary})
-		}
-	}
-	b.WriteString("**Recent conversations**\n")
-	var rows []chat.Row
-	if len(takeRow) > 0 {
-		rows = append(rows, chat.Row{Buttons: takeRow})
-	}
-	n := 0
-	for _, c := range past {
-		if running[c.ID] || n == maxConversations {
-			continue
-		}
-		n++
-		fmt.Fprintf(&b, "%c. “%s” — %d turn(s), %s\n", 'A'+n-1, clip(oneLine(c.FirstPrompt), 120), c.Turns, age(c.Modified))
-		rows = append(rows, chat.Row{Buttons: []chat.Button{
-			{Label: fmt.Sprintf("Resume %c", 'A'+n-1), CustomID: r.ssID("resume", c.ID, listed), Style: chat.Secondary},
-			{Label: fmt.Sprintf("Fork %c", 'A'+n-1), CustomID: r.ssID("fork", c.ID, listed), Style: chat.Secondary},
-			{Label: fmt.Sprintf("Resume %c here", 'A'+n-1), CustomID: r.ssID("here", c.ID, listed), Style: chat.Secondary},
-		}})
-	}
-	if n == 0 {
-		b.WriteString("none\n")
-	}
-	content := b.String()
-	if len([]rune(content)) > chat.Limit-20 {
-		content = string([]rune(content)[:chat.Limit-20]) + "…"
-	}
-	return chat.Reply{Content: content, Rows: rows}
-}
-
-func promptLine(p string) string {
-	if p = oneLine(p); p == "" {
-		return ""
-	}
-	return ": “" + clip(p, 120) + "”"
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func age(t time.Time) string {
-	if t.IsZero() {
-		return "age unknown"
-	}
-	d := time.Since(t)
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%d min ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%d h ago", int(d.Hours()))
-	}
-	return fmt.Sprintf("%d days ago", int(d.Hours()/24))
+	return conversations.List(dir, live, past, r.now(), r.ssID)
 }
 
 func (r *Router) ssID(args ...string) string {
@@ -205,19 +115,6 @@ func (r *Router) sessionsAction(ev chat.ComponentEvent, args []string, resp chat
 	}
 }
 
-// threadTitle names a thread after a conversation's first prompt.
-func threadTitle(prefix, prompt, fallback string) string {
-	name := oneLine(redact.String(prompt)) // masked before it is cut
-	if name == "" {
-		name = fallback
-	}
-	name = prefix + name
-	if r := []rune(name); len(r) > maxThreadName {
-		name = string(r[:maxThreadName-1]) + "…"
-	}
-	return name
-}
-
 // takeOver binds a hand-started Claude to a new thread.
 func (r *Router) takeOver(tk Takeovers, tg target, arg string) chat.Reply {
 	ctx := r.ctx
@@ -228,7 +125,7 @@ func (r *Router) takeOver(tk Takeovers, tg target, arg string) chat.Reply {
 	if !live.Driveable() {
 		return chat.Reply{Content: "⚠️ " + session.ErrNotDriveable.Error()}
 	}
-	name := threadTitle("", live.FirstPrompt, "Claude in "+filepath.Base(live.Cwd))
+	name := conversations.ThreadTitle("", live.FirstPrompt, "Claude in "+filepath.Base(live.Cwd))
 	threadID, err := r.opt.Replier.StartThread(ctx, tg.rt.server.Name, tg.rt.project.ChannelID, name)
 	if err != nil {
 		return chat.Reply{Content: "⚠️ Could not start the thread: " + errText(err)}
@@ -248,16 +145,11 @@ func (r *Router) takeOver(tk Takeovers, tg target, arg string) chat.Reply {
 	msg := fmt.Sprintf("🖐 Took over the Claude running by hand in `%s` (pane `%s`). Messages here are typed into it; its replies and prompts come here. "+
 		"It stays your terminal: you can keep typing there too, and archiving this thread only releases it.", clip(live.Cwd, 200), live.Pane)
 	if c, err := history.Read(live.TranscriptPath); live.TranscriptPath != "" && err == nil {
-		msg += lastExchange(c)
+		msg += conversations.LastExchange(c)
 	}
 	r.send(tg.rt.server.Name, threadID, msg)
 	return chat.Reply{Content: "🖐 Took over in <#" + threadID + ">."}
 }
-
-// listingTTL is how long the Resume and Fork buttons of a /sessions
-// listing stay valid: it showed which conversations were not running
-// then.
-const listingTTL = 10 * time.Minute
 
 // pastConversation answers Resume, Fork and Resume here, from a listing
 // young enough, and resumes only a conversation that no Claude runs now:
@@ -268,9 +160,8 @@ func (r *Router) pastConversation(tk Takeovers, tg target, args []string) chat.R
 	if len(args) < 3 {
 		return chat.Reply{Content: "This listing is from an older ccbridge; run /sessions again."}
 	}
-	listed, err := strconv.ParseInt(args[2], 36, 64)
-	if age := r.now().Sub(time.Unix(listed, 0)); err != nil || age > listingTTL || age < -listingTTL {
-		return chat.Reply{Content: "This listing is more than 10 minutes old, so what it shows may have changed; run /sessions again."}
+	if why := conversations.Stale(args[2], r.now()); why != "" {
+		return chat.Reply{Content: why}
 	}
 	if args[0] == "fork" {
 		return r.resumeButton(tk, tg, args[1], true)
@@ -324,18 +215,6 @@ func (r *Router) findLive(tk Takeovers, tg target, arg string) (state.Live, erro
 	return state.Live{}, errors.New("that Claude is no longer running here (or was taken over already); run /sessions again")
 }
 
-// lastExchange shows where a conversation stands.
-func lastExchange(c history.Conversation) string {
-	if c.LastPrompt == "" {
-		return ""
-	}
-	s := "\n\n**Last exchange**\n> " + strings.ReplaceAll(clip(c.LastPrompt, 300), "\n", "\n> ")
-	if c.LastReply != "" {
-		s += "\n" + clip(c.LastReply, 900)
-	}
-	return s
-}
-
 // resumeButton continues (or forks) a past conversation in a new thread.
 func (r *Router) resumeButton(tk Takeovers, tg target, arg string, fork bool) chat.Reply {
 	c, why, ok := findConversation(tk, tg, arg)
@@ -346,15 +225,15 @@ func (r *Router) resumeButton(tk Takeovers, tg target, arg string, fork bool) ch
 	if fork {
 		verb, prefix = "Forked", "fork: "
 	}
-	threadID, err := r.startFrom(tg, c.ID, threadTitle(prefix, c.FirstPrompt, c.ID), fork, "")
+	threadID, err := r.startFrom(tg, c.ID, conversations.ThreadTitle(prefix, c.FirstPrompt, c.ID), fork, "")
 	if err != nil {
 		return chat.Reply{Content: "⚠️ " + errText(err)}
 	}
-	note := fmt.Sprintf("▶️ %s the conversation “%s” (%d turn(s)).", verb, clip(oneLine(c.FirstPrompt), 200), c.Turns)
+	note := fmt.Sprintf("▶️ %s the conversation “%s” (%d turn(s)).", verb, clip(conversations.OneLine(c.FirstPrompt), 200), c.Turns)
 	if fork {
 		note += " This is a copy: the original conversation stays as it was."
 	}
-	r.send(tg.rt.server.Name, threadID, note+lastExchange(c))
+	r.send(tg.rt.server.Name, threadID, note+conversations.LastExchange(c))
 	return chat.Reply{Content: fmt.Sprintf("▶️ %s in <#%s>.", verb, threadID)}
 }
 
@@ -408,7 +287,7 @@ func (r *Router) forkCommand(ev chat.CommandEvent, tg target) chat.Reply {
 		return chat.Reply{Content: "There is no conversation here to fork yet."}
 	}
 	prompt := strings.TrimSpace(ev.Options["prompt"])
-	threadID, err := r.startFrom(tg, cur, threadTitle("fork: ", prompt, "fork of "+tg.rt.project.Name), true, prompt)
+	threadID, err := r.startFrom(tg, cur, conversations.ThreadTitle("fork: ", prompt, "fork of "+tg.rt.project.Name), true, prompt)
 	if err != nil {
 		return chat.Reply{Content: "⚠️ " + errText(err)}
 	}
@@ -422,16 +301,8 @@ func findConversation(tk Takeovers, tg target, arg string) (history.Conversation
 	if err != nil {
 		return history.Conversation{}, chat.Reply{Content: "⚠️ " + errText(err)}, false
 	}
-	if c, ok := tk.Conversation(dir, arg); ok {
-		return c, chat.Reply{}, true
-	}
-	past, _ := tk.History(dir, 50)
-	for _, p := range past {
-		if chat.ArgIs(arg, p.ID) {
-			return p, chat.Reply{}, true
-		}
-	}
-	return history.Conversation{}, chat.Reply{Content: "⚠️ That conversation is not in Claude's records any more."}, false
+	c, why := conversations.Find(tk, dir, arg)
+	return c, chat.Reply{Content: why}, why == ""
 }
 
 // resumeHere continues a past conversation in the channel's own session,
@@ -460,5 +331,5 @@ func (r *Router) resumeHere(tk Takeovers, tg target, arg string) chat.Reply {
 	if err != nil {
 		return chat.Reply{Content: startFailure(t, err)}
 	}
-	return chat.Reply{Content: fmt.Sprintf("▶️ Resumed the conversation “%s” (%d turn(s)) in this channel.", clip(oneLine(c.FirstPrompt), 200), c.Turns) + lastExchange(c)}
+	return chat.Reply{Content: fmt.Sprintf("▶️ Resumed the conversation “%s” (%d turn(s)) in this channel.", clip(conversations.OneLine(c.FirstPrompt), 200), c.Turns) + conversations.LastExchange(c)}
 }

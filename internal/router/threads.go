@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
-	"github.com/ccbridge/ccbridge/internal/redact"
+	"github.com/ccbridge/ccbridge/internal/land"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -26,8 +26,8 @@ func (r *Router) remember(key string, change func(*state.Registered)) {
 	}
 }
 
-// maxThreadName is Discord's limit on a thread name (1–100 characters).
-const maxThreadName = 100
+// maxThreadName is Discord's limit on a thread name.
+const maxThreadName = chat.MaxThreadName
 
 // newThread answers /thread: a public thread in the project channel, with
 // its own session started by the prompt, when one is given.
@@ -369,7 +369,7 @@ func keptMessage(head, stat string) string {
 		stat = "(no diff against the base)"
 	}
 	room := chat.Limit - keptNote - utf8.RuneCountInString(head) - len("\n```\n\n```")
-	return head + "\n```\n" + fitStat(stat, room) + "\n```"
+	return head + "\n```\n" + land.FitStat(stat, room) + "\n```"
 }
 
 func (r *Router) keptRows(key, fingerprint string) []chat.Row {
@@ -388,16 +388,6 @@ func (r *Router) wtID(key string, args ...string) string {
 		return "cb1|" + r.opt.Instance + "|wt|invalid|" + strings.Join(args, "")
 	}
 	return id
-}
-
-// clip masks secrets before it cuts: a secret cut in two is no longer
-// recognised by the redaction on the way to Discord.
-func clip(s string, n int) string {
-	s = strings.ReplaceAll(redact.String(s), "```", "ʼʼʼ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }
 
 // confirmQuestion marks the confirmation step of a kept-worktree message.

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/execx"
@@ -24,55 +22,6 @@ import (
 // Transcriber turns a saved audio file into words.
 type Transcriber interface {
 	Transcribe(ctx context.Context, file string) (string, error)
-}
-
-// voiceKind is the custom_id kind of the review buttons and form:
-// voice|<action>|<voice note id>.
-const voiceKind = "voice"
-
-// Review actions.
-const (
-	voiceSend   = "send"
-	voiceEdit   = "edit"
-	voiceCancel = "cancel"
-	voiceSubmit = "submit" // the Edit… form
-	voiceField  = "words"
-)
-
-// voiceReview is a transcript waiting for its owner's answer.
-type voiceReview struct {
-	tg       target
-	note     chat.MessageEvent // the voice message: it takes the receipt
-	words    string
-	reviewID string // the review message the buttons are on
-	expires  time.Time
-}
-
-// voiceReviews holds the reviews not answered yet, by voice note id. A
-// review is taken out by the first answer, so a second click does nothing.
-type voiceReviews struct {
-	mu sync.Mutex
-	m  map[string]*voiceReview
-}
-
-func (v *voiceReviews) put(id string, rv *voiceReview) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.m == nil {
-		v.m = map[string]*voiceReview{}
-	}
-	v.m[id] = rv
-}
-
-// get returns a live review; an expired one is dropped.
-func (v *voiceReviews) get(id string, now time.Time, take bool) (*voiceReview, bool) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	rv, ok := v.m[id]
-	if ok && (take || now.After(rv.expires)) {
-		delete(v.m, id)
-	}
-	return rv, ok && !now.After(rv.expires)
 }
 
 // transcriber is the configured one, or the test's.
@@ -138,59 +87,45 @@ func (r *Router) transcribe(tg target, ev chat.MessageEvent, audio chat.Attachme
 		r.tellStopped(stopped, item{ev: ev})
 		return
 	}
-	var failed *voice.Error
-	switch {
-	case errors.Is(err, voice.ErrEmpty):
-		r.react(ev, "⚠️")
-		reply("⚠️ The transcript of this voice note is empty; nothing was sent to Claude. " + saved)
-		return
-	case errors.As(err, &failed):
-		log.Warn("transcription failed", "err", err)
-		r.react(ev, "⚠️")
-		msg := "⚠️ Could not transcribe this voice note: " + errText(err) + ". Nothing was sent to Claude. " + saved
-		if failed.Stderr != "" {
-			msg += "\nIts last error output:\n```\n" + strings.ReplaceAll(failed.Stderr, "```", "ʼʼʼ") + "\n```"
+	if err != nil {
+		if failed := (*voice.Error)(nil); errors.As(err, &failed) {
+			log.Warn("transcription failed", "err", err)
 		}
-		reply(msg)
-		return
-	case err != nil:
 		r.react(ev, "⚠️")
-		reply("⚠️ Could not transcribe this voice note: " + errText(err) + ". " + saved)
+		reply(voice.Failed(err, saved))
 		return
 	}
 	if !cfg.ReviewOn() {
-		r.replyTo(ev, transcriptMessage("🎙️ Sent to Claude:", words))
+		r.replyTo(ev, voice.Transcript("🎙️ Sent to Claude:", words))
 		r.enqueue(tg, spoken(ev, words))
 		return
 	}
-	rv := &voiceReview{tg: tg, note: ev, words: words, expires: r.now().Add(r.conf().Claude.PromptTimeout.Duration)}
+	rv := &voice.Review[target]{Place: tg, Note: ev, Words: words, Expires: r.now().Add(r.conf().Claude.PromptTimeout.Duration)}
 	heading := "🎙️ Transcript of your voice note, not sent yet: Send it, edit it, or cancel."
 	if again {
 		heading = "🎙️ ccbridge restarted before this voice note was sent, so here is its transcript again, not sent yet: Send it, edit it, or cancel."
 	}
-	m := transcriptMessage(heading, words)
+	m := voice.Transcript(heading, words)
 	if m.Rows, err = r.voiceButtons(ev.MessageID); err != nil {
 		r.react(ev, "⚠️")
 		reply("⚠️ " + errText(err))
 		return
 	}
 	// Registered before it is posted: a quick click must find it.
-	r.voices.put(ev.MessageID, rv)
+	r.voices.Put(ev.MessageID, rv)
 	id, err := r.replyTo(ev, m)
 	if err != nil {
-		r.voices.get(ev.MessageID, r.now(), true)
+		r.voices.Get(ev.MessageID, r.now(), true)
 		return
 	}
-	r.voices.mu.Lock()
-	rv.reviewID = id
-	r.voices.mu.Unlock()
+	r.voices.Posted(rv, id)
 	r.settleExpired(rv)
 }
 
 // settleExpired records a review nobody answered handled once it expires
 // (its buttons say so), so that no later start offers it again; a stop
 // first leaves it in flight, offered again after the restart.
-func (r *Router) settleExpired(rv *voiceReview) {
+func (r *Router) settleExpired(rv *voice.Review[target]) {
 	wait := r.conf().Claude.PromptTimeout.Duration // rv.expires is now plus it
 	r.wg.Add(1)
 	go func() {
@@ -200,8 +135,8 @@ func (r *Router) settleExpired(rv *voiceReview) {
 			return
 		case <-time.After(wait):
 		}
-		if left, _ := r.voices.get(rv.note.MessageID, rv.expires.Add(time.Nanosecond), false); left == rv {
-			r.settle(rv.tg, rv.note) // catchup.go
+		if left, _ := r.voices.Get(rv.Note.MessageID, rv.Expires.Add(time.Nanosecond), false); left == rv {
+			r.settle(rv.Place, rv.Note) // catchup.go
 		}
 	}()
 }
@@ -214,42 +149,11 @@ func spoken(note chat.MessageEvent, words string) item {
 	return item{ev: ev, again: true} // the note was claimed when it arrived (catchup.go)
 }
 
-// transcriptFits leaves room in a message for the heading.
-const transcriptFits = chat.Limit - 200
-
-// transcriptMessage shows the words under a heading; words too long for one
-// message go whole in a file beside their start.
-func transcriptMessage(heading, words string) chat.Message {
-	if utf8.RuneCountInString(words) <= transcriptFits {
-		return chat.Message{Content: heading + "\n>>> " + words}
-	}
-	head := string([]rune(words)[:transcriptFits-100])
-	return chat.Message{Content: heading + " (the whole transcript is attached)\n>>> " + head + " …",
-		Files: []chat.File{{Name: "transcript.txt", Data: []byte(words)}}}
-}
-
-// sentTranscript redraws a review with the words sent: their file, if
-// they need one, replaces the transcript attached for review (an update
-// that names no files keeps the old ones).
-func sentTranscript(heading, words string) chat.Message {
-	m := transcriptMessage(heading, words)
-	m.DropFiles = true
-	return m
-}
-
+// voiceButtons are a review's controls.
 func (r *Router) voiceButtons(noteID string) ([]chat.Row, error) {
-	var row chat.Row
-	for _, b := range []struct {
-		label, action string
-		style         chat.ButtonStyle
-	}{{"Send", voiceSend, chat.Success}, {"Edit…", voiceEdit, chat.Secondary}, {"Cancel", voiceCancel, chat.Danger}} {
-		id, err := chat.ID{Instance: r.opt.Instance, Kind: voiceKind, Args: []string{b.action, noteID}}.Encode()
-		if err != nil {
-			return nil, err
-		}
-		row.Buttons = append(row.Buttons, chat.Button{Label: b.label, CustomID: id, Style: b.style})
-	}
-	return []chat.Row{row}, nil
+	return voice.Controls(func(action string) (string, error) {
+		return chat.ID{Instance: r.opt.Instance, Kind: voice.Kind, Args: []string{action, noteID}}.Encode()
+	})
 }
 
 // saveVoice downloads the audio into the session's uploads folder.
@@ -278,34 +182,33 @@ func (r *Router) replyTo(ev chat.MessageEvent, m chat.Message) (string, error) {
 
 // voiceAction answers a review button.
 func (r *Router) voiceAction(ev chat.ComponentEvent, action, noteID string, resp chat.Responder) {
-	rv, ok := r.voices.get(noteID, r.now(), false)
-	if !ok || !r.ownReview(rv, ev.User.ID, ev.MessageID) {
-		_ = resp.Respond(chat.Reply{Content: staleReview(ok), Ephemeral: true})
+	rv, ok := r.voices.Get(noteID, r.now(), false)
+	if !ok || !r.voices.Own(rv, ev.User.ID, ev.MessageID) {
+		_ = resp.Respond(chat.Reply{Content: voice.Stale(ok), Ephemeral: true})
 		return
 	}
 	switch action {
-	case voiceSend:
-		if _, ok := r.voices.get(noteID, r.now(), true); !ok {
-			_ = resp.Respond(chat.Reply{Content: staleReview(false), Ephemeral: true})
+	case voice.Send:
+		if _, ok := r.voices.Get(noteID, r.now(), true); !ok {
+			_ = resp.Respond(chat.Reply{Content: voice.Stale(false), Ephemeral: true})
 			return
 		}
-		_, _ = resp.Update(sentTranscript("🎙️ Sent to Claude:", rv.words))
-		r.enqueue(rv.tg, spoken(rv.note, rv.words))
-	case voiceCancel:
-		if _, ok := r.voices.get(noteID, r.now(), true); !ok {
-			_ = resp.Respond(chat.Reply{Content: staleReview(false), Ephemeral: true})
+		_, _ = resp.Update(voice.Sent("🎙️ Sent to Claude:", rv.Words))
+		r.enqueue(rv.Place, spoken(rv.Note, rv.Words))
+	case voice.Cancel:
+		if _, ok := r.voices.Get(noteID, r.now(), true); !ok {
+			_ = resp.Respond(chat.Reply{Content: voice.Stale(false), Ephemeral: true})
 			return
 		}
 		_, _ = resp.Update(chat.Message{Content: "🎙️ Cancelled: nothing was sent to Claude."})
-		r.settle(rv.tg, rv.note) // catchup.go
-	case voiceEdit:
-		id, err := chat.ID{Instance: r.opt.Instance, Kind: voiceKind, Args: []string{voiceSubmit, noteID}}.Encode()
+		r.settle(rv.Place, rv.Note) // catchup.go
+	case voice.Edit:
+		id, err := chat.ID{Instance: r.opt.Instance, Kind: voice.Kind, Args: []string{voice.Submit, noteID}}.Encode()
 		if err != nil {
 			_ = resp.Respond(chat.Reply{Content: "⚠️ " + errText(err), Ephemeral: true})
 			return
 		}
-		_ = resp.OpenModal(chat.Modal{CustomID: id, Title: "Edit, then send to Claude", Inputs: []chat.TextInput{{
-			CustomID: voiceField, Label: "What Claude gets", Paragraph: true, Value: rv.words, Required: true, MaxLength: voice.MaxWords}}})
+		_ = resp.OpenModal(voice.EditForm(id, rv.Words))
 	default:
 		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
 	}
@@ -313,35 +216,20 @@ func (r *Router) voiceAction(ev chat.ComponentEvent, action, noteID string, resp
 
 // voiceModal sends the words of the Edit… form.
 func (r *Router) voiceModal(ev chat.ModalEvent, noteID string, resp chat.Responder) {
-	rv, ok := r.voices.get(noteID, r.now(), false)
-	if !ok || !r.ownReview(rv, ev.User.ID, ev.MessageID) {
-		_ = resp.Respond(chat.Reply{Content: staleReview(ok), Ephemeral: true})
+	rv, ok := r.voices.Get(noteID, r.now(), false)
+	if !ok || !r.voices.Own(rv, ev.User.ID, ev.MessageID) {
+		_ = resp.Respond(chat.Reply{Content: voice.Stale(ok), Ephemeral: true})
 		return
 	}
-	words := strings.TrimSpace(ev.Values[voiceField])
+	words := strings.TrimSpace(ev.Values[voice.Field])
 	if words == "" {
 		_ = resp.Respond(chat.Reply{Content: "Nothing to send: the form was empty. The transcript is still waiting.", Ephemeral: true})
 		return
 	}
-	if _, ok := r.voices.get(noteID, r.now(), true); !ok {
-		_ = resp.Respond(chat.Reply{Content: staleReview(false), Ephemeral: true})
+	if _, ok := r.voices.Get(noteID, r.now(), true); !ok {
+		_ = resp.Respond(chat.Reply{Content: voice.Stale(false), Ephemeral: true})
 		return
 	}
-	_, _ = resp.Update(sentTranscript("🎙️ Sent to Claude (edited):", words))
-	r.enqueue(rv.tg, spoken(rv.note, words))
-}
-
-// ownReview says the click came from the person who sent the voice note,
-// on the review message itself.
-func (r *Router) ownReview(rv *voiceReview, userID, messageID string) bool {
-	r.voices.mu.Lock()
-	defer r.voices.mu.Unlock()
-	return rv.note.Author.ID == userID && (rv.reviewID == "" || rv.reviewID == messageID)
-}
-
-func staleReview(live bool) string {
-	if live {
-		return "Only the person who sent this voice note can answer its transcript."
-	}
-	return "This transcript was already answered, or it expired; nothing was sent. Send the voice note again."
+	_, _ = resp.Update(voice.Sent("🎙️ Sent to Claude (edited):", words))
+	r.enqueue(rv.Place, spoken(rv.Note, words))
 }

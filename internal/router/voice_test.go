@@ -56,7 +56,7 @@ func newVoiceRouter(t *testing.T, review bool, tr *fakeTranscriber) (*Router, *f
 
 func voiceID(t *testing.T, action, note string) string {
 	t.Helper()
-	id, err := chat.ID{Instance: "inst1", Kind: voiceKind, Args: []string{action, note}}.Encode()
+	id, err := chat.ID{Instance: "inst1", Kind: voice.Kind, Args: []string{action, note}}.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,9 +105,9 @@ func TestVoiceNoteIsReviewedThenSentOnce(t *testing.T) {
 	if b, err := os.ReadFile(tr.files[0]); err != nil || string(b) != "OggS" || !strings.HasSuffix(tr.files[0], "v1-voice-message.ogg") {
 		t.Fatalf("the transcriber got %q (%q, %v)", tr.files, b, err)
 	}
-	voiceClick(r, l, voiceID(t, voiceSend, "v1"), owner)
+	voiceClick(r, l, voiceID(t, voice.Send, "v1"), owner)
 	l.waitFor(t, "react v1 ✅")
-	voiceClick(r, l, voiceID(t, voiceSend, "v1"), owner) // a second click does nothing
+	voiceClick(r, l, voiceID(t, voice.Send, "v1"), owner) // a second click does nothing
 	waitOp(t, l, "respond ephemeral=true This transcript was already answered")
 	if got := ss.deliveredNow(); !slices.Equal(got, []string{"fix the flaky test"}) {
 		t.Fatalf("delivered %q", got)
@@ -121,10 +121,10 @@ func TestVoiceNoteEditSendsTheEditedWords(t *testing.T) {
 	r, ss, l := newVoiceRouter(t, true, &fakeTranscriber{words: "fix the flaky text"})
 	r.HandleMessage(voiceMsg("v1"))
 	waitOp(t, l, "post "+channel+" 🎙️ Transcript")
-	voiceClick(r, l, voiceID(t, voiceEdit, "v1"), owner)
-	waitOp(t, l, "modal "+voiceID(t, voiceSubmit, "v1"))
-	review := l.carrying(voiceID(t, voiceEdit, "v1"))
-	r.HandleModal(l.submitted(channel, review, voiceID(t, voiceSubmit, "v1"), map[string]string{voiceField: " fix the flaky test \n"}), fakeResponder{l: l, at: review})
+	voiceClick(r, l, voiceID(t, voice.Edit, "v1"), owner)
+	waitOp(t, l, "modal "+voiceID(t, voice.Submit, "v1"))
+	review := l.carrying(voiceID(t, voice.Edit, "v1"))
+	r.HandleModal(l.submitted(channel, review, voiceID(t, voice.Submit, "v1"), map[string]string{voice.Field: " fix the flaky test \n"}), fakeResponder{l: l, at: review})
 	l.waitFor(t, "react v1 ✅")
 	if got := ss.deliveredNow(); !slices.Equal(got, []string{"fix the flaky test"}) {
 		t.Fatalf("delivered %q", got)
@@ -135,9 +135,9 @@ func TestVoiceNoteCancelSendsNothing(t *testing.T) {
 	r, ss, l := newVoiceRouter(t, true, &fakeTranscriber{words: "delete everything"})
 	r.HandleMessage(voiceMsg("v1"))
 	waitOp(t, l, "post "+channel+" 🎙️ Transcript")
-	voiceClick(r, l, voiceID(t, voiceCancel, "v1"), owner)
+	voiceClick(r, l, voiceID(t, voice.Cancel, "v1"), owner)
 	waitOp(t, l, "update 🎙️ Cancelled")
-	voiceClick(r, l, voiceID(t, voiceSend, "v1"), owner)
+	voiceClick(r, l, voiceID(t, voice.Send, "v1"), owner)
 	waitOp(t, l, "respond ephemeral=true This transcript was already answered")
 	time.Sleep(50 * time.Millisecond)
 	if got := ss.deliveredNow(); len(got) != 0 {
@@ -149,19 +149,16 @@ func TestVoiceReviewIsBoundToItsOwnerAndExpires(t *testing.T) {
 	r, ss, l := newVoiceRouter(t, true, &fakeTranscriber{words: "words"})
 	r.HandleMessage(voiceMsg("v1"))
 	waitOp(t, l, "post "+channel+" 🎙️ Transcript")
-	voiceClick(r, l, voiceID(t, voiceSend, "v1"), "666")
+	voiceClick(r, l, voiceID(t, voice.Send, "v1"), "666")
 	waitOp(t, l, "respond ephemeral=true "+refusalForOthers)
 	// Another owner's click, or a click on a copy of the buttons elsewhere.
-	r.voices.mu.Lock()
-	r.voices.m["v1"].note.Author.ID = "100000000000000005"
-	r.voices.mu.Unlock()
-	voiceClick(r, l, voiceID(t, voiceSend, "v1"), owner)
+	rv, _ := r.voices.Get("v1", time.Now(), false) // no click is in flight
+	rv.Note.Author.ID = "100000000000000005"
+	voiceClick(r, l, voiceID(t, voice.Send, "v1"), owner)
 	waitOp(t, l, "respond ephemeral=true Only the person who sent this voice note")
-	r.voices.mu.Lock()
-	r.voices.m["v1"].note.Author.ID = owner
-	r.voices.mu.Unlock()
+	rv.Note.Author.ID = owner
 	r.now = func() time.Time { return time.Now().Add(2 * time.Second) } // prompt_timeout is 1s here
-	voiceClick(r, l, voiceID(t, voiceSend, "v1"), owner)
+	voiceClick(r, l, voiceID(t, voice.Send, "v1"), owner)
 	waitOp(t, l, "respond ephemeral=true This transcript was already answered, or it expired")
 	if got := ss.deliveredNow(); len(got) != 0 {
 		t.Fatalf("delivered %q", got)
@@ -231,21 +228,6 @@ func TestAnOggFileIsAnOrdinaryAttachment(t *testing.T) {
 	}
 }
 
-// A transcript longer than a message goes whole in a file beside its start.
-func TestLongTranscriptIsAttachedWhole(t *testing.T) {
-	words := strings.Repeat("word ", 700)
-	m := transcriptMessage("🎙️ heading", words)
-	if err := chat.CheckMessage(m); err != nil {
-		t.Fatal(err)
-	}
-	if len(m.Files) != 1 || string(m.Files[0].Data) != words {
-		t.Fatalf("files = %+v", m.Files)
-	}
-	if short := transcriptMessage("h", "few words"); len(short.Files) != 0 || !strings.HasSuffix(short.Content, ">>> few words") {
-		t.Fatalf("short = %+v", short)
-	}
-}
-
 // TestEditedLongTranscriptIsShownEdited (fidelity review 3, P10): a
 // transcript too long for a message is attached; once edited and sent,
 // the review shows the edited words attached in place of the heard ones,
@@ -257,15 +239,15 @@ func TestEditedLongTranscriptIsShownEdited(t *testing.T) {
 		r, ss, l := newVoiceRouter(t, true, &fakeTranscriber{words: heard})
 		r.HandleMessage(voiceMsg("v1"))
 		waitOp(t, l, "post "+channel+" 🎙️ Transcript")
-		review := l.carrying(voiceID(t, voiceEdit, "v1"))
+		review := l.carrying(voiceID(t, voice.Edit, "v1"))
 		var shown chat.Message
-		r.HandleModal(l.submitted(channel, review, voiceID(t, voiceSubmit, "v1"), map[string]string{voiceField: edited}),
+		r.HandleModal(l.submitted(channel, review, voiceID(t, voice.Submit, "v1"), map[string]string{voice.Field: edited}),
 			updated{fakeResponder{l: l, at: review}, &shown})
 		l.waitFor(t, "react v1 ✅")
 		if got := ss.deliveredNow(); len(got) != 1 || got[0] != strings.TrimSpace(edited) {
 			t.Fatalf("delivered %q", got)
 		}
-		long := len(edited) > transcriptFits
+		long := len(voice.Transcript("", strings.TrimSpace(edited)).Files) == 1
 		switch {
 		case !shown.DropFiles:
 			t.Errorf("edited to %d characters: the heard transcript stays attached", len(edited))

@@ -1,7 +1,9 @@
-// Package schedule reads when a scheduled prompt runs: "in 20m", "in 2h",
-// "at 09:00" (the machine's local time, next occurrence) or a five-field cron
-// line ("0 9 * * 1-5", parsed by robfig/cron). It knows nothing of Discord or
-// sessions.
+// Package schedule is what /schedule and /schedules mean: when a scheduled
+// prompt runs ("in 20m", "in 2h", "at 09:00" in the machine's local time,
+// next occurrence, or a five-field cron line such as "0 9 * * 1-5", parsed
+// by robfig/cron), the rules a schedule must keep, and the lists of them.
+// It knows no chat platform and no session: the front end's dispatch
+// stores schedules and types their prompts.
 package schedule
 
 import (

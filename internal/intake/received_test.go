@@ -1,4 +1,4 @@
-package router
+package intake
 
 import (
 	"encoding/json"
@@ -44,17 +44,22 @@ func TestReceivedFindsAPastedPrompt(t *testing.T) {
 		"transcript":    {TranscriptPath: filepath.Join("testdata", "pasted-2.1.328.jsonl")},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r, _, _, _, store := newRouter(t)
-			if _, err := store.Sessions.Update(t.Context(), "home-api", func(s *state.Session) error {
-				*s = rec
-				s.Server, s.Project, s.ChannelID = "home", "api", channel
-				return nil
-			}); err != nil {
-				t.Fatal(err)
-			}
-			if got := r.received(typed); got != receivedYes {
-				t.Fatalf("received = %d, want receivedYes", got)
+			if got, err := Received(rec, typed); got != ReceiptSeen {
+				t.Fatalf("Received = %d, %v; want ReceiptSeen", got, err)
 			}
 		})
+	}
+}
+
+// Discord may name the bot's ⚠️ with or without its variation selector
+// (U+FE0F): either says handled (fidelity-3 P8).
+func TestHandledMarkIgnoresTheVariationSelector(t *testing.T) {
+	for _, marked := range [][]string{{"✅"}, {"⚠️"}, {"\u26a0"}, {"✅\ufe0f"}} {
+		if !HandledMark(marked) {
+			t.Errorf("HandledMark(%q) = false", marked)
+		}
+	}
+	if HandledMark([]string{"⏳", "👍"}) {
+		t.Error("another reaction says handled")
 	}
 }

@@ -1,4 +1,10 @@
-package router
+// Package opened is what /open and /close do with folders no project
+// maps: which folders may be opened (under a server's open_roots, never
+// out of them through ".." or a symlink), the folders suggested as a name
+// is typed, the project an opened folder runs as, and the opened folders
+// a server has. It knows no chat platform; the front end starts the
+// folder's thread and its session.
+package opened
 
 import (
 	"errors"
@@ -11,7 +17,6 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
-	"github.com/ccbridge/ccbridge/internal/state"
 )
 
 // openRoot is one of a server's open_roots: as written (how suggestions
@@ -47,11 +52,11 @@ func within(dir, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// resolveOpenPath finds the folder /open was given: an absolute path (or
+// Resolve finds the folder /open was given: an absolute path (or
 // one under ~/), or one relative to a root. It must be a folder under a
 // root once its symlinks are resolved. Whether something exists outside
 // the roots is never told: a path outside them is refused as such first.
-func resolveOpenPath(roots []string, input string) (string, error) {
+func Resolve(roots []string, input string) (string, error) {
 	in := strings.TrimSpace(input)
 	rs := openRoots(roots)
 	var shown []string
@@ -117,21 +122,13 @@ func resolveOpenPath(roots []string, input string) (string, error) {
 }
 
 // Suggestion limits: the walk of the roots stops at maxSuggestDepth
-// folders down, after maxSuggestVisits folders or after suggestBudget, so
+// folders down, after maxSuggestVisits folders or after SuggestBudget, so
 // that a huge tree still gets an answer within Discord's three seconds.
 const (
 	maxSuggestDepth  = 4
 	maxSuggestVisits = 50000
-	suggestBudget    = 1500 * time.Millisecond
+	SuggestBudget    = 1500 * time.Millisecond
 )
-
-// suggestFolders suggests the folders under the server's open_roots whose
-// path holds what was typed: those whose name starts with it first, then
-// the shallower, then by path. Hidden folders and node_modules are not
-// walked; nor are symlinks (they may lead out of the roots, or in a loop).
-func (r *Router) suggestFolders(tg target, typed string) []chat.Choice {
-	return suggestFolders(tg.rt.server.OpenRoots, typed, time.Now().Add(suggestBudget))
-}
 
 type folderMatch struct {
 	shown string
@@ -139,7 +136,11 @@ type folderMatch struct {
 	depth int
 }
 
-func suggestFolders(roots []string, typed string, deadline time.Time) []chat.Choice {
+// Suggest suggests the folders under roots whose path holds what was
+// typed: those whose name starts with it first, then the shallower, then
+// by path, walking until deadline. Hidden folders and node_modules are not
+// walked; nor are symlinks (they may lead out of the roots, or in a loop).
+func Suggest(roots []string, typed string, deadline time.Time) []chat.Choice {
 	typed = strings.ToLower(strings.TrimSpace(typed))
 	// A path typed from a root ("~/src/ap") matches paths; a bare word
 	// matches names first.
@@ -210,9 +211,4 @@ func suggestFolders(roots []string, typed string, deadline time.Time) []chat.Cho
 		out = append(out, chat.Choice{Name: m.shown, Value: m.shown})
 	}
 	return out
-}
-
-// sortOpened orders opened folders by when they were opened.
-func sortOpened(os []state.Opened) {
-	slices.SortFunc(os, func(a, b state.Opened) int { return a.Created.Compare(b.Created) })
 }
