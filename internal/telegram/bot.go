@@ -272,6 +272,10 @@ func (b *Bot) dispatch(ctx context.Context, u update) {
 }
 
 func (b *Bot) onMessage(ctx context.Context, m *inMessage) {
+	if m.Chat.Type == "private" {
+		b.onPrivate(ctx, m) // private.go
+		return
+	}
 	if m.Chat.ID != b.o.ChatID {
 		return
 	}
