@@ -246,6 +246,10 @@ func (b *Bot) prune(ctx context.Context) {
 	} else if n > 0 {
 		b.log.Info("pruned the records of old keyboards", "count", n)
 	}
+	// A form's record is written once, when its prompt is asked.
+	if _, err := b.p.store.Forms.Prune(ctx, time.Now().Add(-formTTL), 0); err != nil {
+		b.log.Warn("could not prune the forms' records", "err", err)
+	}
 }
 
 // stranger reports whether IsOwner turns u away.

@@ -444,8 +444,8 @@ func TestBotFormByForceReply(t *testing.T) {
 	}
 }
 
-// A reply to a form's prompt that the bot no longer waits for (it was
-// restarted, or the form expired) is no prompt for Claude: it is told the
+// A reply to a form's prompt that the bot no longer waits for (its time
+// passed, here across a restart) is no prompt for Claude: it is told the
 // form is gone, and nothing reaches the core.
 func TestBotAnswerToAFormGoneIsNotAPrompt(t *testing.T) {
 	w := newWorld(t)
@@ -462,6 +462,14 @@ func TestBotAnswerToAFormGoneIsNotAPrompt(t *testing.T) {
 		t.Fatal("no prompt")
 	}
 	stop()
+	// The form outlives the restart (TestFormOutlivesARestart), not its time.
+	key := state.TelegramFormKey(strconv.FormatInt(w.tg.ChatID, 10), strconv.FormatInt(prompt.MessageID, 10))
+	if _, err := w.store.Forms.Update(context.Background(), key, func(f *state.TelegramForm) error {
+		f.Expires = time.Now().Add(-time.Second)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 	after := newRecorder()
 	runBot(t, w, w.p, after, Options{IsOwner: w.onlyOwner})
 	answer, err := w.tg.ForceReplyAnswer(w.tg.Owner, w.tg.ChatID, prompt.MessageID, "use the test database")
