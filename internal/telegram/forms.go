@@ -92,7 +92,7 @@ func (b *Bot) ask(ctx context.Context, f *form, note string) error {
 	}
 	params := f.Place.target(map[string]any{"text": text.String(), "parse_mode": "HTML",
 		"reply_markup": map[string]any{"force_reply": true, "input_field_placeholder": placeholder}})
-	if to, err := ParseMessage(f.ReplyTo); err == nil {
+	if to, err := f.Place.message(f.ReplyTo); err == nil {
 		params["reply_parameters"] = map[string]any{"message_id": to, "allow_sending_without_reply": true}
 	}
 	b.mu.Lock()
@@ -217,7 +217,7 @@ func (b *Bot) answerForm(ctx context.Context, f *form, m *inMessage) {
 	by := m.From.chatUser()
 	ev := chat.ModalEvent{Server: b.o.Server, ChannelID: f.Place.ChannelID(), MessageID: f.Origin, Content: f.Content, Rows: f.Rows,
 		User: by, CustomID: f.Modal.CustomID, Values: f.Values}
-	b.h.HandleModal(ev, &responder{b: b, place: f.Place, origin: f.Origin, replyTo: MessageID(m.MessageID), user: by, content: f.Content, rows: f.Rows})
+	b.h.HandleModal(ev, &responder{b: b, place: f.Place, origin: f.Origin, replyTo: MessageID(m.Chat.ID, m.MessageID), user: by, content: f.Content, rows: f.Rows})
 }
 
 // answersGoneForm reports whether m replies to a form prompt of this bot
@@ -232,7 +232,7 @@ func (b *Bot) answersGoneForm(m *inMessage) bool {
 func (b *Bot) sayFormGone(ctx context.Context, m *inMessage) {
 	ctx, cancel := context.WithTimeout(ctx, answerTimeout)
 	defer cancel()
-	msg := chat.Message{Content: fmt.Sprintf(formGone, int(formTTL.Minutes())), ReplyTo: MessageID(m.MessageID)}
+	msg := chat.Message{Content: fmt.Sprintf(formGone, int(formTTL.Minutes())), ReplyTo: MessageID(m.Chat.ID, m.MessageID)}
 	if _, err := b.p.Post(ctx, m.place().ChannelID(), msg); err != nil {
 		b.log.Warn("could not say a form is gone", "err", err)
 	}

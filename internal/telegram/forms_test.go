@@ -54,7 +54,7 @@ func TestFormOutlivesARestart(t *testing.T) {
 	}
 	after.waitFor(t, "the form", func(r *recorder) bool { return len(r.modals) == 1 })
 	ev := after.modals[0]
-	if ev.CustomID != denyForm.CustomID || ev.Values["why"] != "use the test database" || ev.Values["note"] != "" || ev.MessageID != MessageID(id) ||
+	if ev.CustomID != denyForm.CustomID || ev.Values["why"] != "use the test database" || ev.Values["note"] != "" || ev.MessageID != MessageID(w.tg.ChatID, id) ||
 		ev.ChannelID != ch || ev.User.ID != w.owner() || chat.Face(ev.Content, ev.Rows) != chat.Face("Allow **Bash**?", permRows) {
 		t.Errorf("form: %+v", ev)
 	}
