@@ -118,3 +118,75 @@ func TestTelegramFormAnsweredAfterARestart(t *testing.T) {
 		t.Fatal("the denied command ran")
 	}
 }
+
+// Binding and stale clicks, and Always with its scope, on one card each:
+// a second Allow on a card already answered (two quick taps) is answered,
+// to the clicker alone, and runs nothing twice; "Always…" offers its rules
+// as buttons, and the one picked is saved where it says, so the next
+// identical call raises no card.
+func TestTelegramStaleClickAndAlwaysWithScope(t *testing.T) {
+	t.Parallel()
+	tb := newTelegramBridge(t, "")
+	tb.model.Script("SCN_TG_TWICE", fakemodel.Tool("", "Bash", map[string]any{"command": "echo once >> twice.txt", "description": "Append"}))
+	tb.say("SCN_TG_TWICE")
+	card := tb.waitBot("the card", func(m faketelegram.Message) bool {
+		return strings.Contains(m.Text, "twice.txt") && m.ReplyMarkup != nil
+	})
+	allow := button(t, card, "Allow")
+	first, err := tb.tg.Click(tb.tg.Owner, tb.tg.ChatID, card.MessageID, allow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := tb.tg.Click(tb.tg.Owner, tb.tg.ChatID, card.MessageID, allow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb.waitReply("Done. Last tool result")
+	var late faketelegram.Answer
+	if !tb.tg.WaitFor(long, func() bool { var ok bool; late, ok = tb.tg.Answered(second); return ok }) {
+		t.Fatal("the second tap was never answered")
+	}
+	if _, ok := tb.tg.Answered(first); !ok {
+		t.Fatal("the first tap was never answered")
+	}
+	for _, said := range []string{late.Text, "no longer", "answered already"} {
+		if said != "" && tb.groupSaw(said) {
+			t.Fatalf("the group was told of the second tap: %q", said)
+		}
+	}
+	if raw, _ := os.ReadFile(filepath.Join(tb.dir, "twice.txt")); string(raw) != "once\n" {
+		t.Fatalf("twice.txt = %q", raw)
+	}
+
+	npm := map[string]any{"command": "npm test -- --watch=false", "description": "Run tests"}
+	tb.model.Script("SCN_TG_NPM", fakemodel.Tool("", "Bash", npm), fakemodel.Tool("", "Bash", npm))
+	tb.say("SCN_TG_NPM")
+	card = tb.waitBot("the npm card", func(m faketelegram.Message) bool { return strings.Contains(m.Text, "npm test") && m.ReplyMarkup != nil })
+	tb.click(t, tb.tg.Owner, card, "Always…")
+	menu, ok := tb.tg.WaitMessage(long, func(m faketelegram.Message) bool {
+		return m.MessageID == card.MessageID && m.Chat.ID == tb.tg.ChatID && m.ReplyMarkup != nil && strings.Contains(fmt.Sprint(m.ReplyMarkup), "this project, just me")
+	})
+	if !ok {
+		now, _ := tb.tg.Message(tb.tg.ChatID, card.MessageID)
+		t.Fatalf("no Always menu: %+v", now.ReplyMarkup)
+	}
+	tb.click(t, tb.tg.Owner, menu, "Bash(npm test *) — this project, just me")
+	tb.waitCardText(card.MessageID, "this project, just me")
+	npmCard := card.MessageID
+	tb.waitBot("the npm turn's reply", func(m faketelegram.Message) bool {
+		return m.MessageID > npmCard && strings.Contains(m.Text, "Done. Last tool result:")
+	})
+	raw, err := os.ReadFile(filepath.Join(tb.dir, ".claude", "settings.local.json"))
+	if err != nil || !strings.Contains(string(raw), `Bash(npm test *)`) {
+		t.Fatalf("settings.local.json = %s, %v", raw, err)
+	}
+	cards := 0
+	for _, m := range tb.tg.Messages(tb.tg.ChatID, tb.topic) {
+		if m.From != nil && m.From.IsBot && strings.Contains(m.Text, "npm test") && strings.Contains(m.Text, "wants to run") {
+			cards++
+		}
+	}
+	if cards != 1 {
+		t.Fatalf("%d npm cards; the second identical call should raise none", cards)
+	}
+}
