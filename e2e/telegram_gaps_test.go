@@ -190,3 +190,58 @@ func TestTelegramStaleClickAndAlwaysWithScope(t *testing.T) {
 		t.Fatalf("%d npm cards; the second identical call should raise none", cards)
 	}
 }
+
+// The control panel is in the General topic and drives the project's
+// session; a card left unanswered past attention_after mentions the owner
+// (a mention by id, which notifies them), once.
+func TestTelegramPanelAndAttentionPing(t *testing.T) {
+	t.Parallel()
+	tb := newTelegramBridge(t, "")
+	tb.bridge.stop()
+	cfg, _ := os.ReadFile(tb.cfg)
+	path := fmt.Sprintf("  path = %q\n", tb.dir)
+	cfg = []byte(strings.Replace(string(cfg), path, path+"  footer = \"off\"\n  attention_after = \"3s\"\n", 1))
+	if err := os.WriteFile(tb.cfg, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tb.start()
+	panel := tb.waitIn(0, "the panel", func(m faketelegram.Message) bool {
+		return m.ReplyMarkup != nil && strings.Contains(m.Text, "⚪ stopped")
+	})
+	tb.click(t, tb.tg.Owner, panel, "Start api")
+	tb.waitIn(0, "the panel after Start", func(m faketelegram.Message) bool {
+		return m.MessageID == panel.MessageID && strings.Contains(m.Text, "🟢 running")
+	})
+	waitUntil(t, long, "the session started from the panel", func() bool { return len(tb.panes()) == 1 })
+
+	tb.model.Script("SCN_TG_WAIT", fakemodel.Tool("", "Bash", map[string]any{"command": "touch waited.txt", "description": "Create waited.txt"}))
+	tb.say("SCN_TG_WAIT")
+	card := tb.waitBot("the card", func(m faketelegram.Message) bool {
+		return strings.Contains(m.Text, "touch waited.txt") && m.ReplyMarkup != nil
+	})
+	ping := tb.waitReply("for your answer on the card above")
+	owner := fmt.Sprintf("tg://user?id=%d", tb.tg.Owner.ID)
+	mentions := 0
+	for _, e := range ping.Entities {
+		if e.Type == "text_link" && strings.HasPrefix(e.URL, "tg://user") {
+			mentions++
+			if e.URL != owner {
+				t.Errorf("the ping mentions %s", e.URL)
+			}
+		}
+	}
+	if mentions != 1 {
+		t.Errorf("the ping %q mentions %d people, want the owner", ping.Text, mentions)
+	}
+	tb.click(t, tb.tg.Owner, card, "Allow")
+	tb.waitReply("Done. Last tool result")
+	pings := 0
+	for _, m := range tb.tg.Messages(tb.tg.ChatID, tb.topic) {
+		if strings.Contains(m.Text, "for your answer on the card above") {
+			pings++
+		}
+	}
+	if pings != 1 {
+		t.Errorf("%d pings, want 1", pings)
+	}
+}
