@@ -43,7 +43,6 @@ type form struct {
 	Modal   chat.Modal        `json:"modal"`
 	Values  map[string]string `json:"values"`
 	Next    int               `json:"next"` // the input being asked
-	User    chat.User         `json:"user"` // who opened it
 	Place   Place             `json:"place"`
 	Origin  string            `json:"origin"` // the message whose click opened it
 	Content string            `json:"content"`
@@ -62,7 +61,7 @@ func (b *Bot) openForm(ctx context.Context, r *responder, m chat.Modal) error {
 	if len(m.Inputs) == 0 {
 		return fmt.Errorf("open form %s: no inputs", m.CustomID)
 	}
-	f := &form{Modal: m, Values: map[string]string{}, User: r.user, Place: r.place, Origin: r.origin, Content: r.content, Rows: r.rows, ReplyTo: r.replyTo}
+	f := &form{Modal: m, Values: map[string]string{}, Place: r.place, Origin: r.origin, Content: r.content, Rows: r.rows, ReplyTo: r.replyTo}
 	return b.ask(ctx, f, "")
 }
 
