@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
 	"github.com/ccbridge/ccbridge/internal/testutil/faketelegram"
 )
@@ -244,4 +245,44 @@ func TestTelegramPanelAndAttentionPing(t *testing.T) {
 	if pings != 1 {
 		t.Errorf("%d pings, want 1", pings)
 	}
+}
+
+// Policy, audit and redaction hold on Telegram as on Discord: a reply that
+// quotes a token reaches Telegram masked (no call carries it); a deny rule
+// refuses a command without a card; an owner's Allow from Telegram is in
+// the audit log as that owner's.
+func TestTelegramPolicyAuditRedaction(t *testing.T) {
+	t.Parallel()
+	tb := newTelegramBridge(t, policyTOML)
+	token := "ghp_" + strings.Repeat("Zq9Xw8Ve7U", 4)[:36]
+	tb.model.Script("SCN_TG_SECRET", fakemodel.Text("Your token is "+token+" — keep it safe."))
+	tb.say("SCN_TG_SECRET")
+	if m := tb.waitReply("Your token is"); !strings.Contains(m.Text, "[redacted GitHub token]") {
+		t.Fatalf("reply not masked: %q", m.Text)
+	}
+	for _, c := range tb.tg.Calls() {
+		if strings.Contains(fmt.Sprint(c.Params), token) {
+			t.Fatalf("the token reached Telegram: %s %v", c.Method, c.Params)
+		}
+	}
+
+	tb.model.Script("SCN_TG_DENY_RULE", fakemodel.Tool("", "Bash", map[string]any{"command": "echo cleaning && rm -rf build", "description": "Clean"}))
+	tb.say("SCN_TG_DENY_RULE")
+	tb.waitReply("ccbridge policy: denied by rule Bash(rm -rf *)")
+	for _, m := range tb.tg.Messages(tb.tg.ChatID, tb.topic) {
+		if strings.Contains(m.Text, "rm -rf build") && m.ReplyMarkup != nil {
+			t.Fatalf("a denied call got a card: %q", m.Text)
+		}
+	}
+
+	tb.model.Script("SCN_TG_AUDIT", fakemodel.Tool("", "Bash", map[string]any{"command": "touch audited.txt", "description": "Touch"}))
+	tb.say("SCN_TG_AUDIT")
+	card := tb.waitBot("the card", func(m faketelegram.Message) bool {
+		return strings.Contains(m.Text, "touch audited.txt") && m.ReplyMarkup != nil
+	})
+	tb.click(t, tb.tg.Owner, card, "Allow")
+	owner := strconv.FormatInt(tb.tg.Owner.ID, 10)
+	tb.waitAudit("the Telegram Allow", func(e audit.Entry) bool {
+		return e.Answer == "allow" && e.Who == owner && strings.Contains(e.Asked, "touch audited.txt")
+	})
 }
