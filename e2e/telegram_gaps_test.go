@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/ccbridge/ccbridge/internal/audit"
+	"github.com/ccbridge/ccbridge/internal/router"
+	"github.com/ccbridge/ccbridge/internal/telegram"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
 	"github.com/ccbridge/ccbridge/internal/testutil/faketelegram"
 )
@@ -60,6 +62,17 @@ func TestTelegramWebLinkOnlyInPrivate(t *testing.T) {
 	tb := newTelegramBridge(t, fmt.Sprintf("[web]\nlisten = \"127.0.0.1:%d\"\n", freePort(t)))
 	tb.say("hello web")
 	tb.waitReply("ok: hello web")
+	// Every command Telegram can take is the group's (setMyCommands scoped
+	// to the chat), /web among them.
+	set := map[string]bool{}
+	for _, c := range tb.tg.Commands(fmt.Sprintf("chat:%d", tb.tg.ChatID)) {
+		set[c.Command] = true
+	}
+	for _, spec := range router.Commands() {
+		if name, ok := telegram.CommandName(spec.Name); ok && !set[name] {
+			t.Errorf("/%s is not among the chat's commands %v", name, set)
+		}
+	}
 	cmd := tb.say("/web")
 	line := tb.waitReply("can't message you privately")
 	if line.ReplyToMessage == nil || line.ReplyToMessage.MessageID != cmd.MessageID || strings.Contains(line.Text, "http") {
