@@ -130,7 +130,8 @@ func TestEphemeralWithoutPrivateChatSaysHowNeverWhat(t *testing.T) {
 }
 
 // An owner's /start in the private chat is answered: they know what the
-// chat is for. A stranger's is not.
+// chat is for; anything else they write there is pointed to the group. A
+// stranger is answered nothing.
 func TestStartInPrivateChat(t *testing.T) {
 	w := newWorld(t)
 	h := newRecorder()
@@ -141,9 +142,15 @@ func TestStartInPrivateChat(t *testing.T) {
 	if !w.tg.WaitFor(wait, func() bool { return len(w.tg.Messages(w.tg.Owner.ID, 0)) == 2 }) {
 		t.Fatalf("the owner's private chat shows %+v", w.tg.Messages(w.tg.Owner.ID, 0))
 	}
+	// Anything else an owner writes there is pointed to the group.
+	w.tg.Inject(faketelegram.Incoming{ChatID: w.tg.Owner.ID, Text: "fix the login form"})
+	if !w.tg.WaitFor(wait, func() bool { m := w.tg.Messages(w.tg.Owner.ID, 0); return len(m) == 4 && m[3].Text == notHere }) {
+		t.Fatalf("the owner's private chat shows %+v", w.tg.Messages(w.tg.Owner.ID, 0))
+	}
+	w.tg.Inject(faketelegram.Incoming{From: mallory, ChatID: mallory.ID, Text: "hello?"})
 	time.Sleep(100 * time.Millisecond)
-	if m := w.tg.Messages(mallory.ID, 0); len(m) != 1 {
-		t.Errorf("a stranger's /start was answered: %+v", m)
+	if m := w.tg.Messages(mallory.ID, 0); len(m) != 2 {
+		t.Errorf("a stranger's private messages were answered: %+v", m)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

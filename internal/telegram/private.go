@@ -30,6 +30,8 @@ const (
 	// welcome answers an owner's /start in the private chat.
 	welcome = "✅ I can now answer you here: what is meant for you alone (a /web link, an answer to your command) comes to this chat. " +
 		"Talk to Claude in the group's topics."
+	// notHere answers anything else an owner writes in the private chat.
+	notHere = "This chat only carries what is meant for you alone: talk to Claude in the group's topics."
 	// alertFrom is the length from which a click's answer is an alert the
 	// person dismisses rather than a toast that fades.
 	alertFrom = 80
@@ -92,19 +94,21 @@ func unreachable(err error) bool {
 	return errors.As(err, &ae) && (ae.Code == http.StatusForbidden || strings.Contains(strings.ToLower(ae.Description), "chat not found"))
 }
 
-// onPrivate answers an owner's /start in their private chat with the bot,
-// which opens it for whisper. Nothing else said there reaches the core:
-// Claude is talked to in the group's topics.
+// onPrivate answers an owner in their private chat with the bot: /start
+// (which opens the chat for whisper) with what the chat is for, anything
+// else with where to talk to Claude. Nothing said there reaches the core,
+// and a stranger is answered nothing.
 func (b *Bot) onPrivate(ctx context.Context, m *inMessage) {
-	if m.From == nil || m.Chat.ID != m.From.ID || b.stranger(*m.From) {
+	if m.From == nil || m.Chat.ID != m.From.ID || b.stranger(*m.From) || !m.written() {
 		return
 	}
-	if name, _, ok, _ := m.command(b.name); !ok || name != "start" {
-		return
+	text := notHere
+	if name, _, ok, _ := m.command(b.name); ok && name == "start" {
+		text = welcome
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), answerTimeout)
 	defer cancel()
-	if _, err := b.p.Post(ctx, ChannelID(m.Chat.ID, 0), chat.Message{Content: welcome}); err != nil {
-		b.log.Warn("could not answer /start", "err", err)
+	if _, err := b.p.Post(ctx, ChannelID(m.Chat.ID, 0), chat.Message{Content: text}); err != nil {
+		b.log.Warn("could not answer in a private chat", "err", err)
 	}
 }
