@@ -18,8 +18,10 @@ import (
 	"github.com/ccbridge/ccbridge/internal/testutil/faketelegram"
 )
 
-// Issue 27 §3, what a Telegram user meets beyond the table's first pass:
-// answers for one person, forms across a restart.
+// Issue 27 §3, the rows telegram_test.go and telegram_rows_test.go left
+// without a scenario: answers for one person and the group's commands,
+// forms across a restart, stale clicks and Always with its scope, the
+// control panel and attention pings, policy, audit and redaction.
 
 // waitPrivate waits for the bot's message in who's private chat that
 // holds want (in its text or a link's URL).
