@@ -13,6 +13,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/router"
+	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/telegram"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
 	"github.com/ccbridge/ccbridge/internal/testutil/faketelegram"
@@ -221,8 +222,23 @@ func TestTelegramPanelAndAttentionPing(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb.start()
+	// The panel this daemon keeps (the one stopped at once, before, may
+	// have left one of its own).
+	var shown int64
+	waitUntil(t, long, "the control panel", func() bool {
+		reg, err := state.OpenRegistry(filepath.Join(tb.stateDir, "ccbridge"))
+		if err != nil {
+			return false
+		}
+		rec, err := reg.Panels.Get("phone")
+		if err != nil {
+			return false
+		}
+		_, shown, err = telegram.ParseMessage(rec.MessageID)
+		return err == nil
+	})
 	panel := tb.waitIn(0, "the panel", func(m faketelegram.Message) bool {
-		return m.ReplyMarkup != nil && strings.Contains(m.Text, "⚪ stopped")
+		return m.MessageID == shown && m.ReplyMarkup != nil && strings.Contains(m.Text, "⚪ stopped")
 	})
 	tb.click(t, tb.tg.Owner, panel, "Start api")
 	tb.waitIn(0, "the panel after Start", func(m faketelegram.Message) bool {
