@@ -35,6 +35,10 @@ const formTail = "Reply to this message with your answer"
 // formGone is said to a reply to a prompt no form waits for.
 const formGone = "⚠️ Not sent to Claude: ccbridge no longer waits for an answer to that question (it was answered, or %d minutes passed). Click the button again to be asked anew."
 
+// recordTimeout bounds writing a form's record (a locked write in the
+// state directory).
+const recordTimeout = 5 * time.Second
+
 // maxPlaceholder is Telegram's limit on ForceReply's placeholder.
 const maxPlaceholder = 64
 
@@ -123,7 +127,9 @@ func (b *Bot) keepForm(ctx context.Context, f *form) {
 	raw, err := json.Marshal(f)
 	if err == nil {
 		rec := state.TelegramForm{Server: b.o.Server, Expires: f.expires.UTC(), Form: raw}
-		_, err = b.p.store.Forms.Update(context.WithoutCancel(ctx), f.key, func(r *state.TelegramForm) error { *r = rec; return nil })
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+		defer cancel()
+		_, err = b.p.store.Forms.Update(ctx, f.key, func(r *state.TelegramForm) error { *r = rec; return nil })
 	}
 	if err != nil {
 		b.log.Warn("could not record a form; a restart will forget it", "err", err)
@@ -167,7 +173,9 @@ func (b *Bot) formFor(m *inMessage) *form {
 	}
 	// Taken once: a second reply to the same prompt finds the form gone.
 	delete(b.forms, key)
-	if err := b.p.store.Forms.Delete(context.Background(), key); err != nil && !errors.Is(err, state.ErrNotFound) {
+	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+	defer cancel()
+	if err := b.p.store.Forms.Delete(ctx, key); err != nil && !errors.Is(err, state.ErrNotFound) {
 		b.log.Warn("could not forget a form answered", "err", err)
 	}
 	if time.Now().After(f.expires) {
