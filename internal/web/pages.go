@@ -21,7 +21,9 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, s Session
 		Earlier, Before string
 		Missing         bool
 		Skipped         string
-	}{page: pg}
+		Figures         string
+		Cards           []cardView
+	}{page: pg, Figures: h.opt.Redact(s.Figures), Cards: cardViews(s.Cards, h.opt.Redact)}
 	before := int64(-1)
 	if b, err := strconv.ParseInt(r.URL.Query().Get("before"), 10, 64); err == nil && b >= 0 {
 		before, data.Before = b, strconv.FormatInt(b, 10)

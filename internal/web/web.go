@@ -35,6 +35,21 @@ type Session struct {
 	Branch     string
 	Status     string
 	Updated    time.Time
+	// Figures are what a reply's footer shows (model, context, cost); ""
+	// when not known yet.
+	Figures string
+	// Cards are the prompts the session asked in the chat (permission,
+	// question, plan) that the state still holds, oldest first.
+	Cards []Card
+}
+
+// Card is one prompt card and what became of it.
+type Card struct {
+	Tool    string
+	Input   string // the tool's input as JSON
+	Status  string // a state.Request status
+	Outcome string // what the card says was decided (chat Markdown); "" until then
+	At      time.Time
 }
 
 // Sessions is where the pages find sessions (the registry, in the daemon).

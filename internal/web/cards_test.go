@@ -1,0 +1,52 @@
+package web
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// The session page shows what the reply footer shows (model, context,
+// cost) and the cards the session asked, each with what was decided, all
+// through the Discord redaction; the outcome's Markdown is rendered, never
+// its markup.
+func TestSessionShowsCardsAndFigures(t *testing.T) {
+	e := newEnv(t)
+	write(t, e.transcript, userLine("run it")+toolLines("toolu_1", "touch x", ""))
+	at := time.Date(2026, 11, 28, 9, 58, 0, 0, time.UTC)
+	e.sessions.mu.Lock()
+	e.sessions.list[0].Figures = "Opus 5.5 · ctx 42% · $0.25"
+	e.sessions.list[0].Cards = []Card{
+		{Tool: "Bash", Input: `{"command":"touch x hunter2hunter2"}`, Status: "decided", Outcome: "✅ **Allowed** by <@42> <img src=x>", At: at},
+		{Tool: "AskUserQuestion", Input: `{"questions":[]}`, Status: "expired", At: at.Add(time.Minute)},
+	}
+	e.sessions.mu.Unlock()
+	b := body(t, e.get(t, e.path(SessionScope("proj"))))
+	for _, want := range []string{
+		`<p class="figures">Opus 5.5 · ctx 42% · $0.25</p>`,
+		`<summary>Bash`,
+		`touch x [redacted]`,
+		`<strong>Allowed</strong> by &lt;@42&gt; &lt;img src=x&gt;`,
+		`<summary>AskUserQuestion`,
+		"Expired: answered in the terminal, or not at all",
+		"09:58",
+	} {
+		if !strings.Contains(b, want) {
+			t.Errorf("page lacks %q:\n%s", want, b)
+		}
+	}
+	for _, bad := range []string{"hunter2hunter2", "<img"} {
+		if strings.Contains(b, bad) {
+			t.Errorf("page holds %q", bad)
+		}
+	}
+}
+
+// A session with no figures and no cards shows neither block.
+func TestSessionWithoutCardsOrFigures(t *testing.T) {
+	e := newEnv(t)
+	b := body(t, e.get(t, e.path(SessionScope("proj"))))
+	if strings.Contains(b, `class="figures"`) || strings.Contains(b, `class="cards"`) {
+		t.Errorf("empty blocks drawn:\n%s", b)
+	}
+}
