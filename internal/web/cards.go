@@ -17,7 +17,8 @@ type cardView struct {
 func cardViews(cards []Card, red func(string) string) []cardView {
 	out := make([]cardView, 0, len(cards))
 	for _, c := range cards {
-		v := cardView{Tool: red(c.Tool), Input: clipShown(red(toolInput(json.RawMessage(c.Input)))), At: c.At.UTC().Format("2006-01-02 15:04 MST")}
+		in, _ := toolInput(json.RawMessage(c.Input))
+		v := cardView{Tool: red(c.Tool), Input: clipShown(red(in)), At: c.At.UTC().Format("2006-01-02 15:04 MST")}
 		if c.Outcome != "" {
 			v.Outcome = markdown(red(c.Outcome))
 		} else {

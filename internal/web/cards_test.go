@@ -50,3 +50,15 @@ func TestSessionWithoutCardsOrFigures(t *testing.T) {
 		t.Errorf("empty blocks drawn:\n%s", b)
 	}
 }
+
+// A Bash call shows its command as it is, and its description beside the
+// tool's name, not the JSON of both.
+func TestToolCallShowsCommandAndDescription(t *testing.T) {
+	e := newEnv(t)
+	write(t, e.transcript, `{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_9","name":"Bash","input":{"command":"touch <x>","description":"Touch a file"}}]}}`+"\n")
+	b := body(t, e.get(t, e.path(SessionScope("proj"))))
+	want := `<summary>Bash <span class="desc">Touch a file</span></summary><pre class="input">touch &lt;x&gt;</pre>`
+	if !strings.Contains(b, want) {
+		t.Errorf("page lacks %q:\n%s", want, b)
+	}
+}

@@ -117,7 +117,8 @@ type item struct {
 	Tool    string
 	ID      string // the tool call's id
 	Input   string
-	Result  *item // a tool call's result, when it is on the same page
+	Desc    string // what the call says it does (Bash's description)
+	Result  *item  // a tool call's result, when it is on the same page
 	IsError bool
 }
 
@@ -167,7 +168,8 @@ func lineItems(line []byte, red func(string) string) []item {
 		case b.Type == "text":
 			out = append(out, item{Kind: "reply", HTML: markdown(red(b.Text))})
 		case b.Type == "tool_use":
-			out = append(out, item{Kind: "tool", Tool: b.Name, ID: b.ID, Input: clipShown(red(toolInput(b.Input)))})
+			in, desc := toolInput(b.Input)
+			out = append(out, item{Kind: "tool", Tool: b.Name, ID: b.ID, Input: clipShown(red(in)), Desc: red(desc)})
 		case b.Type == "tool_result":
 			out = append(out, item{Kind: "result", ID: b.ToolUseID, Text: clipShown(red(resultText(b.Content))), IsError: b.IsError})
 		}
@@ -198,20 +200,22 @@ func pageItems(lines [][]byte, red func(string) string) []item {
 	return out
 }
 
-// toolInput shows a call's input: a command as it is, anything else as
-// indented JSON.
-func toolInput(in json.RawMessage) string {
+// toolInput shows a call's input: a command as it is (with its
+// description apart), anything else as indented JSON.
+func toolInput(in json.RawMessage) (shown, desc string) {
 	var fields map[string]any
-	if json.Unmarshal(in, &fields) == nil && len(fields) == 1 {
-		if cmd, ok := fields["command"].(string); ok {
-			return cmd
+	if json.Unmarshal(in, &fields) == nil {
+		cmd, isCmd := fields["command"].(string)
+		desc, isDesc := fields["description"].(string)
+		if isCmd && (len(fields) == 1 || len(fields) == 2 && isDesc) {
+			return cmd, desc
 		}
 	}
 	var b bytes.Buffer
 	if json.Indent(&b, in, "", "  ") != nil {
-		return string(in)
+		return string(in), ""
 	}
-	return b.String()
+	return b.String(), ""
 }
 
 // resultText is a tool result's text: a string, or its text blocks.
