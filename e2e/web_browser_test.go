@@ -64,7 +64,7 @@ func stopBrowser() {
 
 // chromium is Debian's Chromium (make tools installs it), or a skip — a
 // failure under CCBRIDGE_TEST_DISALLOW_SKIP=1.
-func chromium(t *testing.T) string {
+func chromium(t testing.TB) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -77,12 +77,12 @@ func chromium(t *testing.T) string {
 
 // tab is one browser tab at phone size, and where its screenshots go.
 type tab struct {
-	t     *testing.T
+	t     testing.TB
 	ctx   context.Context
 	shots string
 }
 
-func newTab(t *testing.T) *tab {
+func newTab(t testing.TB) *tab {
 	t.Helper()
 	path := chromium(t)
 	browser.once.Do(func() { startBrowser(path) })
@@ -101,7 +101,7 @@ func newTab(t *testing.T) *tab {
 
 // artifactsDir is where a test's screenshots are kept after it:
 // $CCBRIDGE_TEST_ARTIFACTS, else e2e/artifacts (git-ignored).
-func artifactsDir(t *testing.T) string {
+func artifactsDir(t testing.TB) string {
 	t.Helper()
 	root := os.Getenv("CCBRIDGE_TEST_ARTIFACTS")
 	if root == "" {

@@ -357,12 +357,8 @@ func (h *Handler) render(w http.ResponseWriter, name string, data any) {
 var assetTypes = map[string]string{".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
 
 func serveAsset(w http.ResponseWriter, name string) {
-	var data []byte
-	if name == "chroma.css" {
-		data = chromaCSS
-	} else if b, err := assetFS.ReadFile("assets/" + name); err == nil && !strings.Contains(name, "/") {
-		data = b
-	} else {
+	data, err := assetFS.ReadFile("assets/" + name)
+	if err != nil || strings.Contains(name, "/") {
 		http.Error(w, "not found", http.StatusNotFound)
 		return
 	}
