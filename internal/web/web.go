@@ -127,6 +127,7 @@ type Handler struct {
 	links   *state.WebLinkStore
 	key     []byte
 	gen     atomic.Uint64
+	ttl     atomic.Int64           // how long a new link lives: opt.LinkTTL, then SetLinkTTL's
 	base    atomic.Pointer[string] // the bound address, set by Server.Start
 	private []string
 	streams chan struct{}
@@ -174,6 +175,7 @@ func New(opt Options) (*Handler, error) {
 	}
 	h := &Handler{opt: opt, links: links, key: wl.Key, streams: make(chan struct{}, maxStreams), recheck: recheckEvery, log: opt.Logger}
 	h.gen.Store(wl.Generation)
+	h.ttl.Store(int64(opt.LinkTTL))
 	// The state dir holds the key itself: never served, whatever else is.
 	h.private = resolvedAll(append([]string{opt.StateDir}, opt.Private...))
 	return h, nil
@@ -192,11 +194,22 @@ func (h *Handler) Revoke(ctx context.Context) error {
 	return nil
 }
 
+// SetLinkTTL sets how long the links made from now on live (a reloaded
+// link_ttl; 0: the default). Links made before keep their expiry.
+func (h *Handler) SetLinkTTL(ttl time.Duration) {
+	if ttl <= 0 {
+		ttl = DefaultLinkTTL
+	}
+	h.ttl.Store(int64(ttl))
+}
+
+func (h *Handler) linkTTL() time.Duration { return time.Duration(h.ttl.Load()) }
+
 // Link returns a link to scope valid for ttl (the configured link_ttl
 // when ttl is 0): on PublicURL when set, else on the listen address.
 func (h *Handler) Link(scope Scope, ttl time.Duration) string {
 	if ttl <= 0 {
-		ttl = h.opt.LinkTTL
+		ttl = h.linkTTL()
 	}
 	return h.baseURL() + h.pathFor(scope, h.opt.Now().Add(ttl))
 }
