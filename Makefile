@@ -98,7 +98,7 @@ e2e-latest: tools
 	  $(GO) test -count=1 -tags e2e -timeout 8m -parallel $(E2E_PARALLEL) ./e2e/...
 
 bench: build claude
-	@$(MAKE) --no-print-directory tools TOOLS="/usr/bin/time:time"
+	@$(MAKE) --no-print-directory tools TOOLS="/usr/bin/time:time chromium:chromium"
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	$(GO) run ./bench/procbench -n 30 -warmup 3 -bin bin
 	$(GO) test -tags e2e -run '^$$' -bench . -benchtime 1x ./e2e/
