@@ -239,6 +239,7 @@ func TestWebViewInABrowser(t *testing.T) {
 		t.Fatalf("the session page answered %d", code)
 	}
 	tb.waitText("the conversation", "#log", "Done. Last tool result:")
+	tb.waitText("the turn's prompt", "#log .prompt", "SCN_WEBCARD")
 	if got := tb.text("details.tool summary"); got != "Bash Touch a file" {
 		t.Errorf("the tool call's summary is %q", got)
 	}
@@ -248,7 +249,7 @@ func TestWebViewInABrowser(t *testing.T) {
 	if eval[bool](tb, `document.querySelector("details.tool").open`) {
 		t.Error("the tool call is not folded")
 	}
-	if !strings.Contains(tb.text(".cards"), "Allowed") || !strings.Contains(tb.text(".cards"), "touch web-card.txt") {
+	if !strings.Contains(tb.text(".cards"), "Allowed by an owner") || !strings.Contains(tb.text(".cards"), "touch web-card.txt") {
 		t.Errorf("the card and its decision are not shown: %q", tb.text(".cards"))
 	}
 	// The statusLine writes the figures a moment after the turn: the page

@@ -3,9 +3,14 @@ package web
 import (
 	"encoding/json"
 	"html/template"
+	"regexp"
 
 	"github.com/ccbridge/ccbridge/internal/state"
 )
+
+// mention is a Discord user mention in a card's outcome: only an owner
+// decides a card, and the page has no name to show for the id.
+var mention = regexp.MustCompile(`<@!?[0-9]+>`)
 
 // cardView is a card as the session page shows it.
 type cardView struct {
@@ -20,7 +25,7 @@ func cardViews(cards []Card, red func(string) string) []cardView {
 		in, _ := toolInput(json.RawMessage(c.Input))
 		v := cardView{Tool: red(c.Tool), Input: clipShown(red(in)), At: c.At.UTC().Format("2006-01-02 15:04 MST")}
 		if c.Outcome != "" {
-			v.Outcome = markdown(red(c.Outcome))
+			v.Outcome = markdown(mention.ReplaceAllString(red(c.Outcome), "an owner"))
 		} else {
 			v.Outcome = template.HTML(template.HTMLEscapeString(cardStatus(c.Status))) //nolint:gosec // escaped
 		}

@@ -26,7 +26,7 @@ func TestSessionShowsCardsAndFigures(t *testing.T) {
 		`<p class="figures">Opus 5.5 · ctx 42% · $0.25</p>`,
 		`<summary>Bash`,
 		`touch x [redacted]`,
-		`<strong>Allowed</strong> by &lt;@42&gt; &lt;img src=x&gt;`,
+		`<strong>Allowed</strong> by an owner &lt;img src=x&gt;`,
 		`<summary>AskUserQuestion`,
 		"Expired: answered in the terminal, or not at all",
 		"09:58",
@@ -35,7 +35,7 @@ func TestSessionShowsCardsAndFigures(t *testing.T) {
 			t.Errorf("page lacks %q:\n%s", want, b)
 		}
 	}
-	for _, bad := range []string{"hunter2hunter2", "<img"} {
+	for _, bad := range []string{"hunter2hunter2", "<img", "@42"} {
 		if strings.Contains(b, bad) {
 			t.Errorf("page holds %q", bad)
 		}
@@ -60,5 +60,24 @@ func TestToolCallShowsCommandAndDescription(t *testing.T) {
 	want := `<summary>Bash <span class="desc">Touch a file</span></summary><pre class="input">touch &lt;x&gt;</pre>`
 	if !strings.Contains(b, want) {
 		t.Errorf("page lacks %q:\n%s", want, b)
+	}
+}
+
+// Claude Code writes lines the page does not show (prompt snapshots,
+// request shapes: tens of KiB each turn): the first page still holds the
+// turn's prompt, reading further back than one window until it has enough
+// to show.
+func TestSessionFirstPageReachesPastLinesItDoesNotShow(t *testing.T) {
+	e := newEnv(t)
+	var s strings.Builder
+	s.WriteString(userLine("THE-PROMPT"))
+	for s.Len() < 3*pageBytes {
+		s.WriteString(`{"type":"attachment","attachment":{"type":"prompt_snapshot","systemPrompt":["` + strings.Repeat("x", 60<<10) + `"]}}` + "\n")
+	}
+	s.WriteString(replyLine("m1", "THE-REPLY"))
+	write(t, e.transcript, s.String())
+	b := body(t, e.get(t, e.path(SessionScope("proj"))))
+	if !strings.Contains(b, "THE-PROMPT") || !strings.Contains(b, "THE-REPLY") {
+		t.Errorf("the first page does not hold the turn:\n%s", b)
 	}
 }

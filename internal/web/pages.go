@@ -33,7 +33,20 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, s Session
 		h.render(w, "session", data)
 		return
 	}
-	c, err := readBefore(s.Transcript, before, pageBytes)
+	// Claude Code writes lines the page does not show (prompt snapshots,
+	// request shapes: tens of KiB a turn), so a window that shows too
+	// little is widened, up to maxPageBytes.
+	var c chunk
+	var err error
+	for size := int64(pageBytes); ; size *= 2 {
+		c, err = readBefore(s.Transcript, before, size)
+		if err == nil {
+			data.Items = pageItems(c.lines, h.opt.Redact)
+		}
+		if err != nil || len(data.Items) >= minPageItems || c.start == 0 || size >= maxPageBytes {
+			break
+		}
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		data.Missing = true
@@ -42,7 +55,6 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, s Session
 		http.Error(w, "could not read the transcript", http.StatusInternalServerError)
 		return
 	}
-	data.Items = pageItems(c.lines, h.opt.Redact)
 	if c.skipped > 0 {
 		data.Skipped = size(c.skipped)
 	}

@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/ccbridge/ccbridge/internal/claudehook"
 )
 
@@ -17,6 +19,13 @@ import (
 // transcript is never read whole, so the first byte of the page costs the
 // same for 10 KiB and 10 GiB.
 const pageBytes = 128 << 10
+
+// minPageItems is what a page would rather show: a window holding fewer
+// items is widened, up to maxPageBytes.
+const (
+	minPageItems = 30
+	maxPageBytes = 2 << 20
+)
 
 // maxShown bounds one tool input or result on a page; the rest is cut
 // with a note (a `cat` of a big file would otherwise be the page).
@@ -139,6 +148,11 @@ type block struct {
 // prompts, replies (Markdown), tool calls and results. Subagent lines,
 // meta lines and thinking are left out. Every text passes through red.
 func lineItems(line []byte, red func(string) string) []item {
+	// Lines of other types (prompt snapshots, request shapes: tens of KiB
+	// each) are passed over with a scan for the type, not a decode.
+	if t := gjson.GetBytes(line, "type").Str; t != "user" && t != "assistant" {
+		return nil
+	}
 	// One decode per line: the page decodes a few hundred of them.
 	var e struct {
 		claudehook.Entry
