@@ -40,6 +40,10 @@ func TestSessionShowsCardsAndFigures(t *testing.T) {
 			t.Errorf("page holds %q", bad)
 		}
 	}
+	// An earlier page is the conversation's past: no cards, no figures.
+	if b := body(t, e.get(t, e.path(SessionScope("proj"))+"?before=10")); strings.Contains(b, `class="figures"`) || strings.Contains(b, `class="cards"`) {
+		t.Errorf("an earlier page shows the session's cards or figures:\n%s", b)
+	}
 }
 
 // A session with no figures and no cards shows neither block.

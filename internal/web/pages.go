@@ -23,10 +23,14 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, s Session
 		Skipped         string
 		Figures         string
 		Cards           []cardView
-	}{page: pg, Figures: h.opt.Redact(s.Figures), Cards: cardViews(s.Cards, h.opt.Redact)}
+	}{page: pg}
 	before := int64(-1)
 	if b, err := strconv.ParseInt(r.URL.Query().Get("before"), 10, 64); err == nil && b >= 0 {
 		before, data.Before = b, strconv.FormatInt(b, 10)
+	} else {
+		// The cards and the figures are the session's as it stands: the
+		// latest page's, not an earlier one's.
+		data.Figures, data.Cards = h.opt.Redact(s.Figures), cardViews(s.Cards, h.opt.Redact)
 	}
 	if s.Transcript == "" {
 		data.Missing = true
