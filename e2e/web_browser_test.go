@@ -284,6 +284,12 @@ func TestWebViewInABrowser(t *testing.T) {
 	tb.waitText("the diff's files", "details.file summary", "notes.txt")
 	tb.fitsThePhone("diff")
 	tb.shot("diff")
+	if code := tb.open(link + "diff?view=split"); code != 200 {
+		t.Fatalf("the side-by-side diff answered %d", code)
+	}
+	tb.waitText("the side-by-side diff", "table.split td.code.add", "added from the session")
+	tb.fitsThePhone("side-by-side diff")
+	tb.shot("diff-split")
 
 	if code := tb.open(link + "files/notes.txt"); code != 200 {
 		t.Fatalf("the file page answered %d", code)
