@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
@@ -169,6 +170,17 @@ func (tb *tab) fitsThePhone(page string) {
 	}
 }
 
+// scheme emulates the system's colour scheme (light or dark).
+func (tb *tab) scheme(s string) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, long)
+	defer cancel()
+	if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia,
+		emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: s}}}); err != nil {
+		tb.t.Fatalf("emulate a %s scheme: %v", s, err)
+	}
+}
+
 // shot saves a screenshot of the viewport.
 func (tb *tab) shot(name string) {
 	tb.t.Helper()
@@ -273,6 +285,15 @@ func TestWebViewInABrowser(t *testing.T) {
 	}
 	tb.fitsThePhone("session")
 	tb.shot("session-live")
+
+	// Dark mode follows the system's.
+	light := eval[string](tb, `getComputedStyle(document.body).backgroundColor`)
+	tb.scheme("dark")
+	if dark := eval[string](tb, `getComputedStyle(document.body).backgroundColor`); dark == light || dark != "rgb(13, 17, 23)" {
+		t.Errorf("the page's background in dark mode is %s (light: %s)", dark, light)
+	}
+	tb.shot("session-dark")
+	tb.scheme("light")
 
 	if err := os.WriteFile(filepath.Join(p.dir, "notes.txt"), []byte("first line\nadded from the session\n"), 0o644); err != nil {
 		t.Fatal(err)
