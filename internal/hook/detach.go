@@ -69,7 +69,7 @@ func (h *handler) detachTurn(ctx context.Context, in *claudehook.Input) error {
 	if order, err = places.HoldFor(pctx, h.store, channel, run.pid); err != nil {
 		h.log.Warn("reply order unavailable", "err", err)
 	}
-	h.log.Info("reply detached", "prompt", in.PromptID, "pid", run.pid, "order", order)
+	h.log.Info("reply detached", "prompt", in.PromptID, "run_pid", run.pid, "order", order)
 	return nil
 }
 
