@@ -86,9 +86,10 @@ func (h *handler) turnChannel() string {
 // startPostingRun starts this program again with args, in a session of its
 // own (Claude ending the hook's process group must not end it), its input
 // on a pipe and no other tie to Claude: Claude reads the hook's stdout and
-// stderr until they close, so the run gets /dev/null. (os.StartProcess, not
-// os/exec: the hooks stay out of the exec seam, which belongs to the
-// daemon.)
+// stderr until they close, so the run gets /dev/null, and it runs in /, so
+// it keeps no worktree in use. It ends within the hook's budget.
+// (os.StartProcess, not os/exec: the hooks stay out of the exec seam,
+// which belongs to the daemon.)
 func startPostingRun(_ context.Context, args []string, input []byte, _ Env) (postingRun, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -103,7 +104,7 @@ func startPostingRun(_ context.Context, args []string, input []byte, _ Env) (pos
 	if err != nil {
 		return postingRun{}, err
 	}
-	p, err := os.StartProcess(exe, append([]string{exe}, args...), &os.ProcAttr{Env: os.Environ(), Files: []*os.File{r, null, null},
+	p, err := os.StartProcess(exe, append([]string{exe}, args...), &os.ProcAttr{Dir: "/", Env: os.Environ(), Files: []*os.File{r, null, null},
 		Sys: &syscall.SysProcAttr{Setsid: true}})
 	r.Close()
 	if err != nil {

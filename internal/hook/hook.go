@@ -103,7 +103,10 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 	if h.posting {
 		stdin, h.order = readHandoff(stdin) // detach.go
 	}
-	in, err := claudehook.Decode(io.TeeReader(stdin, &h.raw))
+	if prog == Stop && !h.posting {
+		stdin = io.TeeReader(stdin, &h.raw) // a Stop hands its input on
+	}
+	in, err := claudehook.Decode(stdin)
 	if err != nil {
 		log.Error("bad input", "err", err)
 		return 0
@@ -125,8 +128,8 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 	if err != nil {
 		h.log.Error("hook failed", "err", err)
 	}
-	tr.mark("done")
-	tr.log(h.log, in.PromptID)
+	h.tr.mark("done")
+	h.tr.log(h.log, in.PromptID)
 	return 0
 }
 
@@ -207,6 +210,7 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 		// Claude waits for this part: the place only (detach.go).
 		err := h.detachTurn(ctx, in)
 		if err == nil {
+			h.tr = nil // the reply's timings are the posting run's
 			return nil
 		}
 		h.log.Warn("posting the reply from the hook Claude waits for", "err", err)

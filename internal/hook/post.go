@@ -49,9 +49,9 @@ type outgoing struct {
 	key string
 }
 
-// place is a turn's place in its channel's reply order (state.Places),
-// taken while Claude waited for its Stop (detach.go); order is "" when
-// none could be taken.
+// place is a message's place in its channel's reply order (state.Places):
+// a reply's is taken while Claude waits for its Stop (detach.go); order is
+// "" when none could be taken.
 type place struct {
 	order   string
 	release func() // gives the place up; safe to call more than once
