@@ -115,11 +115,12 @@ func startPostingRun(_ context.Context, args []string, input []byte, _ Env) (pos
 	_ = p.Release() // the run outlives this process; init reaps it
 	// The input first: if this process is killed before the order is
 	// written, the run still has the turn, and takes its own place.
-	_, werr := w.Write(input)
+	if _, err := w.Write(input); err != nil {
+		w.Close()
+		return postingRun{}, fmt.Errorf("hand the input to the posting run: %w", err) // it died: post from here
+	}
 	return postingRun{pid: pid, hand: func(order string) {
-		if werr == nil {
-			_, _ = io.WriteString(w, handoffTrailer(order))
-		}
+		_, _ = io.WriteString(w, handoffTrailer(order))
 		w.Close()
 	}}, nil
 }
