@@ -46,7 +46,7 @@ type postingRun struct {
 var detach = startPostingRun
 
 // detachTurn takes the turn's place in its channel's reply order for a
-// posting run it starts. An error means no run was started: the caller
+// posting run it starts. An error means no run has the turn: the caller
 // posts the reply itself.
 func (h *handler) detachTurn(ctx context.Context, in *claudehook.Input) error {
 	run, err := detach(ctx, append(slices.Clone(h.args), postFlag), h.raw.Bytes(), h.getenv)
