@@ -60,9 +60,11 @@ func rule(pattern string, typ chroma.Emitter, m chroma.Mutator) chroma.Rule {
 // registerGoWritten registers chroma's Go, Go template and Markdown
 // lexers, which chroma defines in Go rather than XML (chroma v2
 // lexers/go.go and lexers/markdown.go, the same rules and configs; MIT).
-// chroma's other Go-written lexers (Raku, Haxe, HTTP, reStructuredText,
-// Svelte, Caddyfile and a few more) are not carried: those files show
-// plain, or by an XML lexer of the same language where one exists.
+// chroma's other Go-written lexers are not carried: reStructuredText,
+// HTTP, Raku, Haxe, Svelte, Caddyfile, Gemtext, Genshi, Markless, PHTML and
+// YAML+Jinja files show plain; Common Lisp, Emacs Lisp, ERB, MySQL, dns,
+// TypoScript and Zed by chroma's XML definition alone (without the Go
+// side's name remapping, HTML around ERB, or content analyser).
 func registerGoWritten(reg *chroma.LexerRegistry) {
 	html := reg.Get("HTML")
 	goText := reg.Register(chroma.MustNewXMLLexer(lexerDefs, "lexers/go_template.xml").SetConfig(
