@@ -16,7 +16,7 @@ import (
 //
 // The highlighter does not import chroma/v2/lexers: that package reads and
 // parses all of these, and compiles their analyser regexes, at package
-// init, some 7 MiB of resident memory in every daemon, with the web view on
+// init, ~5.5 MiB of resident memory in every daemon, with the web view on
 // or off, whether or not a page is ever highlighted. Here they stay unread
 // in the binary until the first highlighted page builds the registry.
 //

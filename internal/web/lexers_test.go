@@ -20,7 +20,7 @@ var builtBeforeTests = registryBuilt.Load()
 
 // The highlighter's registry is built by the first highlighted page, not at
 // start: internal/web does not link chroma's lexers package (whose init
-// parses every lexer, ~7 MiB resident in the daemon: BenchmarkDaemonIdleRSS
+// parses every lexer, ~5.5 MiB resident in the daemon: BenchmarkDaemonIdleRSS
 // and BenchmarkDaemonIdleRSSWebView), and its own registry is empty until
 // used.
 func TestHighlighterRegistryIsBuiltOnFirstUse(t *testing.T) {
