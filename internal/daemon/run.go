@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -224,6 +225,11 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan o
 	rt.FinishArchivedThreads()
 	rt.StartScheduler() // runs missed schedules at most an hour late, then each when due
 	log.Info("ccbridge running", "bots", bots.connected(), "telegram_bots", len(tg.posters), "attach", "tmux -L "+cfg.Tmux.Socket+" attach", "projects", projectNames(cfg))
+	// What start-up left (config and state reads, the bots' handshakes, the
+	// commands' registration, stacks grown on the way) is collected and given
+	// back to the OS once: an idle daemon keeps only what it holds
+	// (BenchmarkDaemonIdleRSS).
+	debug.FreeOSMemory()
 	<-ctx.Done()
 	if cause := context.Cause(ctx); errors.Is(cause, state.ErrUnsafeDir) {
 		return cause

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
 )
 
 // maxHighlight bounds the text handed to the highlighter at once; past it a
@@ -16,12 +15,12 @@ const maxHighlight = 512 << 10
 
 // lexerFor picks a lexer by file name, then by content, else plain text.
 func lexerFor(name, text string) chroma.Lexer {
-	l := lexers.Match(name)
+	l := registry().Match(name)
 	if l == nil && len(text) > 0 {
-		l = lexers.Analyse(text[:min(len(text), 4096)])
+		l = registry().Analyse(text[:min(len(text), 4096)])
 	}
 	if l == nil {
-		l = lexers.Fallback
+		l = fallbackLexer()
 	}
 	return chroma.Coalesce(l)
 }
@@ -37,7 +36,10 @@ func highlightLines(name, text string) []template.HTML {
 // language; without one it stays plain.
 func highlightCode(lang, text string) []template.HTML {
 	return highlight(func() chroma.Lexer {
-		if l := lexers.Get(lang); lang != "" && l != nil {
+		if lang == "" {
+			return nil
+		}
+		if l := registry().Get(lang); l != nil {
 			return chroma.Coalesce(l)
 		}
 		return nil
