@@ -28,7 +28,10 @@ func TestMain(m *testing.M) {
 	bins.hookStop = filepath.Join(dir, "ccbridge-hook-stop")
 	bins.hookPretool = filepath.Join(dir, "ccbridge-hook-pretool")
 	for out, pkg := range map[string]string{bins.bridge: "../cmd/bridge", bins.hookStop: "../cmd/hook-stop", bins.hookPretool: "../cmd/hook-pretool"} {
-		cmd := exec.Command("go", "build", "-o", out, pkg)
+		// Built as the release archives are (Makefile dist): static, no cgo,
+		// so the tier and the benches run what people install.
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "build", pkg, err)
