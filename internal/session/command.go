@@ -20,16 +20,22 @@ type CommandError struct {
 	Command string
 	Path    string // the PATH the pane gets
 	Err     error
+	// Codex says the command is [codex].command, not [claude].command.
+	Codex bool
 }
 
 func (e *CommandError) Error() string {
+	key, name := "[claude].command", "Claude Code"
+	if e.Codex {
+		key, name = "[codex].command", "Codex CLI"
+	}
 	switch {
 	case !strings.Contains(e.Command, "/"):
-		return fmt.Sprintf("%q is not on the PATH the sessions get: install Claude Code there, or set [claude].command to its full path", e.Command)
+		return fmt.Sprintf("%q is not on the PATH the sessions get: install %s there, or set %s to its full path", e.Command, name, key)
 	case errors.Is(e.Err, fs.ErrNotExist):
-		return fmt.Sprintf("%q does not exist: set [claude].command to the full path of Claude Code", e.Command)
+		return fmt.Sprintf("%q does not exist: set %s to the full path of %s", e.Command, key, name)
 	}
-	return fmt.Sprintf("%q cannot be run (%v): set [claude].command to the full path of Claude Code", e.Command, e.Err)
+	return fmt.Sprintf("%q cannot be run (%v): set %s to the full path of %s", e.Command, e.Err, key, name)
 }
 
 // LogValue adds the PATH searched, for the log.

@@ -135,6 +135,9 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 	if _, err := os.Stat(t.Dir); err != nil {
 		return "", fmt.Errorf("project directory %s: %w", t.Dir, err)
 	}
+	if t.Agent == config.AgentCodex {
+		return m.startCodex(ctx, t)
+	}
 	// What would make Claude exit at once is named now, not after the
 	// start timeout.
 	if err := m.checkCommand(); err != nil {
@@ -169,6 +172,13 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 	for k, v := range cfg.Claude.Env {
 		env[k] = v
 	}
+	return m.launch(ctx, t, argv, env, outputs)
+}
+
+// launch records the session and starts its pane with argv and env (the
+// agent's own) plus what ccbridge's hooks read.
+func (m *Manager) launch(ctx context.Context, t Target, argv []string, env map[string]string, outputs string) (string, error) {
+	cfg := m.config()
 	env[state.EnvSession] = t.Key
 	env[state.EnvRuntimeDir] = m.opt.Store.Dir.Root()
 	env["CCBRIDGE_OUTPUTS"] = outputs
@@ -183,6 +193,10 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 		s.Model, s.PermissionMode, s.ModeSeen, s.Progress = t.Model, t.PermissionMode, t.PermissionMode, t.Progress
 		s.PromptTimeout = cfg.Claude.PromptTimeout.Duration
 		s.PaneID, s.Busy = "", false
+		s.Agent = t.Agent
+		if t.Agent == config.AgentClaude {
+			s.Agent = ""
+		}
 		return nil
 	}); err != nil {
 		return "", err
@@ -199,7 +213,7 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 	if _, err := m.opt.Store.Sessions.Update(ctx, t.Key, func(s *state.Session) error { s.PaneID = pane; return nil }); err != nil {
 		return "", err
 	}
-	m.opt.Log.Info("started Claude", "session", t.Key, "pane", pane, "dir", t.Dir, "mode", t.PermissionMode, "resume", t.Resume)
+	m.opt.Log.Info("started Claude", "session", t.Key, "pane", pane, "dir", t.Dir, "mode", t.PermissionMode, "resume", t.Resume, "agent", t.Agent)
 	return pane, nil
 }
 
@@ -225,6 +239,7 @@ func (m *Manager) waitReady(ctx context.Context, t Target, pane string) (err err
 			m.opt.Log.Warn("Claude's pane stays open when Claude exits", "session", t.Key, "pane", pane, "err", lerr)
 		}
 	}()
+	scr := m.screenOf(t.Key)
 	deadline := time.Now().Add(m.startTimeout())
 	// The prompt timeout bounds the wait for a person from the first
 	// dialog on; before one shows, only the start timeout runs.
@@ -248,7 +263,7 @@ func (m *Manager) waitReady(ctx context.Context, t Target, pane string) (err err
 				settled = time.Now()
 			}
 			screen = now
-			if InputReady(screen) {
+			if scr.InputReady(screen) {
 				return nil
 			}
 			// tmux's notice says the program died; a user's tmux.conf may

@@ -1,0 +1,114 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/tmux"
+)
+
+const (
+	codexIdle     = "  >_ OpenAI Codex (v0.171.0)\n\n› Ask Codex to do anything\n  gpt-fake default · /p\n  ← for agents · ? for shortcuts\n"
+	codexApproval = "  Would you like to run the following command?\n  $ touch x\n› 1. Yes, proceed (y)\n  2. Yes, and don't ask again (p)\n  3. No, and tell Codex what to do differently (esc)\n  Press enter to confirm or esc to cancel\n"
+)
+
+// newCodexManager is newManager with the project's agent set to Codex.
+func newCodexManager(t *testing.T) (*Manager, *fakePanes, Target) {
+	t.Helper()
+	m, panes, _, target := newManager(t)
+	cfg := *m.config()
+	cfg.Codex = config.Codex{Command: "/opt/codex", Args: []string{"--profile", "w"}, Env: map[string]string{"CODEX_HOME": "/home/u/.codex-work"}}
+	cfg.Servers = slices.Clone(cfg.Servers)
+	cfg.Servers[0].Projects = slices.Clone(cfg.Servers[0].Projects)
+	cfg.Servers[0].Projects[0].Agent = config.AgentCodex
+	m.Reconfigure(&cfg)
+	panes.screen = codexIdle
+	target, err := ProjectTarget(&cfg, cfg.Servers[0], cfg.Servers[0].Projects[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, panes, target
+}
+
+// A Codex project's session runs [codex].command with its args and env,
+// the hooks on its command line and no Claude flag; it is ready once the
+// composer shows, and its record names the agent.
+func TestEnsureStartsCodexForACodexProject(t *testing.T) {
+	m, panes, target := newCodexManager(t)
+	if target.Agent != config.AgentCodex {
+		t.Fatalf("target agent %q", target.Agent)
+	}
+	if _, started, err := m.Ensure(context.Background(), target); err != nil || !started {
+		t.Fatalf("Ensure: %v, %v", started, err)
+	}
+	spec := panes.specs[0]
+	argv := strings.Join(spec.Argv, " ")
+	if !strings.HasPrefix(argv, "/opt/codex --profile w --no-daemon --dangerously-bypass-hook-trust -c hooks.") ||
+		!strings.Contains(argv, "'/bin/hs' --agent=codex '--rules=") || !strings.HasSuffix(argv, "--model sonnet") {
+		t.Errorf("argv %q", spec.Argv)
+	}
+	for _, claudeOnly := range []string{"--settings", "--permission-mode", "--append-system-prompt", "/opt/claude"} {
+		if slices.Contains(spec.Argv, claudeOnly) {
+			t.Errorf("a Claude flag in Codex's argv: %s", claudeOnly)
+		}
+	}
+	if spec.Env["CODEX_HOME"] != "/home/u/.codex-work" || spec.Env["CCBRIDGE_SESSION"] != "home-api" || spec.Env["ANTHROPIC_BASE_URL"] != "" {
+		t.Errorf("env %v", spec.Env)
+	}
+	rec, _ := m.opt.Store.Sessions.Get("home-api")
+	if rec.Agent != config.AgentCodex || rec.PermissionMode != "" {
+		t.Errorf("record %+v", rec)
+	}
+}
+
+// A missing codex command is named at start, by its key.
+func TestEnsureNamesAMissingCodexCommand(t *testing.T) {
+	m, panes, target := newCodexManager(t)
+	m.opt.FindProgram = func(name, _ string) error {
+		if name == "/opt/codex" {
+			return errors.New("not an executable file")
+		}
+		return nil
+	}
+	_, _, err := m.Ensure(context.Background(), target)
+	var ce *CommandError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "[codex].command") || !strings.Contains(err.Error(), "Codex CLI") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(panes.specs) != 0 {
+		t.Error("a pane was started")
+	}
+}
+
+// Text goes into Codex's composer, never into its approval dialog (whose
+// Enter would approve the command), and Enter follows once it shows.
+func TestDeliverToCodex(t *testing.T) {
+	m, panes, target := newCodexManager(t)
+	ctx := context.Background()
+	if _, _, err := m.Ensure(ctx, target); err != nil {
+		t.Fatal(err)
+	}
+	panes.takeOps()
+	panes.screen = codexApproval
+	if _, err := m.Deliver(ctx, target.Key, "hello"); !errors.Is(err, ErrDialogOpen) {
+		t.Fatalf("Deliver into a dialog: %v", err)
+	}
+	if ops := panes.takeOps(); len(ops) != 0 {
+		t.Errorf("sent into the dialog: %q", ops)
+	}
+	panes.screen = codexIdle
+	panes.onPaste = func(f *fakePanes, text string) {
+		f.screen = strings.Replace(codexIdle, "Ask Codex to do anything", text, 1)
+	}
+	if _, err := m.Deliver(ctx, target.Key, "run the tests"); err != nil {
+		t.Fatal(err)
+	}
+	ops := panes.takeOps()
+	if len(ops) != 3 || ops[1] != "paste %1 run the tests" || ops[2] != "keys %1 "+string(tmux.KeyEnter) {
+		t.Errorf("ops %q", ops)
+	}
+}
