@@ -5,11 +5,8 @@ import (
 	"strings"
 
 	"github.com/ccbridge/ccbridge/internal/agent"
+	"github.com/ccbridge/ccbridge/internal/codexhook"
 )
-
-// AgentFlag on a hook's command line tells the hook binaries that Codex
-// runs them (internal/hook reads it).
-const AgentFlag = "--agent=codex"
 
 // hookWait bounds the hooks that only record and post: Codex runs its
 // hooks synchronously (it has no async hooks), so they must end fast.
@@ -57,7 +54,7 @@ func (c Codex) Argv(s agent.Spec) []string {
 		if h.pretool {
 			bin = s.PreToolHook
 		}
-		cmd := shellQuote(bin) + " " + AgentFlag
+		cmd := shellQuote(bin) + " " + codexhook.AgentFlag
 		if s.Rules != "" {
 			cmd += " " + shellQuote(s.Rules)
 		}

@@ -1,0 +1,64 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ccbridge/ccbridge/internal/codexhook"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// runCodex runs a hook as Codex does: its payload, and the flag ccbridge
+// puts on the command lines it registers for Codex.
+func runCodex(t *testing.T, prog Program, root, session, stdin string) {
+	t.Helper()
+	env := map[string]string{state.EnvRuntimeDir: root, state.EnvSession: session}
+	var out, errb bytes.Buffer
+	if code := Main(context.Background(), prog, []string{codexhook.AgentFlag}, strings.NewReader(stdin), &out, &errb, func(k string) string { return env[k] }); code != 0 || out.Len() != 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+}
+
+// Codex's payloads (agents.md §1.3.2) carry turn_id where Claude's carry
+// prompt_id: the turn is claimed by it, and the reply is every message the
+// model wrote after its last tool call, read from the rollout (the payload
+// has only the last one).
+func TestCodexStopRecordsEveryMessageOfTheReply(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "rt")
+	rollout, _ := filepath.Abs(filepath.Join("..", "codexhook", "testdata", "rollout.jsonl"))
+	runCodex(t, Stop, root, "home-web", `{"session_id":"s1","turn_id":"t1","transcript_path":"`+rollout+
+		`","cwd":"/p","hook_event_name":"Stop","model":"gpt-fake","permission_mode":"default","stop_hook_active":false,"last_assistant_message":"Done."}`)
+	store, err := state.OpenStore(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := store.Turns.Get(state.TurnKey("s1", "t1"))
+	if err != nil || turn.Reply != "probe reply one\n\nDone." || turn.SessionKey != "home-web" {
+		t.Fatalf("turn %+v, %v", turn, err)
+	}
+	sess, _ := store.Sessions.Get("home-web")
+	if sess.ClaudeSessionID != "s1" || sess.TranscriptPath != rollout || sess.LastPromptID != "t1" {
+		t.Errorf("session %+v", sess)
+	}
+}
+
+// The receipt comes from UserPromptSubmit, and Codex's Interrupt (an
+// Escape ended the turn; no Stop follows) says the session is idle again.
+func TestCodexPromptThenInterrupt(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "rt")
+	base := `{"session_id":"s1","turn_id":"t7","transcript_path":"/nowhere/rollout.jsonl","cwd":"/p","model":"gpt-fake","permission_mode":"default",`
+	runCodex(t, Stop, root, "home-web", base+`"hook_event_name":"UserPromptSubmit","prompt":"hello codex"}`)
+	store, _ := state.OpenStore(root)
+	sess, _ := store.Sessions.Get("home-web")
+	if !sess.Busy || len(sess.Prompts) != 1 || sess.Prompts[0].Text != "hello codex" || sess.LastPromptID != "t7" {
+		t.Fatalf("after UserPromptSubmit: %+v", sess)
+	}
+	runCodex(t, Stop, root, "home-web", base+`"hook_event_name":"Interrupt"}`)
+	sess, _ = store.Sessions.Get("home-web")
+	if sess.Busy || sess.LastEvent != codexhook.EventInterrupt {
+		t.Fatalf("after Interrupt: %+v", sess)
+	}
+}
