@@ -66,6 +66,14 @@ const (
   3. Continue without trusting (hooks won't run)
   enter confirm · esc skip
 `
+	// Still loading: the composer shows, its footer not yet (text typed
+	// now was seen lost, and the screen redraws under it).
+	loading = `  >_ OpenAI Codex (v0.171.0)
+     loading
+
+› Ask Codex to do anything
+  ? for shortcuts
+`
 	// The model's prose names the key, far above the composer.
 	prose = `› what is the key?
 
@@ -97,6 +105,7 @@ func TestScreens(t *testing.T) {
 		"hooks":    {hooks, false, false, false},
 		"prose":    {prose, true, true, false},
 		"starting": {"  >_ OpenAI Codex (v0.171.0)\n", false, false, false},
+		"loading":  {loading, true, false, false},
 	} {
 		if got := c.InputBoxShown(tc.screen); got != tc.shown {
 			t.Errorf("%s: InputBoxShown %v", name, got)

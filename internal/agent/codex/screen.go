@@ -90,8 +90,18 @@ func (Codex) Busy(screen string) bool {
 	})
 }
 
-// InputReady: the composer is shown and no turn runs.
-func (c Codex) InputReady(screen string) bool { return c.InputBoxShown(screen) && !c.Busy(screen) }
+// InputReady: the composer is shown with the model's footer line (Codex
+// shows the composer while it still loads, with only "? for shortcuts"
+// under it; text typed then was seen lost) and no turn runs.
+func (c Codex) InputReady(screen string) bool {
+	box, _, ok := composer(screen)
+	if !ok || c.Busy(screen) {
+		return false
+	}
+	return slices.ContainsFunc(strings.Split(box, "\n")[1:], func(l string) bool {
+		return strings.Contains(l, " · ") && !strings.Contains(l, "shortcuts")
+	})
+}
 
 // InputHolds reports whether the composer starts with text (spaces and
 // line breaks ignored: Codex wraps), or with the placeholder it shows for a

@@ -1,0 +1,211 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/execx"
+	"github.com/ccbridge/ccbridge/internal/testutil/claudetest"
+	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
+	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
+	"github.com/ccbridge/ccbridge/internal/testutil/fakeresponses"
+	"github.com/ccbridge/ccbridge/internal/tmux"
+)
+
+// newCodexBridge starts one daemon serving two projects of one bot: a
+// Claude project (projects[0], the real Claude Code on fakemodel) and a
+// Codex project (projects[1], agent = "codex": the real Codex CLI on the
+// returned fake Responses API). The Codex home is the user's own, as
+// [codex].env points the panes at it: a custom model provider (no login
+// screen) and the project's folder trusted, as a person who ran Codex
+// there once has it. ccbridge adds nothing to it.
+func newCodexBridge(t *testing.T) (*bridge, *fakeresponses.Server) {
+	t.Helper()
+	claude, codex := claudetest.Binary(t), codexBinary(t)
+	b := &bridge{t: t, srv: fakediscord.New(t), model: fakemodel.New(t)}
+	fake := fakeresponses.New(t)
+	b.owner = b.srv.NewUser("owner")
+	b.socket = fmt.Sprintf("ccbe2e-%d-%d", os.Getpid(), socketSeq.Add(1))
+	b.tmux = tmux.New(execx.Exec{}, tmux.Options{Socket: b.socket})
+	base := settledTempDir(t)
+	t.Cleanup(func() { _ = b.tmux.KillServer(context.Background()) })
+	b.runtime = filepath.Join(base, "rt")
+	b.stateDir = filepath.Join(base, "state")
+	bot := b.srv.Main()
+	b.env = append(b.env, "CCBRIDGE_E2E_TOKEN_0="+bot.Token)
+	var dirs []string
+	for j, name := range []string{"claude", "codex"} {
+		p := &project{bot: bot, name: name, dir: filepath.Join(base, name+"-proj"), channel: bot.ChannelID, key: bot.Name + "-" + name}
+		if j > 0 {
+			p.channel = b.srv.AddChannel(bot.GuildID, name)
+		}
+		if err := os.MkdirAll(p.dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, p.dir)
+		b.projects = append(b.projects, p)
+	}
+	codexDir, _ := filepath.EvalSymlinks(b.projects[1].dir)
+	codexHome, codexUserHome := filepath.Join(base, "codex-home"), filepath.Join(base, "codex-user")
+	for _, d := range []string{codexHome, codexUserHome} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	userConfig := fmt.Sprintf("model = \"gpt-fake\"\nmodel_provider = \"fake\"\napproval_policy = \"on-request\"\nsandbox_mode = \"workspace-write\"\n\n"+
+		"[model_providers.fake]\nname = \"Fake\"\nbase_url = %q\nenv_key = %q\nwire_api = \"responses\"\n\n[projects.%q]\ntrust_level = \"trusted\"\n",
+		fake.URL+"/v1", codexKeyEnv, codexDir)
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(userConfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	home := claudeHomeIn(t, base, dirs...)
+	var env []string
+	for k, v := range claudetest.Env(home, b.model.URL) {
+		env = append(env, fmt.Sprintf("%s = %q", k, v))
+	}
+	cfg := fmt.Sprintf(`[discord]
+api_base = %q
+[tmux]
+socket = %q
+[claude]
+command = %q
+permission_mode = "default"
+env = { %s }
+[codex]
+command = %q
+env = { HOME = %q, CODEX_HOME = %q, %s = "sk-test-fake-0123456789", TERM = "tmux-256color" }
+[[servers]]
+name = %q
+token_env = "CCBRIDGE_E2E_TOKEN_0"
+guild_id = %q
+owner_ids = [%q]
+  [[servers.projects]]
+  name = "claude"
+  channel_id = %q
+  path = %q
+  footer = "off"
+  [[servers.projects]]
+  name = "codex"
+  channel_id = %q
+  path = %q
+  footer = "off"
+  agent = "codex"
+`, b.srv.URL, b.socket, claude, strings.Join(env, ", "), codex, codexUserHome, codexHome, codexKeyEnv,
+		bot.Name, bot.GuildID, b.owner.ID, b.projects[0].channel, b.projects[0].dir, b.projects[1].channel, b.projects[1].dir)
+	b.configure(base, cfg)
+	b.start()
+	t.Cleanup(func() {
+		if t.Failed() {
+			if b, err := os.ReadFile(filepath.Join(codexHome, "config.toml")); err == nil {
+				t.Logf("the user's Codex config after the test:\n%s", b)
+			}
+		}
+	})
+	return b, fake
+}
+
+// waitContent waits until the bot message m reads want (a reply posted at
+// once is edited when the transcript has the rest of it).
+func (b *bridge) waitContent(m *fakediscord.Message, want string) {
+	b.t.Helper()
+	deadline := time.Now().Add(long)
+	for time.Now().Before(deadline) {
+		if cur, ok := b.srv.Message(m.ID); ok && cur.Content == want {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cur, _ := b.srv.Message(m.ID)
+	b.t.Fatalf("message reads %q, want %q", cur.Content, want)
+}
+
+// The rows of issue 29 built so far, through the real daemon, fake
+// Discord, the real Codex CLI and the fake Responses API, beside a Claude
+// project of the same daemon: a message reaches Codex's pane and gets its
+// receipt (UserPromptSubmit); the reply is every message of the turn's
+// answer (Stop + the rollout); the text before a tool call is posted as
+// progress (PreToolUse); /stop interrupts with Escape and the Interrupt
+// hook confirms it, and the next message works.
+func TestCodexProjectBesideClaude(t *testing.T) {
+	t.Parallel()
+	b, fake := newCodexBridge(t)
+	claudeP, codexP := b.projects[0], b.projects[1]
+	fake.Script("SCN_CX_REPLY", fakeresponses.Text("First message of the answer.", "Second message of the answer."))
+	fake.Script("SCN_CX_TOOL", fakeresponses.Exec("Running echo now.", "echo hi-from-codex"))
+	fake.Script("SCN_CX_SLOW", fakeresponses.Step{Delay: 5 * time.Minute, Texts: []string{"too late"}})
+
+	// Side by side: both projects at once.
+	claudeMsg := b.say(claudeP, "hi from the claude project")
+	codexMsg := b.say(codexP, "hello SCN_CX_REPLY")
+	b.waitReply(claudeP, "ok: hi from the claude project")
+	b.waitReaction(claudeMsg, "✅")
+	reply := b.waitReply(codexP, "Second message of the answer.")
+	b.waitReaction(codexMsg, "✅")
+	b.waitContent(reply, "First message of the answer.\n\nSecond message of the answer.")
+	for _, m := range b.contents(codexP.channel) {
+		if strings.Contains(m, "waiting on a prompt") {
+			t.Errorf("a dialog seen in Codex's pane: %q", m)
+		}
+	}
+	if reqs := fake.Requests(); len(reqs) != 1 || reqs[0].LastUserText != "hello SCN_CX_REPLY" {
+		t.Fatalf("Codex's model requests: %+v", reqs)
+	}
+	rec, _ := b.store.Sessions.Get(codexP.key)
+	if rec.Agent != "codex" || rec.ClaudeSessionID == "" || rec.Busy {
+		t.Errorf("Codex session record %+v", rec)
+	}
+	if rec, _ := b.store.Sessions.Get(claudeP.key); rec.Agent != "" {
+		t.Errorf("the Claude project's record names agent %q", rec.Agent)
+	}
+	for _, m := range b.botMessages(claudeP.channel) {
+		if strings.Contains(m.Content, "answer.") {
+			t.Errorf("Codex's reply in the Claude channel: %q", m.Content)
+		}
+	}
+
+	// Progress: what the model wrote before its tool call, then the reply.
+	b.say(codexP, "run SCN_CX_TOOL")
+	b.waitReply(codexP, "Running echo now.")
+	b.waitReply(codexP, "Done. Last tool output:")
+	var order []string
+	for _, m := range b.contents(codexP.channel) {
+		if strings.Contains(m, "Running echo now.") || strings.Contains(m, "Done. Last tool output:") {
+			order = append(order, m)
+		}
+	}
+	if len(order) != 2 || !strings.Contains(order[0], "Running echo now.") || strings.Contains(order[1], "Running echo now.") {
+		t.Errorf("progress then reply: %q", order)
+	}
+
+	// /stop: Escape (never Ctrl+C, which would quit Codex) ends the turn;
+	// Codex's Interrupt hook reports it.
+	b.say(codexP, "SCN_CX_SLOW take your time")
+	fake.WaitRequest(t, long, "the slow prompt", func(r fakeresponses.Request) bool { return strings.Contains(r.LastUserText, "SCN_CX_SLOW") })
+	it := b.srv.Command(codexP.channel, "stop", b.owner, nil)
+	r := b.srv.WaitResponse(it, 5*time.Second)
+	b.srv.WaitMessage(10*time.Second, "the /stop answer", func(m *fakediscord.Message) bool {
+		return m.ID == r.OriginalID && strings.Contains(m.Content, "Interrupted")
+	})
+	deadline := time.Now().Add(long)
+	for rec, _ := b.store.Sessions.Get(codexP.key); rec.LastEvent != "Interrupt"; rec, _ = b.store.Sessions.Get(codexP.key) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no Interrupt hook after /stop; record %+v", rec)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	after := b.say(codexP, "hello after stop")
+	b.waitReply(codexP, "ok: hello after stop")
+	b.waitReaction(after, "✅")
+	for _, m := range b.botMessages(codexP.channel) {
+		if strings.Contains(m.Content, "too late") {
+			t.Fatal("the interrupted turn still replied")
+		}
+	}
+}
