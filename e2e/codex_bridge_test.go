@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -95,7 +96,6 @@ owner_ids = [%q]
   name = "codex"
   channel_id = %q
   path = %q
-  footer = "off"
   agent = "codex"
 `, b.srv.URL, b.socket, claude, strings.Join(env, ", "), codex, codexUserHome, codexHome, codexKeyEnv,
 		bot.Name, bot.GuildID, b.owner.ID, b.projects[0].channel, b.projects[0].dir, b.projects[1].channel, b.projects[1].dir)
@@ -111,19 +111,21 @@ owner_ids = [%q]
 	return b, fake
 }
 
-// waitContent waits until the bot message m reads want (a reply posted at
-// once is edited when the transcript has the rest of it).
-func (b *bridge) waitContent(m *fakediscord.Message, want string) {
+// waitContent waits until the bot message m starts with want (a reply
+// posted at once is edited when the transcript has the rest of it) and
+// returns what it then reads.
+func (b *bridge) waitContent(m *fakediscord.Message, want string) string {
 	b.t.Helper()
 	deadline := time.Now().Add(long)
 	for time.Now().Before(deadline) {
-		if cur, ok := b.srv.Message(m.ID); ok && cur.Content == want {
-			return
+		if cur, ok := b.srv.Message(m.ID); ok && strings.HasPrefix(cur.Content, want) {
+			return cur.Content
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	cur, _ := b.srv.Message(m.ID)
 	b.t.Fatalf("message reads %q, want %q", cur.Content, want)
+	return ""
 }
 
 // The rows of issue 29 built so far, through the real daemon, fake
@@ -132,7 +134,8 @@ func (b *bridge) waitContent(m *fakediscord.Message, want string) {
 // receipt (UserPromptSubmit); the reply is every message of the turn's
 // answer (Stop + the rollout); the text before a tool call is posted as
 // progress (PreToolUse); /stop interrupts with Escape and the Interrupt
-// hook confirms it, and the next message works.
+// hook confirms it, and the next message works. Replies end with a footer
+// of model and context, saying Codex reports no cost.
 func TestCodexProjectBesideClaude(t *testing.T) {
 	t.Parallel()
 	b, fake := newCodexBridge(t)
@@ -148,7 +151,10 @@ func TestCodexProjectBesideClaude(t *testing.T) {
 	b.waitReaction(claudeMsg, "✅")
 	reply := b.waitReply(codexP, "Second message of the answer.")
 	b.waitReaction(codexMsg, "✅")
-	b.waitContent(reply, "First message of the answer.\n\nSecond message of the answer.")
+	// The footer: model and context from the rollout, and no cost.
+	if got := b.waitContent(reply, "First message of the answer.\n\nSecond message of the answer.\n"); !regexp.MustCompile(`\n-# gpt-fake · ctx <?\d+% · no cost: Codex reports none$`).MatchString(got) {
+		t.Errorf("reply %q", got)
+	}
 	for _, m := range b.contents(codexP.channel) {
 		if strings.Contains(m, "waiting on a prompt") {
 			t.Errorf("a dialog seen in Codex's pane: %q", m)

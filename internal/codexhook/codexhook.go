@@ -52,9 +52,9 @@ type line struct {
 // maxLine bounds one rollout line (a tool output may be large).
 const maxLine = 64 << 20
 
-// scan calls each for every line of the rollout; a line that does not
-// decode (the last one, half written) is skipped.
-func scan(path string, each func(l *line) bool) error {
+// scanLines calls each with every line of the rollout, until it returns
+// false.
+func scanLines(path string, each func(b []byte) bool) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("open rollout: %w", err)
@@ -63,11 +63,7 @@ func scan(path string, each func(l *line) bool) error {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, maxLine)
 	for sc.Scan() {
-		var l line
-		if json.Unmarshal(sc.Bytes(), &l) != nil {
-			continue
-		}
-		if !each(&l) {
+		if !each(sc.Bytes()) {
 			return nil
 		}
 	}
@@ -75,6 +71,15 @@ func scan(path string, each func(l *line) bool) error {
 		return fmt.Errorf("read rollout: %w", err)
 	}
 	return nil
+}
+
+// scan calls each for every line of the rollout; a line that does not
+// decode (the last one, half written) is skipped.
+func scan(path string, each func(l *line) bool) error {
+	return scanLines(path, func(b []byte) bool {
+		var l line
+		return json.Unmarshal(b, &l) != nil || each(&l)
+	})
 }
 
 // FinalReply returns the turn's reply: every message the model wrote after
@@ -143,4 +148,44 @@ func TextBefore(path, callID string) (msgs []Message, found bool, err error) {
 		return true
 	})
 	return msgs, found, err
+}
+
+// Usage is what the rollout says of the session's model and context
+// window, as of its last token_count. Codex reports no cost.
+type Usage struct {
+	Model string
+	// Tokens is the last request's total (what the context holds);
+	// Window is the model's context window.
+	Tokens, Window int64
+}
+
+// LastUsage reads the last token_count of the rollout, and the model of
+// the last turn_context; ok is false when there is no token_count yet.
+func LastUsage(path string) (u Usage, ok bool, err error) {
+	err = scanLines(path, func(b []byte) bool {
+		var l struct {
+			Type    string `json:"type"`
+			Payload struct {
+				Type  string `json:"type"`
+				Model string `json:"model"`
+				Info  *struct {
+					Last struct {
+						Total int64 `json:"total_tokens"`
+					} `json:"last_token_usage"`
+					Window int64 `json:"model_context_window"`
+				} `json:"info"`
+			} `json:"payload"`
+		}
+		if json.Unmarshal(b, &l) != nil {
+			return true
+		}
+		switch p := l.Payload; {
+		case l.Type == "turn_context" && p.Model != "":
+			u.Model = p.Model
+		case l.Type == "event_msg" && p.Type == "token_count" && p.Info != nil:
+			u.Tokens, u.Window, ok = p.Info.Last.Total, p.Info.Window, true
+		}
+		return true
+	})
+	return u, ok, err
 }

@@ -44,3 +44,10 @@ func TestTextBeforeIsWhatTheModelWroteBeforeTheCall(t *testing.T) {
 		t.Error("a call not in the rollout found")
 	}
 }
+
+func TestLastUsageIsTheLastTokenCount(t *testing.T) {
+	u, ok, err := LastUsage(rollout)
+	if err != nil || !ok || u != (Usage{Model: "gpt-fake", Tokens: 51680, Window: 258400}) {
+		t.Errorf("LastUsage = %+v, %v, %v", u, ok, err)
+	}
+}

@@ -2,9 +2,11 @@ package hook
 
 import (
 	"slices"
+	"time"
 
 	"github.com/ccbridge/ccbridge/internal/claudehook"
 	"github.com/ccbridge/ccbridge/internal/codexhook"
+	"github.com/ccbridge/ccbridge/internal/state"
 )
 
 // agentCodex is claudehook.Input.Agent for Codex CLI.
@@ -44,4 +46,27 @@ func textBefore(in *claudehook.Input) (msgID string, blocks []claudehook.Indexed
 		blocks = append(blocks, claudehook.IndexedText{Index: i, Text: m.Text})
 	}
 	return in.ToolUseID, blocks, found, err
+}
+
+// noCost ends a Codex footer: Codex reports tokens but no cost, and a
+// footer without one would read as if it were free.
+const noCost = "no cost: Codex reports none"
+
+// codexFooter is a Codex reply's footer: the model and the context in use
+// from the rollout's last token_count (agents.md §1.5). It has the turn's
+// own figures: Codex writes them before it fires Stop.
+func (h *handler) codexFooter(sess state.Session) string {
+	if sess.TranscriptPath == "" {
+		return ""
+	}
+	u, ok, err := codexhook.LastUsage(sess.TranscriptPath)
+	if err != nil || !ok {
+		h.log.Debug("no usage in the rollout", "err", err)
+		return ""
+	}
+	st := state.Status{Model: u.Model, ModelID: u.Model}
+	if u.Window > 0 {
+		st.ContextPct, st.HasContext = 100*float64(u.Tokens)/float64(u.Window), true
+	}
+	return "-# " + StatusText(st, time.Now()) + " · " + noCost
 }

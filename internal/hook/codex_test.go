@@ -3,6 +3,7 @@ package hook
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,5 +61,21 @@ func TestCodexPromptThenInterrupt(t *testing.T) {
 	sess, _ = store.Sessions.Get("home-web")
 	if sess.Busy || sess.LastEvent != codexhook.EventInterrupt {
 		t.Fatalf("after Interrupt: %+v", sess)
+	}
+}
+
+// A Codex reply's footer: the model and context of the rollout's last
+// token_count. Codex reports no cost, and the footer says so rather than
+// showing none or inventing one.
+func TestCodexFooterFromTheRollout(t *testing.T) {
+	store, err := state.OpenStore(filepath.Join(t.TempDir(), "rt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rollout, _ := filepath.Abs(filepath.Join("..", "codexhook", "testdata", "rollout.jsonl"))
+	h := &handler{store: store, log: slog.New(slog.DiscardHandler)}
+	line, own := h.footer(state.Session{Agent: "codex", TranscriptPath: rollout}, state.Turn{ClaudeSessionID: "s1", PromptID: "t1"})
+	if line != "-# gpt-fake · ctx 20% · no cost: Codex reports none" || !own {
+		t.Errorf("footer %q, %v", line, own)
 	}
 }
