@@ -135,7 +135,8 @@ func (b *bridge) waitContent(m *fakediscord.Message, want string) string {
 // answer (Stop + the rollout); the text before a tool call is posted as
 // progress (PreToolUse); /stop interrupts with Escape and the Interrupt
 // hook confirms it, and the next message works. Replies end with a footer
-// of model and context, saying Codex reports no cost.
+// of model and context, saying Codex reports no cost. After a restart the
+// conversation is resumed.
 func TestCodexProjectBesideClaude(t *testing.T) {
 	t.Parallel()
 	b, fake := newCodexBridge(t)
@@ -213,5 +214,33 @@ func TestCodexProjectBesideClaude(t *testing.T) {
 		if strings.Contains(m.Content, "too late") {
 			t.Fatal("the interrupted turn still replied")
 		}
+	}
+
+	// Resume after a restart (the daemon and tmux gone): the next message
+	// continues the conversation with codex resume <id>.
+	before, _ := b.store.Sessions.Get(codexP.key)
+	for deadline := time.Now().Add(long); ; time.Sleep(100 * time.Millisecond) {
+		if reg, _ := registry(t, b).Sessions.Get(codexP.key); reg.ClaudeSessionID == before.ClaudeSessionID && reg.ClaudeSessionID != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the conversation was never remembered")
+		}
+	}
+	b.kill()
+	if err := b.tmux.KillServer(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	b.start()
+	b.say(codexP, "what was the word?")
+	resumed := fake.WaitRequest(t, long, "the resumed conversation", func(r fakeresponses.Request) bool { return r.LastUserText == "what was the word?" })
+	if body := fmt.Sprint(resumed.Body["input"]); !strings.Contains(body, "hello SCN_CX_REPLY") {
+		t.Fatalf("the resumed request does not carry the earlier conversation: %.300s", body)
+	}
+	b.waitReply(codexP, "ok: what was the word?")
+	b.waitReply(codexP, "↩️ Resumed Codex session `"+before.ClaudeSessionID+"`.")
+	rec, _ = b.store.Sessions.Get(codexP.key)
+	if rec.ClaudeSessionID != before.ClaudeSessionID || rec.StartSource != "resume" || rec.Agent != "codex" {
+		t.Fatalf("after restart: session %s (SessionStart source %q, agent %q), want %s (resume)", rec.ClaudeSessionID, rec.StartSource, rec.Agent, before.ClaudeSessionID)
 	}
 }

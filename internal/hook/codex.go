@@ -25,6 +25,14 @@ func fromAgent(in *claudehook.Input, args []string) {
 	}
 }
 
+// agentName names the agent in what the hooks post.
+func agentName(in *claudehook.Input) string {
+	if in.Agent == agentCodex {
+		return "Codex"
+	}
+	return "Claude"
+}
+
 // transcriptReply reads the turn's whole reply from the agent's transcript;
 // found is false until it holds the reply's last message.
 func transcriptReply(in *claudehook.Input) (string, bool, error) {
