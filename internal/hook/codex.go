@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"log/slog"
 	"slices"
 	"time"
 
@@ -23,6 +24,20 @@ func fromAgent(in *claudehook.Input, args []string) {
 	if in.PromptID == "" {
 		in.PromptID = in.TurnID
 	}
+}
+
+// decisionFor is the decision as the agent takes it. Codex's
+// PermissionRequest takes allow, or deny with a message, and fails closed
+// on anything more (updatedInput, updatedPermissions, interrupt; agents.md
+// §1.3.3): those are left out, so an answer still counts as allow or deny.
+func decisionFor(in *claudehook.Input, d claudehook.Decision, log *slog.Logger) claudehook.Decision {
+	if in.Agent != agentCodex {
+		return d
+	}
+	if len(d.UpdatedInput) > 0 || len(d.UpdatedPermissions) > 0 || d.Interrupt {
+		log.Warn("Codex takes allow or deny only; the rest of the decision is left out", "behavior", d.Behavior)
+	}
+	return claudehook.Decision{Behavior: d.Behavior, Message: d.Message}
 }
 
 // agentName names the agent in what the hooks post.

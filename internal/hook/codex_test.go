@@ -5,9 +5,11 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/ccbridge/ccbridge/internal/claudehook"
 	"github.com/ccbridge/ccbridge/internal/codexhook"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -77,5 +79,19 @@ func TestCodexFooterFromTheRollout(t *testing.T) {
 	line, own := h.footer(state.Session{Agent: "codex", TranscriptPath: rollout}, state.Turn{ClaudeSessionID: "s1", PromptID: "t1"})
 	if line != "-# gpt-fake · ctx 20% · no cost: Codex reports none" || !own {
 		t.Errorf("footer %q, %v", line, own)
+	}
+}
+
+// Codex fails closed on a PermissionRequest answer with more than allow or
+// deny and its message: the rest is left out for Codex, kept for Claude.
+func TestDecisionForCodexIsAllowOrDenyOnly(t *testing.T) {
+	d := claudehook.Decision{Behavior: "allow", Message: "m", Interrupt: true, UpdatedInput: []byte(`{"command":"x"}`),
+		UpdatedPermissions: []claudehook.PermissionUpdate{{Type: "addRules"}}}
+	log := slog.New(slog.DiscardHandler)
+	if got := decisionFor(&claudehook.Input{Agent: agentCodex}, d, log); !reflect.DeepEqual(got, claudehook.Decision{Behavior: "allow", Message: "m"}) {
+		t.Errorf("Codex: %+v", got)
+	}
+	if got := decisionFor(&claudehook.Input{}, d, log); !reflect.DeepEqual(got, d) {
+		t.Errorf("Claude: %+v", got)
 	}
 }

@@ -3,6 +3,7 @@ package codex
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ccbridge/ccbridge/internal/agent"
 	"github.com/ccbridge/ccbridge/internal/codexhook"
@@ -12,15 +13,21 @@ import (
 // hooks synchronously (it has no async hooks), so they must end fast.
 const hookWait = 30
 
+// permissionMargin is how much longer Codex waits for the
+// PermissionRequest hook than the hook waits for the card's answer, so the
+// hook ends by itself (no decision: Codex then shows its own dialog).
+const permissionMargin = time.Minute
+
 // hookEvents maps each Codex hook event ccbridge registers to the binary
-// that handles it (true: ccbridge-hook-pretool). PermissionRequest is not
-// registered yet: Codex runs it before its dialog and hides the dialog
-// while it waits (agents.md §1.3.4), so a card waiting on the chat would
-// take the terminal's answer away; the dialog stays in the terminal.
+// that handles it (true: ccbridge-hook-pretool). PermissionRequest waits
+// for the card's answer: Codex runs it before its dialog and shows the
+// dialog only once it returns without a decision (agents.md §1.3.4), so
+// while the card waits the terminal cannot answer.
 var hookEvents = []struct {
 	event   string
 	pretool bool
 }{
+	{"PermissionRequest", true},
 	{"SessionStart", false},
 	{"UserPromptSubmit", false},
 	{"PreToolUse", true},
@@ -58,7 +65,11 @@ func (c Codex) Argv(s agent.Spec) []string {
 		if s.Rules != "" {
 			cmd += " " + shellQuote(s.Rules)
 		}
-		argv = append(argv, "-c", fmt.Sprintf("hooks.%s=[{hooks=[{type=\"command\",command=%s,timeout=%d}]}]", h.event, tomlString(cmd), hookWait))
+		wait := hookWait
+		if h.event == "PermissionRequest" {
+			wait = int((s.PromptTimeout + permissionMargin).Seconds())
+		}
+		argv = append(argv, "-c", fmt.Sprintf("hooks.%s=[{hooks=[{type=\"command\",command=%s,timeout=%d}]}]", h.event, tomlString(cmd), wait))
 	}
 	if s.Model != "" {
 		argv = append(argv, "--model", s.Model)
