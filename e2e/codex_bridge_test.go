@@ -291,3 +291,23 @@ func TestCodexPermissionCard(t *testing.T) {
 		t.Error("the denied command ran")
 	}
 }
+
+// A Codex project whose [codex].command is not installed: the message
+// gets a clear word in its channel, naming the key, at once.
+func TestCodexMissingCommand(t *testing.T) {
+	t.Parallel()
+	b, _ := newCodexBridge(t)
+	b.reconfigure(func(cfg string) string {
+		return regexp.MustCompile(`(?m)^\[codex\]\ncommand = ".*"$`).ReplaceAllString(cfg, "[codex]\ncommand = \"codex-not-installed\"")
+	})
+	p := b.projects[1]
+	m := b.say(p, "hello")
+	reply := b.waitReply(p, `"codex-not-installed" is not on the PATH the sessions get: install Codex CLI there, or set [codex].command to its full path`)
+	b.waitReaction(m, "⚠️")
+	if strings.Contains(reply.Content, "[claude]") {
+		t.Errorf("the error names Claude's command: %q", reply.Content)
+	}
+	if len(b.panes()) != 0 {
+		t.Error("a pane was started")
+	}
+}
