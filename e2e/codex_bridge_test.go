@@ -311,3 +311,23 @@ func TestCodexMissingCommand(t *testing.T) {
 		t.Error("a pane was started")
 	}
 }
+
+// The [policy] holds in a Codex session: a call a deny rule covers is
+// refused by the PreToolUse hook, and the model is told which rule.
+func TestCodexPolicyDeny(t *testing.T) {
+	t.Parallel()
+	b, fake := newCodexBridge(t)
+	b.reconfigure(func(cfg string) string {
+		return strings.Replace(cfg, "[[servers]]", "[policy]\ndeny = [\"Bash(touch *)\"]\n[[servers]]", 1)
+	})
+	p := b.projects[1]
+	fake.Script("SCN_CX_TOUCH", fakeresponses.Exec("", "touch inside.txt"))
+	b.say(p, "run SCN_CX_TOUCH")
+	fake.WaitRequest(t, long, "the refusal", func(r fakeresponses.Request) bool {
+		return strings.Contains(r.LastUserText, "SCN_CX_TOUCH") && len(r.Outputs) == 1 && strings.Contains(r.Outputs[0].Output, "denied by rule Bash(touch *)")
+	})
+	b.waitReply(p, "Done. Last tool output:")
+	if _, err := os.Stat(filepath.Join(p.dir, "inside.txt")); err == nil {
+		t.Error("the denied command ran")
+	}
+}

@@ -40,6 +40,16 @@ func decisionFor(in *claudehook.Input, d claudehook.Decision, log *slog.Logger) 
 	return claudehook.Decision{Behavior: d.Behavior, Message: d.Message}
 }
 
+// policyFor is a [policy] verdict as the agent takes it from PreToolUse.
+// Codex takes deny with a reason but not ask (unsupported: the call would
+// run), so what a rule would ask about is refused, saying why.
+func policyFor(in *claudehook.Input, decision, reason string) (string, string) {
+	if in.Agent != agentCodex || decision != "ask" {
+		return decision, reason
+	}
+	return "deny", reason + " (Codex cannot ask from a hook, so the call is refused; run it in the terminal yourself if it is right)"
+}
+
 // agentName names the agent in what the hooks post.
 func agentName(in *claudehook.Input) string {
 	if in.Agent == agentCodex {

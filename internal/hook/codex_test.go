@@ -3,6 +3,7 @@ package hook
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"path/filepath"
 	"reflect"
@@ -93,5 +94,40 @@ func TestDecisionForCodexIsAllowOrDenyOnly(t *testing.T) {
 	}
 	if got := decisionFor(&claudehook.Input{}, d, log); !reflect.DeepEqual(got, d) {
 		t.Errorf("Claude: %+v", got)
+	}
+}
+
+// The [policy] holds in a Codex session too, through its synchronous
+// PreToolUse hook. Codex takes deny with a reason there, but cannot ask
+// from a hook ("ask" is unsupported and would let the call run): an ask
+// rule refuses the call, saying why.
+func TestCodexPolicyRefusesWhatItWouldAsk(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "rt")
+	rules := claudehook.SessionPolicy{Ask: []string{"Bash(rm *)"}, Deny: []string{"Bash(curl *)"}, AuditDir: t.TempDir()}
+	env := map[string]string{state.EnvRuntimeDir: root, state.EnvSession: "home-web"}
+	decide := func(command string) (claudehook.PreToolUseDecision, bool) {
+		var out, errb bytes.Buffer
+		payload := `{"session_id":"s1","turn_id":"t1","transcript_path":"/r.jsonl","cwd":"/p","hook_event_name":"PreToolUse","model":"gpt-fake",` +
+			`"permission_mode":"default","tool_name":"Bash","tool_input":{"command":"` + command + `"},"tool_use_id":"call_1"}`
+		Main(context.Background(), PreTool, []string{claudehook.PolicyFlag, codexhook.AgentFlag, rules.Arg()}, strings.NewReader(payload), &out, &errb,
+			func(k string) string { return env[k] })
+		if out.Len() == 0 {
+			return claudehook.PreToolUseDecision{}, false
+		}
+		var o claudehook.PreToolUseOutput
+		if err := json.Unmarshal(out.Bytes(), &o); err != nil {
+			t.Fatalf("%q: %v", out.String(), err)
+		}
+		return o.HookSpecificOutput, true
+	}
+	if d, ok := decide("rm -rf build"); !ok || d.PermissionDecision != "deny" || !strings.Contains(d.PermissionDecisionReason, "rule Bash(rm *) asks for confirmation") ||
+		!strings.Contains(d.PermissionDecisionReason, "Codex cannot ask") {
+		t.Errorf("ask rule: %+v, %v", d, ok)
+	}
+	if d, ok := decide("curl example.com"); !ok || d.PermissionDecision != "deny" || !strings.Contains(d.PermissionDecisionReason, "denied by rule Bash(curl *)") {
+		t.Errorf("deny rule: %+v, %v", d, ok)
+	}
+	if d, ok := decide("ls"); ok {
+		t.Errorf("no rule: %+v", d)
 	}
 }

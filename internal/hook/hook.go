@@ -86,7 +86,7 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 		h.storeErr = err
 		if enforcing {
 			h.log = slog.New(slog.NewTextHandler(stderr, nil))
-			return h.enforceWithout(stdin, global)
+			return h.enforceWithout(stdin, global, args)
 		}
 		return 0
 	}

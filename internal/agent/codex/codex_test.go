@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -167,24 +168,26 @@ func TestArgvRegistersHooksPerProcess(t *testing.T) {
 			t.Fatalf("%q: %v", argv[i+1], err)
 		}
 		for ev, groups := range v.Hooks {
-			h := groups[0].Hooks[0]
-			wait := hookWait
-			if ev == "PermissionRequest" {
-				wait = 11 * 60 // the prompt timeout and a margin: the hook ends first
+			for i, h := range groups[0].Hooks {
+				wait := hookWait
+				if ev == "PermissionRequest" {
+					wait = 11 * 60 // the prompt timeout and a margin: the hook ends first
+				}
+				if h.Type != "command" || h.Timeout != wait {
+					t.Errorf("%s: %+v", ev, h)
+				}
+				got[fmt.Sprint(ev, i)] = h.Command
 			}
-			if h.Type != "command" || h.Timeout != wait {
-				t.Errorf("%s: %+v", ev, h)
-			}
-			got[ev] = h.Command
 		}
 	}
 	rules := `'--rules={"ask":["Bash(rm \"x\")"]}'`
 	for ev, want := range map[string]string{
-		"Stop":              `'/b/hook stop' --agent=codex ` + rules,
-		"UserPromptSubmit":  `'/b/hook stop' --agent=codex ` + rules,
-		"Interrupt":         `'/b/hook stop' --agent=codex ` + rules,
-		"PreToolUse":        `'/b/it'\''s-pre' --agent=codex ` + rules,
-		"PermissionRequest": `'/b/it'\''s-pre' --agent=codex ` + rules,
+		"Stop0":              `'/b/hook stop' --agent=codex ` + rules,
+		"UserPromptSubmit0":  `'/b/hook stop' --agent=codex ` + rules,
+		"Interrupt0":         `'/b/hook stop' --agent=codex ` + rules,
+		"PreToolUse0":        `'/b/it'\''s-pre' --agent=codex ` + rules,
+		"PreToolUse1":        `'/b/it'\''s-pre' --policy --agent=codex ` + rules,
+		"PermissionRequest0": `'/b/it'\''s-pre' --agent=codex ` + rules,
 	} {
 		if got[ev] != want {
 			t.Errorf("%s: %s, want %s", ev, got[ev], want)

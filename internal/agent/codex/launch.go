@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/agent"
+	"github.com/ccbridge/ccbridge/internal/claudehook"
 	"github.com/ccbridge/ccbridge/internal/codexhook"
 )
 
@@ -61,20 +62,35 @@ func (c Codex) Argv(s agent.Spec) []string {
 		if h.pretool {
 			bin = s.PreToolHook
 		}
-		cmd := shellQuote(bin) + " " + codexhook.AgentFlag
-		if s.Rules != "" {
-			cmd += " " + shellQuote(s.Rules)
-		}
 		wait := hookWait
 		if h.event == "PermissionRequest" {
 			wait = int((s.PromptTimeout + permissionMargin).Seconds())
 		}
-		argv = append(argv, "-c", fmt.Sprintf("hooks.%s=[{hooks=[{type=\"command\",command=%s,timeout=%d}]}]", h.event, tomlString(cmd), wait))
+		hooks := []string{hookEntry(bin, "", s.Rules, wait)}
+		if h.event == "PreToolUse" {
+			// The [policy]: Codex runs every hook synchronously, and its
+			// PreToolUse takes a deny (internal/hook turns an ask into one).
+			hooks = append(hooks, hookEntry(bin, claudehook.PolicyFlag, s.Rules, hookWait))
+		}
+		argv = append(argv, "-c", fmt.Sprintf("hooks.%s=[{hooks=[%s]}]", h.event, strings.Join(hooks, ",")))
 	}
 	if s.Model != "" {
 		argv = append(argv, "--model", s.Model)
 	}
 	return argv
+}
+
+// hookEntry is one command hook, as an inline TOML table.
+func hookEntry(bin, flag, rules string, wait int) string {
+	cmd := shellQuote(bin)
+	if flag != "" {
+		cmd += " " + flag
+	}
+	cmd += " " + codexhook.AgentFlag
+	if rules != "" {
+		cmd += " " + shellQuote(rules)
+	}
+	return fmt.Sprintf("{type=\"command\",command=%s,timeout=%d}", tomlString(cmd), wait)
 }
 
 // shellQuote quotes a word for the shell Codex runs hook commands in.
