@@ -34,20 +34,33 @@ type Screen interface {
 
 // Spec is what an agent needs to start one session's process.
 type Spec struct {
-	Dir    string
 	Model  string
 	Resume string // the agent's own session id to continue
 	// StopHook and PreToolHook are the absolute paths of ccbridge's hook
-	// binaries; Rules is the session's policy argument for them.
+	// binaries; Rules is the session's policy as their argument.
 	StopHook, PreToolHook, Rules string
 	PromptTimeout                time.Duration
+
+	// Claude Code only: its permission mode, its inline --settings (the
+	// hooks, and the policy as its own permission rules), the system
+	// prompt ccbridge appends, a front end's own flags, and whether a
+	// resumed conversation is forked.
+	PermissionMode, Settings, SystemPrompt string
+	Args                                   []string
+	Fork                                   bool
 }
 
-// Agent is one coding agent.
+// Agent is one coding agent as the config sets it up.
 type Agent interface {
 	Screen
 	// Name is the agent as the config names it ("claude", "codex").
 	Name() string
+	// Program is the command a pane runs, the config key that sets it
+	// and the agent's name for people ("Codex CLI"): a missing program is
+	// named by its key.
+	Program() (command, key, title string)
+	// Env is the configured environment of its panes.
+	Env() map[string]string
 	// Argv is the command line of a session's process.
 	Argv(s Spec) []string
 }

@@ -1,7 +1,10 @@
 package session
 
 import (
+	"os"
+
 	"github.com/ccbridge/ccbridge/internal/agent"
+	"github.com/ccbridge/ccbridge/internal/agent/claude"
 	"github.com/ccbridge/ccbridge/internal/agent/codex"
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/tmux"
@@ -18,18 +21,35 @@ func (claudeScreen) Busy(s string) bool             { return Busy(s) }
 func (claudeScreen) InterruptedMark() string        { return interruptedMark }
 func (claudeScreen) DialogChrome() []string         { return dialogChrome }
 
-// codexAgent is the Codex adapter as the config sets it up.
-func codexAgent(cfg *config.Config) codex.Codex {
-	return codex.Codex{Command: cfg.Codex.Command, Args: cfg.Codex.Args}
+// agentFor is the agent adapter of a name the config allows ("" is
+// Claude), as the config in use sets it up.
+func (m *Manager) agentFor(name string) agent.Agent {
+	cfg := m.config()
+	if name == config.AgentCodex {
+		return codex.Codex{Command: cfg.Codex.Command, Args: cfg.Codex.Args, Environ: cfg.Codex.Env}
+	}
+	return claude.Claude{Screen: claudeScreen{}, Command: cfg.Claude.Command, Args: cfg.Claude.Args, Environ: cfg.Claude.Env}
 }
 
 // screenOf is how the session's pane reads: by the agent its record names
 // (set when ccbridge started it; a pane taken over is Claude's).
 func (m *Manager) screenOf(key string) agent.Screen {
-	if rec, err := m.opt.Store.Sessions.Get(key); err == nil && rec.Agent == config.AgentCodex {
-		return codexAgent(m.config())
+	rec, _ := m.opt.Store.Sessions.Get(key)
+	return m.agentFor(rec.Agent)
+}
+
+// checkProgram reports whether the agent's program can be run in a new
+// pane (with its configured PATH), naming the config key that sets it.
+func (m *Manager) checkProgram(a agent.Agent) error {
+	cmd, key, title := a.Program()
+	path, ok := a.Env()["PATH"]
+	if !ok {
+		path = os.Getenv("PATH") // the tmux server inherits the daemon's (tmux.KeepEnv)
 	}
-	return claudeScreen{}
+	if err := m.opt.FindProgram(cmd, path); err != nil {
+		return &CommandError{Command: cmd, Path: path, Err: err, Key: key, Title: title}
+	}
+	return nil
 }
 
 // guardOf is what tmux checks immediately before every key and paste

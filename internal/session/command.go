@@ -20,14 +20,15 @@ type CommandError struct {
 	Command string
 	Path    string // the PATH the pane gets
 	Err     error
-	// Codex says the command is [codex].command, not [claude].command.
-	Codex bool
+	// Key is the config key that sets the command, and Title the agent's
+	// name: [claude].command and Claude Code when empty.
+	Key, Title string
 }
 
 func (e *CommandError) Error() string {
 	key, name := "[claude].command", "Claude Code"
-	if e.Codex {
-		key, name = "[codex].command", "Codex CLI"
+	if e.Key != "" {
+		key, name = e.Key, e.Title
 	}
 	switch {
 	case !strings.Contains(e.Command, "/"):
@@ -62,8 +63,6 @@ func panePath(cfg *config.Config) string {
 // pane can run, so a missing one is named at once rather than after the
 // start timeout. ccbridge run calls it at start, as doctor does.
 func CheckCommand(cfg *config.Config) error { return checkCommand(cfg, findProgram) }
-
-func (m *Manager) checkCommand() error { return checkCommand(m.config(), m.opt.FindProgram) }
 
 func checkCommand(cfg *config.Config, find func(name, path string) error) error {
 	cmd := cfg.Claude.Command

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/agent"
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/tmux"
@@ -135,42 +137,37 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 	if _, err := os.Stat(t.Dir); err != nil {
 		return "", fmt.Errorf("project directory %s: %w", t.Dir, err)
 	}
-	if t.Agent == config.AgentCodex {
-		return m.startCodex(ctx, t)
-	}
-	// What would make Claude exit at once is named now, not after the
+	a := m.agentFor(t.Agent) // agents.go
+	// What would make the agent exit at once is named now, not after the
 	// start timeout.
-	if err := m.checkCommand(); err != nil {
+	if err := m.checkProgram(a); err != nil {
 		return "", err
 	}
-	if err := checkMode(t.PermissionMode); err != nil {
-		return "", err
+	spec := agent.Spec{Model: t.Model, Resume: t.Resume, StopHook: m.opt.HookStop, PreToolHook: m.opt.HookPretool,
+		PromptTimeout: cfg.Claude.PromptTimeout.Duration}
+	if a.Name() == config.AgentClaude {
+		if err := checkMode(t.PermissionMode); err != nil {
+			return "", err
+		}
+		spec.PermissionMode, spec.Settings, spec.Args, spec.Fork = t.PermissionMode, m.settingsFor(t), t.Args, t.Resume != "" && m.forking(t) // policy.go
+	} else {
+		// Claude's permission modes do not apply: the agent's own config
+		// (approval policy, sandbox) does.
+		t.PermissionMode = ""
+		sp, _ := m.sessionPolicy(t)
+		spec.Rules = sp.Arg()
 	}
 	outputs, err := m.opt.Store.Dir.Outputs(t.Key)
 	if err != nil {
 		return "", err
 	}
-	argv := append([]string{cfg.Claude.Command}, cfg.Claude.Args...)
-	if t.PermissionMode != "" {
-		argv = append(argv, "--permission-mode", t.PermissionMode)
+	if !t.Plain && a.Name() == config.AgentClaude {
+		spec.SystemPrompt = claudeSystemPrompt(outputs)
 	}
-	argv = append(argv, "--settings", m.settingsFor(t)) // policy.go
-	if !t.Plain {
-		argv = append(argv, "--append-system-prompt", claudeSystemPrompt(outputs))
-	}
-	argv = append(argv, t.Args...)
-	if t.Model != "" {
-		argv = append(argv, "--model", t.Model)
-	}
-	if t.Resume != "" {
-		argv = append(argv, "--resume", t.Resume)
-		if m.forking(t) {
-			argv = append(argv, "--fork-session")
-		}
-	}
-	env := map[string]string{}
-	for k, v := range cfg.Claude.Env {
-		env[k] = v
+	argv := a.Argv(spec)
+	env := maps.Clone(a.Env())
+	if env == nil {
+		env = map[string]string{}
 	}
 	return m.launch(ctx, t, argv, env, outputs)
 }

@@ -12,13 +12,22 @@ import (
 
 // Codex is the adapter.
 type Codex struct {
-	// Command and Args are [codex].command and args.
+	// Command, Args and Environ are [codex].command, args and env.
 	Command string
 	Args    []string
+	Environ map[string]string
 }
 
 // Name is the config's name of the agent.
 func (Codex) Name() string { return "codex" }
+
+// Program is [codex].command.
+func (c Codex) Program() (command, key, title string) {
+	return c.Command, "[codex].command", "Codex CLI"
+}
+
+// Env is [codex].env.
+func (c Codex) Env() map[string]string { return c.Environ }
 
 // composerMark starts the composer line, and also each highlighted choice
 // of a dialog ("› 1. Yes, proceed (y)"), told apart by dialogChoice.
