@@ -25,6 +25,8 @@ type Screen interface {
 	InputHolds(screen, text string) bool
 	// Busy: a turn is running.
 	Busy(screen string) bool
+	// DialogOpen: a dialog is up, which typed text would answer.
+	DialogOpen(screen string) bool
 	// InterruptedMark is what the TUI prints when an Escape ended a turn.
 	InterruptedMark() string
 	// DialogChrome are strings only a dialog shows: no key is sent while

@@ -18,6 +18,7 @@ func (claudeScreen) InputReady(s string) bool       { return InputReady(s) }
 func (claudeScreen) InputBoxShown(s string) bool    { return InputBoxShown(s) }
 func (claudeScreen) InputHolds(s, text string) bool { return InputHolds(s, text) }
 func (claudeScreen) Busy(s string) bool             { return Busy(s) }
+func (claudeScreen) DialogOpen(s string) bool       { return DialogOpen(s) }
 func (claudeScreen) InterruptedMark() string        { return interruptedMark }
 func (claudeScreen) DialogChrome() []string         { return dialogChrome }
 

@@ -112,3 +112,20 @@ func TestDeliverToCodex(t *testing.T) {
 		t.Errorf("ops %q", ops)
 	}
 }
+
+// /status reads a Codex pane by Codex's screen: idle at its composer,
+// waiting on a prompt while its approval dialog is up.
+func TestStatusOfACodexPane(t *testing.T) {
+	m, panes, target := newCodexManager(t)
+	ctx := context.Background()
+	if _, _, err := m.Ensure(ctx, target); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := m.Status(ctx, target.Key); err != nil || st.State != "idle" {
+		t.Errorf("idle: %+v, %v", st.State, err)
+	}
+	panes.screen = codexApproval
+	if st, err := m.Status(ctx, target.Key); err != nil || st.State != "waiting on a prompt" {
+		t.Errorf("approval: %+v, %v", st.State, err)
+	}
+}

@@ -154,7 +154,7 @@ func (m *Manager) Status(ctx context.Context, key string) (Status, error) {
 		return st, nil
 	}
 	st.State = "idle"
-	if screen, err := m.opt.Panes.Capture(ctx, pane, 0); err == nil && DialogOpen(screen) {
+	if screen, err := m.opt.Panes.Capture(ctx, pane, 0); err == nil && m.screenOf(key).DialogOpen(screen) {
 		st.State = "waiting on a prompt"
 	} else if rec.Busy {
 		st.State = "busy"

@@ -118,6 +118,9 @@ func TestScreens(t *testing.T) {
 		if got := c.Busy(tc.screen); got != tc.busy {
 			t.Errorf("%s: Busy %v", name, got)
 		}
+		if got, want := c.DialogOpen(tc.screen), name == "approval" || name == "trust" || name == "hooks"; got != want {
+			t.Errorf("%s: DialogOpen %v", name, got)
+		}
 	}
 	if !c.InputHolds(typed, "please run the tests and tell me what failed") {
 		t.Error("the typed text is not seen in the composer")

@@ -76,6 +76,23 @@ func composer(screen string) (text string, above []string, ok bool) {
 	return "", nil, false
 }
 
+// DialogOpen reports whether one of Codex's dialogs is up: its key hints,
+// or a highlighted numbered choice as the last › line.
+func (Codex) DialogOpen(screen string) bool {
+	for _, c := range dialogChrome {
+		if strings.Contains(screen, c) {
+			return true
+		}
+	}
+	lines := strings.Split(strings.TrimRight(screen, "\n "), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); strings.HasPrefix(l, composerMark) {
+			return dialogChoice.MatchString(l)
+		}
+	}
+	return false
+}
+
 // InputBoxShown reports whether the composer, and no dialog, is shown.
 func (Codex) InputBoxShown(screen string) bool {
 	_, _, ok := composer(screen)
