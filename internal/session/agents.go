@@ -1,6 +1,8 @@
 package session
 
 import (
+	"errors"
+	"fmt"
 	"os"
 
 	"github.com/ccbridge/ccbridge/internal/agent"
@@ -32,9 +34,9 @@ func (m *Manager) agentFor(name string) agent.Agent {
 	return claude.Claude{Screen: claudeScreen{}, Command: cfg.Claude.Command, Args: cfg.Claude.Args, Environ: cfg.Claude.Env}
 }
 
-// screenOf is how the session's pane reads: by the agent its record names
-// (set when ccbridge started it; a pane taken over is Claude's).
-func (m *Manager) screenOf(key string) agent.Screen {
+// agentOf is the agent of the session's pane, as its record names it (set
+// when ccbridge started it; a pane taken over is Claude's).
+func (m *Manager) agentOf(key string) agent.Agent {
 	rec, _ := m.opt.Store.Sessions.Get(key)
 	return m.agentFor(rec.Agent)
 }
@@ -58,3 +60,17 @@ func (m *Manager) checkProgram(a agent.Agent) error {
 // on the visible screen (see tmux.Guard). Enter, a digit or Shift+Tab sent
 // into a dialog answers it.
 func guardOf(scr agent.Screen) tmux.Guard { return tmux.Guard{Without: scr.DialogChrome()} }
+
+// ErrNotWithAgent says an action drives Claude Code's own keys or slash
+// commands and is not built for the session's agent.
+var ErrNotWithAgent = errors.New("not possible with this agent yet")
+
+// claudeOnly refuses what only Claude Code's pane can do (its mode cycle,
+// its /model): in Codex the same keys toggle Plan mode or open a picker.
+func (m *Manager) claudeOnly(key, what string) error {
+	if a := m.agentOf(key); a.Name() != config.AgentClaude {
+		_, _, title := a.Program()
+		return fmt.Errorf("%s of a running %s session: %w (set it in the config and restart the session)", what, title, ErrNotWithAgent)
+	}
+	return nil
+}

@@ -129,3 +129,24 @@ func TestStatusOfACodexPane(t *testing.T) {
 		t.Errorf("approval: %+v, %v", st.State, err)
 	}
 }
+
+// /mode and /model drive Claude's own keys and slash command; in Codex
+// they would toggle Plan mode or open a picker. They are refused, with
+// nothing typed.
+func TestModeAndModelAreRefusedForCodex(t *testing.T) {
+	m, panes, target := newCodexManager(t)
+	ctx := context.Background()
+	if _, _, err := m.Ensure(ctx, target); err != nil {
+		t.Fatal(err)
+	}
+	panes.takeOps()
+	if err := m.SetMode(ctx, target.Key, "plan"); !errors.Is(err, ErrNotWithAgent) || !strings.Contains(err.Error(), "Codex") {
+		t.Errorf("SetMode: %v", err)
+	}
+	if err := m.SetModel(ctx, target.Key, "gpt-x"); !errors.Is(err, ErrNotWithAgent) {
+		t.Errorf("SetModel: %v", err)
+	}
+	if ops := panes.takeOps(); len(ops) != 0 {
+		t.Errorf("typed into Codex: %q", ops)
+	}
+}

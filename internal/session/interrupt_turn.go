@@ -36,7 +36,7 @@ func (m *Manager) InterruptTurn(ctx context.Context, key string) error {
 	if err := m.Interrupt(ctx, key); err != nil {
 		return err
 	}
-	if _, isCodex := m.screenOf(key).(codex.Codex); isCodex {
+	if _, isCodex := m.agentOf(key).(codex.Codex); isCodex {
 		return nil // Codex never puts an interrupted prompt back into its composer
 	}
 	// An Escape before any output puts the prompt back into the input
@@ -68,7 +68,7 @@ func (m *Manager) InterruptTurn(ctx context.Context, key string) error {
 // waitTurnShown waits until the screen shows the recorded turn running, or
 // its end is recorded (Stop clears Busy), or turnShowMax passes.
 func (m *Manager) waitTurnShown(ctx context.Context, key, pane string) {
-	scr := m.screenOf(key)
+	scr := m.agentOf(key)
 	deadline := time.Now().Add(turnShowMax)
 	for time.Now().Before(deadline) {
 		if screen, err := m.opt.Panes.Capture(ctx, pane, 0); err != nil || scr.Busy(screen) {
