@@ -1,8 +1,9 @@
 // Package agent is the seam between ccbridge's core and the coding agent a
 // pane runs (Claude Code or Codex CLI). What differs per agent sits behind
-// Agent: how the TUI's screen reads (input box, busy, a dialog's chrome),
-// the key that interrupts a turn, and how a session's process is started
-// with ccbridge's hooks registered for it alone. The core picks an Agent
+// Agent: how the TUI's screen reads (input box, busy, a dialog's chrome,
+// what an interrupted turn leaves; both agents are interrupted with
+// Escape), and how a session's process is started with ccbridge's hooks
+// registered for it alone. The core picks an Agent
 // per session; no front end ever learns which one runs (a test in
 // internal enforces that they do not import this package or its adapters).
 //

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/tmux"
 )
 
@@ -148,5 +149,15 @@ func TestModeAndModelAreRefusedForCodex(t *testing.T) {
 	}
 	if ops := panes.takeOps(); len(ops) != 0 {
 		t.Errorf("typed into Codex: %q", ops)
+	}
+}
+
+// A thread of a Codex project runs Codex too.
+func TestThreadsOfACodexProjectRunCodex(t *testing.T) {
+	m, _, _ := newCodexManager(t)
+	cfg := m.config()
+	th, err := ThreadTarget(cfg, cfg.Servers[0], cfg.Servers[0].Projects[0], "100000000000000009", state.Registered{})
+	if err != nil || th.Agent != config.AgentCodex {
+		t.Fatalf("thread target %+v, %v", th, err)
 	}
 }
