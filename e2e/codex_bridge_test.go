@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -330,4 +331,35 @@ func TestCodexPolicyDeny(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(p.dir, "inside.txt")); err == nil {
 		t.Error("the denied command ran")
 	}
+}
+
+// A Codex project in a git repository Codex never trusted: its "Trust this
+// folder?" dialog is posted with its choices, nothing is answered until the
+// owner picks one (Codex saves that decision itself), then the first
+// message goes in.
+func TestCodexFolderTrustDialog(t *testing.T) {
+	t.Parallel()
+	b, _ := newCodexBridge(t)
+	p := b.projects[1]
+	if out, err := exec.Command("git", "init", "-q", p.dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	userConfig := filepath.Join(filepath.Dir(b.cfg), "codex-home", "config.toml")
+	raw, err := os.ReadFile(userConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	untrusted, _, _ := strings.Cut(string(raw), "[projects.")
+	if err := os.WriteFile(userConfig, []byte(untrusted), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	first := b.say(p, "hello after trust")
+	msg, trust := b.dialogChoice(p, "Trust this folder?", "1. Trust and continue")
+	time.Sleep(2 * time.Second)
+	if screen, _ := b.tmux.Capture(t.Context(), b.panes()[0].ID, 0); !strings.Contains(screen, "› 1. Trust and continue") {
+		t.Fatalf("the dialog is not waiting for its person:\n%s", screen)
+	}
+	b.answerDialog(msg, trust)
+	b.waitReply(p, "ok: hello after trust")
+	b.waitReaction(first, "✅")
 }

@@ -33,6 +33,11 @@ type Screen interface {
 	// DialogChrome are strings only a dialog shows: no key is sent while
 	// one of them is on the screen.
 	DialogChrome() []string
+	// DialogMark starts a dialog's highlighted choice ("❯", "›"), and
+	// DialogTop reports whether a line above the choices is where the
+	// dialog's text begins (excluded): what lies above is not the dialog's.
+	DialogMark() string
+	DialogTop(line string) bool
 }
 
 // Spec is what an agent needs to start one session's process.

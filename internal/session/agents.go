@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/ccbridge/ccbridge/internal/agent"
 	"github.com/ccbridge/ccbridge/internal/agent/claude"
@@ -23,6 +24,8 @@ func (claudeScreen) Busy(s string) bool             { return Busy(s) }
 func (claudeScreen) DialogOpen(s string) bool       { return DialogOpen(s) }
 func (claudeScreen) InterruptedMark() string        { return interruptedMark }
 func (claudeScreen) DialogChrome() []string         { return dialogChrome }
+func (claudeScreen) DialogMark() string             { return "❯" }
+func (claudeScreen) DialogTop(l string) bool        { return isRule(l) || strings.Contains(l, "▔▔▔▔") }
 
 // agentFor is the agent adapter of a name the config allows ("" is
 // Claude), as the config in use sets it up.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccbridge/ccbridge/internal/agent/codex"
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/tmux"
@@ -159,5 +160,30 @@ func TestThreadsOfACodexProjectRunCodex(t *testing.T) {
 	th, err := ThreadTarget(cfg, cfg.Servers[0], cfg.Servers[0].Projects[0], "100000000000000009", state.Registered{})
 	if err != nil || th.Agent != config.AgentCodex {
 		t.Fatalf("thread target %+v, %v", th, err)
+	}
+}
+
+// Codex's dialogs at start read as dialogs no hook reports: the text from
+// the top (or the last conversation item), the numbered choices, the
+// highlighted one; its command approval is its card's.
+func TestCodexDialogs(t *testing.T) {
+	cx := codex.Codex{}
+	trust := "  Folder access\n  /home/u/proj\n  Trust this folder? Codex can read, edit, and run files here.\n\n" +
+		"› 1. Trust and continue\n  2. Back to Agent Command Center\n  enter continue · esc back\n"
+	d, ok := parseDialog(trust, cx)
+	if !ok || d.Selected != 0 || !slices.Equal(d.Choices, []string{"1. Trust and continue", "2. Back to Agent Command Center"}) ||
+		!strings.HasPrefix(d.Text, "Folder access\n/home/u/proj\nTrust this folder?") || hookDialog(d) {
+		t.Errorf("trust: %+v, %v", d, ok)
+	}
+	moved, _ := parseDialog(strings.Replace(strings.Replace(trust, "› 1.", "  1.", 1), "  2. Back", "› 2. Back", 1), cx)
+	if moved.Hash != d.Hash || moved.Selected != 1 {
+		t.Errorf("the highlight moved: %+v", moved)
+	}
+	approval := "› run it\n\n• Running touch x\n" + codexApproval
+	if d, ok := parseDialog(approval, cx); !ok || !hookDialog(d) || strings.Contains(d.Text, "run it") {
+		t.Errorf("approval: %+v, %v", d, ok)
+	}
+	if _, ok := parseDialog(codexIdle, cx); ok {
+		t.Error("the composer read as a dialog")
 	}
 }

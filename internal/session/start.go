@@ -279,7 +279,7 @@ func (m *Manager) waitReady(ctx context.Context, t Target, pane string) (err err
 				}
 			}
 			var d Dialog
-			d, dialog = ParseDialog(screen)
+			d, dialog = parseDialog(screen, scr)
 			if dialog && time.Since(settled) >= dialogSettle && d.Hash != shown {
 				shown = d.Hash
 				m.showDialog(t.Key, d)

@@ -52,6 +52,17 @@ func (Codex) DialogChrome() []string { return slices.Clone(dialogChrome) }
 // InterruptedMark is what Codex prints under a turn an Escape ended.
 func (Codex) InterruptedMark() string { return "Conversation interrupted" }
 
+// DialogMark starts a dialog's highlighted choice.
+func (Codex) DialogMark() string { return composerMark }
+
+// DialogTop: Codex draws its dialogs under the conversation with no rule
+// above them; the last conversation item ("• " for the model, "› " for a
+// prompt) ends what is above the dialog.
+func (Codex) DialogTop(line string) bool {
+	l := strings.TrimSpace(line)
+	return strings.HasPrefix(l, "• ") || strings.HasPrefix(l, composerMark+" ")
+}
+
 // composer finds the composer: the last line starting with › that is not a
 // dialog's choice, with a footer below it. It returns the composer's text
 // (with its wrapped lines and the footer after them: callers compare
