@@ -178,6 +178,16 @@ func TestCodexProjectBesideClaude(t *testing.T) {
 		}
 	}
 
+	// A long message: Codex swallows an Enter that comes right after a long
+	// paste (agents.md §1.4); it still goes in, once.
+	longText := "please read this long message " + strings.Repeat("with many words in it ", 30) + "end"
+	longMsg := b.say(codexP, longText)
+	b.waitReply(codexP, "ok: please read this long message")
+	b.waitReaction(longMsg, "✅")
+	if n := len(fake.Requests()); n != 2 {
+		t.Errorf("%d model requests after the long message, want 2", n)
+	}
+
 	// Progress: what the model wrote before its tool call, then the reply.
 	b.say(codexP, "run SCN_CX_TOOL")
 	b.waitReply(codexP, "Running echo now.")
