@@ -37,6 +37,11 @@ type Input struct {
 	Cwd            string `json:"cwd"`
 	HookEventName  string `json:"hook_event_name"`
 	PromptID       string `json:"prompt_id,omitempty"`
+	// TurnID is Codex's turn (agents.md §1.3.1); Claude sends prompt_id.
+	TurnID string `json:"turn_id,omitempty"`
+	// Agent is "codex" when Codex runs the hook (set by the hook from its
+	// command line, never from the payload); "" for Claude Code.
+	Agent          string `json:"-"`
 	PermissionMode string `json:"permission_mode,omitempty"`
 	AgentType      string `json:"agent_type,omitempty"`
 

@@ -53,8 +53,7 @@ const RulesFlag = "--rules="
 // Both live in the arguments of the running claude, which the model it
 // runs cannot rewrite, unlike any file the hooks could read.
 func (s Settings) WithPolicy(p SessionPolicy, protect []string) Settings {
-	b, _ := json.Marshal(p) // cannot fail: strings and a bool
-	arg := " " + shellQuote(RulesFlag+string(b))
+	arg := " " + shellQuote(p.Arg())
 	out := Settings{Hooks: map[string][]HookMatcher{}, StatusLine: s.StatusLine}
 	for ev, ms := range s.Hooks {
 		for _, m := range ms {
@@ -103,6 +102,12 @@ func native(rules []string) []string {
 		}
 	}
 	return out
+}
+
+// Arg is the policy as one argument of a hook's command line.
+func (p SessionPolicy) Arg() string {
+	b, _ := json.Marshal(p) // cannot fail: strings and a bool
+	return RulesFlag + string(b)
 }
 
 // PolicyArg returns the SessionPolicy on a hook's command line; ok is

@@ -21,6 +21,7 @@ type Config struct {
 	Telegram Telegram `toml:"telegram"` // see telegram.go
 	Tmux     Tmux     `toml:"tmux"`
 	Claude   Claude   `toml:"claude"`
+	Codex    Codex    `toml:"codex"` // see agent.go
 	Servers  []Server `toml:"servers"`
 	Policy   Policy   `toml:"policy"` // see policy.go
 	Voice    Voice    `toml:"voice"`  // see voice.go
@@ -108,6 +109,8 @@ type Project struct {
 	PermissionMode string `toml:"permission_mode"`
 	Startup        bool   `toml:"startup"`
 	Progress       string `toml:"progress"`
+	// Agent is "claude" (the default) or "codex" (see agent.go).
+	Agent string `toml:"agent"`
 	Attention
 	Thread  ThreadDefaults `toml:"thread"`
 	Threads []Thread       `toml:"threads"`
@@ -301,6 +304,7 @@ func (c *Config) applyDefaults() {
 	def(&c.Tmux.Socket, DefaultSocket)
 	def(&c.Claude.Command, DefaultCommand)
 	def(&c.Claude.PermissionMode, DefaultPermissionMode)
+	c.Codex.applyDefaults()
 	c.normalizeModes()
 	if c.Claude.PromptTimeout.Duration == 0 {
 		c.Claude.PromptTimeout.Duration = DefaultPromptTimeout

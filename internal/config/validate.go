@@ -226,6 +226,7 @@ func (c *Config) check(v *checker) {
 			v.dir(pk+".path", p.Path, true)
 			v.oneOf(pk+".permission_mode", p.PermissionMode, PermissionModes, true)
 			v.oneOf(pk+".progress", p.Progress, ProgressLevels, false)
+			v.oneOf(pk+".agent", p.Agent, Agents, true)
 			v.oneOf(pk+".thread.permission_mode", p.Thread.PermissionMode, PermissionModes, true)
 			v.oneOf(pk+".thread.isolation", p.Thread.Isolation, Isolations, false)
 			p.Attention.check(v, pk)

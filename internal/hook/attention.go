@@ -97,13 +97,14 @@ func (h *handler) sessionStarted(ctx context.Context, in *claudehook.Input, befo
 		return nil
 	}
 	var text string
+	name := agentName(in) // codex.go
 	switch {
 	case in.Source == "clear":
-		text = "🆕 Context cleared: new Claude session `" + in.SessionID + "`."
+		text = "🆕 Context cleared: new " + name + " session `" + in.SessionID + "`."
 	case in.Source == "resume":
-		text = "↩️ Resumed Claude session `" + in.SessionID + "`."
+		text = "↩️ Resumed " + name + " session `" + in.SessionID + "`."
 	case in.Source == "startup" && before.ClaudeSessionID != "" && before.ClaudeSessionID != in.SessionID:
-		text = "🆕 Claude started a fresh session `" + in.SessionID + "` (the previous one, `" + before.ClaudeSessionID + "`, is not continued)."
+		text = "🆕 " + name + " started a fresh session `" + in.SessionID + "` (the previous one, `" + before.ClaudeSessionID + "`, is not continued)."
 	default:
 		return nil
 	}

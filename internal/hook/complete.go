@@ -69,7 +69,7 @@ func (h *handler) completeReply(ctx context.Context, sess state.Session, turn *s
 func finalText(ctx context.Context, in *claudehook.Input) (string, error) {
 	var text string
 	err := awaitTranscript(ctx, in.TranscriptPath, func() (bool, error) {
-		t, found, err := claudehook.FinalReply(in.TranscriptPath, in.LastAssistantMessage, in.PromptID)
+		t, found, err := transcriptReply(in) // codex.go
 		text = t
 		return found, err
 	})

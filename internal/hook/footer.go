@@ -49,6 +49,9 @@ func (h *handler) prefs(sess state.Session) (state.SessionPrefs, []string) {
 // turn's own; when not, the statusLine command edits them in later
 // (editFooter). line is "" when nothing is known.
 func (h *handler) footer(sess state.Session, turn state.Turn) (line string, own bool) {
+	if sess.Agent == agentCodex {
+		return h.codexFooter(sess), true // codex.go
+	}
 	var st state.Status
 	found := false
 	if ext, err := h.extras(); err == nil && turn.ClaudeSessionID != "" {

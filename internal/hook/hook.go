@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/codexhook"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -87,7 +88,7 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 		h.storeErr = err
 		if enforcing {
 			h.log = slog.New(slog.NewTextHandler(stderr, nil))
-			return h.enforceWithout(stdin, global)
+			return h.enforceWithout(stdin, global, args)
 		}
 		return 0
 	}
@@ -111,6 +112,7 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 		log.Error("bad input", "err", err)
 		return 0
 	}
+	fromAgent(in, args) // codex.go
 	tr.mark("parsed")
 	if in.HookEventName != claudehook.EventPermissionRequest {
 		// A permission prompt waits up to prompt_timeout; everything else
@@ -327,7 +329,7 @@ func (h *handler) touchSession(ctx context.Context, in *claudehook.Input) (state
 		case claudehook.EventUserPromptSubmit:
 			s.Busy = true
 			s.AddPrompt(state.Prompt{At: now, Text: in.Prompt})
-		case claudehook.EventStop, claudehook.EventStopFailure, claudehook.EventSessionEnd:
+		case claudehook.EventStop, claudehook.EventStopFailure, claudehook.EventSessionEnd, codexhook.EventInterrupt:
 			s.Busy = false
 		case claudehook.EventPostModelSwitch:
 			s.ModelSwitches++

@@ -116,6 +116,7 @@ func (h *handler) permission(ctx context.Context, in *claudehook.Input, sess sta
 	if err != nil {
 		return err
 	}
+	d = decisionFor(in, d, h.log) // codex.go
 	log.Info("decision", "behavior", d.Behavior, "via", decided.Via)
 	// The decision first: the audit record, which may wait seconds for
 	// its lock, must never delay or lose it.

@@ -96,6 +96,7 @@ func (h *handler) enforce(in *claudehook.Input, global bool) error {
 	if v.Decision == "" {
 		return nil
 	}
+	v.Decision, reason = policyFor(in, v.Decision, reason) // codex.go
 	h.log.Info("policy", "decision", v.Decision, "rule", v.Rule, "unsure", v.Unsure, "unknown", unknown, "tool", in.ToolName)
 	// The decision first: the audit record must never delay or lose it.
 	err := json.NewEncoder(h.out).Encode(claudehook.PreToolUseOutput{HookSpecificOutput: claudehook.PreToolUseDecision{
@@ -266,12 +267,13 @@ func (h *handler) askRule(in *claudehook.Input, sess state.Session) string {
 // enforceWithout runs the policy hook when the runtime directory cannot be
 // opened (removed, replaced, not this user's): the rules on the command
 // line still hold, and a ccbridge session without them asks.
-func (h *handler) enforceWithout(stdin io.Reader, global bool) int {
+func (h *handler) enforceWithout(stdin io.Reader, global bool, args []string) int {
 	in, err := claudehook.Decode(stdin)
 	if err != nil {
 		h.log.Error("bad input", "err", err)
 		return 0
 	}
+	fromAgent(in, args)
 	if err := h.enforce(in, global); err != nil {
 		h.log.Error("hook failed", "err", err)
 	}

@@ -46,7 +46,7 @@ func (h *handler) progress(ctx context.Context, in *claudehook.Input, sess state
 	err := awaitTranscript(ctx, in.TranscriptPath, func() (bool, error) {
 		var found bool
 		var err error
-		msgID, blocks, found, err = claudehook.TextBefore(in.TranscriptPath, in.ToolUseID)
+		msgID, blocks, found, err = textBefore(in) // codex.go
 		return found, err
 	})
 	if err != nil && !errors.Is(err, errTranscriptBehind) {

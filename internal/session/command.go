@@ -20,16 +20,23 @@ type CommandError struct {
 	Command string
 	Path    string // the PATH the pane gets
 	Err     error
+	// Key is the config key that sets the command, and Title the agent's
+	// name: [claude].command and Claude Code when empty.
+	Key, Title string
 }
 
 func (e *CommandError) Error() string {
+	key, name := "[claude].command", "Claude Code"
+	if e.Key != "" {
+		key, name = e.Key, e.Title
+	}
 	switch {
 	case !strings.Contains(e.Command, "/"):
-		return fmt.Sprintf("%q is not on the PATH the sessions get: install Claude Code there, or set [claude].command to its full path", e.Command)
+		return fmt.Sprintf("%q is not on the PATH the sessions get: install %s there, or set %s to its full path", e.Command, name, key)
 	case errors.Is(e.Err, fs.ErrNotExist):
-		return fmt.Sprintf("%q does not exist: set [claude].command to the full path of Claude Code", e.Command)
+		return fmt.Sprintf("%q does not exist: set %s to the full path of %s", e.Command, key, name)
 	}
-	return fmt.Sprintf("%q cannot be run (%v): set [claude].command to the full path of Claude Code", e.Command, e.Err)
+	return fmt.Sprintf("%q cannot be run (%v): set %s to the full path of %s", e.Command, e.Err, key, name)
 }
 
 // LogValue adds the PATH searched, for the log.
@@ -56,8 +63,6 @@ func panePath(cfg *config.Config) string {
 // pane can run, so a missing one is named at once rather than after the
 // start timeout. ccbridge run calls it at start, as doctor does.
 func CheckCommand(cfg *config.Config) error { return checkCommand(cfg, findProgram) }
-
-func (m *Manager) checkCommand() error { return checkCommand(m.config(), m.opt.FindProgram) }
 
 func checkCommand(cfg *config.Config, find func(name, path string) error) error {
 	cmd := cfg.Claude.Command

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/agent"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/tmux"
 )
@@ -72,11 +73,9 @@ func (m *Manager) deliver(ctx context.Context, key, text string) (time.Time, err
 	return m.submit(ctx, key, pane, text)
 }
 
-// inputGuard is what tmux itself checks immediately before every key and
-// paste ccbridge sends on its own account: no dialog on the visible screen
-// (see tmux.Guard). Enter, a digit or Shift+Tab sent into a dialog answers
-// it ("1. Yes" is highlighted first).
-var inputGuard = tmux.Guard{Without: dialogChrome}
+// inputGuard is Claude's guardOf: "1. Yes" is highlighted first in its
+// dialogs, so an Enter would answer one.
+var inputGuard = guardOf(claudeScreen{})
 
 // pasteShow bounds the wait for pasted text to appear in the input box.
 const pasteShow = 3 * time.Second
@@ -94,11 +93,13 @@ const pasteShow = 3 * time.Second
 // its output reaching tmux: a few milliseconds in which Claude has changed
 // state but the screen has not. Nothing outside Claude can close that.
 func (m *Manager) submit(ctx context.Context, key, pane, text string) (time.Time, error) {
+	scr := m.agentOf(key)
+	guard := guardOf(scr)
 	screen, err := m.opt.Panes.Capture(ctx, pane, 0)
 	if err != nil {
 		return time.Time{}, err
 	}
-	if !InputBoxShown(screen) {
+	if !scr.InputBoxShown(screen) {
 		return time.Time{}, ErrDialogOpen
 	}
 	if strings.Contains(pane, "@") && InputText(screen) != "" && !m.typedHere(key, screen) {
@@ -108,20 +109,20 @@ func (m *Manager) submit(ctx context.Context, key, pane, text string) (time.Time
 	}
 	// An interrupted prompt is put back into the input box; clear it so
 	// the new text is not appended to it.
-	if err := m.keyIf(ctx, pane, tmux.KeyClearLine); err != nil {
+	if err := m.keyWith(ctx, guard, pane, tmux.KeyClearLine); err != nil {
 		return time.Time{}, err
 	}
 	before := time.Now()
-	if err := m.opt.Panes.PasteTextIf(ctx, pane, inputGuard, text); err != nil {
+	if err := m.opt.Panes.PasteTextIf(ctx, pane, guard, text); err != nil {
 		return time.Time{}, refused(err)
 	}
 	m.mu.Lock()
 	m.typed[key] = text
 	m.mu.Unlock()
-	if err := m.waitTyped(ctx, key, pane, text); err != nil {
+	if err := m.waitTyped(ctx, scr, key, pane, text); err != nil {
 		return time.Time{}, err
 	}
-	if err := m.keyIf(ctx, pane, tmux.KeyEnter); err != nil {
+	if err := m.keyWith(ctx, guard, pane, tmux.KeyEnter); err != nil {
 		return time.Time{}, err
 	}
 	return before, nil
@@ -133,23 +134,23 @@ func (m *Manager) typedHere(key, screen string) bool {
 	m.mu.Lock()
 	text := m.typed[key]
 	m.mu.Unlock()
-	return text != "" && InputHolds(screen, text)
+	return text != "" && m.agentOf(key).InputHolds(screen, text)
 }
 
 // waitTyped waits until the input box shows text. If it never does but the
 // box is there with no dialog (a rendering the check does not know), the
 // caller may still press Enter: the guard on that key stands.
-func (m *Manager) waitTyped(ctx context.Context, key, pane, text string) error {
+func (m *Manager) waitTyped(ctx context.Context, scr agent.Screen, key, pane, text string) error {
 	deadline := time.Now().Add(pasteShow)
 	for {
 		screen, err := m.opt.Panes.Capture(ctx, pane, 0)
 		if err != nil {
 			return err
 		}
-		if InputHolds(screen, text) {
+		if scr.InputHolds(screen, text) {
 			return nil
 		}
-		if !InputBoxShown(screen) {
+		if !scr.InputBoxShown(screen) {
 			m.opt.Log.Warn("a dialog opened while typing; Enter not pressed", "session", key)
 			return ErrDialogOpen
 		}
@@ -168,9 +169,16 @@ func (m *Manager) waitTyped(ctx context.Context, key, pane, text string) error {
 // typedPoll is how often the screen is read while waiting for a paste to show.
 const typedPoll = 20 * time.Millisecond
 
-// keyIf presses keys only if tmux sees no dialog as it sends them.
+// keyIf presses keys into Claude's pane only if tmux sees no dialog as it
+// sends them.
 func (m *Manager) keyIf(ctx context.Context, pane string, keys ...tmux.Key) error {
-	return refused(m.opt.Panes.SendKeysIf(ctx, pane, inputGuard, keys...))
+	return m.keyWith(ctx, inputGuard, pane, keys...)
+}
+
+// keyWith presses keys only if tmux sees none of guard's dialog strings as
+// it sends them.
+func (m *Manager) keyWith(ctx context.Context, guard tmux.Guard, pane string, keys ...tmux.Key) error {
+	return refused(m.opt.Panes.SendKeysIf(ctx, pane, guard, keys...))
 }
 
 // refused turns a guard's refusal into ErrDialogOpen.
@@ -232,15 +240,16 @@ func (m *Manager) PressEnter(ctx context.Context, key string) error {
 	m.mu.Lock()
 	text := m.typed[key]
 	m.mu.Unlock()
+	scr := m.agentOf(key)
 	screen, err := m.opt.Panes.Capture(ctx, pane, 0)
 	if err != nil {
 		return err
 	}
-	if !InputBoxShown(screen) {
+	if !scr.InputBoxShown(screen) {
 		return ErrDialogOpen
 	}
-	if text == "" || !InputHolds(screen, text) {
+	if text == "" || !scr.InputHolds(screen, text) {
 		return ErrInputChanged
 	}
-	return m.keyIf(ctx, pane, tmux.KeyEnter)
+	return m.keyWith(ctx, guardOf(scr), pane, tmux.KeyEnter)
 }

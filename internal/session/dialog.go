@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/ccbridge/ccbridge/internal/agent"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/tmux"
 )
@@ -40,8 +42,11 @@ var ErrDialogChanged = errors.New("the dialog on Claude's screen is not the one 
 // rule or ▔ line that opens the dialog (or the top). Claude's own
 // permission prompts are dialogs too, but they come with hook cards (see
 // hookDialog); this is for the ones that do not.
-func ParseDialog(screen string) (Dialog, bool) {
-	if _, _, ok := inputBox(screen); ok {
+func ParseDialog(screen string) (Dialog, bool) { return parseDialog(screen, claudeScreen{}) }
+
+// parseDialog is ParseDialog for the agent whose screen scr reads.
+func parseDialog(screen string, scr agent.Screen) (Dialog, bool) {
+	if scr.InputBoxShown(screen) {
 		return Dialog{}, false
 	}
 	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
@@ -49,7 +54,7 @@ func ParseDialog(screen string) (Dialog, bool) {
 	col := 0
 	for i := len(lines) - 1; i >= 0; i-- {
 		trimmed := strings.TrimLeft(lines[i], " ")
-		if strings.HasPrefix(trimmed, "❯ ") {
+		if strings.HasPrefix(trimmed, scr.DialogMark()+" ") {
 			sel = i
 			col = utf8.RuneCountInString(lines[i]) - utf8.RuneCountInString(trimmed) + 2
 			break
@@ -59,13 +64,19 @@ func ParseDialog(screen string) (Dialog, bool) {
 		return Dialog{}, false
 	}
 	// A choice's text starts at col: the highlighted one after "❯ ", the
-	// others after blanks.
+	// others after blanks. When the highlighted one is numbered, so are
+	// the others: Codex indents its dialog's text and hints as its choices.
+	selText := []rune(strings.TrimRight(lines[sel], " "))
+	numbered := len(selText) > col && numberedChoice.MatchString(string(selText[col:]))
 	choice := func(i int) (string, bool) {
 		r := []rune(strings.TrimRight(lines[i], " "))
 		if len(r) <= col || r[col] == ' ' {
 			return "", false
 		}
 		if i != sel && strings.TrimSpace(string(r[:col])) != "" {
+			return "", false
+		}
+		if numbered && !numberedChoice.MatchString(string(r[col:])) {
 			return "", false
 		}
 		return string(r[col:]), true
@@ -92,7 +103,7 @@ func ParseDialog(screen string) (Dialog, bool) {
 		return Dialog{}, false
 	}
 	var text []string
-	for i := first - 1; i >= 0 && !isRule(lines[i]) && !strings.Contains(lines[i], "▔▔▔▔"); i-- {
+	for i := first - 1; i >= 0 && !scr.DialogTop(lines[i]); i-- {
 		if l := strings.TrimSpace(lines[i]); l != "" {
 			text = append([]string{l}, text...)
 		}
@@ -110,6 +121,9 @@ func ParseDialog(screen string) (Dialog, bool) {
 	return d, true
 }
 
+// numberedChoice is a choice as "1. Trust and continue".
+var numberedChoice = regexp.MustCompile(`^\d+\. `)
+
 // dialogSettle is how long a dialog's screen must stay unchanged before it
 // is shown: Claude draws its start screen in a few steps.
 const dialogSettle = 400 * time.Millisecond
@@ -125,7 +139,7 @@ func (m *Manager) Dialog(ctx context.Context, key string) (Dialog, bool, error) 
 	if err != nil {
 		return Dialog{}, false, err
 	}
-	d, ok := ParseDialog(screen)
+	d, ok := parseDialog(screen, m.agentOf(key))
 	if ok && hookDialog(d) {
 		return Dialog{}, false, nil
 	}
@@ -142,11 +156,12 @@ func (m *Manager) AnswerDialog(ctx context.Context, key, hash string, choice int
 		return err
 	}
 	defer unlock()
+	scr := m.agentOf(key)
 	screen, err := m.opt.Panes.Capture(ctx, pane, 0)
 	if err != nil {
 		return err
 	}
-	d, ok := ParseDialog(screen)
+	d, ok := parseDialog(screen, scr)
 	if !ok || d.Hash != hash || hookDialog(d) {
 		return ErrDialogChanged
 	}
@@ -167,17 +182,17 @@ func (m *Manager) AnswerDialog(ctx context.Context, key, hash string, choice int
 			want = d.Selected - 1
 		}
 		screen, err := m.waitScreen(ctx, pane, keyRedraw, func(s string) bool {
-			n, ok := ParseDialog(s)
+			n, ok := parseDialog(s, scr)
 			return !ok || n.Hash != hash || n.Selected == want
 		})
 		if err != nil {
 			return err
 		}
-		if d, ok = ParseDialog(screen); !ok || d.Hash != hash {
+		if d, ok = parseDialog(screen, scr); !ok || d.Hash != hash {
 			return ErrDialogChanged
 		}
 	}
-	if err := m.opt.Panes.SendKeysIf(ctx, pane, tmux.Guard{With: []string{firstLine(d.Text), "❯ " + d.Choices[choice]}}, tmux.KeyEnter); err != nil {
+	if err := m.opt.Panes.SendKeysIf(ctx, pane, tmux.Guard{With: []string{firstLine(d.Text), scr.DialogMark() + " " + d.Choices[choice]}}, tmux.KeyEnter); err != nil {
 		return dialogRefused(err)
 	}
 	m.opt.Log.Info("a dialog in Claude's terminal was answered by its person", "session", key, "choice", d.Choices[choice])
@@ -268,7 +283,7 @@ func (m *Manager) settledDialog(ctx context.Context, key string) (Dialog, bool) 
 		if err != nil {
 			return Dialog{}, false
 		}
-		again, ok := ParseDialog(screen)
+		again, ok := parseDialog(screen, m.agentOf(key))
 		if !ok || hookDialog(again) || (look > 0 && again.Hash != d.Hash) || m.carded(key) {
 			return Dialog{}, false
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/agent/codex"
 	"github.com/ccbridge/ccbridge/internal/tmux"
 )
 
@@ -35,6 +36,9 @@ func (m *Manager) InterruptTurn(ctx context.Context, key string) error {
 	if err := m.Interrupt(ctx, key); err != nil {
 		return err
 	}
+	if _, isCodex := m.agentOf(key).(codex.Codex); isCodex {
+		return nil // Codex never puts an interrupted prompt back into its composer
+	}
 	// An Escape before any output puts the prompt back into the input
 	// box: it was withdrawn, so clear it, and the next message is not
 	// appended to it.
@@ -64,9 +68,10 @@ func (m *Manager) InterruptTurn(ctx context.Context, key string) error {
 // waitTurnShown waits until the screen shows the recorded turn running, or
 // its end is recorded (Stop clears Busy), or turnShowMax passes.
 func (m *Manager) waitTurnShown(ctx context.Context, key, pane string) {
+	scr := m.agentOf(key)
 	deadline := time.Now().Add(turnShowMax)
 	for time.Now().Before(deadline) {
-		if screen, err := m.opt.Panes.Capture(ctx, pane, 0); err != nil || Busy(screen) {
+		if screen, err := m.opt.Panes.Capture(ctx, pane, 0); err != nil || scr.Busy(screen) {
 			return
 		}
 		if rec, err := m.opt.Store.Sessions.Get(key); err != nil || !rec.Busy {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/agent"
 	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/tmux"
@@ -32,13 +33,15 @@ func (m *Manager) Interrupt(ctx context.Context, key string) error {
 		return err
 	}
 	defer unlock()
+	scr := m.agentOf(key)
 	before, _ := m.opt.Panes.Capture(ctx, pane, 0)
-	marks := strings.Count(before, interruptedMark)
+	marks := strings.Count(before, scr.InterruptedMark())
 	for range interruptPresses {
+		// Escape for every agent: Ctrl+C quits an idle Codex at once.
 		if err := m.opt.Panes.SendKeys(ctx, pane, tmux.KeyEscape); err != nil {
 			return err
 		}
-		if !m.stillBusy(ctx, pane, interruptCheck, marks) {
+		if !m.stillBusy(ctx, scr, pane, interruptCheck, marks) {
 			break
 		}
 		m.opt.Log.Warn("turn still running after Escape; pressing it again", "session", key)
@@ -56,15 +59,15 @@ const interruptedMark = "Interrupted · What should Claude do instead?"
 // within. A new interruptedMark (more than marks) says the turn ended, even
 // while a slow redraw still shows the old footer: another Escape then would
 // land on an idle prompt, and two make Claude's rewind menu.
-func (m *Manager) stillBusy(ctx context.Context, pane string, within time.Duration, marks int) bool {
+func (m *Manager) stillBusy(ctx context.Context, scr agent.Screen, pane string, within time.Duration, marks int) bool {
 	deadline := time.Now().Add(within)
 	var idleSince time.Time
 	for {
 		screen, err := m.opt.Panes.Capture(ctx, pane, 0)
-		if err != nil || strings.Count(screen, interruptedMark) > marks {
+		if err != nil || strings.Count(screen, scr.InterruptedMark()) > marks {
 			return false
 		}
-		busy := Busy(screen)
+		busy := scr.Busy(screen)
 		switch {
 		case busy:
 			idleSince = time.Time{}
@@ -151,7 +154,7 @@ func (m *Manager) Status(ctx context.Context, key string) (Status, error) {
 		return st, nil
 	}
 	st.State = "idle"
-	if screen, err := m.opt.Panes.Capture(ctx, pane, 0); err == nil && DialogOpen(screen) {
+	if screen, err := m.opt.Panes.Capture(ctx, pane, 0); err == nil && m.agentOf(key).DialogOpen(screen) {
 		st.State = "waiting on a prompt"
 	} else if rec.Busy {
 		st.State = "busy"

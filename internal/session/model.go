@@ -26,6 +26,9 @@ const modeShow = 3 * time.Second
 // edits → plan → auto). bypassPermissions and dontAsk are not on that
 // cycle: they need a restart.
 func (m *Manager) SetMode(ctx context.Context, key, mode string) error {
+	if err := m.claudeOnly(key, "switching the permission mode"); err != nil {
+		return err
+	}
 	unlock, err := m.lock(ctx, key)
 	if err != nil {
 		return err
@@ -73,6 +76,9 @@ func (m *Manager) SetMode(ctx context.Context, key, mode string) error {
 // It returns when Claude's answer is on the screen: "Set model to …" is
 // success; "Kept model as …" or anything else is reported as an error.
 func (m *Manager) SetModel(ctx context.Context, key, model string) error {
+	if err := m.claudeOnly(key, "switching the model"); err != nil {
+		return err
+	}
 	unlock, err := m.lock(ctx, key)
 	if err != nil {
 		return err

@@ -17,6 +17,13 @@ import (
 // config and token files, and the audit log's directory. Bash can still
 // read them; this keeps a casual Read or Edit away.
 func (m *Manager) settingsFor(t Target) string {
+	sp, protect := m.sessionPolicy(t)
+	return string(m.live.Load().settings.WithPolicy(sp, protect).Inline())
+}
+
+// sessionPolicy is the session's policy as its hooks get it, and the deny
+// rules that keep the model away from ccbridge's own files.
+func (m *Manager) sessionPolicy(t Target) (claudehook.SessionPolicy, []string) {
 	cfg := m.config()
 	dir := t.Dir
 	if t.PolicyDir != "" {
@@ -42,7 +49,7 @@ func (m *Manager) settingsFor(t Target) string {
 			}
 		}
 	}
-	return string(m.live.Load().settings.WithPolicy(sp, protect).Inline())
+	return sp, protect
 }
 
 // physical returns an absolute path as a rule names it (a directory,

@@ -26,6 +26,8 @@ var dialogMarkers = append(slices.Clone(hookMarkers),
 // card (permission, edit and write, question, plan): such a dialog is the
 // card's, never one to show by itself (see hookDialog).
 var hookMarkers = []string{
+	// Codex's command approval, which its PermissionRequest card stands for.
+	"Would you like to run the following command?",
 	"Do you want to proceed?",
 	"Do you want to create ",
 	"Do you want to make this edit",

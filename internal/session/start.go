@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/agent"
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/tmux"
@@ -135,40 +137,45 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 	if _, err := os.Stat(t.Dir); err != nil {
 		return "", fmt.Errorf("project directory %s: %w", t.Dir, err)
 	}
-	// What would make Claude exit at once is named now, not after the
+	a := m.agentFor(t.Agent) // agents.go
+	// What would make the agent exit at once is named now, not after the
 	// start timeout.
-	if err := m.checkCommand(); err != nil {
+	if err := m.checkProgram(a); err != nil {
 		return "", err
 	}
-	if err := checkMode(t.PermissionMode); err != nil {
-		return "", err
+	spec := agent.Spec{Model: t.Model, Resume: t.Resume, StopHook: m.opt.HookStop, PreToolHook: m.opt.HookPretool,
+		PromptTimeout: cfg.Claude.PromptTimeout.Duration}
+	if a.Name() == config.AgentClaude {
+		if err := checkMode(t.PermissionMode); err != nil {
+			return "", err
+		}
+		spec.PermissionMode, spec.Settings, spec.Args, spec.Fork = t.PermissionMode, m.settingsFor(t), t.Args, t.Resume != "" && m.forking(t) // policy.go
+	} else {
+		// Claude's permission modes do not apply: the agent's own config
+		// (approval policy, sandbox) does.
+		t.PermissionMode = ""
+		sp, _ := m.sessionPolicy(t)
+		spec.Rules = sp.Arg()
 	}
 	outputs, err := m.opt.Store.Dir.Outputs(t.Key)
 	if err != nil {
 		return "", err
 	}
-	argv := append([]string{cfg.Claude.Command}, cfg.Claude.Args...)
-	if t.PermissionMode != "" {
-		argv = append(argv, "--permission-mode", t.PermissionMode)
+	if !t.Plain && a.Name() == config.AgentClaude {
+		spec.SystemPrompt = claudeSystemPrompt(outputs)
 	}
-	argv = append(argv, "--settings", m.settingsFor(t)) // policy.go
-	if !t.Plain {
-		argv = append(argv, "--append-system-prompt", claudeSystemPrompt(outputs))
+	argv := a.Argv(spec)
+	env := maps.Clone(a.Env())
+	if env == nil {
+		env = map[string]string{}
 	}
-	argv = append(argv, t.Args...)
-	if t.Model != "" {
-		argv = append(argv, "--model", t.Model)
-	}
-	if t.Resume != "" {
-		argv = append(argv, "--resume", t.Resume)
-		if m.forking(t) {
-			argv = append(argv, "--fork-session")
-		}
-	}
-	env := map[string]string{}
-	for k, v := range cfg.Claude.Env {
-		env[k] = v
-	}
+	return m.launch(ctx, t, argv, env, outputs)
+}
+
+// launch records the session and starts its pane with argv and env (the
+// agent's own) plus what ccbridge's hooks read.
+func (m *Manager) launch(ctx context.Context, t Target, argv []string, env map[string]string, outputs string) (string, error) {
+	cfg := m.config()
 	env[state.EnvSession] = t.Key
 	env[state.EnvRuntimeDir] = m.opt.Store.Dir.Root()
 	env["CCBRIDGE_OUTPUTS"] = outputs
@@ -183,6 +190,10 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 		s.Model, s.PermissionMode, s.ModeSeen, s.Progress = t.Model, t.PermissionMode, t.PermissionMode, t.Progress
 		s.PromptTimeout = cfg.Claude.PromptTimeout.Duration
 		s.PaneID, s.Busy = "", false
+		s.Agent = t.Agent
+		if t.Agent == config.AgentClaude {
+			s.Agent = ""
+		}
 		return nil
 	}); err != nil {
 		return "", err
@@ -199,7 +210,7 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 	if _, err := m.opt.Store.Sessions.Update(ctx, t.Key, func(s *state.Session) error { s.PaneID = pane; return nil }); err != nil {
 		return "", err
 	}
-	m.opt.Log.Info("started Claude", "session", t.Key, "pane", pane, "dir", t.Dir, "mode", t.PermissionMode, "resume", t.Resume)
+	m.opt.Log.Info("started Claude", "session", t.Key, "pane", pane, "dir", t.Dir, "mode", t.PermissionMode, "resume", t.Resume, "agent", t.Agent)
 	return pane, nil
 }
 
@@ -225,6 +236,7 @@ func (m *Manager) waitReady(ctx context.Context, t Target, pane string) (err err
 			m.opt.Log.Warn("Claude's pane stays open when Claude exits", "session", t.Key, "pane", pane, "err", lerr)
 		}
 	}()
+	scr := m.agentOf(t.Key)
 	deadline := time.Now().Add(m.startTimeout())
 	// The prompt timeout bounds the wait for a person from the first
 	// dialog on; before one shows, only the start timeout runs.
@@ -248,7 +260,7 @@ func (m *Manager) waitReady(ctx context.Context, t Target, pane string) (err err
 				settled = time.Now()
 			}
 			screen = now
-			if InputReady(screen) {
+			if scr.InputReady(screen) {
 				return nil
 			}
 			// tmux's notice says the program died; a user's tmux.conf may
@@ -267,7 +279,7 @@ func (m *Manager) waitReady(ctx context.Context, t Target, pane string) (err err
 				}
 			}
 			var d Dialog
-			d, dialog = ParseDialog(screen)
+			d, dialog = parseDialog(screen, scr)
 			if dialog && time.Since(settled) >= dialogSettle && d.Hash != shown {
 				shown = d.Hash
 				m.showDialog(t.Key, d)

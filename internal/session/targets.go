@@ -35,6 +35,8 @@ type Target struct {
 	// Discord passes its own flags in Args).
 	Args  []string
 	Plain bool
+	// Agent is the coding agent to run (config.AgentClaude or AgentCodex).
+	Agent string
 	// OnDialog, if set, is called when a starting Claude stops at a dialog
 	// no hook reports (each dialog once, when its screen has settled): the
 	// front end shows it to the person, whose answer goes back through
@@ -53,7 +55,7 @@ func ProjectTarget(cfg *config.Config, srv config.Server, p config.Project) (Tar
 		mode = cfg.Claude.PermissionMode
 	}
 	return Target{Key: srv.Name + "-" + p.Name, Server: srv.Name, Project: p.Name, ChannelID: p.ChannelID, Dir: dir,
-		Model: p.Model, PermissionMode: mode, Progress: p.Progress, TmuxSession: srv.TmuxSession}, nil
+		Model: p.Model, PermissionMode: mode, Progress: p.Progress, TmuxSession: srv.TmuxSession, Agent: p.AgentName()}, nil
 }
 
 // ThreadTarget describes the session of a thread under a project channel.

@@ -36,6 +36,8 @@ type Session struct {
 	Model          string `json:"model,omitempty"`
 	PermissionMode string `json:"permission_mode,omitempty"`
 	Progress       string `json:"progress,omitempty"` // off, text or tools
+	// Agent is the coding agent the pane runs: "" (Claude Code) or "codex".
+	Agent string `json:"agent,omitempty"`
 	// PromptTimeout is how long Claude waits for the permission hook (the
 	// timeout its settings give the hook): the hook waits no longer, also
 	// with no daemon to say so (a session of ccbridge mcp).
