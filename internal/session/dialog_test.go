@@ -150,6 +150,7 @@ func TestAnswerDialogPressesNothingIntoAnotherDialog(t *testing.T) {
 // as any later one) is shown to the front end once; one a card stands for
 // is left to the card; nothing is pressed.
 func TestWatchDialogsShowsADialogOpenedMidSession(t *testing.T) {
+	t.Parallel()
 	m, panes, store, target := newManager(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -220,45 +221,52 @@ func (f *fakePanes) show(screen string) {
 // (security-3 finding 1). The same for every hook-backed dialog; nothing
 // answers one through the dialog path either.
 func TestWatcherHandsOverNoHookDialogOfAnExpiredCard(t *testing.T) {
-	m, panes, store, target, shown := watched(t)
-	ctx := context.Background()
-	if _, err := store.Requests.Create(ctx, "r1", state.Request{Session: target.Key, Status: state.RequestExpired}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.Requests.Create(ctx, "r2", state.Request{Session: target.Key, Status: state.RequestFailed}); err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel()
+	// Each screen in a session of its own, side by side: the proof is
+	// a wait in which nothing may happen, two watches long.
 	for _, file := range []string{"bash-after-markers-2.1.328.txt", "write-2.1.328.txt", "plan-2.1.328.txt", "ask-2.1.328.txt", "fetch-2.1.328.txt"} {
-		screen := readScreen(t, file)
-		panes.show(screen)
-		time.Sleep(2*dialogWatch + 2*dialogSettle)
-		if got := shown(); len(got) != 0 {
-			t.Fatalf("%s: handed over as a dialog no hook reports: %+v", file, got)
-		}
-		if d, ok, err := m.Dialog(ctx, target.Key); ok || err != nil {
-			t.Fatalf("%s: Dialog = %+v, %v, %v", file, d, ok, err)
-		}
-		if d, ok := ParseDialog(screen); ok {
-			if err := m.AnswerDialog(ctx, target.Key, d.Hash, 0); !errors.Is(err, ErrDialogChanged) {
-				t.Fatalf("%s: AnswerDialog = %v", file, err)
+		t.Run(file, func(t *testing.T) {
+			t.Parallel()
+			m, panes, store, target, shown := watched(t)
+			ctx := context.Background()
+			if _, err := store.Requests.Create(ctx, "r1", state.Request{Session: target.Key, Status: state.RequestExpired}); err != nil {
+				t.Fatal(err)
 			}
-		}
-	}
-	if ops := panes.takeOps(); slices.ContainsFunc(ops, func(op string) bool { return strings.HasPrefix(op, "keys") }) {
-		t.Fatalf("something was pressed: %q", ops)
-	}
-	// A dialog no hook reports is still shown.
-	panes.show(readScreen(t, "switch-model-2.1.328.txt"))
-	for deadline := time.Now().Add(4 * dialogWatch); len(shown()) == 0; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("Switch model? was never shown")
-		}
+			if _, err := store.Requests.Create(ctx, "r2", state.Request{Session: target.Key, Status: state.RequestFailed}); err != nil {
+				t.Fatal(err)
+			}
+			screen := readScreen(t, file)
+			panes.show(screen)
+			time.Sleep(2*dialogWatch + 2*dialogSettle)
+			if got := shown(); len(got) != 0 {
+				t.Fatalf("handed over as a dialog no hook reports: %+v", got)
+			}
+			if d, ok, err := m.Dialog(ctx, target.Key); ok || err != nil {
+				t.Fatalf("Dialog = %+v, %v, %v", d, ok, err)
+			}
+			if d, ok := ParseDialog(screen); ok {
+				if err := m.AnswerDialog(ctx, target.Key, d.Hash, 0); !errors.Is(err, ErrDialogChanged) {
+					t.Fatalf("AnswerDialog = %v", err)
+				}
+			}
+			if ops := panes.takeOps(); slices.ContainsFunc(ops, func(op string) bool { return strings.HasPrefix(op, "keys") }) {
+				t.Fatalf("something was pressed: %q", ops)
+			}
+			// A dialog no hook reports is still shown.
+			panes.show(readScreen(t, "switch-model-2.1.328.txt"))
+			for deadline := time.Now().Add(4 * dialogWatch); len(shown()) == 0; time.Sleep(50 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("Switch model? was never shown")
+				}
+			}
+		})
 	}
 }
 
 // The watcher looks at no session another action holds (fidelity-3 P9):
 // /model answering "Switch model?" itself, a delivery, a person's key.
 func TestWatcherSkipsASessionAnActionHolds(t *testing.T) {
+	t.Parallel()
 	m, panes, _, target, shown := watched(t)
 	unlock, err := m.lock(context.Background(), target.Key)
 	if err != nil {

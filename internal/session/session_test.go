@@ -387,6 +387,7 @@ func TestScreenHelpers(t *testing.T) {
 }
 
 func TestInterruptPressesEscapeUntilTheTurnStops(t *testing.T) {
+	t.Parallel()
 	m, panes, store, target := newManager(t)
 	ctx := context.Background()
 	m.Ensure(ctx, target)
@@ -503,6 +504,7 @@ func cfgPromptTimeout(m *Manager) time.Duration { return m.config().Claude.Promp
 // nothing, so InterruptTurn waits for the turn to show (or to end), however
 // long that takes within its bound.
 func TestInterruptTurnWaitsForATurnTheScreenShowsLate(t *testing.T) {
+	t.Parallel()
 	m, panes, store, target := newManager(t)
 	ctx := context.Background()
 	m.Ensure(ctx, target)
