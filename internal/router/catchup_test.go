@@ -170,7 +170,8 @@ func TestCatchUpOffersOldMessagesDeliverAnywayOnce(t *testing.T) {
 		t.Fatalf("delivered %q", got)
 	}
 	if !slices.Contains(ops, "react 1300000000000000101 ⚠️") || !slices.ContainsFunc(ops, func(op string) bool {
-		return strings.HasPrefix(op, "post "+channel+" ⚠️ [This message](https://discord.com/channels/100000000000000001/"+channel+"/1300000000000000101) was sent 20m0s ago")
+		// A reference each front end makes a link (Discord: the jump URL, discord.TestMessageRefsBecomeJumpLinks).
+		return strings.HasPrefix(op, "post "+channel+" ⚠️ <ref:"+channel+"/1300000000000000101|This message> was sent 20m0s ago")
 	}) {
 		t.Fatalf("no ⚠️ and offer: %q", ops)
 	}

@@ -41,17 +41,17 @@ func (r *Router) offer(tg target, it item) {
 		log.Error("could not record a Deliver anyway offer", "err", err)
 	}
 	r.react(ev, "⚠️")
-	link := messageLink(tg, ev.ChannelID, ev.MessageID)
-	text := fmt.Sprintf("⚠️ [This message](%s) was sent %s ago, while ccbridge was away: longer ago than `catch_up` (%s), so it was not delivered on its own.",
-		link, now.Sub(it.at).Round(time.Second), r.catchUpAge())
+	link := messageRef(ev.ChannelID, ev.MessageID)
+	text := fmt.Sprintf("⚠️ %s was sent %s ago, while ccbridge was away: longer ago than `catch_up` (%s), so it was not delivered on its own.",
+		chat.MessageRef{ChannelID: ev.ChannelID, MessageID: ev.MessageID, Label: "This message"}, now.Sub(it.at).Round(time.Second), r.catchUpAge())
 	switch {
 	case it.unsure:
-		text = fmt.Sprintf("⚠️ ccbridge stopped while typing [this message](%s) and cannot tell whether Claude received it, so it was not typed again.", link)
+		text = fmt.Sprintf("⚠️ ccbridge stopped while typing %s and cannot tell whether Claude received it, so it was not typed again.", link)
 	case it.held:
-		text = fmt.Sprintf("⚠️ ccbridge stopped before [this message](%s) reached Claude, %s ago: longer ago than `catch_up` (%s), so it was not delivered on its own.",
+		text = fmt.Sprintf("⚠️ ccbridge stopped before %s reached Claude, %s ago: longer ago than `catch_up` (%s), so it was not delivered on its own.",
 			link, now.Sub(it.at).Round(time.Second), r.catchUpAge())
 	case it.reoffer:
-		text = fmt.Sprintf("⚠️ ccbridge stopped before [this message](%s) reached Claude, after Deliver anyway was clicked; it was not delivered. The offer is open again.", link)
+		text = fmt.Sprintf("⚠️ ccbridge stopped before %s reached Claude, after Deliver anyway was clicked; it was not delivered. The offer is open again.", link)
 	}
 	if err := r.postOffer(r.ctx, ev, text); err != nil {
 		log.Error("could not offer Deliver anyway", "err", err)
@@ -74,8 +74,9 @@ func (r *Router) postOffer(ctx context.Context, ev chat.MessageEvent, text strin
 	return err
 }
 
-func messageLink(tg target, channelID, messageID string) string {
-	return fmt.Sprintf("https://discord.com/channels/%s/%s/%s", tg.rt.server.GuildID, channelID, messageID)
+// messageRef names a message in a notice: each front end makes it a link.
+func messageRef(channelID, messageID string) chat.MessageRef {
+	return chat.MessageRef{ChannelID: channelID, MessageID: messageID, Label: "this message"}
 }
 
 // refusal is why a Deliver anyway click changes nothing, as the person
@@ -119,8 +120,8 @@ func (r *Router) deliverAnyway(ev chat.ComponentEvent, args []string, resp chat.
 		_ = resp.Respond(chat.Reply{Content: "This channel is no longer one of ccbridge's projects; nothing was delivered.", Ephemeral: true})
 		return
 	}
-	link := messageLink(tg, ev.ChannelID, msgID)
-	_, _ = resp.Update(chat.Message{Content: fmt.Sprintf("📨 Delivering [this message](%s) now, as %s asked.", link, mention(ev.User))})
+	link := messageRef(ev.ChannelID, msgID)
+	_, _ = resp.Update(chat.Message{Content: fmt.Sprintf("📨 Delivering %s now, as %s asked.", link, mention(ev.User))})
 	r.opt.Log.Info("deliver anyway", "channel", ev.ChannelID, "message", msgID, "by", ev.User.ID)
 	r.wg.Add(1) // a stop waits for it, and it may put the offer back
 	go func() {
@@ -136,7 +137,7 @@ func (r *Router) deliverAnyway(ev chat.ComponentEvent, args []string, resp chat.
 		}
 		if err != nil {
 			r.release(chat.MessageEvent{Server: ev.Server, ChannelID: ev.ChannelID, ParentID: cur.ParentID, MessageID: msgID})
-			r.send(ev.Server, ev.ChannelID, fmt.Sprintf("⚠️ Could not read [this message](%s) back from Discord, so it was not delivered: %s. Send it again.", link, errText(err)))
+			r.send(ev.Server, ev.ChannelID, fmt.Sprintf("⚠️ Could not read %s back from Discord, so it was not delivered: %s. Send it again.", link, errText(err)))
 			return
 		}
 		msg := m.Event

@@ -1,0 +1,69 @@
+package chat
+
+import "strings"
+
+// MessageRef names a message in the core's text, as <#id> names a channel:
+// the core writes it, each front end renders it (RenderRefs) as its own
+// link to the message (Discord's jump URL, Telegram's t.me/c link) or as
+// the label alone where no link can be made.
+type MessageRef struct {
+	ChannelID, MessageID string
+	// Label is the words shown, e.g. "this message".
+	Label string
+}
+
+const refOpen = "<ref:"
+
+// String is the reference as the core's text carries it:
+// <ref:channel/message|label>. A label's "|" and ">" are dropped so that
+// it cannot end the reference early.
+func (r MessageRef) String() string {
+	label := strings.NewReplacer("|", "", ">", "").Replace(r.Label)
+	return refOpen + r.ChannelID + "/" + r.MessageID + "|" + label + ">"
+}
+
+// RenderRefs replaces each message reference in text by link(ref);
+// anything else, markup that only looks like one included, is kept.
+func RenderRefs(text string, link func(MessageRef) string) string {
+	if !strings.Contains(text, refOpen) {
+		return text
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(text, refOpen)
+		if i < 0 {
+			b.WriteString(text)
+			return b.String()
+		}
+		b.WriteString(text[:i])
+		text = text[i:]
+		ref, n, ok := parseRef(text)
+		if !ok {
+			b.WriteByte('<')
+			text = text[1:]
+			continue
+		}
+		b.WriteString(link(ref))
+		text = text[n:]
+	}
+}
+
+// parseRef reads the reference text starts with and its length.
+func parseRef(text string) (MessageRef, int, bool) {
+	end := strings.IndexByte(text, '>')
+	if end < 0 {
+		return MessageRef{}, 0, false
+	}
+	place, label, ok := strings.Cut(text[len(refOpen):end], "|")
+	if !ok {
+		return MessageRef{}, 0, false
+	}
+	ch, msg, ok := strings.Cut(place, "/")
+	if !ok || ch == "" || msg == "" || strings.ContainsAny(place, " \n<") {
+		return MessageRef{}, 0, false
+	}
+	return MessageRef{ChannelID: ch, MessageID: msg, Label: label}, end + 1, true
+}
+
+// PlainRef renders a reference as its label: where no link can be made.
+func PlainRef(r MessageRef) string { return r.Label }

@@ -1,0 +1,39 @@
+package chat
+
+import "testing"
+
+// A reference to a message is written once by the core and made a link by
+// each front end: RenderRefs hands every reference, and only references,
+// to the front end's link function.
+func TestRenderRefs(t *testing.T) {
+	link := func(r MessageRef) string { return "{" + r.Label + "@" + r.ChannelID + "#" + r.MessageID + "}" }
+	cases := map[string]string{
+		"⚠️ " + MessageRef{ChannelID: "10", MessageID: "20", Label: "this message"}.String() + " was sent":                                       "⚠️ {this message@10#20} was sent",
+		MessageRef{ChannelID: "-1001.42", MessageID: "7", Label: "a"}.String() + MessageRef{ChannelID: "1", MessageID: "2", Label: "b"}.String(): "{a@-1001.42#7}{b@1#2}",
+		"no reference <#123> <t:1:R> <ref:x>":              "no reference <#123> <t:1:R> <ref:x>",
+		"unclosed <ref:1/2|this message":                   "unclosed <ref:1/2|this message",
+		"a < b and <ref:1/2|x> after":                      "a < b and {x@1#2} after",
+		"no message id <ref:12|x>, nor channel <ref:/3|y>": "no message id <ref:12|x>, nor channel <ref:/3|y>",
+	}
+	for in, want := range cases {
+		if got := RenderRefs(in, link); got != want {
+			t.Errorf("RenderRefs(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A label cannot end the reference early or smuggle in another.
+func TestMessageRefLabelIsText(t *testing.T) {
+	ref := MessageRef{ChannelID: "1", MessageID: "2", Label: "x|y>z<ref:3/4|w>"}
+	got := RenderRefs(ref.String(), func(r MessageRef) string { return "[" + r.Label + "]" })
+	if got != "[xyz<ref:3/4w]" {
+		t.Errorf("rendered %q", got)
+	}
+}
+
+// PlainRef is a reference where no link can be made: its words.
+func TestPlainRef(t *testing.T) {
+	if got := RenderRefs("see "+MessageRef{ChannelID: "1", MessageID: "2", Label: "this message"}.String(), PlainRef); got != "see this message" {
+		t.Errorf("got %q", got)
+	}
+}

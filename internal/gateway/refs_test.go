@@ -1,0 +1,42 @@
+package gateway
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/discord"
+	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
+)
+
+// An answer to a click renders the core's message references as jump
+// links into the interaction's server (a Deliver anyway click's "📨
+// Delivering this message now").
+func TestAnswersLinkMessageRefs(t *testing.T) {
+	srv := fakediscord.New(t)
+	a := &answering{recorder: *newRecorder(), ids: make(chan string, 1)}
+	openBot(t, srv, a)
+	bot := srv.Main()
+	p, err := discord.NewPoster(srv.URL, bot.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	button := []chat.Row{{Buttons: []chat.Button{{Label: "Deliver anyway", CustomID: "late"}}}}
+	offer, err := p.Post(ctx, bot.ChannelID, chat.Message{Content: "⚠️ offer", Rows: button})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := chat.MessageRef{ChannelID: bot.ChannelID, MessageID: "77", Label: "this message"}
+	a.answer = func(resp chat.Responder) (string, error) {
+		return resp.Update(chat.Message{Content: "📨 Delivering " + ref.String() + " now."})
+	}
+	srv.Click(offer, "late", srv.NewUser("owner"))
+	a.drew(t)
+	m, _ := srv.Message(offer)
+	if want := "📨 Delivering [this message](https://discord.com/channels/" + bot.GuildID + "/" + bot.ChannelID + "/77) now."; m.Content != want {
+		t.Errorf("content %q, want %q", m.Content, want)
+	}
+}
