@@ -108,7 +108,7 @@ func (r *Router) answerCard(server, reqID string, a approval.Action, m clicked, 
 		return
 	}
 	if updated.Status == state.RequestDecided {
-		log.Info("prompt answered from Discord", "by", a.User)
+		log.Info("prompt answered in chat", "by", a.User)
 	}
 	if _, err := resp.Update(approval.Render(reqID, updated)); err != nil {
 		log.Error("could not update the card", "err", err)

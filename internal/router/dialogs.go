@@ -126,7 +126,7 @@ func (r *Router) dialogAnswer(ev chat.ComponentEvent, args []string, resp chat.R
 	case err != nil:
 		done("⚠️ " + errText(err))
 	default:
-		r.opt.Log.Info("a dialog was answered from Discord", "session", key, "user", ev.User.ID)
+		r.opt.Log.Info("a dialog was answered in chat", "session", key, "user", ev.User.ID)
 		done(answeredNote(ev, pick))
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/land"
 )
 
@@ -34,7 +35,8 @@ func (r *Router) landTarget(tg target) (land.Target, error) {
 	}
 	if tg.threadID != "" && r.opt.Registry != nil {
 		if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && reg.Worktree != "" {
-			return land.Target{Server: tg.rt.server.Name, Project: tg.rt.project.Name, Dir: reg.Worktree, Base: reg.BaseCommit, Repo: reg.Repo, Branch: reg.Branch, Tree: true, Label: "branch `" + reg.Branch + "`"}, nil
+			return land.Target{Server: tg.rt.server.Name, Project: tg.rt.project.Name, Dir: reg.Worktree, Base: reg.BaseCommit, Repo: reg.Repo, Branch: reg.Branch, Tree: true, Label: "branch `" + reg.Branch + "`",
+				From: frontEnd(tg.rt.server)}, nil
 		}
 	}
 	dir := ""
@@ -48,7 +50,17 @@ func (r *Router) landTarget(tg target) (land.Target, error) {
 		}
 		dir = d
 	}
-	return land.Target{Server: tg.rt.server.Name, Project: tg.rt.project.Name, Dir: dir, Base: "HEAD", Repo: dir, Label: "`" + dir + "` (uncommitted changes)"}, nil
+	return land.Target{Server: tg.rt.server.Name, Project: tg.rt.project.Name, Dir: dir, Base: "HEAD", Repo: dir, Label: "`" + dir + "` (uncommitted changes)",
+		From: frontEnd(tg.rt.server)}, nil
+}
+
+// frontEnd names the front end a server's people act on (audit's From),
+// for the words and records that say where an action came from.
+func frontEnd(s config.Server) string {
+	if s.Telegram() {
+		return audit.FromTelegram
+	}
+	return audit.FromDiscord
 }
 
 // busy reports whether Claude is mid-turn in the session: git must not

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/intake"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -137,7 +138,7 @@ func (r *Router) deliverAnyway(ev chat.ComponentEvent, args []string, resp chat.
 		}
 		if err != nil {
 			r.release(chat.MessageEvent{Server: ev.Server, ChannelID: ev.ChannelID, ParentID: cur.ParentID, MessageID: msgID})
-			r.send(ev.Server, ev.ChannelID, fmt.Sprintf("⚠️ Could not read %s back from Discord, so it was not delivered: %s. Send it again.", link, errText(err)))
+			r.send(ev.Server, ev.ChannelID, fmt.Sprintf("⚠️ Could not read %s back from %s, so it was not delivered: %s. Send it again.", link, audit.Title(frontEnd(tg.rt.server)), errText(err)))
 			return
 		}
 		msg := m.Event

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/opened"
@@ -163,7 +164,7 @@ func (r *Router) openThread(ev chat.CommandEvent, tg target, name string) (threa
 	public, perr := r.opt.Replier.EveryoneCanView(r.ctx, server, ev.ChannelID)
 	switch {
 	case perr != nil:
-		return "", fmt.Sprintf("⚠️ Not opened: Discord refused a private thread here (%s), and who can read this channel could not be checked (%s).", errText(err), errText(perr))
+		return "", fmt.Sprintf("⚠️ Not opened: %s refused a private thread here (%s), and who can read this channel could not be checked (%s).", audit.Title(frontEnd(tg.rt.server)), errText(err), errText(perr))
 	case public && errors.Is(err, chat.ErrNoPrivateThreads):
 		return "", "⚠️ Not opened: there are no private topics here (every member of the group can read every topic), so everything the folder's Claude does would be theirs to read. " +
 			"Add the folder to the config as a project of its own instead."
