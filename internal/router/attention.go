@@ -21,11 +21,11 @@ var usageCommand = chat.CommandSpec{Name: "usage", Description: "Model, context,
 func (r *Router) usageText(tg target) string {
 	sessions, err := r.opt.Store.Sessions.List()
 	if err != nil && len(sessions) == 0 {
-		return "⚠️ " + errText(err)
+		return "⚠️ " + chat.ErrText(err)
 	}
 	ext, err := state.OpenExtras(r.opt.Store.Dir)
 	if err != nil {
-		return "⚠️ " + errText(err)
+		return "⚠️ " + chat.ErrText(err)
 	}
 	type entry struct {
 		key, line string
@@ -60,7 +60,7 @@ func (r *Router) usageText(tg target) string {
 			fmt.Fprintf(&b, " (7d resets %s)", state.Until(l.ResetsAt.Sub(now)))
 		}
 		fmt.Fprintf(&b, " · updated %s ago", now.Sub(st.At).Round(time.Second))
-		e.line = clip(b.String(), 300)
+		e.line = chat.Clip(b.String(), 300)
 		entries = append(entries, e)
 	}
 	sort.Slice(entries, func(i, j int) bool {
@@ -102,7 +102,7 @@ func (r *Router) usageText(tg target) string {
 func (r *Router) continueAtResetButton(ev chat.ComponentEvent, args []string, resp chat.Responder) {
 	ext, err := state.OpenExtras(r.opt.Store.Dir)
 	if err != nil {
-		_ = resp.Respond(chat.Reply{Content: "⚠️ " + errText(err), Ephemeral: true})
+		_ = resp.Respond(chat.Reply{Content: "⚠️ " + chat.ErrText(err), Ephemeral: true})
 		return
 	}
 	all, _ := ext.Resumes.List()
@@ -121,10 +121,10 @@ func (r *Router) continueAtResetButton(ev chat.ComponentEvent, args []string, re
 		return nil
 	})
 	if err != nil {
-		_ = resp.Respond(chat.Reply{Content: "⚠️ " + errText(err), Ephemeral: true})
+		_ = resp.Respond(chat.Reply{Content: "⚠️ " + chat.ErrText(err), Ephemeral: true})
 		return
 	}
 	r.opt.Log.Info("continue at reset armed", "session", key, "at", res.At, "by", ev.User.ID)
 	_, _ = resp.Update(chat.Message{Content: fmt.Sprintf("⏰ ccbridge will send \"continue\" to Claude at %s (in %s), when the limit resets. Armed by %s.",
-		res.At.UTC().Format("15:04 MST"), state.Until(res.At.Sub(r.now())), mention(ev.User))})
+		res.At.UTC().Format("15:04 MST"), state.Until(res.At.Sub(r.now())), chat.Mention(ev.User))})
 }

@@ -98,7 +98,7 @@ func (r *Router) answerCard(server, reqID string, a approval.Action, m clicked, 
 		return
 	case err != nil:
 		log.Error("could not apply an answer", "err", err)
-		_ = resp.Respond(chat.Reply{Content: "⚠️ " + errText(err), Ephemeral: true})
+		_ = resp.Respond(chat.Reply{Content: "⚠️ " + chat.ErrText(err), Ephemeral: true})
 		return
 	}
 	if result.Modal != nil {

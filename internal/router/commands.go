@@ -115,7 +115,7 @@ func (r *Router) suggestModels(tg target, typed string) []chat.Choice {
 	var all []chat.Choice
 	if st, err := r.opt.Sessions.Status(r.ctx, tg.key); err == nil && st.Session.Model != "" &&
 		!slices.ContainsFunc(models, func(c chat.Choice) bool { return c.Value == st.Session.Model }) {
-		all = append(all, chat.Choice{Name: clip(st.Session.Model+" — this session's model", 100), Value: clip(st.Session.Model, 100)})
+		all = append(all, chat.Choice{Name: chat.Clip(st.Session.Model+" — this session's model", 100), Value: chat.Clip(st.Session.Model, 100)})
 	}
 	all = append(all, models...)
 	typed = strings.ToLower(typed)
@@ -165,7 +165,7 @@ func screenRows(instance, key, dialog string, drawn time.Time) []chat.Row {
 // dialogHash stands for the dialog a screen shows (the same for every
 // screen without one): a key is pressed only while the dialog it was
 // drawn over is still the one open, never into another that replaced it.
-func dialogHash(screen string) string { return shortHash(session.DialogText(screen)) }
+func dialogHash(screen string) string { return chat.ShortHash(session.DialogText(screen)) }
 
 // screenReply draws a screen with its buttons, after an optional note.
 func screenReply(instance, key, note, screen string, drawn time.Time) chat.Reply {
@@ -268,21 +268,21 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	case "status":
 		st, err := r.opt.Sessions.Status(ctx, key)
 		if err != nil {
-			return chat.Reply{Content: "⚠️ " + errText(err)}
+			return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 		}
 		return chat.Reply{Content: statusText(r.conf().General.Machine, rt, st)}
 	case "stop":
 		if err := r.opt.Sessions.InterruptTurn(ctx, key); errors.Is(err, session.ErrNoPane) {
 			return noSession
 		} else if err != nil {
-			return chat.Reply{Content: "⚠️ " + errText(err)}
+			return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 		}
 		return chat.Reply{Content: "⏹ Interrupted Claude. Send a message to continue."}
 	case "new":
 		if _, err := r.opt.Sessions.Deliver(ctx, key, "/clear"); errors.Is(err, session.ErrNoPane) {
 			return noSession
 		} else if err != nil {
-			return chat.Reply{Content: "⚠️ " + errText(err)}
+			return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 		}
 		return chat.Reply{Content: "🆕 Started a fresh conversation."}
 	case "screen":
@@ -290,7 +290,7 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 		if errors.Is(err, session.ErrNoPane) {
 			return noSession
 		} else if err != nil {
-			return chat.Reply{Content: "⚠️ " + errText(err)}
+			return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 		}
 		return screenReply(r.opt.Instance, key, "", screen, r.now())
 	case "help":
@@ -301,7 +301,7 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 			return chat.Reply{Content: "⚠️ " + mode + " cannot be switched to in a running session; set it as permission_mode in the config."}
 		}
 		if err := r.opt.Sessions.SetMode(ctx, key, mode); err != nil && !errors.Is(err, session.ErrNoPane) {
-			return chat.Reply{Content: "⚠️ " + errText(err)}
+			return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 		}
 		r.remember(key, func(g *state.Registered) { g.PermissionMode = mode })
 		return chat.Reply{Content: "Permission mode: " + mode}
@@ -311,7 +311,7 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 			return chat.Reply{Content: "⚠️ Give one model name, such as sonnet or opus."}
 		}
 		if err := r.opt.Sessions.SetModel(ctx, key, name); err != nil && !errors.Is(err, session.ErrNoPane) {
-			return chat.Reply{Content: "⚠️ " + errText(err)}
+			return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 		}
 		r.remember(key, func(g *state.Registered) { g.Model = name })
 		return chat.Reply{Content: "Model: " + name}
@@ -417,7 +417,7 @@ func (r *Router) pressKey(key, name, dialog string, resp chat.Responder) {
 		// place, so the stale buttons are gone for everyone.
 		screen, err := r.opt.Sessions.Screen(ctx, key, screenLines)
 		if err != nil {
-			_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
+			_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + chat.ErrText(err)})
 			return
 		}
 		if dialogHash(screen) != dialog {
@@ -426,13 +426,13 @@ func (r *Router) pressKey(key, name, dialog string, resp chat.Responder) {
 			return
 		}
 		if err := r.opt.Sessions.PressKeys(ctx, key, name); err != nil {
-			_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
+			_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + chat.ErrText(err)})
 			return
 		}
 	}
 	screen, err := r.opt.Sessions.Screen(ctx, key, screenLines)
 	if err != nil {
-		_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
+		_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + chat.ErrText(err)})
 		return
 	}
 	_, _ = resp.Edit(screenReply(r.opt.Instance, key, "", screen, r.now()))

@@ -113,11 +113,11 @@ var (
 		r.panelAction(ev, id.Args, resp)
 	}
 	cardPressed = func(r *Router, ev chat.ComponentEvent, id chat.ID, resp chat.Responder) {
-		r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Values: ev.Values, User: mention(ev.User)},
+		r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Values: ev.Values, User: chat.Mention(ev.User)},
 			clicked{ev.MessageID, ev.Content, ev.Rows, ev.FileIDs}, resp)
 	}
 	cardSubmitted = func(r *Router, ev chat.ModalEvent, id chat.ID, resp chat.Responder) {
-		r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Fields: ev.Values, User: mention(ev.User)},
+		r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Fields: ev.Values, User: chat.Mention(ev.User)},
 			clicked{ev.MessageID, ev.Content, ev.Rows, ev.FileIDs}, resp)
 	}
 )

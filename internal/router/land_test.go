@@ -121,7 +121,7 @@ func TestLandingWaitsForTheTurn(t *testing.T) {
 	for _, name := range []string{"diff", "commit", "merge", "discard"} {
 		r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: threadID, ParentID: channel, User: chat.User{ID: owner}, Name: name}, fakeResponder{l: l})
 	}
-	id := r.landID(key, "discard", shortHash("+x"))
+	id := r.landID(key, "discard", chat.ShortHash("+x"))
 	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: threadID, User: chat.User{ID: owner}, CustomID: id}), fakeResponder{l: l})
 	if len(fl.calls) != 0 {
 		t.Fatalf("git ran mid-turn: %v", fl.calls)

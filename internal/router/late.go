@@ -112,7 +112,7 @@ func (r *Router) deliverAnyway(ev chat.ComponentEvent, args []string, resp chat.
 		}
 	}
 	if err != nil {
-		_ = resp.Respond(chat.Reply{Content: "⚠️ " + errText(err), Ephemeral: true})
+		_ = resp.Respond(chat.Reply{Content: "⚠️ " + chat.ErrText(err), Ephemeral: true})
 		return
 	}
 	tg, ok := r.resolve(ev.Server, ev.ChannelID, cur.ParentID)
@@ -122,7 +122,7 @@ func (r *Router) deliverAnyway(ev chat.ComponentEvent, args []string, resp chat.
 		return
 	}
 	link := messageRef(ev.ChannelID, msgID)
-	_, _ = resp.Update(chat.Message{Content: fmt.Sprintf("📨 Delivering %s now, as %s asked.", link, mention(ev.User))})
+	_, _ = resp.Update(chat.Message{Content: fmt.Sprintf("📨 Delivering %s now, as %s asked.", link, chat.Mention(ev.User))})
 	r.opt.Log.Info("deliver anyway", "channel", ev.ChannelID, "message", msgID, "by", ev.User.ID)
 	r.wg.Add(1) // a stop waits for it, and it may put the offer back
 	go func() {
@@ -138,7 +138,7 @@ func (r *Router) deliverAnyway(ev chat.ComponentEvent, args []string, resp chat.
 		}
 		if err != nil {
 			r.release(chat.MessageEvent{Server: ev.Server, ChannelID: ev.ChannelID, ParentID: cur.ParentID, MessageID: msgID})
-			r.send(ev.Server, ev.ChannelID, fmt.Sprintf("⚠️ Could not read %s back from %s, so it was not delivered: %s. Send it again.", link, audit.Title(frontEnd(tg.rt.server)), errText(err)))
+			r.send(ev.Server, ev.ChannelID, fmt.Sprintf("⚠️ Could not read %s back from %s, so it was not delivered: %s. Send it again.", link, audit.Title(frontEnd(tg.rt.server)), chat.ErrText(err)))
 			return
 		}
 		msg := m.Event

@@ -13,15 +13,6 @@ import (
 // for good. Replies are laid out to fit, text taken from elsewhere is
 // bounded, and fit is the last guard on all of it.
 
-// The router quotes text, errors and people as every feature package does
-// (short names: they are used on nearly every line that answers).
-var (
-	clip      = chat.Clip
-	errText   = chat.ErrText
-	mention   = chat.Mention
-	shortHash = chat.ShortHash
-)
-
 // fitCut is what fit adds to content it cuts: a closing fence and "…".
 const fitCut = "\n```\n…"
 

@@ -46,7 +46,7 @@ func (r *Router) startStop(server, action, project string) string {
 	}
 	if action == "stop" {
 		if err := r.opt.Sessions.Stop(r.ctx, tg.key); err != nil {
-			return "⚠️ Could not stop " + project + ": " + errText(err)
+			return "⚠️ Could not stop " + project + ": " + chat.ErrText(err)
 		}
 		r.opt.Log.Info("project stopped from the panel", "session", tg.key)
 		return ""
@@ -56,7 +56,7 @@ func (r *Router) startStop(server, action, project string) string {
 		_, _, err = r.opt.Sessions.Ensure(r.ctx, t)
 	}
 	if err != nil {
-		return "⚠️ Could not start " + project + ": " + errText(err)
+		return "⚠️ Could not start " + project + ": " + chat.ErrText(err)
 	}
 	r.opt.Log.Info("project started from the panel", "session", tg.key)
 	return ""

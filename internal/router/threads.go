@@ -44,7 +44,7 @@ func (r *Router) newThread(ev chat.CommandEvent, tg target) chat.Reply {
 	}
 	threadID, err := r.opt.Replier.StartThread(r.ctx, ev.Server, ev.ChannelID, name)
 	if err != nil {
-		return chat.Reply{Content: "⚠️ Could not start the thread: " + errText(err)}
+		return chat.Reply{Content: "⚠️ Could not start the thread: " + chat.ErrText(err)}
 	}
 	th := target{key: session.ThreadKey(tg.rt.server.Name, tg.rt.project.Name, threadID), rt: tg.rt, threadID: threadID}
 	r.remember(th.key, func(g *state.Registered) {
@@ -310,7 +310,7 @@ func (r *Router) stopThread(tg target, deleted bool) {
 	rel, err := r.opt.Sessions.ReleaseWorktree(ctx, tg.key, false)
 	switch {
 	case err != nil:
-		r.send(tg.rt.server.Name, parent, fmt.Sprintf("⚠️ Could not clean up the worktree of %s: %s", threadRef(tg.threadID, reg.ThreadName, deleted), errText(err)))
+		r.send(tg.rt.server.Name, parent, fmt.Sprintf("⚠️ Could not clean up the worktree of %s: %s", threadRef(tg.threadID, reg.ThreadName, deleted), chat.ErrText(err)))
 	case rel.Removed:
 		r.remember(tg.key, func(g *state.Registered) { g.KeptNotice = "" })
 	case rel.Path != "":
@@ -337,7 +337,7 @@ func threadRef(threadID, name string, deleted bool) string {
 	if name == "" {
 		return "a deleted thread"
 	}
-	return "the deleted thread “" + chat.Plain(clip(name, 100)) + "”"
+	return "the deleted thread “" + chat.Plain(chat.Clip(name, 100)) + "”"
 }
 
 // keptWorktree is the message about a worktree kept on archive.
@@ -347,7 +347,7 @@ func (r *Router) keptWorktree(key, thread string, rel session.Release) chat.Mess
 		why = append(why, "uncommitted changes")
 	}
 	if n := len(rel.Changes.Ignored); n > 0 {
-		why = append(why, fmt.Sprintf("%d file(s) git ignores (such as %s)", n, chat.Plain(clip(rel.Changes.Ignored[0], 80))))
+		why = append(why, fmt.Sprintf("%d file(s) git ignores (such as %s)", n, chat.Plain(chat.Clip(rel.Changes.Ignored[0], 80))))
 	}
 	if rel.Changes.Ahead > 0 {
 		why = append(why, fmt.Sprintf("%d commit(s) beyond its base", rel.Changes.Ahead))
@@ -355,7 +355,7 @@ func (r *Router) keptWorktree(key, thread string, rel session.Release) chat.Mess
 	if len(why) == 0 {
 		why = append(why, "changes")
 	}
-	head := fmt.Sprintf("📦 The worktree of %s was kept: it has %s.\n`%s` on branch `%s`", thread, strings.Join(why, " and "), clip(rel.Path, 300), clip(rel.Branch, 200))
+	head := fmt.Sprintf("📦 The worktree of %s was kept: it has %s.\n`%s` on branch `%s`", thread, strings.Join(why, " and "), chat.Clip(rel.Path, 300), chat.Clip(rel.Branch, 200))
 	return chat.Message{Content: keptMessage(head, rel.Changes.DiffStat), Rows: r.keptRows(key, rel.Changes.Fingerprint)}
 }
 
@@ -476,7 +476,7 @@ func (r *Router) worktreeAction(ev chat.ComponentEvent, args []string, resp chat
 func (r *Router) deleteConfirmed(key, base, fingerprint string) chat.Message {
 	ctx := r.ctx
 	if st, err := r.opt.Sessions.Status(ctx, key); err != nil {
-		return chat.Message{Content: base + "\n⚠️ Nothing was deleted: " + errText(err)}
+		return chat.Message{Content: base + "\n⚠️ Nothing was deleted: " + chat.ErrText(err)}
 	} else if st.State != "stopped" {
 		return chat.Message{Content: base + "\n⚠️ Nothing was deleted: the thread's Claude session is running again in this worktree. You will be asked again when the thread is archived."}
 	}
@@ -485,7 +485,7 @@ func (r *Router) deleteConfirmed(key, base, fingerprint string) chat.Message {
 	rel, err := r.opt.Sessions.ReleaseWorktree(ctx, key, false)
 	switch {
 	case err != nil:
-		return chat.Message{Content: base + "\n⚠️ Could not delete the worktree: " + errText(err)}
+		return chat.Message{Content: base + "\n⚠️ Could not delete the worktree: " + chat.ErrText(err)}
 	case rel.Path == "":
 		return chat.Message{Content: base + "\nThis thread has no worktree any more."}
 	case rel.Removed:
@@ -500,7 +500,7 @@ func (r *Router) deleteConfirmed(key, base, fingerprint string) chat.Message {
 	rel, err = r.opt.Sessions.ReleaseWorktree(ctx, key, true)
 	switch {
 	case err != nil:
-		return chat.Message{Content: base + "\n⚠️ Could not delete the worktree: " + errText(err)}
+		return chat.Message{Content: base + "\n⚠️ Could not delete the worktree: " + chat.ErrText(err)}
 	case rel.Removed:
 		r.remember(key, func(g *state.Registered) { g.KeptNotice, g.WorktreeKept = "", false })
 		return chat.Message{Content: fmt.Sprintf("🗑️ Deleted the worktree `%s` and its branch `%s`.", rel.Path, rel.Branch)}

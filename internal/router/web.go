@@ -56,7 +56,7 @@ func (r *Router) runWeb(ev chat.CommandEvent, tg target, resp chat.Responder) {
 		}
 		reply := chat.Reply{Content: webRevoked, Ephemeral: true}
 		if err := r.opt.Web.Revoke(r.ctx); err != nil {
-			reply.Content = "⚠️ Could not revoke the links: " + errText(err)
+			reply.Content = "⚠️ Could not revoke the links: " + chat.ErrText(err)
 		} else {
 			r.opt.Log.Info("every web link revoked", "user", ev.User.ID, "server", ev.Server)
 		}
