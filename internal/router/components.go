@@ -8,6 +8,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/approval"
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/guard"
+	"github.com/ccbridge/ccbridge/internal/intake"
 	"github.com/ccbridge/ccbridge/internal/panel"
 	"github.com/ccbridge/ccbridge/internal/schedule"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -169,7 +170,7 @@ var components = map[control]component{
 
 	{lateKind, ""}: bound(func(r *Router, ev chat.ComponentEvent, id chat.ID, resp chat.Responder) {
 		r.deliverAnyway(ev, id.Args, resp)
-	}).saying(string(offerUsed)),
+	}).saying(intake.OfferUsedText),
 
 	{state.ResumeKind, ""}: {policy: guard.Bound, check: (*Router).resumeBinding,
 		click: func(r *Router, ev chat.ComponentEvent, id chat.ID, resp chat.Responder) {

@@ -191,7 +191,7 @@ func TestReview3DeliverAnywayLostAtAStop(t *testing.T) {
 	click(r2, l2)
 	l2.waitFor(t, "react 1300000000000000101 ✅")
 	click(r2, l2)
-	l2.waitFor(t, "respond ephemeral=true "+string(offerUsed))
+	l2.waitFor(t, "respond ephemeral=true "+intake.OfferUsedText)
 	time.Sleep(50 * time.Millisecond)
 	if got := ss2.deliveredNow(); !slices.Equal(got, []string{"a live one", "the old one"}) {
 		t.Fatalf("delivered after the restart %q", got)

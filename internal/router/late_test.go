@@ -35,7 +35,7 @@ func TestDeliverAnywayNamesTheFrontEndItReadsFrom(t *testing.T) {
 	ev.User = chat.User{ID: owner}
 	r.HandleComponent(ev, fakeResponder{l: l, at: at})
 	got := waitOp(t, l, "send ⚠️ Could not read")
-	want := "send ⚠️ Could not read " + messageRef(channel, "1300000000000000101").String() + " back from Telegram, so it was not delivered: "
+	want := "send ⚠️ Could not read " + chat.MessageRef{ChannelID: channel, MessageID: "1300000000000000101", Label: "this message"}.String() + " back from Telegram, so it was not delivered: "
 	if !strings.HasPrefix(got, want) {
 		t.Errorf("said %q, want %q…", got, want)
 	}
