@@ -9,6 +9,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/guard"
 	"github.com/ccbridge/ccbridge/internal/intake"
+	"github.com/ccbridge/ccbridge/internal/land"
 	"github.com/ccbridge/ccbridge/internal/panel"
 	"github.com/ccbridge/ccbridge/internal/schedule"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -76,7 +77,7 @@ func actionOf(id chat.ID) string {
 	switch id.Kind {
 	case sessionsKind, schedule.Kind, voice.Kind, panel.IDKind:
 		return arg(0)
-	case landKind, "wt", approval.IDKind:
+	case landKind, land.WorktreeKind, approval.IDKind:
 		return arg(1)
 	case "key":
 		if len(id.Args) == 4 && id.Args[1] == "" {
@@ -163,10 +164,10 @@ var components = map[control]component{
 	{landKind, "commit"}: inertForm("the form of /commit in a thread's worktree opens from the command, so no message carries it; "+
 		"it commits only there, with the message the person typed into it", landSubmitted),
 
-	{"wt", "delete"}:  bound(wtPressed),
-	{"wt", "confirm"}: bound(wtPressed),
-	{"wt", "cancel"}:  bound(wtPressed), // redraws the text of the clicked message, so it must be ccbridge's
-	{"wt", "keep"}:    bound(wtPressed),
+	{land.WorktreeKind, land.KeptDelete}:  bound(wtPressed),
+	{land.WorktreeKind, land.KeptConfirm}: bound(wtPressed),
+	{land.WorktreeKind, land.KeptCancel}:  bound(wtPressed), // redraws the text of the clicked message, so it must be ccbridge's
+	{land.WorktreeKind, land.KeptKeep}:    bound(wtPressed),
 
 	{lateKind, ""}: bound(func(r *Router, ev chat.ComponentEvent, id chat.ID, resp chat.Responder) {
 		r.deliverAnyway(ev, id.Args, resp)
@@ -180,7 +181,7 @@ var components = map[control]component{
 
 // minArgs is how many arguments a kind's id needs for its handler.
 var minArgs = map[string]int{sessionsKind: 2, "key": 0, dialogKind: 0, schedule.Kind: 1, voice.Kind: 2, panel.IDKind: 1,
-	landKind: 2, "wt": 2, lateKind: 0, state.ResumeKind: 1, approval.IDKind: 2}
+	landKind: 2, land.WorktreeKind: 2, lateKind: 0, state.ResumeKind: 1, approval.IDKind: 2}
 
 // cardActions are the actions of a prompt's card. Those that approve
 // something are bound to the card; the others refuse, or only open a

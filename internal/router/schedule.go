@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/land"
 	"github.com/ccbridge/ccbridge/internal/schedule"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -289,7 +290,7 @@ func (r *Router) dropThreadSchedules(tg target, deleted bool) string {
 		return fmt.Sprintf("🗑 Deleted this thread's %d schedule(s): %s.", len(prompts), strings.Join(prompts, "; "))
 	}
 	reg, _ := r.opt.Registry.Sessions.Get(tg.key)
-	text := fmt.Sprintf("🗑 Deleted the schedule(s) of %s, which went with it:\n%s", threadRef(tg.threadID, reg.ThreadName, deleted), "• "+strings.Join(prompts, "\n• "))
+	text := fmt.Sprintf("🗑 Deleted the schedule(s) of %s, which went with it:\n%s", land.ThreadRef(tg.threadID, reg.ThreadName, deleted), "• "+strings.Join(prompts, "\n• "))
 	r.send(tg.rt.server.Name, tg.rt.project.ChannelID, text)
 	return text
 }
