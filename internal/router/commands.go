@@ -14,6 +14,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/schedule"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/usage"
 )
 
 // Commands are the slash commands ccbridge registers in every guild.
@@ -32,7 +33,7 @@ func Commands() []chat.CommandSpec {
 		{Name: "thread", Description: "Start a thread with its own Claude", Options: []chat.OptionSpec{
 			{Name: "name", Description: "thread name", Required: true, MaxLength: maxThreadName},
 			{Name: "prompt", Description: "first message for Claude in the thread"}}},
-		usageCommand, // attention.go
+		usage.Command,
 	}, slices.Concat(SessionCommands(), land.Commands(), schedule.Commands(), opened.Commands(), []chat.CommandSpec{webCommand})...), helpCommand) // internal/conversations, internal/land, internal/schedule, internal/opened, web.go
 }
 
@@ -317,7 +318,7 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 		return chat.Reply{Content: "Model: " + name}
 	case "thread":
 		return r.newThread(ev, tg)
-	case usageCommand.Name:
+	case usage.Command.Name:
 		return chat.Reply{Content: r.usageText(tg)}
 	}
 	if reply, ok := r.runLand(ev, tg); ok { // land.go
