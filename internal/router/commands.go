@@ -15,6 +15,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/usage"
+	"github.com/ccbridge/ccbridge/internal/weblink"
 )
 
 // Commands are the slash commands ccbridge registers in every guild.
@@ -34,7 +35,7 @@ func Commands() []chat.CommandSpec {
 			{Name: "name", Description: "thread name", Required: true, MaxLength: maxThreadName},
 			{Name: "prompt", Description: "first message for Claude in the thread"}}},
 		usage.Command,
-	}, slices.Concat(SessionCommands(), land.Commands(), schedule.Commands(), opened.Commands(), []chat.CommandSpec{webCommand})...), helpCommand) // internal/conversations, internal/land, internal/schedule, internal/opened, web.go
+	}, slices.Concat(SessionCommands(), land.Commands(), schedule.Commands(), opened.Commands(), []chat.CommandSpec{weblink.Command})...), helpCommand) // internal/conversations, internal/land, internal/schedule, internal/opened, internal/weblink
 }
 
 // switchableModes are the permission modes a running session can switch
@@ -189,7 +190,7 @@ func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
 	resp = fitting{r.binding(ev.Server, ev.ChannelID, resp)} // limits.go; components.go
 	log := r.opt.Log.With("command", ev.Name, "user", ev.User.ID, "channel", ev.ChannelID)
 	tg, ok := r.resolve(ev.Server, ev.ChannelID, ev.ParentID)
-	if !ok && (ev.Name == openName || ev.Name == webName) {
+	if !ok && (ev.Name == openName || ev.Name == weblink.Name) {
 		tg, ok = r.panelTarget(ev.Server, ev.ChannelID) // open.go
 	}
 	if !ok {
@@ -205,7 +206,7 @@ func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
 		_ = resp.Respond(chat.Reply{Content: refusalForOthers, Ephemeral: true})
 		return
 	}
-	if ev.Name == webName {
+	if ev.Name == weblink.Name {
 		r.runWeb(ev, tg, resp) // web.go: answered privately
 		return
 	}

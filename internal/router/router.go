@@ -31,6 +31,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/voice"
+	"github.com/ccbridge/ccbridge/internal/weblink"
 )
 
 // Replier posts the router's own messages (not Claude's replies, which the
@@ -101,8 +102,9 @@ type Options struct {
 	// Without them messages sent while ccbridge is down are not read back.
 	History History
 	Cursors *state.Collection[state.Cursor]
-	// Web makes links to the web view (web.go); nil: the view is off.
-	Web Web
+	// Web makes links to the web view (internal/weblink); nil: the view
+	// is off.
+	Web weblink.Links
 }
 
 // Fleet knows the other machines that share this daemon's bots.
