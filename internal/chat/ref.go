@@ -14,11 +14,20 @@ type MessageRef struct {
 
 const refOpen = "<ref:"
 
+// notInLabel are what a label may not hold: "|" and ">" would end the
+// reference early, brackets and a line break the Markdown link's text a
+// front end writes.
+const notInLabel = "|>[]\n"
+
 // String is the reference as the core's text carries it:
-// <ref:channel/message|label>. A label's "|" and ">" are dropped so that
-// it cannot end the reference early.
+// <ref:channel/message|label>, the label without notInLabel.
 func (r MessageRef) String() string {
-	label := strings.NewReplacer("|", "", ">", "").Replace(r.Label)
+	label := strings.Map(func(c rune) rune {
+		if strings.ContainsRune(notInLabel, c) {
+			return -1
+		}
+		return c
+	}, r.Label)
 	return refOpen + r.ChannelID + "/" + r.MessageID + "|" + label + ">"
 }
 
@@ -55,7 +64,7 @@ func parseRef(text string) (MessageRef, int, bool) {
 		return MessageRef{}, 0, false
 	}
 	place, label, ok := strings.Cut(text[len(refOpen):end], "|")
-	if !ok {
+	if !ok || strings.ContainsAny(label, notInLabel) {
 		return MessageRef{}, 0, false
 	}
 	ch, msg, ok := strings.Cut(place, "/")

@@ -37,3 +37,19 @@ func TestPlainRef(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// A label is the words of a link a front end writes in Markdown: brackets
+// or a line break in it would end the link's text early, so a reference
+// written with them (text from elsewhere that only looks like one) stays
+// text, and String drops them.
+func TestMessageRefLabelCannotBreakTheLink(t *testing.T) {
+	link := func(r MessageRef) string { return "[" + r.Label + "](u)" }
+	for _, in := range []string{"<ref:1/2|x](https://evil.example)>", "<ref:1/2|a\nb>", "<ref:1/2|[x>"} {
+		if got := RenderRefs(in, link); got != in {
+			t.Errorf("RenderRefs(%q) = %q", in, got)
+		}
+	}
+	if got := RenderRefs(MessageRef{ChannelID: "1", MessageID: "2", Label: "x](https://evil.example)\n["}.String(), link); got != "[x(https://evil.example)](u)" {
+		t.Errorf("got %q", got)
+	}
+}
