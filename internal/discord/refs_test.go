@@ -42,3 +42,24 @@ func TestMessageRefsWithoutAGuildAreText(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// A clicked message's content comes back as the core drew it: the jump
+// links Refs made are references again (the guard compares the face the
+// core drew), and nothing else changes, another server's link included.
+func TestUnrefsUndoesRefs(t *testing.T) {
+	drawn := "⚠️ " + chat.MessageRef{ChannelID: "10", MessageID: "20", Label: "This message"}.String() + " was sent; see " +
+		chat.MessageRef{ChannelID: "11", MessageID: "21", Label: "that one"}.String() + "."
+	if got := Unrefs("7", Refs("7", drawn)); got != drawn {
+		t.Errorf("round trip: %q, want %q", got, drawn)
+	}
+	for _, keep := range []string{
+		"[x](https://discord.com/channels/8/10/20)", // another server's
+		"[a|b](https://discord.com/channels/7/10/20)",
+		"https://discord.com/channels/7/10/20",
+		"[x](https://discord.com/channels/7/10)",
+	} {
+		if got := Unrefs("7", keep); got != keep {
+			t.Errorf("Unrefs(%q) = %q", keep, got)
+		}
+	}
+}
