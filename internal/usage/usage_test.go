@@ -61,3 +61,16 @@ func TestArmOnlyTheChannelsOffer(t *testing.T) {
 		t.Fatalf("armed %q %+v %v", key, res, err)
 	}
 }
+
+// An offer is due once armed and its reset has come; a prompt since the
+// stopped turn means the session went on, and nothing is sent.
+func TestDueAndWentOn(t *testing.T) {
+	at := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	res := state.Resume{At: at, Armed: true, PromptID: "p1"}
+	if Due(res, at.Add(-time.Second)) || !Due(res, at) || Due(state.Resume{At: at}, at.Add(time.Hour)) {
+		t.Error("due before the reset, or unarmed")
+	}
+	if WentOn(res, "p1") || WentOn(res, "") || !WentOn(res, "p2") || WentOn(state.Resume{}, "p2") {
+		t.Error("went on misread")
+	}
+}
