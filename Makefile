@@ -52,8 +52,9 @@ vet:
 	$(GO) vet -tags e2e,soak ./e2e/...
 	@test -z "$$(gofmt -l cmd internal e2e bench)" || { gofmt -l cmd internal e2e bench; echo "gofmt needed"; exit 1; }
 
-# Debian packages the tiers need (command:package); installed only when missing, and only where apt-get works.
-TOOLS ?= tmux:tmux git:git
+# Debian packages the tiers need (command:package; chromium for the web view's browser tests); installed only when
+# missing, and only where apt-get works.
+TOOLS ?= tmux:tmux git:git chromium:chromium
 tools:
 	@for tp in $(TOOLS); do t=$${tp%%:*}; p=$${tp##*:}; \
 	  command -v $$t >/dev/null 2>&1 && continue; \
@@ -97,7 +98,7 @@ e2e-latest: tools
 	  $(GO) test -count=1 -tags e2e -timeout 8m -parallel $(E2E_PARALLEL) ./e2e/...
 
 bench: build claude
-	@$(MAKE) --no-print-directory tools TOOLS="/usr/bin/time:time"
+	@$(MAKE) --no-print-directory tools TOOLS="/usr/bin/time:time chromium:chromium"
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	$(GO) run ./bench/procbench -n 30 -warmup 3 -bin bin
 	$(GO) test -tags e2e -run '^$$' -bench . -benchtime 1x ./e2e/

@@ -36,6 +36,7 @@ func TestMain(m *testing.M) {
 		}
 	}
 	code := m.Run()
+	stopBrowser() // web_browser_test.go
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -20,7 +20,7 @@ import (
 )
 
 // freePort is a loopback port free a moment ago, for a daemon's web view.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

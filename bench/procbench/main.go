@@ -101,6 +101,10 @@ func run(n, warmup int, bin string) error {
 		{"hook-pretool: PreToolUse, no ccbridge session", preBin, pre("toolu_seen"), base, nil, nil, false},
 		{"hook-stop statusline: figures unchanged", stopBin, status(1), withSession, []string{"statusline"}, nil, true},
 		{"hook-stop statusline: new figures (record written)", stopBin, "", withSession, []string{"statusline"}, status, true},
+		// What Claude waits for at the end of each turn: the reply's place
+		// taken and the run that posts it started. Last: those runs go on
+		// after the hook (they queue the reply: no daemon here).
+		{"hook-stop: Stop, reply detached", stopBin, "", withSession, nil, func(i int) string { return stop(fmt.Sprintf("pid-new-%d", i)) }, false},
 	}
 	fmt.Printf("%d runs per case after %d warm-ups; wall = fork to reap\n\n", n, warmup)
 	fmt.Printf("| case | wall median | wall p95 | peak RSS max |\n|---|---:|---:|---:|\n")

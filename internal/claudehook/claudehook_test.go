@@ -199,9 +199,16 @@ func TestBridgeSettings(t *testing.T) {
 	if err := json.Unmarshal(s.JSON(), &back); err != nil {
 		t.Fatal(err)
 	}
-	stop := back.Hooks["Stop"][0].Hooks[0]
-	if stop.Command != "'/opt/cc bin/ccbridge-hook-stop'" || !stop.Async {
-		t.Errorf("Stop hook = %+v", stop)
+	// Stop is sync, so each turn's reply takes its place in the channel's
+	// order before the next turn runs; its posting is detached.
+	for _, ev := range []string{"Stop", "StopFailure"} {
+		stop := back.Hooks[ev][0].Hooks[0]
+		if stop.Command != "'/opt/cc bin/ccbridge-hook-stop'" || stop.Async || stop.Timeout < 30 {
+			t.Errorf("%s hook = %+v", ev, stop)
+		}
+	}
+	if pre := back.Hooks["PreToolUse"][0].Hooks[0]; !pre.Async {
+		t.Errorf("progress hook = %+v", pre)
 	}
 	perm := back.Hooks["PermissionRequest"][0].Hooks[0]
 	if perm.Command != `'/opt/it'\''s/ccbridge-hook-pretool'` || perm.Async || perm.Timeout != 31*60 {

@@ -131,17 +131,19 @@ type StatusLine struct {
 const permissionMargin = time.Minute
 
 // BridgeSettings registers ccbridge's hook binaries (absolute paths) for
-// every event they handle. Stop, StopFailure and PreToolUse are async, so
-// posting to Discord never keeps Claude busy; PermissionRequest waits for an
-// answer up to promptTimeout.
+// every event they handle. Posting to Discord never keeps Claude busy:
+// PreToolUse is async, and Stop and StopFailure are sync only to take the
+// reply's place in its channel's order, before Claude runs the next turn,
+// and leave the posting to a run they detach. PermissionRequest waits for
+// an answer up to promptTimeout.
 func BridgeSettings(stopBin, pretoolBin string, promptTimeout time.Duration) Settings {
 	cmd := func(bin string, async bool, timeout int) []HookMatcher {
 		return []HookMatcher{{Hooks: []HookCommand{{Type: "command", Command: shellQuote(bin), Async: async, Timeout: timeout}}}}
 	}
 	permTimeout := int((promptTimeout + permissionMargin).Seconds())
 	return Settings{Hooks: map[string][]HookMatcher{
-		EventStop:               cmd(stopBin, true, 0),
-		EventStopFailure:        cmd(stopBin, true, 0),
+		EventStop:               cmd(stopBin, false, stopTimeout),
+		EventStopFailure:        cmd(stopBin, false, stopTimeout),
 		EventUserPromptSubmit:   cmd(stopBin, false, 10),
 		EventNotification:       cmd(stopBin, false, 10),
 		EventSessionStart:       cmd(stopBin, false, 10),
@@ -153,6 +155,11 @@ func BridgeSettings(stopBin, pretoolBin string, promptTimeout time.Duration) Set
 		EventPostToolUseFailure: cmd(pretoolBin, false, 10),
 	}, StatusLine: &StatusLine{Type: "command", Command: shellQuote(stopBin) + " statusline"}}
 }
+
+// stopTimeout bounds the Stop hook, which takes milliseconds; only a hook
+// that could not detach its posting run posts the reply itself, within its
+// 30 s budget.
+const stopTimeout = 45
 
 // PolicyFlag selects the PreToolUse run that enforces the [policy]: it is
 // registered synchronously, apart from the async one that posts progress,

@@ -373,6 +373,11 @@ func (r *relay) showMessage(ctx context.Context, server, channel, key, what stri
 		r.log.Error("could not post the "+what, "server", server, "err", err)
 		return false
 	}
+	// Posted is posted: a daemon stopping now must still remember and bind
+	// it, or the next start posts a second one beside a copy whose buttons
+	// nobody can check.
+	ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), noticeTimeout)
+	defer cancel()
 	if _, err := r.registry.Panels.Update(ctx, key, func(pm *state.PanelMessage) error {
 		pm.ChannelID, pm.MessageID = channel, id
 		return nil

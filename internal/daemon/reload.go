@@ -19,6 +19,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/router"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/web"
 )
 
 // reloadDebounce lets an editor finish its write (a temp file renamed over
@@ -232,6 +233,7 @@ type liveParts struct {
 	router    *router.Router
 	panel     *panel.Panel
 	attention *attention
+	web       *web.Links // nil: the web view is off
 	log       *slog.Logger
 }
 
@@ -262,6 +264,9 @@ func (p *liveParts) apply(ctx context.Context, cfg *config.Config) error {
 	p.router.Reconfigure(cfg)
 	p.panel.Reconfigure(cfg, problem)
 	p.attention.live.Store(cfg)
+	if p.web != nil {
+		p.web.H.SetLinkTTL(cfg.Web.LinkTTL.Duration) // the view's other keys wait for a restart (config.Diff)
+	}
 	return nil
 }
 

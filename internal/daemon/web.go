@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/execx"
@@ -45,11 +46,10 @@ func startWeb(cfg *config.Config, store *state.Store, registry *state.Registry, 
 // mcp makes links with it (the same key: they open the daemon's pages).
 func webHandler(cfg *config.Config, store *state.Store, registry *state.Registry, durable string, log *slog.Logger) (*web.Handler, error) {
 	home, _ := os.UserHomeDir()
-	policies, err := state.OpenPolicies(store.Dir)
+	sessions, err := newWebSessions(store, registry)
 	if err != nil {
 		return nil, err
 	}
-	sessions := webSessions{store: store, registry: registry, policies: policies}
 	private := []string{store.Dir.Root(), durable, cfg.Path}
 	for _, s := range cfg.Servers {
 		if s.TokenFile != "" {
@@ -68,14 +68,51 @@ type webSessions struct {
 	store    *state.Store
 	registry *state.Registry
 	policies *state.Collection[state.Policies]
+	statuses *state.Collection[state.Status]
 }
 
+func newWebSessions(store *state.Store, registry *state.Registry) (webSessions, error) {
+	policies, err := state.OpenPolicies(store.Dir)
+	if err != nil {
+		return webSessions{}, err
+	}
+	statuses, err := state.OpenStatuses(store.Dir)
+	if err != nil {
+		return webSessions{}, err
+	}
+	return webSessions{store: store, registry: registry, policies: policies, statuses: statuses}, nil
+}
+
+// Session is one session with what only its own page shows: the footer's
+// figures and its cards.
 func (w webSessions) Session(key string) (web.Session, bool) {
 	s, err := w.store.Sessions.Get(key)
 	if err != nil {
 		return web.Session{}, false
 	}
-	return w.session(key, s), true
+	ws := w.session(key, s)
+	if st, err := w.statuses.Get(s.ClaudeSessionID); s.ClaudeSessionID != "" && err == nil {
+		ws.Figures = st.Summary(time.Now())
+	}
+	ws.Cards = w.cards(key)
+	return ws, true
+}
+
+// cards are the session's prompt cards the state still holds (decided
+// ones are kept a while after: keepResolved), oldest first.
+func (w webSessions) cards(key string) []web.Card {
+	all, err := w.store.Requests.List()
+	if err != nil {
+		return nil
+	}
+	var out []web.Card
+	for _, r := range all {
+		if r.Session == key {
+			out = append(out, web.Card{Tool: r.ToolName, Input: string(r.ToolInput), Status: r.Status, Outcome: r.Outcome, At: r.Created})
+		}
+	}
+	slices.SortFunc(out, func(a, b web.Card) int { return a.At.Compare(b.At) })
+	return out
 }
 
 func (w webSessions) List(server string) []web.Session {

@@ -9,6 +9,7 @@
 package hook
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -37,9 +38,9 @@ const (
 // Env is how a hook reads its environment (os.Getenv in production).
 type Env func(string) string
 
-// budget bounds a whole hook run. Stop is registered async, so waiting for
-// the transcript and retrying Discord never keeps Claude busy; what is not
-// posted by then is in the outbox.
+// budget bounds a whole hook run. A Stop's waiting for the transcript and
+// retrying Discord happen in a run Claude does not wait for (detach.go);
+// what is not posted by then is in the outbox.
 const budget = 30 * time.Second
 
 // Main runs one hook invocation and returns the process exit code.
@@ -69,7 +70,8 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 	defer stop()
 
 	arg, hasArg, argErr := claudehook.PolicyArg(args)
-	h := &handler{out: stdout, session: getenv(state.EnvSession), headless: headless(getenv), argErr: argErr, tr: tr}
+	h := &handler{out: stdout, session: getenv(state.EnvSession), headless: headless(getenv), argErr: argErr, tr: tr,
+		args: args, getenv: getenv, posting: prog == Stop && slices.Contains(args, postFlag)}
 	if hasArg && argErr == nil {
 		h.arg = &arg
 	}
@@ -98,6 +100,12 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 	log := slog.New(slog.NewJSONHandler(logf, nil)).With("hook", string(prog), "pid", os.Getpid())
 	store.Dir.SetLogger(log)
 
+	if h.posting {
+		stdin, h.order = readHandoff(stdin) // detach.go
+	}
+	if prog == Stop && !h.posting {
+		stdin = io.TeeReader(stdin, &h.raw) // a Stop hands its input on
+	}
 	in, err := claudehook.Decode(stdin)
 	if err != nil {
 		log.Error("bad input", "err", err)
@@ -120,8 +128,8 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 	if err != nil {
 		h.log.Error("hook failed", "err", err)
 	}
-	tr.mark("done")
-	tr.log(h.log, in.PromptID)
+	h.tr.mark("done")
+	h.tr.log(h.log, in.PromptID)
 	return 0
 }
 
@@ -147,6 +155,14 @@ type handler struct {
 	// unsynced sync the records written on the reply's path, once it is
 	// out (flush).
 	unsynced []func() error
+	// A Stop's reply is posted by a run of its own (detach.go): args and
+	// getenv start it, raw is the input it gets. posting says this is
+	// that run, and order is the place taken for it ("" for none).
+	args    []string
+	getenv  Env
+	raw     bytes.Buffer
+	posting bool
+	order   string
 }
 
 // handSessionKey names the session record of a Claude session started by
@@ -190,6 +206,15 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 		h.log.Info("turn already recorded", "prompt", in.PromptID)
 		return nil
 	}
+	if isStop && !h.posting {
+		// Claude waits for this part: the place only (detach.go).
+		err := h.detachTurn(ctx, in)
+		if err == nil {
+			h.tr = nil // the reply's timings are the posting run's
+			return nil
+		}
+		h.log.Warn("posting the reply from the hook Claude waits for", "err", err)
+	}
 	defer h.flush()
 	var before state.Session
 	if in.HookEventName == claudehook.EventSessionStart {
@@ -226,7 +251,7 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	if !isStop {
 		return nil
 	}
-	pl := h.holdPlace(ctx, sess) // post.go: the reply's place in its channel's order, taken as Stop arrives
+	pl := h.holdPlace(ctx, sess) // post.go: the place taken while Claude waited for Stop, or one taken now
 	defer pl.release()
 	h.tr.mark("place")
 	turn, created, partial, err := h.recordTurn(ctx, in, sess.ChannelID != "")

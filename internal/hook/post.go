@@ -49,16 +49,17 @@ type outgoing struct {
 	key string
 }
 
-// place is a turn's place in its channel's reply order (state.Places),
-// taken as its Stop arrives; order is "" when none could be taken.
+// place is a message's place in its channel's reply order (state.Places):
+// a reply's is taken while Claude waits for its Stop (detach.go); order is
+// "" when none could be taken.
 type place struct {
 	order   string
 	release func() // gives the place up; safe to call more than once
 }
 
-// holdPlace takes the turn's place in its channel's reply order. A reply
-// that could not take one is posted as any other message is, in the order
-// its hook gets to it.
+// holdPlace returns the place taken for this posting run, or takes one in
+// the channel's reply order now. A reply that could not get one is posted
+// as any other message is, in the order its hook gets to it.
 func (h *handler) holdPlace(ctx context.Context, sess state.Session) place {
 	none := place{release: func() {}}
 	if sess.Channel() == "" {
@@ -68,6 +69,13 @@ func (h *handler) holdPlace(ctx context.Context, sess state.Session) place {
 	if err != nil {
 		h.log.Warn("reply order unavailable", "err", err)
 		return none
+	}
+	if taken := h.order; taken != "" {
+		h.order = ""
+		if release, ok := places.Adopt(ctx, h.store, taken, sess.Channel()); ok {
+			return place{order: taken, release: sync.OnceFunc(release)}
+		}
+		h.log.Warn("the place taken at Stop is gone; taking one now", "order", taken)
 	}
 	order, release, err := places.Hold(ctx, h.store, sess.Channel())
 	if err != nil {

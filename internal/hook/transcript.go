@@ -18,7 +18,8 @@ import (
 // message is not there yet when Stop fires, nor the tool call when an async
 // PreToolUse runs (both seen in the e2e tier). Hooks that need those lines
 // wait for the file to change, then look again; they never sleep on a
-// guess. Both hooks are registered async, so the wait never holds Claude.
+// guess. Claude never waits for those waits: PreToolUse is async, and
+// Stop waits in the run it detached (detach.go).
 const (
 	transcriptWait = 5 * time.Second
 	// missedEventPoll covers a change event that never comes.

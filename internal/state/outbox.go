@@ -9,12 +9,13 @@ import (
 	"time"
 )
 
-// Reply order. A turn's reply takes its place in its channel's order when
-// its Stop arrives, not when its hook is done: the hook of a slow turn may
-// still be reading the transcript (or retrying Discord) when the next
-// turn's hook is ready to post. A place is held by a live hook process;
-// posts and queued messages that come after it wait until it is given up,
-// so replies appear in turn order whichever hook finishes first.
+// Reply order. A turn's reply takes its place in its channel's order while
+// Claude waits for its Stop hook, before the next turn runs, not when its
+// hook is done: the hook of a slow turn may still be reading the transcript
+// (or retrying Discord) when the next turn's hook is ready to post. A place
+// is held by a live hook process (for a Stop, the run it detached to post
+// the reply); posts and queued messages that come after it wait until it is
+// given up, so replies appear in turn order whichever hook finishes first.
 
 // Place is a turn's place in its channel's reply order, keyed by an
 // OutboxKey taken when the turn's Stop arrived (its order).
@@ -50,12 +51,39 @@ func OpenPlaces(d *Dir) (*Places, error) {
 // the order nor the place is synced to disk: a place lives only as long as
 // its process, and taking it is on the path of every reply.
 func (p *Places) Hold(ctx context.Context, s *Store, channel string) (string, func(), error) {
-	order := s.outboxKey(false) // unique: no other record has this key
-	pl := Place{ChannelID: channel, PID: os.Getpid(), At: time.Now().UTC()}
-	if err := p.c.Cache(ctx, order, pl); err != nil {
-		return "", func() {}, fmt.Errorf("hold reply place: %w", err)
+	order, err := p.HoldFor(ctx, s, channel, os.Getpid())
+	if err != nil {
+		return "", func() {}, err
 	}
-	release := func() {
+	return order, p.giver(ctx, s, order), nil
+}
+
+// HoldFor takes a place in channel's reply order for process pid (a child
+// the caller started to post the reply, which gives it up: see Adopt) and
+// returns its order.
+func (p *Places) HoldFor(ctx context.Context, s *Store, channel string, pid int) (string, error) {
+	order := s.outboxKey(false) // unique: no other record has this key
+	pl := Place{ChannelID: channel, PID: pid, At: time.Now().UTC()}
+	if err := p.c.Cache(ctx, order, pl); err != nil {
+		return "", fmt.Errorf("hold reply place: %w", err)
+	}
+	return order, nil
+}
+
+// Adopt returns the func that gives up the place at order, which another
+// process took in channel for the calling one (HoldFor); ok is false when
+// there is no such place: it was never taken, or another holds it.
+func (p *Places) Adopt(ctx context.Context, s *Store, order, channel string) (release func(), ok bool) {
+	pl, err := p.c.Get(order)
+	if err != nil || pl.PID != os.Getpid() || pl.ChannelID != channel {
+		return func() {}, false
+	}
+	return p.giver(ctx, s, order), true
+}
+
+// giver is the func that gives up the place at order.
+func (p *Places) giver(ctx context.Context, s *Store, order string) func() {
+	return func() {
 		// Not the caller's context: a place left behind holds the channel
 		// until MaxPlaceAge.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lockTimeout)
@@ -64,7 +92,6 @@ func (p *Places) Hold(ctx context.Context, s *Store, channel string) (string, fu
 			s.Dir.logger().Warn("reply place not given up", "order", order, "err", err)
 		}
 	}
-	return order, release, nil
 }
 
 // First returns the order of the earliest place held in channel before

@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -49,5 +50,56 @@ func TestPlacesOfDeadHooksHoldNothing(t *testing.T) {
 	}
 	if k := PartKey(order, 1); !(PartKey(order, 0) < k && k < later && order < k) {
 		t.Errorf("part keys do not sort between %q and %q: %q", order, later, k)
+	}
+}
+
+// A place taken for another process (the child that posts a reply) is
+// held while that process lives, and only that process can adopt it, in
+// its channel.
+func TestPlaceHeldForAChild(t *testing.T) {
+	ctx := context.Background()
+	s, err := OpenStore(filepath.Join(t.TempDir(), "rt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := OpenPlaces(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := exec.Command("sleep", "10")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer child.Wait()
+	defer child.Process.Kill()
+	theirs, err := p.HoldFor(ctx, s, "c1", child.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.Adopt(ctx, s, theirs, "c1"); ok {
+		t.Error("adopted a place held for another process")
+	}
+	if p.First(ctx, "c1", s.OutboxKey()) != theirs {
+		t.Error("a place held for a live child holds nothing")
+	}
+	mine, err := p.HoldFor(ctx, s, "c1", os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.Adopt(ctx, s, mine, "c2"); ok {
+		t.Error("adopted a place in another channel")
+	}
+	release, ok := p.Adopt(ctx, s, mine, "c1")
+	if !ok {
+		t.Fatal("could not adopt the place held for this process")
+	}
+	release()
+	if _, err := p.c.Get(mine); err == nil {
+		t.Error("an adopted place given up is still there")
+	}
+	child.Process.Kill()
+	child.Wait()
+	if got := p.First(ctx, "c1", s.OutboxKey()); got != "" {
+		t.Errorf("the place of a child that died holds: %q", got)
 	}
 }

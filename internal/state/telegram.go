@@ -28,6 +28,19 @@ type TelegramDrawn struct {
 // TelegramDrawnKey is the record key of a message of a chat.
 func TelegramDrawnKey(chatID, messageID string) string { return "m" + chatID + "_" + messageID }
 
+// TelegramForm is a form ccbridge asked in a topic and waits on: a reply
+// to its prompt is the answer to its next input, whichever process takes
+// it. Form is the front end's record of it (JSON: the form, its answers so
+// far, the card that opened it); keyed by TelegramFormKey of the prompt.
+type TelegramForm struct {
+	Server  string          `json:"server"`
+	Expires time.Time       `json:"expires"`
+	Form    json.RawMessage `json:"form"`
+}
+
+// TelegramFormKey is the record key of a form's prompt, a message of a chat.
+func TelegramFormKey(chatID, messageID string) string { return "f" + chatID + "_" + messageID }
+
 // TelegramTopic is a forum topic ccbridge opened as a thread of a
 // project's topic (or General): Telegram topics have no parent, and the
 // core needs it. Keyed by "t" + the topic's channel id.
@@ -75,6 +88,7 @@ type Telegram struct {
 	Topics  *Collection[TelegramTopic]
 	Offsets *Collection[TelegramOffset]
 	Journal *Collection[TelegramJournal]
+	Forms   *Collection[TelegramForm]
 }
 
 // OpenTelegram opens the Telegram front end's records in a durable
@@ -92,6 +106,9 @@ func OpenTelegram(d *Dir) (*Telegram, error) {
 		return nil, err
 	}
 	if t.Journal, err = newCollection[TelegramJournal](d, "telegram-journal", telegramVersion); err != nil {
+		return nil, err
+	}
+	if t.Forms, err = newCollection[TelegramForm](d, "telegram-forms", telegramVersion); err != nil {
 		return nil, err
 	}
 	return &t, nil

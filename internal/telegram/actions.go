@@ -90,7 +90,7 @@ func (p *Poster) React(ctx context.Context, channelID, messageID, emoji string) 
 	if err != nil {
 		return err
 	}
-	id, err := ParseMessage(messageID)
+	id, err := place.message(messageID)
 	if err != nil {
 		return err
 	}

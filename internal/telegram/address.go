@@ -12,8 +12,12 @@ import (
 //	"<chat_id>"            the chat itself (a forum's General topic)
 //	"<chat_id>.<topic_id>" a forum topic: message_thread_id on every send
 //
-// and a message id is Telegram's message_id as text (unique within its
-// chat, so a topic's messages share the chat's numbering).
+// and a message id is "<message_id>@<chat_id>": Telegram numbers messages
+// per chat, and the core keys its records by message id (the guard's
+// bindings, a card's request), which two groups would otherwise share.
+// The message comes first so the id is a valid record key (it starts with
+// a digit) and, within one chat, ids still order by value as the core's
+// catch-up compares them (state.SnowflakeLess: length, then text).
 
 // Place is a chat and, in a forum, one of its topics (0: General).
 type Place struct {
@@ -49,14 +53,38 @@ func ParseChannel(id string) (Place, error) {
 	return Place{Chat: chatID, Topic: topicID}, nil
 }
 
-// MessageID formats a message_id.
-func MessageID(id int64) string { return strconv.FormatInt(id, 10) }
+// MessageID formats a message of a chat.
+func MessageID(chatID, id int64) string {
+	return strconv.FormatInt(id, 10) + "@" + strconv.FormatInt(chatID, 10)
+}
 
-// ParseMessage reads a message id.
-func ParseMessage(id string) (int64, error) {
-	n, err := strconv.ParseInt(id, 10, 64)
+// ParseMessage reads a message id made by MessageID; chatID is 0 for a
+// bare message_id (no chat named).
+func ParseMessage(id string) (chatID, messageID int64, err error) {
+	msgText, chatText, qualified := strings.Cut(id, "@")
+	n, err := strconv.ParseInt(msgText, 10, 64)
 	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("telegram: %q is not a message id", id)
+		return 0, 0, fmt.Errorf("telegram: %q is not a message id", id)
+	}
+	if !qualified {
+		return 0, n, nil
+	}
+	c, err := strconv.ParseInt(chatText, 10, 64)
+	if err != nil || c == 0 {
+		return 0, 0, fmt.Errorf("telegram: %q names no chat", id)
+	}
+	return c, n, nil
+}
+
+// message reads a message id of p's chat: one of another chat is refused,
+// never taken as the message of this chat that has its number.
+func (p Place) message(id string) (int64, error) {
+	c, n, err := ParseMessage(id)
+	if err != nil {
+		return 0, err
+	}
+	if c != 0 && c != p.Chat {
+		return 0, fmt.Errorf("telegram: message %s is not of chat %d", id, p.Chat)
 	}
 	return n, nil
 }

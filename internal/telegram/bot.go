@@ -246,6 +246,10 @@ func (b *Bot) prune(ctx context.Context) {
 	} else if n > 0 {
 		b.log.Info("pruned the records of old keyboards", "count", n)
 	}
+	// A form's record is written once, when its prompt is asked.
+	if _, err := b.p.store.Forms.Prune(ctx, time.Now().Add(-formTTL), 0); err != nil {
+		b.log.Warn("could not prune the forms' records", "err", err)
+	}
 }
 
 // stranger reports whether IsOwner turns u away.
@@ -272,6 +276,10 @@ func (b *Bot) dispatch(ctx context.Context, u update) {
 }
 
 func (b *Bot) onMessage(ctx context.Context, m *inMessage) {
+	if m.Chat.Type == "private" {
+		b.onPrivate(ctx, m) // private.go
+		return
+	}
 	if m.Chat.ID != b.o.ChatID {
 		return
 	}
@@ -320,7 +328,7 @@ func (b *Bot) onMessage(ctx context.Context, m *inMessage) {
 		if spec, known := b.specs[name]; known {
 			ev := chat.CommandEvent{Server: b.o.Server, ChannelID: channelID, ParentID: parent, User: m.From.chatUser(), Name: spec.Name,
 				Options: commandOptions(spec, rest)}
-			resp := &responder{b: b, place: place, replyTo: MessageID(m.MessageID), user: ev.User}
+			resp := &responder{b: b, place: place, replyTo: MessageID(m.Chat.ID, m.MessageID), user: ev.User}
 			b.wg.Add(1)
 			go func() {
 				defer b.wg.Done()
@@ -336,7 +344,7 @@ func (b *Bot) onMessage(ctx context.Context, m *inMessage) {
 		content = m.Caption
 	}
 	ev := chat.MessageEvent{Server: b.o.Server, ChannelID: channelID, ParentID: parent, ThreadName: threadName,
-		MessageID: MessageID(m.MessageID), Type: chat.MessageDefault, Author: m.From.chatUser(), Content: content, Attachments: atts, Flags: flags}
+		MessageID: MessageID(m.Chat.ID, m.MessageID), Type: chat.MessageDefault, Author: m.From.chatUser(), Content: content, Attachments: atts, Flags: flags}
 	// Journaled before it is handed over: once its update is confirmed,
 	// the journal is the only place catch-up finds it.
 	jctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -447,7 +455,7 @@ func (b *Bot) onCallback(ctx context.Context, q *callbackQuery) {
 		b.log.Info("ignored a click from someone who is not an owner", "user", q.From.ID)
 		return
 	}
-	resp.place, resp.origin = m.place(), MessageID(m.MessageID)
+	resp.place, resp.origin = m.place(), MessageID(m.Chat.ID, m.MessageID)
 	channelID := resp.place.ChannelID()
 	t, ok := parseToken(q.Data)
 	d, rows, known := b.p.drawingOf(m.Chat.ID, resp.origin)

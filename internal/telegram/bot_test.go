@@ -70,7 +70,7 @@ func TestBotMessages(t *testing.T) {
 	w.tg.OwnerVoice(thread, []byte("OggS voice"), 3)
 	h.waitFor(t, "five messages", func(r *recorder) bool { return len(r.messages) == 5 })
 	m := h.messages
-	if m[0].ChannelID != ch || m[0].MessageID != MessageID(text.MessageID) || m[0].Content != "hello Claude" || m[0].Author.ID != w.owner() ||
+	if m[0].ChannelID != ch || m[0].MessageID != MessageID(w.tg.ChatID, text.MessageID) || m[0].Content != "hello Claude" || m[0].Author.ID != w.owner() ||
 		m[0].Server != "phone" || !m[0].Prompt() {
 		t.Errorf("text: %+v", m[0])
 	}
@@ -273,7 +273,7 @@ func TestBotClickReachesTheCoreAsDrawn(t *testing.T) {
 	q := w.click(t, w.tg.Owner, id, "Allow")
 	h.waitFor(t, "the click", func(r *recorder) bool { return len(r.components) == 1 })
 	ev := h.components[0]
-	if ev.CustomID != permRows[0].Buttons[0].CustomID || ev.ChannelID != ch || ev.MessageID != MessageID(id) || ev.User.ID != w.owner() {
+	if ev.CustomID != permRows[0].Buttons[0].CustomID || ev.ChannelID != ch || ev.MessageID != MessageID(w.tg.ChatID, id) || ev.User.ID != w.owner() {
 		t.Errorf("event: %+v", ev)
 	}
 	if chat.Face(ev.Content, ev.Rows) != chat.Face("Allow **Bash**?", permRows) {
@@ -327,7 +327,7 @@ func TestBotUnknownTokenIsExpired(t *testing.T) {
 	h := newRecorder()
 	runBot(t, w, w.p, h, Options{IsOwner: w.onlyOwner})
 	_, id := w.card(t, permRows)
-	w.p.undraw(context.Background(), w.tg.ChatID, MessageID(id)) // pruned
+	w.p.undraw(context.Background(), w.tg.ChatID, MessageID(w.tg.ChatID, id)) // pruned
 	q := w.click(t, w.tg.Owner, id, "Allow")
 	if a := w.answeredOnce(t, q); a.Text != expired {
 		t.Errorf("answer %+v", a)
@@ -431,7 +431,7 @@ func TestBotFormByForceReply(t *testing.T) {
 	h.waitFor(t, "the form", func(r *recorder) bool { return len(r.modals) == 1 })
 	ev := h.modals[0]
 	if ev.CustomID != "cb1|inst|denyform|x" || ev.Values["why"] != "use the test database" || ev.Values["note"] != "ok" ||
-		ev.MessageID != MessageID(id) || ev.ChannelID != ch || ev.User.ID != w.owner() || chat.Face(ev.Content, ev.Rows) != chat.Face("Allow **Bash**?", permRows) {
+		ev.MessageID != MessageID(w.tg.ChatID, id) || ev.ChannelID != ch || ev.User.ID != w.owner() || chat.Face(ev.Content, ev.Rows) != chat.Face("Allow **Bash**?", permRows) {
 		t.Errorf("form: %+v", ev)
 	}
 	if !w.tg.WaitFor(wait, func() bool { m, _ := w.tg.Message(w.tg.ChatID, id); return m.Text == "Denied" }) {
@@ -444,8 +444,8 @@ func TestBotFormByForceReply(t *testing.T) {
 	}
 }
 
-// A reply to a form's prompt that the bot no longer waits for (it was
-// restarted, or the form expired) is no prompt for Claude: it is told the
+// A reply to a form's prompt that the bot no longer waits for (its time
+// passed, here across a restart) is no prompt for Claude: it is told the
 // form is gone, and nothing reaches the core.
 func TestBotAnswerToAFormGoneIsNotAPrompt(t *testing.T) {
 	w := newWorld(t)
@@ -462,6 +462,14 @@ func TestBotAnswerToAFormGoneIsNotAPrompt(t *testing.T) {
 		t.Fatal("no prompt")
 	}
 	stop()
+	// The form outlives the restart (TestFormOutlivesARestart), not its time.
+	key := state.TelegramFormKey(strconv.FormatInt(w.tg.ChatID, 10), strconv.FormatInt(prompt.MessageID, 10))
+	if _, err := w.store.Forms.Update(context.Background(), key, func(f *state.TelegramForm) error {
+		f.Expires = time.Now().Add(-time.Second)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 	after := newRecorder()
 	runBot(t, w, w.p, after, Options{IsOwner: w.onlyOwner})
 	answer, err := w.tg.ForceReplyAnswer(w.tg.Owner, w.tg.ChatID, prompt.MessageID, "use the test database")
@@ -510,7 +518,7 @@ func TestBotConfirmsOnlyWhatTheHandlerTook(t *testing.T) {
 	second := newRecorder()
 	stop2 := runBot(t, w, posterFor(t, w.tg, openStore(t, dir)), second, Options{IsOwner: w.onlyOwner})
 	second.waitFor(t, "the message again", func(r *recorder) bool { return len(r.messages) == 1 })
-	if second.messages[0].MessageID != MessageID(in.MessageID) {
+	if second.messages[0].MessageID != MessageID(w.tg.ChatID, in.MessageID) {
 		t.Errorf("redelivered %+v", second.messages[0])
 	}
 	if !w.tg.WaitFor(wait, func() bool { return len(w.tg.Pending()) == 0 }) {

@@ -2,6 +2,8 @@ package telegram
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -9,14 +11,19 @@ import (
 	"unicode/utf8"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/telegram/format"
 )
 
 // Forms. Telegram has no modal: a form is asked in the topic one input at
 // a time, each a message with ForceReply that the person answers by
 // replying to it; their last answer hands the core a chat.ModalEvent as
-// Discord's submit would. Only the person who opened the form answers it;
-// an unanswered form is forgotten after formTTL (and at a restart).
+// Discord's submit would. Any owner may answer a prompt, as any owner may
+// press a card's buttons on Discord (and there fill the form in a modal of
+// their own): the event is the answerer's, whom the core checks; strangers
+// are turned away at the door. A form waiting for its answer is recorded
+// (state.TelegramForm), so an answer after a restart still lands; an
+// unanswered form is forgotten after formTTL.
 
 // formTTL is how long a form waits for its answers.
 const formTTL = 15 * time.Minute
@@ -26,27 +33,31 @@ const formTTL = 15 * time.Minute
 const formTail = "Reply to this message with your answer"
 
 // formGone is said to a reply to a prompt no form waits for.
-const formGone = "⚠️ Not sent to Claude: ccbridge no longer waits for an answer to that question (it restarted, or %d minutes passed), or it was asked of someone else. Click the button again to be asked anew."
+const formGone = "⚠️ Not sent to Claude: ccbridge no longer waits for an answer to that question (it was answered, or %d minutes passed). Click the button again to be asked anew."
+
+// recordTimeout bounds writing a form's record (a locked write in the
+// state directory).
+const recordTimeout = 5 * time.Second
 
 // maxPlaceholder is Telegram's limit on ForceReply's placeholder.
 const maxPlaceholder = 64
 
+// form is a form being answered, as recorded (JSON) between its prompts.
 type form struct {
-	modal   chat.Modal
-	values  map[string]string
-	next    int // the input being asked
-	user    chat.User
-	place   Place
-	origin  string // the message whose click opened it
-	content string
-	rows    []chat.Row
-	replyTo string // the command that opened it
-	key     string // of the prompt waiting for its answer
+	Modal   chat.Modal        `json:"modal"`
+	Values  map[string]string `json:"values"`
+	Next    int               `json:"next"` // the input being asked
+	Place   Place             `json:"place"`
+	Origin  string            `json:"origin"` // the message whose click opened it
+	Content string            `json:"content"`
+	Rows    []chat.Row        `json:"rows"`
+	ReplyTo string            `json:"reply_to"` // the command that opened it
+	key     string            // of the prompt waiting for its answer
 	expires time.Time
 }
 
 func formKey(chatID, messageID int64) string {
-	return strconv.FormatInt(chatID, 10) + "#" + strconv.FormatInt(messageID, 10)
+	return state.TelegramFormKey(strconv.FormatInt(chatID, 10), strconv.FormatInt(messageID, 10))
 }
 
 // openForm asks a form's first input.
@@ -54,20 +65,20 @@ func (b *Bot) openForm(ctx context.Context, r *responder, m chat.Modal) error {
 	if len(m.Inputs) == 0 {
 		return fmt.Errorf("open form %s: no inputs", m.CustomID)
 	}
-	f := &form{modal: m, values: map[string]string{}, user: r.user, place: r.place, origin: r.origin, content: r.content, rows: r.rows, replyTo: r.replyTo}
+	f := &form{Modal: m, Values: map[string]string{}, Place: r.place, Origin: r.origin, Content: r.content, Rows: r.rows, ReplyTo: r.replyTo}
 	return b.ask(ctx, f, "")
 }
 
 // ask posts the prompt of f's next input; note says why it is asked again.
 func (b *Bot) ask(ctx context.Context, f *form, note string) error {
-	in := f.modal.Inputs[f.next]
+	in := f.Modal.Inputs[f.Next]
 	var text strings.Builder
 	if note != "" {
 		text.WriteString("⚠️ " + format.Escape(note) + "\n")
 	}
-	fmt.Fprintf(&text, "📝 <b>%s</b>", format.Escape(f.modal.Title))
-	if len(f.modal.Inputs) > 1 {
-		fmt.Fprintf(&text, " (%d/%d)", f.next+1, len(f.modal.Inputs))
+	fmt.Fprintf(&text, "📝 <b>%s</b>", format.Escape(f.Modal.Title))
+	if len(f.Modal.Inputs) > 1 {
+		fmt.Fprintf(&text, " (%d/%d)", f.Next+1, len(f.Modal.Inputs))
 	}
 	text.WriteString("\n" + format.Escape(in.Label))
 	if in.Value != "" {
@@ -82,9 +93,9 @@ func (b *Bot) ask(ctx context.Context, f *form, note string) error {
 	if r := []rune(placeholder); len(r) > maxPlaceholder {
 		placeholder = string(r[:maxPlaceholder])
 	}
-	params := f.place.target(map[string]any{"text": text.String(), "parse_mode": "HTML",
+	params := f.Place.target(map[string]any{"text": text.String(), "parse_mode": "HTML",
 		"reply_markup": map[string]any{"force_reply": true, "input_field_placeholder": placeholder}})
-	if to, err := ParseMessage(f.replyTo); err == nil {
+	if to, err := f.Place.message(f.ReplyTo); err == nil {
 		params["reply_parameters"] = map[string]any{"message_id": to, "allow_sending_without_reply": true}
 	}
 	b.mu.Lock()
@@ -97,16 +108,47 @@ func (b *Bot) ask(ctx context.Context, f *form, note string) error {
 	b.asking--
 	b.asked.Broadcast()
 	if err != nil {
-		return fmt.Errorf("ask %q of form %s: %w", in.Label, f.modal.CustomID, err)
+		return fmt.Errorf("ask %q of form %s: %w", in.Label, f.Modal.CustomID, err)
 	}
 	for k, old := range b.forms {
 		if time.Now().After(old.expires) {
 			delete(b.forms, k)
 		}
 	}
-	f.key, f.expires = formKey(f.place.Chat, msg.MessageID), time.Now().Add(formTTL)
+	f.key, f.expires = formKey(f.Place.Chat, msg.MessageID), time.Now().Add(formTTL)
 	b.forms[f.key] = f
+	b.keepForm(ctx, f)
 	return nil
+}
+
+// keepForm records f as waiting for the answer to its prompt; caller
+// holds b.mu. A form not recorded is lost at a restart, no worse.
+func (b *Bot) keepForm(ctx context.Context, f *form) {
+	raw, err := json.Marshal(f)
+	if err == nil {
+		rec := state.TelegramForm{Server: b.o.Server, Expires: f.expires.UTC(), Form: raw}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+		defer cancel()
+		_, err = b.p.store.Forms.Update(ctx, f.key, func(r *state.TelegramForm) error { *r = rec; return nil })
+	}
+	if err != nil {
+		b.log.Warn("could not record a form; a restart will forget it", "err", err)
+	}
+}
+
+// storedForm reads the form recorded as waiting on a prompt (key), one
+// asked before a restart; nil when there is none of this bot's.
+func (b *Bot) storedForm(key string) *form {
+	rec, err := b.p.store.Forms.Get(key)
+	if err != nil || rec.Server != b.o.Server {
+		return nil
+	}
+	var f form
+	if json.Unmarshal(rec.Form, &f) != nil || len(f.Modal.Inputs) == 0 || f.Next >= len(f.Modal.Inputs) {
+		return nil
+	}
+	f.key, f.expires = key, rec.Expires
+	return &f
 }
 
 // formFor takes the form whose prompt m answers, if m is its person's
@@ -123,10 +165,19 @@ func (b *Bot) formFor(m *inMessage) *form {
 		b.asked.Wait() // perhaps the prompt it answers, not yet recorded
 		f = b.forms[key]
 	}
-	if f == nil || f.user.ID != strconv.FormatInt(m.From.ID, 10) {
+	if f == nil {
+		f = b.storedForm(key) // asked before a restart
+	}
+	if f == nil {
 		return nil
 	}
+	// Taken once: a second reply to the same prompt finds the form gone.
 	delete(b.forms, key)
+	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+	defer cancel()
+	if err := b.p.store.Forms.Delete(ctx, key); err != nil && !errors.Is(err, state.ErrNotFound) {
+		b.log.Warn("could not forget a form answered", "err", err)
+	}
 	if time.Now().After(f.expires) {
 		return nil
 	}
@@ -136,7 +187,7 @@ func (b *Bot) formFor(m *inMessage) *form {
 // answerForm takes m as the answer to f's input, and asks the next one or
 // hands the filled form over.
 func (b *Bot) answerForm(ctx context.Context, f *form, m *inMessage) {
-	in := f.modal.Inputs[f.next]
+	in := f.Modal.Inputs[f.Next]
 	v := strings.TrimSpace(m.Text)
 	if v == "" {
 		v = strings.TrimSpace(m.Caption)
@@ -161,17 +212,19 @@ func (b *Bot) answerForm(ctx context.Context, f *form, m *inMessage) {
 		}
 		return
 	}
-	f.values[in.CustomID] = v
-	f.next++
-	if f.next < len(f.modal.Inputs) {
+	f.Values[in.CustomID] = v
+	f.Next++
+	if f.Next < len(f.Modal.Inputs) {
 		if err := b.ask(ctx, f, ""); err != nil {
 			b.log.Warn("could not ask a form's next input", "err", err)
 		}
 		return
 	}
-	ev := chat.ModalEvent{Server: b.o.Server, ChannelID: f.place.ChannelID(), MessageID: f.origin, Content: f.content, Rows: f.rows,
-		User: f.user, CustomID: f.modal.CustomID, Values: f.values}
-	b.h.HandleModal(ev, &responder{b: b, place: f.place, origin: f.origin, replyTo: MessageID(m.MessageID), user: f.user, content: f.content, rows: f.rows})
+	// The answerer's: the core checks who acts, as for a click.
+	by := m.From.chatUser()
+	ev := chat.ModalEvent{Server: b.o.Server, ChannelID: f.Place.ChannelID(), MessageID: f.Origin, Content: f.Content, Rows: f.Rows,
+		User: by, CustomID: f.Modal.CustomID, Values: f.Values}
+	b.h.HandleModal(ev, &responder{b: b, place: f.Place, origin: f.Origin, replyTo: MessageID(m.Chat.ID, m.MessageID), user: by, content: f.Content, rows: f.Rows})
 }
 
 // answersGoneForm reports whether m replies to a form prompt of this bot
@@ -186,7 +239,7 @@ func (b *Bot) answersGoneForm(m *inMessage) bool {
 func (b *Bot) sayFormGone(ctx context.Context, m *inMessage) {
 	ctx, cancel := context.WithTimeout(ctx, answerTimeout)
 	defer cancel()
-	msg := chat.Message{Content: fmt.Sprintf(formGone, int(formTTL.Minutes())), ReplyTo: MessageID(m.MessageID)}
+	msg := chat.Message{Content: fmt.Sprintf(formGone, int(formTTL.Minutes())), ReplyTo: MessageID(m.Chat.ID, m.MessageID)}
 	if _, err := b.p.Post(ctx, m.place().ChannelID(), msg); err != nil {
 		b.log.Warn("could not say a form is gone", "err", err)
 	}

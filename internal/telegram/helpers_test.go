@@ -59,7 +59,7 @@ func (w *world) topic(name string) (string, int64) {
 
 func msgID(t *testing.T, id string) int64 {
 	t.Helper()
-	n, err := ParseMessage(id)
+	_, n, err := ParseMessage(id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func TestJournalIsCatchUpsHistory(t *testing.T) {
 	h.waitFor(t, "two messages", func(r *recorder) bool { return len(r.messages) == 2 })
 	stop()
 	ctx := context.Background()
-	if err := w.p.React(ctx, ch, MessageID(first.MessageID), "✅"); err != nil {
+	if err := w.p.React(ctx, ch, MessageID(w.tg.ChatID, first.MessageID), "✅"); err != nil {
 		t.Fatal(err)
 	}
 	j := w.p.Journal()
@@ -33,8 +33,8 @@ func TestJournalIsCatchUpsHistory(t *testing.T) {
 		all[0].At.Unix() != first.Date {
 		t.Errorf("journal: %+v", all)
 	}
-	after, _ := j.After(ctx, "phone", ch, MessageID(first.MessageID))
-	if len(after) != 1 || after[0].Event.MessageID != MessageID(second.MessageID) {
+	after, _ := j.After(ctx, "phone", ch, MessageID(w.tg.ChatID, first.MessageID))
+	if len(after) != 1 || after[0].Event.MessageID != MessageID(w.tg.ChatID, second.MessageID) {
 		t.Errorf("after the first: %+v", after)
 	}
 	if _, err := j.Message(ctx, "phone", ch, "424242"); !errors.Is(err, intake.ErrGone) {
@@ -47,7 +47,7 @@ func TestJournalIsCatchUpsHistory(t *testing.T) {
 	runBot(t, w, w.p, c, Options{IsOwner: w.onlyOwner})
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.read) != 2 || c.read[0] != MessageID(first.MessageID) {
+	if len(c.read) != 2 || c.read[0] != MessageID(w.tg.ChatID, first.MessageID) {
 		t.Errorf("catch-up read %v", c.read)
 	}
 }
@@ -89,10 +89,10 @@ func TestBotHandsWhatWasSentWhileAwayToCatchUp(t *testing.T) {
 	c.waitFor(t, "the live message", func(r *recorder) bool { return len(r.messages) == 1 })
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if got := c.recorder.messages[0].MessageID; got != MessageID(live.MessageID) {
+	if got := c.recorder.messages[0].MessageID; got != MessageID(w.tg.ChatID, live.MessageID) {
 		t.Errorf("handed in as live: %s, want only %d", got, live.MessageID)
 	}
-	if !slices.Contains(c.read, MessageID(away.MessageID)) {
+	if !slices.Contains(c.read, MessageID(w.tg.ChatID, away.MessageID)) {
 		t.Errorf("catch-up read %v, not the message sent while away (%d) in %s", c.read, away.MessageID, ch)
 	}
 }

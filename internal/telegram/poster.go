@@ -161,7 +161,7 @@ func (p *Poster) send(ctx context.Context, channelID string, chunks []string, m 
 	for i, text := range chunks {
 		params := place.target(map[string]any{"text": text, "parse_mode": "HTML", "link_preview_options": map[string]any{"is_disabled": true}})
 		if i == 0 && m.ReplyTo != "" {
-			if to, err := ParseMessage(m.ReplyTo); err == nil {
+			if to, err := place.message(m.ReplyTo); err == nil {
 				params["reply_parameters"] = map[string]any{"message_id": to, "allow_sending_without_reply": true}
 			}
 		}
@@ -172,7 +172,7 @@ func (p *Poster) send(ctx context.Context, channelID string, chunks []string, m 
 		if err := p.c.call(ctx, "sendMessage", params, &msg, false); err != nil {
 			return "", nil, err
 		}
-		id = MessageID(msg.MessageID)
+		id = MessageID(place.Chat, msg.MessageID)
 	}
 	if kb != nil && id != "" {
 		p.draw(ctx, channelID, id, face, m)
@@ -183,7 +183,7 @@ func (p *Poster) send(ctx context.Context, channelID string, chunks []string, m 
 			return "", nil, fmt.Errorf("send %s: %w", f.Name, err)
 		}
 		if id == "" {
-			id = MessageID(msg.MessageID)
+			id = MessageID(place.Chat, msg.MessageID)
 		}
 		if msg.Document != nil {
 			docs = append(docs, msg.Document.FileID)
@@ -273,7 +273,7 @@ func (p *Poster) Edit(ctx context.Context, channelID, messageID string, m chat.M
 	if err != nil {
 		return err
 	}
-	msgID, err := ParseMessage(messageID)
+	msgID, err := place.message(messageID)
 	if err != nil {
 		return err
 	}

@@ -3,12 +3,14 @@ package telegram
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf16"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/state"
 )
 
 func TestAddresses(t *testing.T) {
@@ -26,8 +28,23 @@ func TestAddresses(t *testing.T) {
 			t.Errorf("ParseChannel(%q) took it", bad)
 		}
 	}
-	if _, err := ParseMessage("0"); err == nil {
+	if _, _, err := ParseMessage("0"); err == nil {
 		t.Error("ParseMessage took 0")
+	}
+	// A message id names its chat, message first: a record key, in order.
+	id := MessageID(-1001234567890, 57)
+	if c, n, err := ParseMessage(id); id != "57@-1001234567890" || c != -1001234567890 || n != 57 || err != nil {
+		t.Errorf("MessageID: %q → %d %d %v", id, c, n, err)
+	}
+	if !state.SnowflakeLess(MessageID(-100, 9), MessageID(-100, 10)) || state.SnowflakeLess(MessageID(-100, 10), MessageID(-100, 9)) {
+		t.Error("a chat's message ids do not order by value")
+	}
+	here := Place{Chat: -1001234567890, Topic: 42}
+	if n, err := here.message(id); n != 57 || err != nil {
+		t.Errorf("this chat's message: %d %v", n, err)
+	}
+	if _, err := here.message(MessageID(-1002000000001, 57)); err == nil {
+		t.Error("another chat's message was taken for this chat's")
 	}
 }
 
@@ -158,7 +175,7 @@ func TestReactMapsToAllowedEmoji(t *testing.T) {
 	ch, thread := w.topic("api")
 	in := w.tg.OwnerText(thread, "hello")
 	for mark, want := range map[string]string{"✅": "👍", "⚠️": "🤔", "⏳": "👀", "❌": "👎"} {
-		if err := w.p.React(ctx, ch, MessageID(in.MessageID), mark); err != nil {
+		if err := w.p.React(ctx, ch, MessageID(w.tg.ChatID, in.MessageID), mark); err != nil {
 			t.Fatalf("%s: %v", mark, err)
 		}
 		m, _ := w.tg.Message(w.tg.ChatID, in.MessageID)
@@ -166,7 +183,7 @@ func TestReactMapsToAllowedEmoji(t *testing.T) {
 			t.Errorf("%s shows as %v, want %s", mark, m.Reactions, want)
 		}
 	}
-	if err := w.p.React(ctx, ch, MessageID(in.MessageID), "🦖"); err == nil {
+	if err := w.p.React(ctx, ch, MessageID(w.tg.ChatID, in.MessageID), "🦖"); err == nil {
 		t.Error("an emoji with no allowed reaction was taken")
 	}
 }
@@ -222,7 +239,7 @@ func TestFilesInAndOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	msgs := w.posts(thread)
-	if len(msgs) != 2 || msgs[1].Document == nil || msgs[1].Document.FileName != "report.txt" || MessageID(msgs[0].MessageID) != id {
+	if len(msgs) != 2 || msgs[1].Document == nil || msgs[1].Document.FileName != "report.txt" || MessageID(w.tg.ChatID, msgs[0].MessageID) != id {
 		t.Fatalf("messages: %+v", msgs)
 	}
 	in := w.tg.OwnerDocument(thread, "notes.md", []byte("# notes"), "read this")
@@ -243,10 +260,10 @@ func TestSendMentioningAndNotice(t *testing.T) {
 	ctx := context.Background()
 	ch, thread := w.topic("api")
 	owner := w.tg.Owner.ID
-	if _, err := w.p.SendMentioning(ctx, ch, "ping-1", "<@"+MessageID(owner)+"> <@42> Claude is waiting", []string{MessageID(owner)}); err != nil {
+	if _, err := w.p.SendMentioning(ctx, ch, "ping-1", "<@"+strconv.FormatInt(owner, 10)+"> <@42> Claude is waiting", []string{strconv.FormatInt(owner, 10)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.p.SendMentioning(ctx, ch, "ping-1", "<@"+MessageID(owner)+"> again", []string{MessageID(owner)}); err != nil {
+	if _, err := w.p.SendMentioning(ctx, ch, "ping-1", "<@"+strconv.FormatInt(owner, 10)+"> again", []string{strconv.FormatInt(owner, 10)}); err != nil {
 		t.Fatal(err)
 	}
 	msgs := w.posts(thread)
@@ -255,7 +272,7 @@ func TestSendMentioningAndNotice(t *testing.T) {
 	}
 	var mention bool
 	for _, e := range msgs[0].Entities {
-		mention = mention || e.Type == "text_link" && e.URL == "tg://user?id="+MessageID(owner)
+		mention = mention || e.Type == "text_link" && e.URL == "tg://user?id="+strconv.FormatInt(owner, 10)
 	}
 	if !mention || !strings.Contains(msgs[0].Text, "42>") || len(msgs[0].Entities) != 1 {
 		t.Errorf("mention: %+v", msgs[0])
@@ -340,7 +357,7 @@ func TestPostOnceReplyToAndAnEditThatOutgrowsItsMessage(t *testing.T) {
 		t.Errorf("limit %d", w.p.Limit())
 	}
 	in := w.tg.OwnerText(thread, "question")
-	a, err := w.p.PostOnce(ctx, ch, "n1", chat.Message{Content: "answer", ReplyTo: MessageID(in.MessageID)})
+	a, err := w.p.PostOnce(ctx, ch, "n1", chat.Message{Content: "answer", ReplyTo: MessageID(w.tg.ChatID, in.MessageID)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +381,7 @@ func TestPostOnceReplyToAndAnEditThatOutgrowsItsMessage(t *testing.T) {
 	if got := len(strings.Fields(posts[1].Text + " " + last.Text)); got != 1500 {
 		t.Errorf("%d words of 1500", got)
 	}
-	if _, _, ok := w.p.drawing(w.tg.ChatID, MessageID(last.MessageID)); !ok {
+	if _, _, ok := w.p.drawing(w.tg.ChatID, MessageID(w.tg.ChatID, last.MessageID)); !ok {
 		t.Error("the keyboard moved to the last message is not recorded")
 	}
 }

@@ -10,13 +10,13 @@ import (
 // messageLink renders a core message reference (chat.MessageRef) as a
 // Markdown link that opens the message in the Telegram app
 // (t.me/c/<id>/<topic>/<message>), or as its label where the chat is no
-// supergroup, which t.me/c cannot open.
+// supergroup, which t.me/c cannot open, or the message is another chat's.
 func messageLink(r chat.MessageRef) string {
 	p, err := ParseChannel(r.ChannelID)
 	if err != nil {
 		return r.Label
 	}
-	msg, err := ParseMessage(r.MessageID)
+	msg, err := p.message(r.MessageID)
 	if err != nil {
 		return r.Label
 	}

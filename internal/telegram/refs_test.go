@@ -11,14 +11,16 @@ import (
 // topic's message, or the General topic's), or their words where the chat
 // is no supergroup that t.me/c can open.
 func TestMessageRefsLinkIntoTheApp(t *testing.T) {
-	ref := func(ch string) string {
-		return chat.MessageRef{ChannelID: ch, MessageID: "77", Label: "this message"}.String()
+	ref := func(ch, msg string) string {
+		return chat.MessageRef{ChannelID: ch, MessageID: msg, Label: "this message"}.String()
 	}
 	cases := map[string]string{
-		ref("-1001234567890.42"): `<a href="https://t.me/c/1234567890/42/77">this message</a>`,
-		ref("-1001234567890"):    `<a href="https://t.me/c/1234567890/77">this message</a>`,
-		ref("-4242"):             "this message",
-		ref("12345"):             "this message",
+		ref("-1001234567890.42", MessageID(-1001234567890, 77)): `<a href="https://t.me/c/1234567890/42/77">this message</a>`,
+		ref("-1001234567890", MessageID(-1001234567890, 77)):    `<a href="https://t.me/c/1234567890/77">this message</a>`,
+		ref("-1001234567890.42", "77"):                          `<a href="https://t.me/c/1234567890/42/77">this message</a>`,
+		ref("-1001234567890.42", MessageID(-1009999999999, 77)): "this message", // another chat's
+		ref("-4242", MessageID(-4242, 77)):                      "this message",
+		ref("12345", "77"):                                      "this message",
 	}
 	for in, want := range cases {
 		got := strings.Join(render("⚠️ "+in+" was sent"), "")

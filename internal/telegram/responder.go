@@ -11,9 +11,9 @@ import (
 
 // responder answers one command, click or form (chat.Responder) in
 // Telegram's terms. Telegram has no ephemeral messages and no deferred
-// answers: a click's short ephemeral answer is the callback query's own
-// answer (a toast only the clicker sees); anything else is a message in
-// the topic. Every callback query is answered exactly once (finish).
+// answers: an ephemeral answer goes to the person alone (private.go);
+// anything else is a message in the topic. Every callback query is
+// answered exactly once (finish).
 type responder struct {
 	b     *Bot
 	place Place
@@ -31,7 +31,9 @@ type responder struct {
 	mu            sync.Mutex
 	answered      bool
 	deferredPlace bool   // DeferUpdate: Edit redraws origin
+	private       bool   // Defer(true): the answer is for the person alone
 	own           string // the message this responder posted, which Edit redraws
+	ownPlace      Place  // where own is: the topic, or the person's private chat
 }
 
 // answerTimeout bounds one Bot API call of a responder: the core calls it
@@ -43,6 +45,11 @@ const maxToast = 200
 
 // answer answers the callback query with text (may be ""), once.
 func (r *responder) answer(ctx context.Context, text string) bool {
+	return r.answerWith(ctx, text, false)
+}
+
+// answerWith is answer, as an alert the person dismisses when alert.
+func (r *responder) answerWith(ctx context.Context, text string, alert bool) bool {
 	r.mu.Lock()
 	if r.queryID == "" || r.answered {
 		r.mu.Unlock()
@@ -53,6 +60,9 @@ func (r *responder) answer(ctx context.Context, text string) bool {
 	params := map[string]any{"callback_query_id": r.queryID}
 	if text != "" {
 		params["text"] = text
+		if alert {
+			params["show_alert"] = true
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, answerTimeout)
 	defer cancel()
@@ -84,22 +94,27 @@ func (r *responder) post(m chat.Message) (string, error) {
 	return id, nil
 }
 
-// Respond implements chat.Responder: a click's short ephemeral answer as
-// the query's answer, anything else as a message.
+// Respond implements chat.Responder: an ephemeral answer to the person
+// alone (whisper), anything else as a message in the topic.
 func (r *responder) Respond(reply chat.Reply) error {
+	if reply.Ephemeral {
+		_, _, err := r.whisper(reply)
+		return err
+	}
 	ctx, cancel := r.ctx()
 	defer cancel()
-	if reply.Ephemeral && len(reply.Rows) == 0 && len(reply.Files) == 0 && units(reply.Content) <= maxToast && r.answer(ctx, reply.Content) {
-		return nil
-	}
 	_, err := r.post(reply)
 	r.answer(ctx, "")
 	return err
 }
 
 // Defer implements chat.Responder: the click is answered (its spinner
-// stops); a command shows "typing…" while it runs.
-func (r *responder) Defer(bool) error {
+// stops); a command shows "typing…" while it runs. An ephemeral one's
+// answer (Edit) goes to the person alone.
+func (r *responder) Defer(ephemeral bool) error {
+	r.mu.Lock()
+	r.private = ephemeral
+	r.mu.Unlock()
 	ctx, cancel := r.ctx()
 	defer cancel()
 	if !r.answer(ctx, "") && r.queryID == "" {
@@ -121,24 +136,36 @@ func (r *responder) DeferUpdate() error {
 
 // Edit implements chat.Responder: after DeferUpdate it redraws the
 // clicked message; otherwise it posts the answer, and redraws it after.
+// An answer for the person alone (Defer(true), or an ephemeral reply) is
+// never drawn in the group: it goes, or is redrawn, in their private chat.
 func (r *responder) Edit(reply chat.Reply) (string, error) {
 	r.mu.Lock()
-	target := r.own
+	target, at := r.own, r.ownPlace
 	if r.deferredPlace {
-		target = r.origin
+		target, at = r.origin, r.place
 	}
+	private := r.private || reply.Ephemeral
 	r.mu.Unlock()
-	if target != "" {
-		return r.redraw(target, reply)
+	if target != "" && (!private || at.Chat != r.place.Chat) {
+		return r.redraw(at, target, reply)
 	}
-	id, err := r.post(reply)
-	if err != nil {
-		return "", err
+	id, at, err := r.draw(reply, private)
+	if err != nil || id == "" {
+		return id, err
 	}
 	r.mu.Lock()
-	r.own = id
+	r.own, r.ownPlace = id, at
 	r.mu.Unlock()
 	return id, nil
+}
+
+// draw posts an answer: in the topic, or to the person alone.
+func (r *responder) draw(reply chat.Reply, private bool) (string, Place, error) {
+	if private {
+		return r.whisper(reply)
+	}
+	id, err := r.post(reply)
+	return id, r.place, err
 }
 
 // Update implements chat.Responder: it redraws the clicked message (a
@@ -147,17 +174,20 @@ func (r *responder) Update(msg chat.Message) (string, error) {
 	if r.origin == "" {
 		return r.Edit(msg)
 	}
-	id, err := r.redraw(r.origin, msg)
+	id, err := r.redraw(r.place, r.origin, msg)
 	ctx, cancel := r.ctx()
 	defer cancel()
 	r.answer(ctx, "")
 	return id, err
 }
 
-func (r *responder) redraw(id string, m chat.Message) (string, error) {
+func (r *responder) redraw(at Place, id string, m chat.Message) (string, error) {
 	ctx, cancel := r.ctx()
 	defer cancel()
-	if err := r.b.p.Edit(ctx, r.place.ChannelID(), id, m); err != nil {
+	if at != r.place {
+		m = privateOf(m) // the person's private chat: no controls
+	}
+	if err := r.b.p.Edit(ctx, at.ChannelID(), id, m); err != nil {
 		return "", fmt.Errorf("answer: %w", err)
 	}
 	return id, nil

@@ -29,6 +29,6 @@ func (l Links) Revoke(ctx context.Context) error { return l.H.Revoke(ctx) }
 // configured link_ttl, and its expiry as the token holds it: in whole
 // seconds, so the time told is the moment the link is refused.
 func (h *Handler) linkTo(scope Scope, page string) (string, time.Time) {
-	expires := time.Unix(h.opt.Now().Add(h.opt.LinkTTL).Unix(), 0)
+	expires := time.Unix(h.opt.Now().Add(h.linkTTL()).Unix(), 0)
 	return h.baseURL() + h.pathFor(scope, expires) + page, expires
 }

@@ -32,7 +32,26 @@ func BenchmarkSessionFirstByte10MiB(b *testing.B) {
 		s.WriteString(replyLine(fmt.Sprint("m", i), "Some **Markdown** with `code` and a list:\n\n- one\n- two\n"))
 		s.WriteString(toolLines(fmt.Sprint("toolu_", i), "go test ./...", strings.Repeat("ok  \tpkg\t0.01s\n", 20)))
 	}
-	write(b, e.transcript, s.String())
+	firstByte(b, e, s.String())
+}
+
+// BenchmarkSessionFirstByteSparse10MiB: the same for a transcript as
+// Claude Code 2.1.328 writes it, a prompt snapshot of ~64 KiB beside each
+// short turn: the page widens its window to 2 MiB to find enough to show.
+func BenchmarkSessionFirstByteSparse10MiB(b *testing.B) {
+	e := newEnv(b)
+	var s strings.Builder
+	snapshot := `{"type":"attachment","attachment":{"type":"prompt_snapshot","systemPrompt":["` + strings.Repeat("You are Claude Code. ", 3200) + `"]}}` + "\n"
+	for i := 0; s.Len() < 10<<20; i++ {
+		s.WriteString(snapshot)
+		s.WriteString(userLine(fmt.Sprint("prompt ", i)))
+		s.WriteString(replyLine(fmt.Sprint("m", i), "Done."))
+	}
+	firstByte(b, e, s.String())
+}
+
+func firstByte(b *testing.B, e *env, transcript string) {
+	write(b, e.transcript, transcript)
 	p := e.path(SessionScope("proj"))
 	var total time.Duration
 	n := 0

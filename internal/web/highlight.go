@@ -7,9 +7,7 @@ import (
 	"strings"
 
 	"github.com/alecthomas/chroma/v2"
-	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
 )
 
 // maxHighlight bounds the text handed to the highlighter at once; past it a
@@ -99,15 +97,3 @@ func class(t chroma.TokenType) string {
 	}
 	return ""
 }
-
-// chromaCSS is the highlighter's stylesheet: GitHub's colours, and GitHub
-// Dark's when the system asks for dark mode.
-var chromaCSS = func() []byte {
-	f := chromahtml.New(chromahtml.WithClasses(true))
-	var b bytes.Buffer
-	_ = f.WriteCSS(&b, styles.Get("github"))
-	b.WriteString("@media (prefers-color-scheme: dark) {\n")
-	_ = f.WriteCSS(&b, styles.Get("github-dark"))
-	b.WriteString("}\n")
-	return b.Bytes()
-}()

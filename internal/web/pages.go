@@ -21,17 +21,36 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, s Session
 		Earlier, Before string
 		Missing         bool
 		Skipped         string
+		Figures         string
+		Cards           []cardView
 	}{page: pg}
 	before := int64(-1)
 	if b, err := strconv.ParseInt(r.URL.Query().Get("before"), 10, 64); err == nil && b >= 0 {
 		before, data.Before = b, strconv.FormatInt(b, 10)
+	} else {
+		// The cards and the figures are the session's as it stands: the
+		// latest page's, not an earlier one's.
+		data.Figures, data.Cards = h.opt.Redact(s.Figures), cardViews(s.Cards, h.opt.Redact)
 	}
 	if s.Transcript == "" {
 		data.Missing = true
 		h.render(w, "session", data)
 		return
 	}
-	c, err := readBefore(s.Transcript, before, pageBytes)
+	// Claude Code writes lines the page does not show (prompt snapshots,
+	// request shapes: tens of KiB a turn), so a window that shows too
+	// little is widened, up to maxPageBytes.
+	var c chunk
+	var err error
+	for size := int64(pageBytes); ; size *= 2 {
+		c, err = readBefore(s.Transcript, before, size)
+		if err == nil {
+			data.Items = pageItems(c.lines, h.opt.Redact)
+		}
+		if err != nil || len(data.Items) >= minPageItems || c.start == 0 || size >= maxPageBytes {
+			break
+		}
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		data.Missing = true
@@ -40,7 +59,6 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, s Session
 		http.Error(w, "could not read the transcript", http.StatusInternalServerError)
 		return
 	}
-	data.Items = pageItems(c.lines, h.opt.Redact)
 	if c.skipped > 0 {
 		data.Skipped = size(c.skipped)
 	}

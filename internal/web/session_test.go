@@ -268,7 +268,7 @@ func TestReplyCodeBlocksHighlighted(t *testing.T) {
 func TestSessionLongLineStillBeingWritten(t *testing.T) {
 	e := newEnv(t)
 	early := userLine("EARLY")
-	write(t, e.transcript, early+strings.Repeat("x", 2*pageBytes))
+	write(t, e.transcript, early+strings.Repeat("x", 2*maxPageBytes))
 	b := body(t, e.get(t, e.path(SessionScope("proj"))))
 	if want := fmt.Sprintf(`data-events="./events?from=%d"`, len(early)); !strings.Contains(b, want) {
 		t.Errorf("page lacks %s", want)

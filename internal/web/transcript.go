@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/ccbridge/ccbridge/internal/claudehook"
 )
 
@@ -17,6 +19,13 @@ import (
 // transcript is never read whole, so the first byte of the page costs the
 // same for 10 KiB and 10 GiB.
 const pageBytes = 128 << 10
+
+// minPageItems is what a page would rather show: a window holding fewer
+// items is widened, up to maxPageBytes.
+const (
+	minPageItems = 30
+	maxPageBytes = 2 << 20
+)
 
 // maxShown bounds one tool input or result on a page; the rest is cut
 // with a note (a `cat` of a big file would otherwise be the page).
@@ -117,7 +126,8 @@ type item struct {
 	Tool    string
 	ID      string // the tool call's id
 	Input   string
-	Result  *item // a tool call's result, when it is on the same page
+	Desc    string // what the call says it does (Bash's description)
+	Result  *item  // a tool call's result, when it is on the same page
 	IsError bool
 }
 
@@ -138,6 +148,11 @@ type block struct {
 // prompts, replies (Markdown), tool calls and results. Subagent lines,
 // meta lines and thinking are left out. Every text passes through red.
 func lineItems(line []byte, red func(string) string) []item {
+	// Lines of other types (prompt snapshots, request shapes: tens of KiB
+	// each) are passed over with a scan for the type, not a decode.
+	if t := gjson.GetBytes(line, "type").Str; t != "user" && t != "assistant" {
+		return nil
+	}
 	// One decode per line: the page decodes a few hundred of them.
 	var e struct {
 		claudehook.Entry
@@ -167,7 +182,8 @@ func lineItems(line []byte, red func(string) string) []item {
 		case b.Type == "text":
 			out = append(out, item{Kind: "reply", HTML: markdown(red(b.Text))})
 		case b.Type == "tool_use":
-			out = append(out, item{Kind: "tool", Tool: b.Name, ID: b.ID, Input: clipShown(red(toolInput(b.Input)))})
+			in, desc := toolInput(b.Input)
+			out = append(out, item{Kind: "tool", Tool: b.Name, ID: b.ID, Input: clipShown(red(in)), Desc: red(desc)})
 		case b.Type == "tool_result":
 			out = append(out, item{Kind: "result", ID: b.ToolUseID, Text: clipShown(red(resultText(b.Content))), IsError: b.IsError})
 		}
@@ -198,20 +214,22 @@ func pageItems(lines [][]byte, red func(string) string) []item {
 	return out
 }
 
-// toolInput shows a call's input: a command as it is, anything else as
-// indented JSON.
-func toolInput(in json.RawMessage) string {
+// toolInput shows a call's input: a command as it is (with its
+// description apart), anything else as indented JSON.
+func toolInput(in json.RawMessage) (shown, desc string) {
 	var fields map[string]any
-	if json.Unmarshal(in, &fields) == nil && len(fields) == 1 {
-		if cmd, ok := fields["command"].(string); ok {
-			return cmd
+	if json.Unmarshal(in, &fields) == nil {
+		cmd, isCmd := fields["command"].(string)
+		desc, isDesc := fields["description"].(string)
+		if isCmd && (len(fields) == 1 || len(fields) == 2 && isDesc) {
+			return cmd, desc
 		}
 	}
 	var b bytes.Buffer
 	if json.Indent(&b, in, "", "  ") != nil {
-		return string(in)
+		return string(in), ""
 	}
-	return b.String()
+	return b.String(), ""
 }
 
 // resultText is a tool result's text: a string, or its text blocks.

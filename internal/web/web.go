@@ -35,6 +35,21 @@ type Session struct {
 	Branch     string
 	Status     string
 	Updated    time.Time
+	// Figures are what a reply's footer shows (model, context, cost); ""
+	// when not known yet.
+	Figures string
+	// Cards are the prompts the session asked in the chat (permission,
+	// question, plan) that the state still holds, oldest first.
+	Cards []Card
+}
+
+// Card is one prompt card and what became of it.
+type Card struct {
+	Tool    string
+	Input   string // the tool's input as JSON
+	Status  string // a state.Request status
+	Outcome string // what the card says was decided (chat Markdown); "" until then
+	At      time.Time
 }
 
 // Sessions is where the pages find sessions (the registry, in the daemon).
@@ -112,6 +127,7 @@ type Handler struct {
 	links   *state.WebLinkStore
 	key     []byte
 	gen     atomic.Uint64
+	ttl     atomic.Int64           // how long a new link lives: opt.LinkTTL, then SetLinkTTL's
 	base    atomic.Pointer[string] // the bound address, set by Server.Start
 	private []string
 	streams chan struct{}
@@ -159,6 +175,7 @@ func New(opt Options) (*Handler, error) {
 	}
 	h := &Handler{opt: opt, links: links, key: wl.Key, streams: make(chan struct{}, maxStreams), recheck: recheckEvery, log: opt.Logger}
 	h.gen.Store(wl.Generation)
+	h.ttl.Store(int64(opt.LinkTTL))
 	// The state dir holds the key itself: never served, whatever else is.
 	h.private = resolvedAll(append([]string{opt.StateDir}, opt.Private...))
 	return h, nil
@@ -177,11 +194,22 @@ func (h *Handler) Revoke(ctx context.Context) error {
 	return nil
 }
 
+// SetLinkTTL sets how long the links made from now on live (a reloaded
+// link_ttl; 0: the default). Links made before keep their expiry.
+func (h *Handler) SetLinkTTL(ttl time.Duration) {
+	if ttl <= 0 {
+		ttl = DefaultLinkTTL
+	}
+	h.ttl.Store(int64(ttl))
+}
+
+func (h *Handler) linkTTL() time.Duration { return time.Duration(h.ttl.Load()) }
+
 // Link returns a link to scope valid for ttl (the configured link_ttl
 // when ttl is 0): on PublicURL when set, else on the listen address.
 func (h *Handler) Link(scope Scope, ttl time.Duration) string {
 	if ttl <= 0 {
-		ttl = h.opt.LinkTTL
+		ttl = h.linkTTL()
 	}
 	return h.baseURL() + h.pathFor(scope, h.opt.Now().Add(ttl))
 }
@@ -342,12 +370,8 @@ func (h *Handler) render(w http.ResponseWriter, name string, data any) {
 var assetTypes = map[string]string{".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
 
 func serveAsset(w http.ResponseWriter, name string) {
-	var data []byte
-	if name == "chroma.css" {
-		data = chromaCSS
-	} else if b, err := assetFS.ReadFile("assets/" + name); err == nil && !strings.Contains(name, "/") {
-		data = b
-	} else {
+	data, err := assetFS.ReadFile("assets/" + name)
+	if err != nil || strings.Contains(name, "/") {
 		http.Error(w, "not found", http.StatusNotFound)
 		return
 	}

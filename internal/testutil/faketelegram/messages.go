@@ -22,7 +22,13 @@ func (s *Server) chatFor(p params, name string) (*chat, *apiErr) {
 	v := p.str(name)
 	if id, err := strconv.ParseInt(v, 10, 64); err == nil {
 		if c := s.chats[id]; c != nil {
+			if c.blocked {
+				return nil, forbidden("bot was blocked by the user")
+			}
 			return c, nil
+		}
+		if s.users[id] != nil && id != s.Bot.ID {
+			return nil, forbidden("bot can't initiate conversation with a user") // private.go
 		}
 	} else if u, ok := strings.CutPrefix(v, "@"); ok {
 		for _, c := range s.chats {

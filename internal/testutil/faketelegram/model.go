@@ -198,6 +198,8 @@ type chat struct {
 	messages []*Message
 	byID     map[int64]*Message
 	nextID   int64
+	// blocked: a private chat whose person blocked the bot (private.go).
+	blocked bool
 }
 
 type update struct {

@@ -1,0 +1,102 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// claudeStop ends turn prompt the way Claude Code runs the Stop hook as
+// ccbridge registers it, and returns what is left to run of the hook,
+// whenever the machine gets to it: with an async Stop, Claude waits for
+// nothing and the whole hook is left; with a sync one, Claude waits for
+// the hook's process and only the posting run it detached is left.
+func (r *rig) claudeStop(t *testing.T, prompt, text string) (later func()) {
+	t.Helper()
+	reg := claudehook.BridgeSettings("stop", "pretool", time.Minute).Hooks[claudehook.EventStop][0].Hooks[0]
+	if reg.Async {
+		return func() { r.stop(t, prompt, text) }
+	}
+	prev := detach
+	defer func() { detach = prev }()
+	detach = func(ctx context.Context, args []string, input []byte, getenv Env) (postingRun, error) {
+		run, err := prev(context.WithoutCancel(ctx), args, input, getenv) // it outlives the hook's process
+		return postingRun{pid: run.pid, hand: func(order string) { later = func() { run.hand(order) } }}, err
+	}
+	r.stop(t, prompt, text)
+	if later == nil {
+		t.Fatal("Claude's wait for the Stop hook left nothing to run")
+	}
+	return later
+}
+
+// The tests run a Stop's posting run in-process, to the end, before the
+// hook returns: as the hook did before it detached the run.
+func init() { detach = inlinePostingRun }
+
+func inlinePostingRun(ctx context.Context, args []string, input []byte, getenv Env) (postingRun, error) {
+	return postingRun{pid: os.Getpid(), hand: func(order string) {
+		var out bytes.Buffer
+		Main(ctx, Stop, args, io.MultiReader(bytes.NewReader(input), strings.NewReader(handoffTrailer(order))), &out, &out, getenv)
+	}}, nil
+}
+
+// Turn 1 ended before turn 2, but turn 2's hook gets to the channel first
+// (a loaded machine runs hook processes in any order): turn 1's reply is
+// still posted first, each reply once.
+func TestRepliesKeepTurnOrderWhicheverHookRunsFirst(t *testing.T) {
+	r := newRelay(t)
+	first := r.claudeStop(t, "p1", "reply one")
+	second := r.claudeStop(t, "p2", "reply two")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		second()
+	}()
+	// Turn 2's hook has its reply in hand (and its place in the order,
+	// taken before) when turn 1's starts.
+	for deadline := time.Now().Add(placeWait); ; time.Sleep(time.Millisecond) {
+		if _, err := r.store.Turns.Get(state.TurnKey("sid", "p2")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("turn 2's hook never recorded its turn")
+		}
+	}
+	first()
+	<-done
+	got := r.contents()
+	if !slices.Equal(got, []string{"reply one", "reply two"}) {
+		t.Fatalf("channel holds %q, want turn 1's reply, then turn 2's", got)
+	}
+}
+
+// A turn interrupted (Esc: a prompt, never a Stop) holds nothing: the
+// next turn's reply is posted as its hook runs.
+func TestInterruptedTurnHoldsNoLaterReply(t *testing.T) {
+	r := newRelay(t)
+	// Both typed from Discord, as the daemon records them: nothing is
+	// mirrored.
+	if _, err := r.extras(t).Delivered.Update(context.Background(), "home-api", func(d *state.Delivered) error {
+		d.Add("interrupted", time.Now())
+		d.Add("next", time.Now())
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r.event(t, promptPayload("p1", "interrupted"))
+	r.event(t, promptPayload("p2", "next"))
+	start := time.Now()
+	r.claudeStop(t, "p2", "reply two")()
+	if got := r.contents(); !slices.Equal(got, []string{"reply two"}) || time.Since(start) > placeWait/2 {
+		t.Fatalf("after %v the channel holds %q", time.Since(start), got)
+	}
+}
