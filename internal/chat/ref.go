@@ -68,10 +68,25 @@ func parseRef(text string) (MessageRef, int, bool) {
 		return MessageRef{}, 0, false
 	}
 	ch, msg, ok := strings.Cut(place, "/")
-	if !ok || ch == "" || msg == "" || strings.ContainsAny(place, " \n<") {
+	if !ok || !isID(ch) || !isID(msg) {
 		return MessageRef{}, 0, false
 	}
 	return MessageRef{ChannelID: ch, MessageID: msg, Label: label}, end + 1, true
+}
+
+// isID reports whether s can be a platform's channel or message id as
+// the core writes them (Discord's snowflakes, Telegram's "-100….42" and
+// "77@-100…"): nothing that could close a link a front end writes.
+func isID(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || strings.ContainsRune(".@-_:", c)) {
+			return false
+		}
+	}
+	return true
 }
 
 // PlainRef renders a reference as its label: where no link can be made.

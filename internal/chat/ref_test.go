@@ -39,12 +39,13 @@ func TestPlainRef(t *testing.T) {
 }
 
 // A label is the words of a link a front end writes in Markdown: brackets
-// or a line break in it would end the link's text early, so a reference
+// or a line break in it would end the link's text early, as anything but
+// an id's characters in its ids would end the link's URL, so a reference
 // written with them (text from elsewhere that only looks like one) stays
 // text, and String drops them.
 func TestMessageRefLabelCannotBreakTheLink(t *testing.T) {
 	link := func(r MessageRef) string { return "[" + r.Label + "](u)" }
-	for _, in := range []string{"<ref:1/2|x](https://evil.example)>", "<ref:1/2|a\nb>", "<ref:1/2|[x>"} {
+	for _, in := range []string{"<ref:1/2|x](https://evil.example)>", "<ref:1/2|a\nb>", "<ref:1/2|[x>", "<ref:1/2)[x](https://evil.example|y>", "<ref:1)(/2|y>"} {
 		if got := RenderRefs(in, link); got != in {
 			t.Errorf("RenderRefs(%q) = %q", in, got)
 		}
