@@ -406,7 +406,7 @@ func (b bindingReplier) Post(ctx context.Context, server, channelID string, m ch
 	if len(m.Rows) == 0 {
 		return b.Replier.Post(ctx, server, channelID, m)
 	}
-	m.Content = fit(m.Content)
+	m.Content = chat.Fit(m.Content, chat.Limit)
 	id, files, err := b.Replier.PostCard(ctx, server, channelID, m)
 	if err == nil {
 		b.r.bind(server, channelID, id, m, files)

@@ -216,18 +216,6 @@ func TestSessionFailuresFit(t *testing.T) {
 	}
 }
 
-// The last guard cuts at a line, and closes the code block it cut.
-func TestFitClosesTheBlockItCuts(t *testing.T) {
-	long := "head\n```\n" + strings.Repeat("a line of a screen\n", 200) + "```"
-	got := fit(long)
-	if n := utf8.RuneCountInString(got); n > chat.Limit || !strings.HasSuffix(got, "a line of a screen\n```\n…") {
-		t.Fatalf("%d characters, ending %q", n, got[len(got)-40:])
-	}
-	if short := "fits\n```\nx\n```"; fit(short) != short {
-		t.Fatalf("fit(%q) = %q", short, fit(short))
-	}
-}
-
 // The replier's Send posts a long text in several messages: the notice of
 // ten failed attachments names every one.
 func TestLongNoticeReachesTheReplierWhole(t *testing.T) {

@@ -26,7 +26,7 @@ func (r *Router) panelAction(ev chat.ComponentEvent, args []string, resp chat.Re
 	}
 	m := r.opt.Panel.Render(r.ctx, ev.Server)
 	if notice != "" { // the panel gives way: the notice says what just failed
-		m.Content = strings.TrimSpace(fitTo(m.Content, chat.Limit-utf8.RuneCountInString(notice)-2) + "\n\n" + notice)
+		m.Content = strings.TrimSpace(chat.Fit(m.Content, chat.Limit-utf8.RuneCountInString(notice)-2) + "\n\n" + notice)
 	}
 	if _, err := resp.Edit(m); err != nil {
 		r.opt.Log.Error("could not redraw the panel", "server", ev.Server, "err", err)
