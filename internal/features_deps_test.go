@@ -10,8 +10,9 @@ import (
 
 // features are the packages that hold what ccbridge does, once, for every
 // front end (issue 27 §1, docs: front-ends.md): landing, opened folders,
-// schedules, catch-up's books, voice review and the /sessions listing.
-var features = []string{"internal/land", "internal/opened", "internal/schedule", "internal/intake", "internal/voice", "internal/conversations"}
+// schedules, catch-up's books, voice review, the /sessions listing and
+// /usage with its Continue at reset offer, and the web view's links.
+var features = []string{"internal/land", "internal/opened", "internal/schedule", "internal/intake", "internal/voice", "internal/conversations", "internal/usage", "internal/weblink"}
 
 // TestFeaturesKnowNoFrontEnd: a feature package depends on no front end,
 // no chat library and no daemon package; it takes what it needs as small

@@ -1,5 +1,6 @@
 // Package audit keeps ccbridge's record of decisions: every permission
-// prompt, question and plan answered (from Discord, the terminal or MCP),
+// prompt, question and plan answered (from a chat front end, the terminal
+// or MCP),
 // every call the [policy] refused or sent for confirmation, and every
 // /commit, /merge and /discard. It is an append-only JSON-lines file in the
 // durable state directory, rotated by size. The hooks and the daemon both
@@ -23,14 +24,35 @@ import (
 	"time"
 )
 
-// Where a decision came from.
+// Where a decision came from. A chat front end's is its platform's name as
+// a server's config gives it (platform = "discord" or "telegram").
 const (
 	FromDiscord  = "discord"
+	FromTelegram = "telegram"
 	FromTerminal = "terminal"
 	FromMCP      = "mcp"
 	FromPolicy   = "policy"
 	FromTimeout  = "timeout"
 )
+
+// titles name the chat front ends as people read them.
+var titles = map[string]string{FromDiscord: "Discord", FromTelegram: "Telegram"}
+
+// Chat reports whether from is a chat front end's, whose Who is a user id
+// of its platform.
+func Chat(from string) bool {
+	_, ok := titles[from]
+	return ok
+}
+
+// Title names where a decision came from as a sentence does: "Discord",
+// "Telegram"; any other value as it is.
+func Title(from string) string {
+	if t, ok := titles[from]; ok {
+		return t
+	}
+	return from
+}
 
 // Entry is one decision.
 type Entry struct {
@@ -44,8 +66,8 @@ type Entry struct {
 	Asked   string    `json:"asked"`          // what was asked, in short
 	Answer  string    `json:"answer"`         // allow, deny, ask, …
 	Rule    string    `json:"rule,omitempty"` // the policy rule that decided
-	Who     string    `json:"who,omitempty"`  // a Discord user id, or the local user
-	From    string    `json:"from"`           // discord, terminal, mcp, policy, timeout
+	Who     string    `json:"who,omitempty"`  // a chat user id, or the local user
+	From    string    `json:"from"`           // discord, telegram, terminal, mcp, policy, timeout
 	Detail  string    `json:"detail,omitempty"`
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/tmux"
+	planusage "github.com/ccbridge/ccbridge/internal/usage" // main.go's usage is the CLI's
 )
 
 // writePrefs gives the hooks each project's attention settings (footer,
@@ -234,7 +235,7 @@ func (a *attention) continueAtReset(ctx context.Context, now time.Time) {
 		a.log.Warn("attention: read continue offers", "err", err)
 	}
 	for key, res := range resumes {
-		if !res.Armed || now.Before(res.At) || a.sessions == nil {
+		if !planusage.Due(res, now) || a.sessions == nil {
 			continue
 		}
 		if err := a.ext.Resumes.Delete(ctx, key); err != nil {
@@ -242,11 +243,10 @@ func (a *attention) continueAtReset(ctx context.Context, now time.Time) {
 			continue
 		}
 		// On a claude.ai plan Claude Code may continue by itself at the
-		// reset ("continuing automatically at …"); a prompt submitted since
-		// the failed turn means it did, or someone did.
-		if sess, err := a.store.Sessions.Get(key); err == nil && res.PromptID != "" && sess.LastPromptID != "" && sess.LastPromptID != res.PromptID {
+		// reset ("continuing automatically at …").
+		if sess, err := a.store.Sessions.Get(key); err == nil && planusage.WentOn(res, sess.LastPromptID) {
 			a.log.Info("continue at reset not needed: the session went on", "session", key)
-			a.notify(ctx, res, "▶️ The usage limit has reset; Claude has gone on already, so ccbridge sent nothing.")
+			a.notify(ctx, res, planusage.WentOnText)
 			continue
 		}
 		a.sends.Add(1)
@@ -261,11 +261,11 @@ func (a *attention) sendContinue(ctx context.Context, key string, res state.Resu
 	wait := a.conf().Claude.PromptTimeout.Duration
 	sctx, cancel := context.WithTimeout(ctx, wait+time.Minute)
 	defer cancel()
-	err := session.Send(sctx, a.sessions, key, "continue", session.SendOptions{DialogWait: wait})
-	text := "▶️ The usage limit has reset: sent \"continue\" to Claude."
+	err := session.Send(sctx, a.sessions, key, planusage.Prompt, session.SendOptions{DialogWait: wait})
+	text := planusage.SentText
 	if err != nil {
 		a.log.Warn("continue at reset not delivered", "session", key, "err", err)
-		text = "⚠️ The usage limit has reset, but ccbridge could not send \"continue\": " + err.Error()
+		text = planusage.NotSentText(err)
 	} else {
 		a.log.Info("continue sent at reset", "session", key)
 	}

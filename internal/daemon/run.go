@@ -114,6 +114,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan o
 			if err != nil {
 				return err
 			}
+			dp.Guild = srv.GuildID
 			p, readers[srv.Name] = dp, dp
 		}
 		posters[srv.Name] = p

@@ -26,6 +26,9 @@ var ErrTransient = errors.New("discord unavailable")
 // caller's context (discordgo's own retries are off: see restSession).
 type Poster struct {
 	dg *discordgo.Session
+	// Guild is the server the poster posts in, whose messages the core's
+	// references link to (refs.go); empty: they show as words.
+	Guild string
 }
 
 // NewPoster returns a poster for one bot.
@@ -50,7 +53,7 @@ func (p *Poster) Send(ctx context.Context, channelID, content string, fs []chat.
 // (masked, then cut: see Chunks), each within per; it stops at the first
 // message Discord does not take.
 func (p *Poster) Notice(ctx context.Context, channelID, text string, per time.Duration) error {
-	for _, c := range Chunks(text) {
+	for _, c := range Chunks(Refs(p.Guild, text)) {
 		sctx, cancel := context.WithTimeout(ctx, per)
 		_, err := p.Send(sctx, channelID, c, nil)
 		cancel()
@@ -126,7 +129,7 @@ type createBody struct {
 // create makes one create request through discordgo's request path (and so
 // its rate limiter), as ChannelMessageSendComplex does, with the nonce.
 func (p *Poster) create(ctx context.Context, channelID, nonce string, m chat.Message) (*discordgo.Message, error) {
-	body := createBody{Content: m.Content, Components: Components(m.Rows), AllowedMentions: NoMentions, Nonce: nonce, EnforceNonce: nonce != "",
+	body := createBody{Content: Refs(p.Guild, m.Content), Components: Components(m.Rows), AllowedMentions: NoMentions, Nonce: nonce, EnforceNonce: nonce != "",
 		Flags: Flags(m.Rows)}
 	if m.ReplyTo != "" {
 		// A reply to a message deleted meanwhile is posted all the same.
@@ -175,7 +178,7 @@ func randomNonce() string {
 // Edit replaces a message's text and components, with the same retries.
 func (p *Poster) Edit(ctx context.Context, channelID, messageID string, m chat.Message) error {
 	comps := Components(m.Rows)
-	content := m.Content
+	content := Refs(p.Guild, m.Content)
 	err := p.retry(ctx, func() error {
 		_, err := p.dg.ChannelMessageEditComplex(&discordgo.MessageEdit{ID: messageID, Channel: channelID, Content: &content,
 			Components: &comps, AllowedMentions: NoMentions, Flags: Flags(m.Rows)}, discordgo.WithContext(ctx))

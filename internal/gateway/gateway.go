@@ -352,7 +352,7 @@ func (b *Bot) onInteraction(s *discordgo.Session, i *discordgo.InteractionCreate
 		data := i.MessageComponentData()
 		ev := chat.ComponentEvent{Server: b.Server.Name, ChannelID: i.ChannelID, User: user, CustomID: data.CustomID, Values: data.Values}
 		if i.Message != nil {
-			ev.MessageID, ev.Content, ev.Rows, ev.FileIDs = i.Message.ID, i.Message.Content, rowsOf(i.Message), fileIDs(i.Message)
+			ev.MessageID, ev.Content, ev.Rows, ev.FileIDs = i.Message.ID, drawn(i), rowsOf(i.Message), fileIDs(i.Message)
 		}
 		h.HandleComponent(ev, resp)
 	case discordgo.InteractionModalSubmit:
@@ -362,7 +362,7 @@ func (b *Bot) onInteraction(s *discordgo.Session, i *discordgo.InteractionCreate
 		data := i.ModalSubmitData()
 		ev := chat.ModalEvent{Server: b.Server.Name, ChannelID: i.ChannelID, User: user, CustomID: data.CustomID, Values: map[string]string{}}
 		if i.Message != nil {
-			ev.MessageID, ev.Content, ev.Rows, ev.FileIDs = i.Message.ID, i.Message.Content, rowsOf(i.Message), fileIDs(i.Message)
+			ev.MessageID, ev.Content, ev.Rows, ev.FileIDs = i.Message.ID, drawn(i), rowsOf(i.Message), fileIDs(i.Message)
 		}
 		for _, c := range data.Components {
 			row, ok := c.(*discordgo.ActionsRow)
@@ -377,6 +377,13 @@ func (b *Bot) onInteraction(s *discordgo.Session, i *discordgo.InteractionCreate
 		}
 		h.HandleModal(ev, resp)
 	}
+}
+
+// drawn is the content of the message an interaction came from as the
+// core drew it: the jump links of its message references (discord.Refs)
+// are references again, so that its face compares with the one bound.
+func drawn(i *discordgo.InteractionCreate) string {
+	return discord.Unrefs(i.GuildID, i.Message.Content)
 }
 
 // rowsOf reads a message's components back into chat rows, for comparing

@@ -27,7 +27,7 @@ func (r *responder) respond(t discordgo.InteractionResponseType, data *discordgo
 
 // Respond implements chat.Responder.
 func (r *responder) Respond(reply chat.Reply) error {
-	data := &discordgo.InteractionResponseData{Content: reply.Content, Components: discord.Components(reply.Rows), AllowedMentions: discord.NoMentions,
+	data := &discordgo.InteractionResponseData{Content: discord.Refs(r.i.GuildID, reply.Content), Components: discord.Components(reply.Rows), AllowedMentions: discord.NoMentions,
 		Flags: discord.Flags(reply.Rows)}
 	if reply.Ephemeral {
 		data.Flags |= discordgo.MessageFlagsEphemeral
@@ -65,7 +65,7 @@ type editBody struct {
 // (the original response, or the clicked message after DeferUpdate).
 func (r *responder) Edit(reply chat.Reply) (string, error) {
 	comps := discord.Components(reply.Rows)
-	content := reply.Content
+	content := discord.Refs(r.i.GuildID, reply.Content)
 	body := editBody{Content: &content, Components: &comps, AllowedMentions: discord.NoMentions, Flags: discord.Flags(reply.Rows)}
 	uri := discordgo.EndpointWebhookMessage(r.i.AppID, r.i.Token, "@original")
 	var resp []byte
@@ -96,7 +96,7 @@ func (r *responder) Edit(reply chat.Reply) (string, error) {
 // message, which it replaced. Files (or DropFiles) replace the message's
 // attachments: an update without them keeps the old ones.
 func (r *responder) Update(msg chat.Message) (string, error) {
-	data := &discordgo.InteractionResponseData{Content: msg.Content, Components: discord.Components(msg.Rows), AllowedMentions: discord.NoMentions,
+	data := &discordgo.InteractionResponseData{Content: discord.Refs(r.i.GuildID, msg.Content), Components: discord.Components(msg.Rows), AllowedMentions: discord.NoMentions,
 		Flags: discord.Flags(msg.Rows)}
 	if len(msg.Files) > 0 || msg.DropFiles {
 		data.Attachments, data.Files = uploads(msg.Files), discord.Files(msg.Files)

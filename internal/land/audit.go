@@ -41,7 +41,7 @@ func (l Lander) Audit(count string, in func(audit.Entry) bool) chat.Reply {
 	lines := make([]string, 0, len(es))
 	for _, e := range es {
 		who := e.Who
-		if e.From == audit.FromDiscord && who != "" {
+		if audit.Chat(e.From) && who != "" {
 			who = chat.Mention(chat.User{ID: who})
 		}
 		line := fmt.Sprintf("`%s` **%s** %s · %s", e.At.Format("01-02 15:04:05"), e.Answer, e.From, chat.Clip(e.Asked, 120))

@@ -88,6 +88,9 @@ type Target struct {
 	Branch  string // the thread's branch
 	Tree    bool   // a ccbridge worktree of a thread
 	Label   string
+	// From is the front end the person asked on (audit.FromDiscord, …,
+	// the server's platform): commit messages and the audit log name it.
+	From string
 }
 
 // Lander answers the landing commands and controls.
@@ -222,7 +225,7 @@ func withStat(head, stat, tail string) string {
 
 // Commit commits every change in the target with the person's message.
 func (l Lander) Commit(ctx context.Context, key string, t Target, msg string, u chat.User) chat.Reply {
-	msg = strings.TrimSpace(msg) + "\n\nCommitted from Discord by " + u.Name + " (" + u.ID + ") through ccbridge."
+	msg = strings.TrimSpace(msg) + "\n\nCommitted from " + audit.Title(t.From) + " by " + u.Name + " (" + u.ID + ") through ccbridge."
 	commit, err := l.Git.CommitAll(ctx, t.Dir, msg)
 	var nr *worktree.NotReadyError
 	switch {
@@ -298,7 +301,7 @@ func (l Lander) record(key string, t Target, kind, asked, answer string, u chat.
 		return
 	}
 	if err := audit.Append(l.AuditDir, audit.Entry{Kind: kind, Server: t.Server, Project: t.Project, Session: key,
-		Asked: asked, Answer: answer, Who: u.ID, From: audit.FromDiscord, Detail: u.Name}); err != nil && l.Log != nil {
+		Asked: asked, Answer: answer, Who: u.ID, From: t.From, Detail: u.Name}); err != nil && l.Log != nil {
 		l.Log.Error("audit", "err", err)
 	}
 }

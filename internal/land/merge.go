@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/worktree"
 )
@@ -29,7 +30,7 @@ func (l Lander) Merge(ctx context.Context, key string, t Target, u chat.User, sh
 		note = fmt.Sprintf("\nℹ️ %d uncommitted file(s) in the thread's worktree were not part of the merge; /commit them first to land them.", d.Files)
 	}
 	res, err := l.Git.Merge(ctx, worktree.MergeSpec{Repo: t.Repo, Tree: t.Dir, Branch: t.Branch, Base: base, Commit: shown,
-		Message: fmt.Sprintf("Merge %s into %s\n\nMerged from Discord by %s (%s) through ccbridge.", t.Branch, base, u.Name, u.ID)})
+		Message: fmt.Sprintf("Merge %s into %s\n\nMerged from %s by %s (%s) through ccbridge.", t.Branch, base, audit.Title(t.From), u.Name, u.ID)})
 	var nr *worktree.NotReadyError
 	switch {
 	case errors.As(err, &nr):

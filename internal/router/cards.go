@@ -98,7 +98,7 @@ func (r *Router) answerCard(server, reqID string, a approval.Action, m clicked, 
 		return
 	case err != nil:
 		log.Error("could not apply an answer", "err", err)
-		_ = resp.Respond(chat.Reply{Content: "⚠️ " + errText(err), Ephemeral: true})
+		_ = resp.Respond(chat.Reply{Content: "⚠️ " + chat.ErrText(err), Ephemeral: true})
 		return
 	}
 	if result.Modal != nil {
@@ -108,7 +108,7 @@ func (r *Router) answerCard(server, reqID string, a approval.Action, m clicked, 
 		return
 	}
 	if updated.Status == state.RequestDecided {
-		log.Info("prompt answered from Discord", "by", a.User)
+		log.Info("prompt answered in chat", "by", a.User)
 	}
 	if _, err := resp.Update(approval.Render(reqID, updated)); err != nil {
 		log.Error("could not update the card", "err", err)

@@ -60,20 +60,13 @@ type item struct {
 	ev   chat.MessageEvent
 	kind int
 	at   time.Time // when the message was created (offers)
-	// unsure marks an offer for a message typed before a crash when what
-	// Claude received cannot be told.
-	unsure bool
+	// why is catch-up's verdict on a message it offers (intake.Weigh).
+	why intake.Verdict
 	// again queues a message older than one queued already (Deliver anyway).
 	again bool
 	// own marks a prompt of ccbridge's own with a message id (a schedule's
 	// post): catch-up never reads it back, so it moves no cursor.
 	own bool
-	// reoffer marks an offer made again: Deliver anyway was clicked and
-	// ccbridge died before it was done.
-	reoffer bool
-	// held marks an offer for a message that was in flight (not missed)
-	// when ccbridge stopped.
-	held bool
 }
 
 // lateKind is the custom_id kind of Deliver anyway.
@@ -278,7 +271,7 @@ func (r *Router) CatchUp(server, channelID, parentID string) {
 		v := intake.Weigh(intake.Read{At: m.At, Marked: m.Marked, Wanted: r.wanted(ev), Held: isHeld,
 			Clicked: isHeld && hasOffer && o.Used, Typed: cur.Typed != nil && cur.Typed.MessageID == id},
 			firstStart, now, limit, func() intake.Receipt { return r.received(*cur.Typed) })
-		it := item{ev: ev, at: m.At, unsure: v.Unsure, reoffer: v.Reoffer, held: v.Held}
+		it := item{ev: ev, at: m.At, why: v}
 		switch v.Action {
 		case intake.Pass:
 			if isHeld {

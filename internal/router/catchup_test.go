@@ -170,7 +170,8 @@ func TestCatchUpOffersOldMessagesDeliverAnywayOnce(t *testing.T) {
 		t.Fatalf("delivered %q", got)
 	}
 	if !slices.Contains(ops, "react 1300000000000000101 ⚠️") || !slices.ContainsFunc(ops, func(op string) bool {
-		return strings.HasPrefix(op, "post "+channel+" ⚠️ [This message](https://discord.com/channels/100000000000000001/"+channel+"/1300000000000000101) was sent 20m0s ago")
+		// A reference each front end makes a link (Discord: the jump URL, discord.TestMessageRefsBecomeJumpLinks).
+		return strings.HasPrefix(op, "post "+channel+" ⚠️ <ref:"+channel+"/1300000000000000101|This message> was sent 20m0s ago")
 	}) {
 		t.Fatalf("no ⚠️ and offer: %q", ops)
 	}
@@ -190,13 +191,13 @@ func TestCatchUpOffersOldMessagesDeliverAnywayOnce(t *testing.T) {
 	r.opt.Config.Servers[0].OwnerIDs = append(r.opt.Config.Servers[0].OwnerIDs, "777")
 	r.Reconfigure(r.opt.Config)
 	click("777")
-	l.waitFor(t, "respond ephemeral=true "+string(offerNotYours))
+	l.waitFor(t, "respond ephemeral=true "+intake.OfferNotYoursText)
 	click(owner)
 	l.waitFor(t, "react 1300000000000000101 ✅")
 	// A second click (a double tap: the message shows no button any more)
 	// delivers nothing.
 	click(owner)
-	l.waitFor(t, "respond ephemeral=true "+string(offerUsed))
+	l.waitFor(t, "respond ephemeral=true "+intake.OfferUsedText)
 	time.Sleep(50 * time.Millisecond)
 	if got := delivered(l.all()); !slices.Equal(got, []string{`deliver home-api "fresh"`, `deliver home-api "old news"`}) {
 		t.Fatalf("delivered %q", got)
@@ -215,7 +216,7 @@ func TestCatchUpOffersOldMessagesDeliverAnywayOnce(t *testing.T) {
 	id, _ = chat.ID{Instance: "inst1", Kind: lateKind, Args: []string{"1300000000000000103"}}.Encode()
 	offer = l.last()
 	click(owner)
-	l.waitFor(t, "respond ephemeral=true "+string(offerGone))
+	l.waitFor(t, "respond ephemeral=true "+intake.OfferGoneText)
 	if got := delivered(l.all()); len(got) != 2 {
 		t.Fatalf("an expired offer delivered: %q", got)
 	}

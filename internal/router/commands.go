@@ -14,6 +14,8 @@ import (
 	"github.com/ccbridge/ccbridge/internal/schedule"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/usage"
+	"github.com/ccbridge/ccbridge/internal/weblink"
 )
 
 // Commands are the slash commands ccbridge registers in every guild.
@@ -32,8 +34,8 @@ func Commands() []chat.CommandSpec {
 		{Name: "thread", Description: "Start a thread with its own Claude", Options: []chat.OptionSpec{
 			{Name: "name", Description: "thread name", Required: true, MaxLength: maxThreadName},
 			{Name: "prompt", Description: "first message for Claude in the thread"}}},
-		usageCommand, // attention.go
-	}, slices.Concat(SessionCommands(), land.Commands(), schedule.Commands(), opened.Commands(), []chat.CommandSpec{webCommand})...), helpCommand) // internal/conversations, internal/land, internal/schedule, internal/opened, web.go
+		usage.Command,
+	}, slices.Concat(SessionCommands(), land.Commands(), schedule.Commands(), opened.Commands(), []chat.CommandSpec{weblink.Command})...), helpCommand) // internal/conversations, internal/land, internal/schedule, internal/opened, internal/weblink
 }
 
 // switchableModes are the permission modes a running session can switch
@@ -115,7 +117,7 @@ func (r *Router) suggestModels(tg target, typed string) []chat.Choice {
 	var all []chat.Choice
 	if st, err := r.opt.Sessions.Status(r.ctx, tg.key); err == nil && st.Session.Model != "" &&
 		!slices.ContainsFunc(models, func(c chat.Choice) bool { return c.Value == st.Session.Model }) {
-		all = append(all, chat.Choice{Name: clip(st.Session.Model+" — this session's model", 100), Value: clip(st.Session.Model, 100)})
+		all = append(all, chat.Choice{Name: chat.Clip(st.Session.Model+" — this session's model", 100), Value: chat.Clip(st.Session.Model, 100)})
 	}
 	all = append(all, models...)
 	typed = strings.ToLower(typed)
@@ -165,7 +167,7 @@ func screenRows(instance, key, dialog string, drawn time.Time) []chat.Row {
 // dialogHash stands for the dialog a screen shows (the same for every
 // screen without one): a key is pressed only while the dialog it was
 // drawn over is still the one open, never into another that replaced it.
-func dialogHash(screen string) string { return shortHash(session.DialogText(screen)) }
+func dialogHash(screen string) string { return chat.ShortHash(session.DialogText(screen)) }
 
 // screenReply draws a screen with its buttons, after an optional note.
 func screenReply(instance, key, note, screen string, drawn time.Time) chat.Reply {
@@ -188,7 +190,7 @@ func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
 	resp = fitting{r.binding(ev.Server, ev.ChannelID, resp)} // limits.go; components.go
 	log := r.opt.Log.With("command", ev.Name, "user", ev.User.ID, "channel", ev.ChannelID)
 	tg, ok := r.resolve(ev.Server, ev.ChannelID, ev.ParentID)
-	if !ok && (ev.Name == openName || ev.Name == webName) {
+	if !ok && (ev.Name == openName || ev.Name == weblink.Name) {
 		tg, ok = r.panelTarget(ev.Server, ev.ChannelID) // open.go
 	}
 	if !ok {
@@ -204,7 +206,7 @@ func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
 		_ = resp.Respond(chat.Reply{Content: refusalForOthers, Ephemeral: true})
 		return
 	}
-	if ev.Name == webName {
+	if ev.Name == weblink.Name {
 		r.runWeb(ev, tg, resp) // web.go: answered privately
 		return
 	}
@@ -268,21 +270,21 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	case "status":
 		st, err := r.opt.Sessions.Status(ctx, key)
 		if err != nil {
-			return chat.Reply{Content: "⚠️ " + errText(err)}
+			return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 		}
 		return chat.Reply{Content: statusText(r.conf().General.Machine, rt, st)}
 	case "stop":
 		if err := r.opt.Sessions.InterruptTurn(ctx, key); errors.Is(err, session.ErrNoPane) {
 			return noSession
 		} else if err != nil {
-			return chat.Reply{Content: "⚠️ " + errText(err)}
+			return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 		}
 		return chat.Reply{Content: "⏹ Interrupted Claude. Send a message to continue."}
 	case "new":
 		if _, err := r.opt.Sessions.Deliver(ctx, key, "/clear"); errors.Is(err, session.ErrNoPane) {
 			return noSession
 		} else if err != nil {
-			return chat.Reply{Content: "⚠️ " + errText(err)}
+			return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 		}
 		return chat.Reply{Content: "🆕 Started a fresh conversation."}
 	case "screen":
@@ -290,7 +292,7 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 		if errors.Is(err, session.ErrNoPane) {
 			return noSession
 		} else if err != nil {
-			return chat.Reply{Content: "⚠️ " + errText(err)}
+			return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 		}
 		return screenReply(r.opt.Instance, key, "", screen, r.now())
 	case "help":
@@ -301,7 +303,7 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 			return chat.Reply{Content: "⚠️ " + mode + " cannot be switched to in a running session; set it as permission_mode in the config."}
 		}
 		if err := r.opt.Sessions.SetMode(ctx, key, mode); err != nil && !errors.Is(err, session.ErrNoPane) {
-			return chat.Reply{Content: "⚠️ " + errText(err)}
+			return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 		}
 		r.remember(key, func(g *state.Registered) { g.PermissionMode = mode })
 		return chat.Reply{Content: "Permission mode: " + mode}
@@ -311,13 +313,13 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 			return chat.Reply{Content: "⚠️ Give one model name, such as sonnet or opus."}
 		}
 		if err := r.opt.Sessions.SetModel(ctx, key, name); err != nil && !errors.Is(err, session.ErrNoPane) {
-			return chat.Reply{Content: "⚠️ " + errText(err)}
+			return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 		}
 		r.remember(key, func(g *state.Registered) { g.Model = name })
 		return chat.Reply{Content: "Model: " + name}
 	case "thread":
 		return r.newThread(ev, tg)
-	case usageCommand.Name:
+	case usage.Command.Name:
 		return chat.Reply{Content: r.usageText(tg)}
 	}
 	if reply, ok := r.runLand(ev, tg); ok { // land.go
@@ -417,7 +419,7 @@ func (r *Router) pressKey(key, name, dialog string, resp chat.Responder) {
 		// place, so the stale buttons are gone for everyone.
 		screen, err := r.opt.Sessions.Screen(ctx, key, screenLines)
 		if err != nil {
-			_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
+			_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + chat.ErrText(err)})
 			return
 		}
 		if dialogHash(screen) != dialog {
@@ -426,13 +428,13 @@ func (r *Router) pressKey(key, name, dialog string, resp chat.Responder) {
 			return
 		}
 		if err := r.opt.Sessions.PressKeys(ctx, key, name); err != nil {
-			_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
+			_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + chat.ErrText(err)})
 			return
 		}
 	}
 	screen, err := r.opt.Sessions.Screen(ctx, key, screenLines)
 	if err != nil {
-		_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
+		_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + chat.ErrText(err)})
 		return
 	}
 	_, _ = resp.Edit(screenReply(r.opt.Instance, key, "", screen, r.now()))

@@ -8,6 +8,8 @@ import (
 	"github.com/ccbridge/ccbridge/internal/approval"
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/guard"
+	"github.com/ccbridge/ccbridge/internal/intake"
+	"github.com/ccbridge/ccbridge/internal/land"
 	"github.com/ccbridge/ccbridge/internal/panel"
 	"github.com/ccbridge/ccbridge/internal/schedule"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -75,7 +77,7 @@ func actionOf(id chat.ID) string {
 	switch id.Kind {
 	case sessionsKind, schedule.Kind, voice.Kind, panel.IDKind:
 		return arg(0)
-	case landKind, "wt", approval.IDKind:
+	case landKind, land.WorktreeKind, approval.IDKind:
 		return arg(1)
 	case "key":
 		if len(id.Args) == 4 && id.Args[1] == "" {
@@ -113,11 +115,11 @@ var (
 		r.panelAction(ev, id.Args, resp)
 	}
 	cardPressed = func(r *Router, ev chat.ComponentEvent, id chat.ID, resp chat.Responder) {
-		r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Values: ev.Values, User: mention(ev.User)},
+		r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Values: ev.Values, User: chat.Mention(ev.User)},
 			clicked{ev.MessageID, ev.Content, ev.Rows, ev.FileIDs}, resp)
 	}
 	cardSubmitted = func(r *Router, ev chat.ModalEvent, id chat.ID, resp chat.Responder) {
-		r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Fields: ev.Values, User: mention(ev.User)},
+		r.answerCard(ev.Server, id.Args[0], approval.Action{Name: id.Args[1], Args: id.Args[2:], Fields: ev.Values, User: chat.Mention(ev.User)},
 			clicked{ev.MessageID, ev.Content, ev.Rows, ev.FileIDs}, resp)
 	}
 )
@@ -162,14 +164,14 @@ var components = map[control]component{
 	{landKind, "commit"}: inertForm("the form of /commit in a thread's worktree opens from the command, so no message carries it; "+
 		"it commits only there, with the message the person typed into it", landSubmitted),
 
-	{"wt", "delete"}:  bound(wtPressed),
-	{"wt", "confirm"}: bound(wtPressed),
-	{"wt", "cancel"}:  bound(wtPressed), // redraws the text of the clicked message, so it must be ccbridge's
-	{"wt", "keep"}:    bound(wtPressed),
+	{land.WorktreeKind, land.KeptDelete}:  bound(wtPressed),
+	{land.WorktreeKind, land.KeptConfirm}: bound(wtPressed),
+	{land.WorktreeKind, land.KeptCancel}:  bound(wtPressed), // redraws the text of the clicked message, so it must be ccbridge's
+	{land.WorktreeKind, land.KeptKeep}:    bound(wtPressed),
 
 	{lateKind, ""}: bound(func(r *Router, ev chat.ComponentEvent, id chat.ID, resp chat.Responder) {
 		r.deliverAnyway(ev, id.Args, resp)
-	}).saying(string(offerUsed)),
+	}).saying(intake.OfferUsedText),
 
 	{state.ResumeKind, ""}: {policy: guard.Bound, check: (*Router).resumeBinding,
 		click: func(r *Router, ev chat.ComponentEvent, id chat.ID, resp chat.Responder) {
@@ -179,7 +181,7 @@ var components = map[control]component{
 
 // minArgs is how many arguments a kind's id needs for its handler.
 var minArgs = map[string]int{sessionsKind: 2, "key": 0, dialogKind: 0, schedule.Kind: 1, voice.Kind: 2, panel.IDKind: 1,
-	landKind: 2, "wt": 2, lateKind: 0, state.ResumeKind: 1, approval.IDKind: 2}
+	landKind: 2, land.WorktreeKind: 2, lateKind: 0, state.ResumeKind: 1, approval.IDKind: 2}
 
 // cardActions are the actions of a prompt's card. Those that approve
 // something are bound to the card; the others refuse, or only open a
@@ -404,7 +406,7 @@ func (b bindingReplier) Post(ctx context.Context, server, channelID string, m ch
 	if len(m.Rows) == 0 {
 		return b.Replier.Post(ctx, server, channelID, m)
 	}
-	m.Content = fit(m.Content)
+	m.Content = chat.Fit(m.Content, chat.Limit)
 	id, files, err := b.Replier.PostCard(ctx, server, channelID, m)
 	if err == nil {
 		b.r.bind(server, channelID, id, m, files)

@@ -335,7 +335,7 @@ func TestNoBoundControlActsFromACopyOrAnEdit(t *testing.T) {
 		case landKind:
 			ch, args = thread, []string{tkey, k.action, "c0ffee123456"}
 			if k.action == "discard" {
-				args[2] = shortHash("+x")
+				args[2] = chat.ShortHash("+x")
 			}
 		case "wt":
 			args = []string{tkey, k.action, "fp1"}

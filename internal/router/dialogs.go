@@ -124,9 +124,9 @@ func (r *Router) dialogAnswer(ev chat.ComponentEvent, args []string, resp chat.R
 	case errors.Is(err, session.ErrDialogChanged):
 		done("⚠️ This dialog is no longer on Claude's screen; nothing was pressed. Use /screen to see what is.")
 	case err != nil:
-		done("⚠️ " + errText(err))
+		done("⚠️ " + chat.ErrText(err))
 	default:
-		r.opt.Log.Info("a dialog was answered from Discord", "session", key, "user", ev.User.ID)
+		r.opt.Log.Info("a dialog was answered in chat", "session", key, "user", ev.User.ID)
 		done(answeredNote(ev, pick))
 	}
 }
@@ -150,7 +150,7 @@ func answeredNote(ev chat.ComponentEvent, pick string) string {
 		}
 	}
 	if label == "" {
-		return "✅ Answered by " + mention(ev.User) + "."
+		return "✅ Answered by " + chat.Mention(ev.User) + "."
 	}
-	return "✅ Answered by " + mention(ev.User) + ": “" + label + "”."
+	return "✅ Answered by " + chat.Mention(ev.User) + ": “" + label + "”."
 }

@@ -180,7 +180,7 @@ func TestReview3DeliverAnywayLostAtAStop(t *testing.T) {
 	if n := strings.Count(strings.Join(l.all(), "\n"), later); n != 1 {
 		t.Fatalf("%d promises of delivery, want 1 (the live one's): %q", n, l.all())
 	}
-	back := waitOp(t, l, "post "+channel+" ⏸️ ccbridge stopped before [this message]")
+	back := waitOp(t, l, "post "+channel+" ⏸️ ccbridge stopped before <ref:"+channel+"/1300000000000000101|this message>")
 	if !strings.Contains(back, "Deliver anyway") {
 		t.Errorf("the put-back notice does not say the offer is open again: %q", back)
 	}
@@ -191,7 +191,7 @@ func TestReview3DeliverAnywayLostAtAStop(t *testing.T) {
 	click(r2, l2)
 	l2.waitFor(t, "react 1300000000000000101 ✅")
 	click(r2, l2)
-	l2.waitFor(t, "respond ephemeral=true "+string(offerUsed))
+	l2.waitFor(t, "respond ephemeral=true "+intake.OfferUsedText)
 	time.Sleep(50 * time.Millisecond)
 	if got := ss2.deliveredNow(); !slices.Equal(got, []string{"a live one", "the old one"}) {
 		t.Fatalf("delivered after the restart %q", got)
@@ -292,7 +292,7 @@ func TestOldMessageInFlightIsOfferedAsSuch(t *testing.T) {
 	r2, ss2, l2 := restarted(t, r, files)
 	r2.CatchUp("home", channel, "")
 	l2.waitFor(t, "react "+voiceID1+" ⚠️")
-	if offer := waitOp(t, l2, "post "+channel+" ⚠️"); !strings.Contains(offer, "ccbridge stopped before [this message]") {
+	if offer := waitOp(t, l2, "post "+channel+" ⚠️"); !strings.Contains(offer, "ccbridge stopped before <ref:"+channel+"/1300000000000000101|this message>") {
 		t.Fatalf("offer = %q", offer)
 	}
 	if len(ss2.deliveredNow()) != 0 || len(l.all()) != 0 {
@@ -336,7 +336,7 @@ func TestDeliverAnywayInterruptedByACrashIsOfferedAgain(t *testing.T) {
 	r2, ss2, l2 := restarted(t, r, nil)
 	r2.CatchUp("home", channel, "")
 	l2.waitFor(t, "react "+textID2+" ✅")
-	waitOp(t, l2, "post "+channel+" ⚠️ ccbridge stopped before [this message]")
+	waitOp(t, l2, "post "+channel+" ⚠️ ccbridge stopped before <ref:"+channel+"/1300000000000000101|this message>")
 	click(r2, l2)
 	l2.waitFor(t, "react 1300000000000000101 ✅")
 	time.Sleep(50 * time.Millisecond)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/land"
 )
 
@@ -34,7 +35,8 @@ func (r *Router) landTarget(tg target) (land.Target, error) {
 	}
 	if tg.threadID != "" && r.opt.Registry != nil {
 		if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && reg.Worktree != "" {
-			return land.Target{Server: tg.rt.server.Name, Project: tg.rt.project.Name, Dir: reg.Worktree, Base: reg.BaseCommit, Repo: reg.Repo, Branch: reg.Branch, Tree: true, Label: "branch `" + reg.Branch + "`"}, nil
+			return land.Target{Server: tg.rt.server.Name, Project: tg.rt.project.Name, Dir: reg.Worktree, Base: reg.BaseCommit, Repo: reg.Repo, Branch: reg.Branch, Tree: true, Label: "branch `" + reg.Branch + "`",
+				From: frontEnd(tg.rt.server)}, nil
 		}
 	}
 	dir := ""
@@ -48,7 +50,17 @@ func (r *Router) landTarget(tg target) (land.Target, error) {
 		}
 		dir = d
 	}
-	return land.Target{Server: tg.rt.server.Name, Project: tg.rt.project.Name, Dir: dir, Base: "HEAD", Repo: dir, Label: "`" + dir + "` (uncommitted changes)"}, nil
+	return land.Target{Server: tg.rt.server.Name, Project: tg.rt.project.Name, Dir: dir, Base: "HEAD", Repo: dir, Label: "`" + dir + "` (uncommitted changes)",
+		From: frontEnd(tg.rt.server)}, nil
+}
+
+// frontEnd names the front end a server's people act on (audit's From),
+// for the words and records that say where an action came from.
+func frontEnd(s config.Server) string {
+	if s.Telegram() {
+		return audit.FromTelegram
+	}
+	return audit.FromDiscord
 }
 
 // busy reports whether Claude is mid-turn in the session: git must not
@@ -102,7 +114,7 @@ func (r *Router) runLand(ev chat.CommandEvent, tg target) (chat.Reply, bool) {
 	}
 	lt, err := r.landTarget(tg)
 	if err != nil {
-		return chat.Reply{Content: "⚠️ " + errText(err)}, true
+		return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}, true
 	}
 	if r.busy(tg.key) {
 		return chat.Reply{Content: land.BusyText}, true
@@ -136,7 +148,7 @@ func (r *Router) runLand(ev chat.CommandEvent, tg target) (chat.Reply, bool) {
 // view's link beside its controls.
 func (r *Router) diffReply(ctx context.Context, ev chat.CommandEvent, tg target, lt land.Target) chat.Reply {
 	return r.lander().Diff(ctx, tg.key, lt, land.Shown{
-		Who:  mention(ev.User),
+		Who:  chat.Mention(ev.User),
 		Link: func(ctx context.Context) (chat.Button, string) { return r.diffLink(ctx, ev, tg) }, // web.go
 		Attach: func(ctx context.Context, m chat.Message) error {
 			_, err := r.opt.Replier.Post(ctx, tg.rt.server.Name, ev.ChannelID, m)
@@ -156,7 +168,7 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, args []s
 	key = tg.key // the custom_id may hold its hash
 	lt, err := r.landTarget(tg)
 	if err != nil {
-		_ = resp.Respond(chat.Reply{Content: "⚠️ " + errText(err), Ephemeral: true})
+		_ = resp.Respond(chat.Reply{Content: "⚠️ " + chat.ErrText(err), Ephemeral: true})
 		return
 	}
 	ctx, cancel := r.landCtx()
@@ -241,7 +253,7 @@ func (r *Router) landModal(ev chat.ModalEvent, key, action string, resp chat.Res
 	lt, err := r.landTarget(tg)
 	switch {
 	case err != nil:
-		_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + errText(err)})
+		_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + chat.ErrText(err)})
 	case r.busy(key):
 		_, _ = resp.Edit(chat.Reply{Content: land.BusyText})
 	case strings.TrimSpace(ev.Values["message"]) == "":

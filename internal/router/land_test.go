@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/worktree"
 )
@@ -120,7 +121,7 @@ func TestLandingWaitsForTheTurn(t *testing.T) {
 	for _, name := range []string{"diff", "commit", "merge", "discard"} {
 		r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: threadID, ParentID: channel, User: chat.User{ID: owner}, Name: name}, fakeResponder{l: l})
 	}
-	id := r.landID(key, "discard", shortHash("+x"))
+	id := r.landID(key, "discard", chat.ShortHash("+x"))
 	r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: threadID, User: chat.User{ID: owner}, CustomID: id}), fakeResponder{l: l})
 	if len(fl.calls) != 0 {
 		t.Fatalf("git ran mid-turn: %v", fl.calls)
@@ -342,5 +343,27 @@ func TestPendingCommitMessagesStayWithTheirRouter(t *testing.T) {
 	r1.HandleComponent(ask, modalAt{fakeResponder{l: l1}, &modal, &at})
 	if modal.Inputs[0].Value != "r1's message" {
 		t.Fatalf("r1 drafted with %q", modal.Inputs[0].Value)
+	}
+}
+
+// A landing decision names the front end it was made on, the server's
+// platform: Discord's as before, a Telegram server's as Telegram.
+func TestLandingDecisionsNameTheirFrontEnd(t *testing.T) {
+	r, _, _, l, _ := newRouter(t)
+	r.opt.Land = &fakeLander{}
+	discard := func() {
+		var asked chat.Reply
+		r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: "discard"}, drawn{fakeResponder{l: l}, &asked})
+		r.HandleComponent(l.onDrawn(r, chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: buttonID(t, asked, "Discard them")}), fakeResponder{l: l})
+	}
+	discard()
+	cfg := *r.conf()
+	cfg.Servers = slices.Clone(cfg.Servers)
+	cfg.Servers[0].Platform = config.PlatformTelegram
+	r.Reconfigure(&cfg)
+	discard()
+	es, err := audit.Last(r.opt.Registry.Dir.Root(), 10)
+	if err != nil || len(es) != 2 || es[0].From != audit.FromDiscord || es[1].From != audit.FromTelegram {
+		t.Fatalf("entries %+v, %v", es, err)
 	}
 }

@@ -2,10 +2,9 @@ package router
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/intake"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -41,22 +40,11 @@ func (r *Router) offer(tg target, it item) {
 		log.Error("could not record a Deliver anyway offer", "err", err)
 	}
 	r.react(ev, "⚠️")
-	link := messageLink(tg, ev.ChannelID, ev.MessageID)
-	text := fmt.Sprintf("⚠️ [This message](%s) was sent %s ago, while ccbridge was away: longer ago than `catch_up` (%s), so it was not delivered on its own.",
-		link, now.Sub(it.at).Round(time.Second), r.catchUpAge())
-	switch {
-	case it.unsure:
-		text = fmt.Sprintf("⚠️ ccbridge stopped while typing [this message](%s) and cannot tell whether Claude received it, so it was not typed again.", link)
-	case it.held:
-		text = fmt.Sprintf("⚠️ ccbridge stopped before [this message](%s) reached Claude, %s ago: longer ago than `catch_up` (%s), so it was not delivered on its own.",
-			link, now.Sub(it.at).Round(time.Second), r.catchUpAge())
-	case it.reoffer:
-		text = fmt.Sprintf("⚠️ ccbridge stopped before [this message](%s) reached Claude, after Deliver anyway was clicked; it was not delivered. The offer is open again.", link)
-	}
+	text := intake.OfferText(intake.Of(ev), it.why, now.Sub(it.at), r.catchUpAge())
 	if err := r.postOffer(r.ctx, ev, text); err != nil {
 		log.Error("could not offer Deliver anyway", "err", err)
 	}
-	log.Info("a message missed too long ago was offered, not delivered", "age", now.Sub(it.at).Round(time.Second), "unsure", it.unsure)
+	log.Info("a message missed too long ago was offered, not delivered", "age", now.Sub(it.at).Round(time.Second), "unsure", it.why.Unsure)
 }
 
 // postOffer posts text with a message's Deliver anyway button (text alone
@@ -69,26 +57,10 @@ func (r *Router) postOffer(ctx context.Context, ev chat.MessageEvent, text strin
 		}
 		return err
 	}
-	m := chat.Message{Content: text, Rows: []chat.Row{{Buttons: []chat.Button{{Label: "Deliver anyway", CustomID: id, Style: chat.Primary}}}}}
+	m := chat.Message{Content: text, Rows: []chat.Row{{Buttons: []chat.Button{{Label: intake.DeliverLabel, CustomID: id, Style: chat.Primary}}}}}
 	_, err = r.opt.Replier.Post(ctx, ev.Server, ev.ChannelID, m)
 	return err
 }
-
-func messageLink(tg target, channelID, messageID string) string {
-	return fmt.Sprintf("https://discord.com/channels/%s/%s/%s", tg.rt.server.GuildID, channelID, messageID)
-}
-
-// refusal is why a Deliver anyway click changes nothing, as the person
-// clicking is told.
-type refusal string
-
-func (e refusal) Error() string { return string(e) }
-
-const (
-	offerGone     refusal = "This offer is no longer open (it expired after the prompt timeout). Send the message again."
-	offerUsed     refusal = "This message was delivered already; nothing was done."
-	offerNotYours refusal = "Only the person who sent this message can deliver it."
-)
 
 // deliverAnyway answers a Deliver anyway click: once, by the message's
 // author, before the offer expires, the message is read back and queued
@@ -103,24 +75,21 @@ func (r *Router) deliverAnyway(ev chat.ComponentEvent, args []string, resp chat.
 	// Spent and held in one step: the message is older than the cursor,
 	// and must survive a restart until it is delivered.
 	cur, err := r.book().UseOffer(r.ctx, ref, ev.User.ID, r.now())
-	for sentinel, no := range map[error]refusal{intake.ErrOfferGone: offerGone, intake.ErrOfferUsed: offerUsed, intake.ErrOfferNotYours: offerNotYours} {
-		if errors.Is(err, sentinel) {
-			_ = resp.Respond(chat.Reply{Content: string(no), Ephemeral: true})
-			return
-		}
+	if no, ok := intake.Refusal(err); ok {
+		_ = resp.Respond(chat.Reply{Content: no, Ephemeral: true})
+		return
 	}
 	if err != nil {
-		_ = resp.Respond(chat.Reply{Content: "⚠️ " + errText(err), Ephemeral: true})
+		_ = resp.Respond(chat.Reply{Content: "⚠️ " + chat.ErrText(err), Ephemeral: true})
 		return
 	}
 	tg, ok := r.resolve(ev.Server, ev.ChannelID, cur.ParentID)
 	if !ok {
 		r.release(chat.MessageEvent{Server: ev.Server, ChannelID: ev.ChannelID, MessageID: msgID})
-		_ = resp.Respond(chat.Reply{Content: "This channel is no longer one of ccbridge's projects; nothing was delivered.", Ephemeral: true})
+		_ = resp.Respond(chat.Reply{Content: intake.NotAProjectText, Ephemeral: true})
 		return
 	}
-	link := messageLink(tg, ev.ChannelID, msgID)
-	_, _ = resp.Update(chat.Message{Content: fmt.Sprintf("📨 Delivering [this message](%s) now, as %s asked.", link, mention(ev.User))})
+	_, _ = resp.Update(chat.Message{Content: intake.DeliveringText(ref, ev.User)})
 	r.opt.Log.Info("deliver anyway", "channel", ev.ChannelID, "message", msgID, "by", ev.User.ID)
 	r.wg.Add(1) // a stop waits for it, and it may put the offer back
 	go func() {
@@ -136,7 +105,7 @@ func (r *Router) deliverAnyway(ev chat.ComponentEvent, args []string, resp chat.
 		}
 		if err != nil {
 			r.release(chat.MessageEvent{Server: ev.Server, ChannelID: ev.ChannelID, ParentID: cur.ParentID, MessageID: msgID})
-			r.send(ev.Server, ev.ChannelID, fmt.Sprintf("⚠️ Could not read [this message](%s) back from Discord, so it was not delivered: %s. Send it again.", link, errText(err)))
+			r.send(ev.Server, ev.ChannelID, intake.NotReadBackText(ref, audit.Title(frontEnd(tg.rt.server)), err))
 			return
 		}
 		msg := m.Event

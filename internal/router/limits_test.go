@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/execx"
+	"github.com/ccbridge/ccbridge/internal/land"
 	"github.com/ccbridge/ccbridge/internal/panel"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -146,7 +147,7 @@ func TestKeptWorktreeMessagesFit(t *testing.T) {
 		return m
 	}
 	asked := press(notice, "delete")
-	if !strings.HasSuffix(asked.Content, confirmQuestion) {
+	if !strings.HasSuffix(asked.Content, land.ConfirmDeleteQuestion) {
 		t.Fatalf("question = %q", asked.Content)
 	}
 	ss.setState("stopped")
@@ -157,7 +158,7 @@ func TestKeptWorktreeMessagesFit(t *testing.T) {
 	if !strings.Contains(again.Content, "changed since you were asked") || strings.Count(again.Content, "```") != 2 {
 		t.Fatalf("changed = %q", again.Content)
 	}
-	if !strings.HasSuffix(press(again.Content, "delete").Content, confirmQuestion) {
+	if !strings.HasSuffix(press(again.Content, "delete").Content, land.ConfirmDeleteQuestion) {
 		t.Fatal("the question after a change is cut")
 	}
 	ss.fail = map[string]error{"ReleaseWorktree": stderr("git")}
@@ -212,18 +213,6 @@ func TestSessionFailuresFit(t *testing.T) {
 	}
 	if !strings.Contains(start, "within 1m0s") || !strings.Contains(start, "Last lines of its screen") || !strings.HasSuffix(start, "\n```") {
 		t.Fatalf("start failure = %q", start)
-	}
-}
-
-// The last guard cuts at a line, and closes the code block it cut.
-func TestFitClosesTheBlockItCuts(t *testing.T) {
-	long := "head\n```\n" + strings.Repeat("a line of a screen\n", 200) + "```"
-	got := fit(long)
-	if n := utf8.RuneCountInString(got); n > chat.Limit || !strings.HasSuffix(got, "a line of a screen\n```\n…") {
-		t.Fatalf("%d characters, ending %q", n, got[len(got)-40:])
-	}
-	if short := "fits\n```\nx\n```"; fit(short) != short {
-		t.Fatalf("fit(%q) = %q", short, fit(short))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/opened"
@@ -103,7 +104,7 @@ func (r *Router) openFolder(ev chat.CommandEvent, tg target) chat.Reply {
 	}
 	dir, err := opened.Resolve(roots, ev.Options["path"])
 	if err != nil {
-		return chat.Reply{Content: "⚠️ Not opened: " + errText(err)}
+		return chat.Reply{Content: "⚠️ Not opened: " + chat.ErrText(err)}
 	}
 	if why := opened.Around(r.conf(), dir); why != "" {
 		return chat.Reply{Content: "⚠️ Not opened: " + why}
@@ -122,7 +123,7 @@ func (r *Router) openFolder(ev chat.CommandEvent, tg target) chat.Reply {
 	}
 	o := state.Opened{Server: server, ChannelID: ev.ChannelID, ThreadID: threadID, Path: dir, Isolation: iso, Owner: ev.User.ID, Created: r.now().UTC()}
 	if _, err := r.opt.Registry.Opened.Create(r.ctx, threadID, o); err != nil {
-		return chat.Reply{Content: "⚠️ Could not remember the opened folder: " + errText(err)}
+		return chat.Reply{Content: "⚠️ Could not remember the opened folder: " + chat.ErrText(err)}
 	}
 	th, _ := r.openedThread(server, threadID)
 	r.remember(th.key, func(g *state.Registered) {
@@ -131,7 +132,7 @@ func (r *Router) openFolder(ev chat.CommandEvent, tg target) chat.Reply {
 	r.opt.Log.Info("folder opened", "session", th.key, "dir", dir, "user", ev.User.ID)
 	r.wg.Add(1)
 	go func() { defer r.wg.Done(); r.startOpened(th, dir) }()
-	text := fmt.Sprintf("📂 Opened `%s` in <#%s>: its messages go to a Claude session started there. /close in the thread stops it.", clip(dir, 300), threadID)
+	text := fmt.Sprintf("📂 Opened `%s` in <#%s>: its messages go to a Claude session started there. /close in the thread stops it.", chat.Clip(dir, 300), threadID)
 	if p, ok := r.conf().ProjectHolding(dir); ok {
 		text += fmt.Sprintf(" It is in a project's directory: the [policy] of the project %s holds there.", p.Name)
 	}
@@ -163,18 +164,18 @@ func (r *Router) openThread(ev chat.CommandEvent, tg target, name string) (threa
 	public, perr := r.opt.Replier.EveryoneCanView(r.ctx, server, ev.ChannelID)
 	switch {
 	case perr != nil:
-		return "", fmt.Sprintf("⚠️ Not opened: Discord refused a private thread here (%s), and who can read this channel could not be checked (%s).", errText(err), errText(perr))
+		return "", fmt.Sprintf("⚠️ Not opened: %s refused a private thread here (%s), and who can read this channel could not be checked (%s).", audit.Title(frontEnd(tg.rt.server)), chat.ErrText(err), chat.ErrText(perr))
 	case public && errors.Is(err, chat.ErrNoPrivateThreads):
 		return "", "⚠️ Not opened: there are no private topics here (every member of the group can read every topic), so everything the folder's Claude does would be theirs to read. " +
 			"Add the folder to the config as a project of its own instead."
 	case public:
 		return "", fmt.Sprintf("⚠️ Not opened: every member of this server can read this channel, and Discord refused a private thread here (%s), so everything the folder's Claude does would be theirs to read. "+
-			"Give the bot Create Private Threads in this channel, or use /open in a private channel (a project channel).", errText(err))
+			"Give the bot Create Private Threads in this channel, or use /open in a private channel (a project channel).", chat.ErrText(err))
 	}
 	r.opt.Log.Info("no private thread for an opened folder; a public one in a private channel", "channel", ev.ChannelID, "err", err)
 	threadID, err = r.opt.Replier.StartThread(r.ctx, server, ev.ChannelID, name)
 	if err != nil {
-		return "", "⚠️ Could not start the thread: " + errText(err)
+		return "", "⚠️ Could not start the thread: " + chat.ErrText(err)
 	}
 	return threadID, ""
 }
@@ -194,7 +195,7 @@ func (r *Router) startOpened(th target, dir string) {
 		r.send(server, th.threadID, startFailure(t, err))
 		return
 	}
-	r.send(server, th.threadID, fmt.Sprintf("🟢 Claude is running in `%s`. Write here to talk to it.", clip(dir, 300)))
+	r.send(server, th.threadID, fmt.Sprintf("🟢 Claude is running in `%s`. Write here to talk to it.", chat.Clip(dir, 300)))
 }
 
 // closeOpened answers /close in an opened folder's thread: its session
@@ -207,10 +208,10 @@ func (r *Router) closeOpened(tg target) chat.Reply {
 	ctx, cancel := context.WithTimeout(r.ctx, time.Minute)
 	defer cancel()
 	if err := r.opt.Sessions.Stop(ctx, tg.key); err != nil {
-		return chat.Reply{Content: "⚠️ Could not stop Claude, so the folder stays open: " + errText(err)}
+		return chat.Reply{Content: "⚠️ Could not stop Claude, so the folder stays open: " + chat.ErrText(err)}
 	}
 	if _, err := r.opt.Registry.Opened.Update(ctx, tg.threadID, func(o *state.Opened) error { o.Closed = true; return nil }); err != nil {
-		return chat.Reply{Content: "⚠️ Claude stopped, but the folder could not be forgotten: " + errText(err)}
+		return chat.Reply{Content: "⚠️ Claude stopped, but the folder could not be forgotten: " + chat.ErrText(err)}
 	}
 	r.remember(tg.key, func(g *state.Registered) { g.Archived = true })
 	dropped := r.dropThreadSchedules(tg, false) // schedule.go
@@ -219,7 +220,7 @@ func (r *Router) closeOpened(tg target) chat.Reply {
 		go func() { defer r.wg.Done(); r.stopThread(tg, false) }() // its worktree, as on archive
 	}
 	r.opt.Log.Info("opened folder closed", "session", tg.key)
-	text := fmt.Sprintf("📁 Closed `%s`: Claude stopped and ccbridge forgot the folder.", clip(tg.rt.project.Path, 300))
+	text := fmt.Sprintf("📁 Closed `%s`: Claude stopped and ccbridge forgot the folder.", chat.Clip(tg.rt.project.Path, 300))
 	if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && reg.ClaudeSessionID != "" {
 		text += fmt.Sprintf(" The conversation can be resumed there with `claude --resume %s`.", reg.ClaudeSessionID)
 	}
@@ -262,7 +263,7 @@ func (r *Router) withOpened(reply chat.Reply, server string) chat.Reply {
 		if state == "" {
 			state = "stopped"
 		}
-		fmt.Fprintf(&b, "<#%s> `%s` — %s\n", o.ThreadID, clip(o.Path, 200), state)
+		fmt.Fprintf(&b, "<#%s> `%s` — %s\n", o.ThreadID, chat.Clip(o.Path, 200), state)
 	}
 	content := reply.Content + b.String()
 	if utf8.RuneCountInString(content) > chat.Limit {

@@ -26,7 +26,7 @@ func (r *Router) panelAction(ev chat.ComponentEvent, args []string, resp chat.Re
 	}
 	m := r.opt.Panel.Render(r.ctx, ev.Server)
 	if notice != "" { // the panel gives way: the notice says what just failed
-		m.Content = strings.TrimSpace(fitTo(m.Content, chat.Limit-utf8.RuneCountInString(notice)-2) + "\n\n" + notice)
+		m.Content = strings.TrimSpace(chat.Fit(m.Content, chat.Limit-utf8.RuneCountInString(notice)-2) + "\n\n" + notice)
 	}
 	if _, err := resp.Edit(m); err != nil {
 		r.opt.Log.Error("could not redraw the panel", "server", ev.Server, "err", err)
@@ -46,7 +46,7 @@ func (r *Router) startStop(server, action, project string) string {
 	}
 	if action == "stop" {
 		if err := r.opt.Sessions.Stop(r.ctx, tg.key); err != nil {
-			return "⚠️ Could not stop " + project + ": " + errText(err)
+			return "⚠️ Could not stop " + project + ": " + chat.ErrText(err)
 		}
 		r.opt.Log.Info("project stopped from the panel", "session", tg.key)
 		return ""
@@ -56,7 +56,7 @@ func (r *Router) startStop(server, action, project string) string {
 		_, _, err = r.opt.Sessions.Ensure(r.ctx, t)
 	}
 	if err != nil {
-		return "⚠️ Could not start " + project + ": " + errText(err)
+		return "⚠️ Could not start " + project + ": " + chat.ErrText(err)
 	}
 	r.opt.Log.Info("project started from the panel", "session", tg.key)
 	return ""

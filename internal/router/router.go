@@ -31,6 +31,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/voice"
+	"github.com/ccbridge/ccbridge/internal/weblink"
 )
 
 // Replier posts the router's own messages (not Claude's replies, which the
@@ -101,8 +102,9 @@ type Options struct {
 	// Without them messages sent while ccbridge is down are not read back.
 	History History
 	Cursors *state.Collection[state.Cursor]
-	// Web makes links to the web view (web.go); nil: the view is off.
-	Web Web
+	// Web makes links to the web view (internal/weblink); nil: the view
+	// is off.
+	Web weblink.Links
 }
 
 // Fleet knows the other machines that share this daemon's bots.
@@ -420,7 +422,7 @@ func (r *Router) deliver(tg target, it item) bool {
 		if r.stoppedDuring(it, false) {
 			return false
 		}
-		r.send(ev.Server, ev.ChannelID, "⚠️ "+errText(err))
+		r.send(ev.Server, ev.ChannelID, "⚠️ "+chat.ErrText(err))
 		return true
 	}
 	r.markStarting(key, ev) // starting.go
@@ -455,13 +457,13 @@ func (r *Router) deliver(tg target, it item) bool {
 	default:
 		log.Error("delivery failed", "err", err)
 		r.react(ev, "⚠️")
-		r.send(ev.Server, ev.ChannelID, "⚠️ Could not deliver your message to Claude: "+errText(err))
+		r.send(ev.Server, ev.ChannelID, "⚠️ Could not deliver your message to Claude: "+chat.ErrText(err))
 	}
 	return true
 }
 
 func startFailure(t session.Target, err error) string {
-	msg := fmt.Sprintf("⚠️ Could not start Claude in `%s`: %s", clip(t.Dir, 300), errText(err))
+	msg := fmt.Sprintf("⚠️ Could not start Claude in `%s`: %s", chat.Clip(t.Dir, 300), chat.ErrText(err))
 	var nr *session.NotReadyError
 	if errors.As(err, &nr) && nr.Screen != "" {
 		// The last lines are the ones that say why; a full pane is
@@ -500,25 +502,25 @@ func (r *Router) withAttachments(ctx context.Context, key string, ev chat.Messag
 		return prompt
 	}
 	if _, err := r.opt.Store.Dir.Uploads(key); err != nil { // before downloading anything
-		r.send(ev.Server, ev.ChannelID, "⚠️ Attachments not delivered: "+errText(err))
+		r.send(ev.Server, ev.ChannelID, "⚠️ Attachments not delivered: "+chat.ErrText(err))
 		return prompt
 	}
 	var paths, problems []string
 	for _, a := range ev.Attachments {
 		if a.Size > maxUploadBytes {
-			problems = append(problems, fmt.Sprintf("%s is %.1f MiB (the limit is %d MiB)", clip(a.Name, 100), float64(a.Size)/(1<<20), maxUploadBytes>>20))
+			problems = append(problems, fmt.Sprintf("%s is %.1f MiB (the limit is %d MiB)", chat.Clip(a.Name, 100), float64(a.Size)/(1<<20), maxUploadBytes>>20))
 			continue
 		}
 		dctx, cancel := context.WithTimeout(ctx, downloadTimeout)
 		data, err := r.opt.Replier.Download(dctx, a.URL, maxUploadBytes)
 		cancel()
 		if err != nil {
-			problems = append(problems, clip(a.Name, 100)+": "+errText(err))
+			problems = append(problems, chat.Clip(a.Name, 100)+": "+chat.ErrText(err))
 			continue
 		}
 		p, err := r.saveUpload(key, ev.MessageID+"-"+safeFileName(a.Name), data)
 		if err != nil {
-			problems = append(problems, clip(a.Name, 100)+": "+errText(err))
+			problems = append(problems, chat.Clip(a.Name, 100)+": "+chat.ErrText(err))
 			continue
 		}
 		paths = append(paths, p)

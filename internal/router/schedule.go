@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/land"
 	"github.com/ccbridge/ccbridge/internal/schedule"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -35,7 +36,7 @@ func (r *Router) runSchedule(ev chat.CommandEvent, tg target) chat.Reply {
 	}
 	id := state.NewScheduleID()
 	if _, err := r.opt.Registry.Schedules.Create(r.ctx, id, s); err != nil {
-		return chat.Reply{Content: "⚠️ Could not save the schedule: " + errText(err)}
+		return chat.Reply{Content: "⚠️ Could not save the schedule: " + chat.ErrText(err)}
 	}
 	r.opt.Log.Info("scheduled a prompt", "schedule", id, "session", tg.key, "next", s.Next, "cron", s.Cron)
 	r.wakeScheduler()
@@ -71,7 +72,7 @@ func (r *Router) scopeOfChannel(server, channelID string) schedule.Scope {
 func (r *Router) scheduleList(sc schedule.Scope, note string) chat.Reply {
 	all, err := r.opt.Registry.Schedules.List()
 	if err != nil {
-		return chat.Reply{Content: "⚠️ " + errText(err)}
+		return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 	}
 	return schedule.List(all, sc, note, func(id string) (string, error) {
 		return chat.ID{Instance: r.opt.Instance, Kind: schedule.Kind, Args: []string{"cancel", id}}.Encode()
@@ -93,11 +94,11 @@ func (r *Router) scheduleAction(ev chat.ComponentEvent, args []string, resp chat
 		err = r.opt.Registry.Schedules.Delete(r.ctx, args[1])
 	}
 	if err != nil {
-		_ = resp.Respond(chat.Reply{Content: "⚠️ " + errText(err), Ephemeral: true})
+		_ = resp.Respond(chat.Reply{Content: "⚠️ " + chat.ErrText(err), Ephemeral: true})
 		return
 	}
 	r.opt.Log.Info("cancelled a schedule", "schedule", args[1], "by", ev.User.ID)
-	_, _ = resp.Update(r.scheduleList(r.scopeOfSchedule(s), fmt.Sprintf("🗑 Cancelled by <@%s>: %s.", ev.User.ID, clip(schedule.OneLine(s.Prompt), 100))))
+	_, _ = resp.Update(r.scheduleList(r.scopeOfSchedule(s), fmt.Sprintf("🗑 Cancelled by <@%s>: %s.", ev.User.ID, chat.Clip(schedule.OneLine(s.Prompt), 100))))
 }
 
 // wakeScheduler makes the scheduler look again (a schedule was added).
@@ -175,7 +176,7 @@ func (r *Router) fire(id string, s state.Schedule, now time.Time) (next time.Tim
 	if why := r.scheduleSkip(s, tg); why != "" {
 		log.Info("skipped a scheduled run", "why", why)
 		if _, told := r.schedTold.LoadOrStore(id, true); !told {
-			r.scheduleNotice(s, fmt.Sprintf("⏰ Skipped a scheduled prompt (%s): %s\n>>> %s", cmp.Or(s.Cron, s.When), why, clip(s.Prompt, 1500)))
+			r.scheduleNotice(s, fmt.Sprintf("⏰ Skipped a scheduled prompt (%s): %s\n>>> %s", cmp.Or(s.Cron, s.When), why, chat.Clip(s.Prompt, 1500)))
 		}
 		return next
 	}
@@ -183,7 +184,7 @@ func (r *Router) fire(id string, s state.Schedule, now time.Time) (next time.Tim
 	if late > schedule.MissedWindow {
 		log.Warn("skipped a schedule missed while ccbridge was down", "due", due)
 		r.send(s.Server, s.ChannelID, fmt.Sprintf("⏰ Skipped a scheduled prompt due <t:%d:F>: ccbridge was not running then (runs more than %s late are skipped).\n>>> %s",
-			due.Unix(), schedule.MissedWindow, clip(s.Prompt, 1500)))
+			due.Unix(), schedule.MissedWindow, chat.Clip(s.Prompt, 1500)))
 		return next
 	}
 	r.runScheduled(s, tg, log)
@@ -198,7 +199,7 @@ func (r *Router) scheduleTarget(s state.Schedule, now time.Time) (target, string
 	}
 	if s.Cron != "" {
 		if _, err := schedule.After(s.Cron, now); err != nil {
-			return target{}, fmt.Sprintf("its time `%s` is not taken any more (%s)", s.Cron, errText(err))
+			return target{}, fmt.Sprintf("its time `%s` is not taken any more (%s)", s.Cron, chat.ErrText(err))
 		}
 		if s.NewThread {
 			if why := schedule.TooOften(s.Cron, now); why != "" {
@@ -239,7 +240,7 @@ func (r *Router) dropSchedule(id string, s state.Schedule, why string, log *slog
 	}
 	r.schedTold.Delete(id)
 	log.Warn("deleted a schedule that may not run any more", "why", why)
-	r.scheduleNotice(s, fmt.Sprintf("🗑 Deleted a schedule (%s) of <@%s>: %s.\n>>> %s", cmp.Or(s.Cron, s.When), s.Owner, why, clip(s.Prompt, 1500)))
+	r.scheduleNotice(s, fmt.Sprintf("🗑 Deleted a schedule (%s) of <@%s>: %s.\n>>> %s", cmp.Or(s.Cron, s.When), s.Owner, why, chat.Clip(s.Prompt, 1500)))
 }
 
 // scheduleNotice tells about a schedule where it was set, out of its
@@ -277,7 +278,7 @@ func (r *Router) dropThreadSchedules(tg target, deleted bool) string {
 			continue
 		}
 		r.schedTold.Delete(id)
-		prompts = append(prompts, fmt.Sprintf("%s: %s", cmp.Or(s.Cron, s.When), clip(schedule.OneLine(s.Prompt), 100)))
+		prompts = append(prompts, fmt.Sprintf("%s: %s", cmp.Or(s.Cron, s.When), chat.Clip(schedule.OneLine(s.Prompt), 100)))
 	}
 	if len(prompts) == 0 {
 		return ""
@@ -289,7 +290,7 @@ func (r *Router) dropThreadSchedules(tg target, deleted bool) string {
 		return fmt.Sprintf("🗑 Deleted this thread's %d schedule(s): %s.", len(prompts), strings.Join(prompts, "; "))
 	}
 	reg, _ := r.opt.Registry.Sessions.Get(tg.key)
-	text := fmt.Sprintf("🗑 Deleted the schedule(s) of %s, which went with it:\n%s", threadRef(tg.threadID, reg.ThreadName, deleted), "• "+strings.Join(prompts, "\n• "))
+	text := fmt.Sprintf("🗑 Deleted the schedule(s) of %s, which went with it:\n%s", land.ThreadRef(tg.threadID, reg.ThreadName, deleted), "• "+strings.Join(prompts, "\n• "))
 	r.send(tg.rt.server.Name, tg.rt.project.ChannelID, text)
 	return text
 }
@@ -300,11 +301,11 @@ func (r *Router) runScheduled(s state.Schedule, tg target, log *slog.Logger) {
 	ch, parent := s.ChannelID, s.ParentID
 	if s.NewThread {
 		ch = tg.rt.project.ChannelID
-		name := clip(schedule.OneLine(s.Prompt), maxThreadName)
+		name := chat.Clip(schedule.OneLine(s.Prompt), maxThreadName)
 		tid, err := r.opt.Replier.StartThread(r.ctx, s.Server, ch, name)
 		if err != nil {
 			log.Error("could not start a scheduled prompt's thread", "err", err)
-			r.send(s.Server, ch, "⚠️ Could not start the thread for a scheduled prompt: "+errText(err))
+			r.send(s.Server, ch, "⚠️ Could not start the thread for a scheduled prompt: "+chat.ErrText(err))
 			return
 		}
 		tg = target{key: session.ThreadKey(tg.rt.server.Name, tg.rt.project.Name, tid), rt: tg.rt, threadID: tid}
@@ -313,7 +314,7 @@ func (r *Router) runScheduled(s state.Schedule, tg target, log *slog.Logger) {
 	}
 	post := fmt.Sprintf("⏰ Scheduled by <@%s> (%s):\n>>> %s", s.Owner, cmp.Or(s.Cron, s.When), s.Prompt)
 	ctx, cancel := context.WithTimeout(r.ctx, time.Minute)
-	msgID, err := r.opt.Replier.Post(ctx, s.Server, ch, chat.Message{Content: clip(post, chat.Limit)})
+	msgID, err := r.opt.Replier.Post(ctx, s.Server, ch, chat.Message{Content: chat.Clip(post, chat.Limit)})
 	cancel()
 	if err != nil {
 		log.Error("could not post a scheduled prompt", "err", err)

@@ -67,15 +67,15 @@ func (r *Router) listSessions(tg target) chat.Reply {
 	srv, proj := tg.rt.server.Name, tg.rt.project.Name
 	dir, err := tg.rt.project.ProjectPath()
 	if err != nil {
-		return chat.Reply{Content: "⚠️ " + errText(err)}
+		return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 	}
 	live, err := tk.LiveSessions(ctx, srv, proj)
 	if err != nil {
-		return chat.Reply{Content: "⚠️ " + errText(err)}
+		return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 	}
 	past, err := tk.History(dir, conversations.Past(len(live)))
 	if err != nil {
-		return chat.Reply{Content: "⚠️ Could not read Claude's history: " + errText(err)}
+		return chat.Reply{Content: "⚠️ Could not read Claude's history: " + chat.ErrText(err)}
 	}
 	return conversations.List(dir, live, past, r.now(), r.ssID)
 }
@@ -120,7 +120,7 @@ func (r *Router) takeOver(tk Takeovers, tg target, arg string) chat.Reply {
 	ctx := r.ctx
 	live, err := r.findLive(tk, tg, arg)
 	if err != nil {
-		return chat.Reply{Content: "⚠️ " + errText(err)}
+		return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 	}
 	if !live.Driveable() {
 		return chat.Reply{Content: "⚠️ " + session.ErrNotDriveable.Error()}
@@ -128,7 +128,7 @@ func (r *Router) takeOver(tk Takeovers, tg target, arg string) chat.Reply {
 	name := conversations.ThreadTitle("", live.FirstPrompt, "Claude in "+filepath.Base(live.Cwd))
 	threadID, err := r.opt.Replier.StartThread(ctx, tg.rt.server.Name, tg.rt.project.ChannelID, name)
 	if err != nil {
-		return chat.Reply{Content: "⚠️ Could not start the thread: " + errText(err)}
+		return chat.Reply{Content: "⚠️ Could not start the thread: " + chat.ErrText(err)}
 	}
 	th := target{key: session.ThreadKey(tg.rt.server.Name, tg.rt.project.Name, threadID), rt: tg.rt, threadID: threadID}
 	r.remember(th.key, func(g *state.Registered) {
@@ -139,11 +139,11 @@ func (r *Router) takeOver(tk Takeovers, tg target, arg string) chat.Reply {
 		err = tk.TakeOver(ctx, t, live.ClaudeSessionID)
 	}
 	if err != nil {
-		r.send(tg.rt.server.Name, threadID, "⚠️ Could not take this Claude over: "+errText(err))
-		return chat.Reply{Content: "⚠️ Could not take it over: " + errText(err)}
+		r.send(tg.rt.server.Name, threadID, "⚠️ Could not take this Claude over: "+chat.ErrText(err))
+		return chat.Reply{Content: "⚠️ Could not take it over: " + chat.ErrText(err)}
 	}
 	msg := fmt.Sprintf("🖐 Took over the Claude running by hand in `%s` (pane `%s`). Messages here are typed into it; its replies and prompts come here. "+
-		"It stays your terminal: you can keep typing there too, and archiving this thread only releases it.", clip(live.Cwd, 200), live.Pane)
+		"It stays your terminal: you can keep typing there too, and archiving this thread only releases it.", chat.Clip(live.Cwd, 200), live.Pane)
 	if c, err := history.Read(live.TranscriptPath); live.TranscriptPath != "" && err == nil {
 		msg += conversations.LastExchange(c)
 	}
@@ -227,9 +227,9 @@ func (r *Router) resumeButton(tk Takeovers, tg target, arg string, fork bool) ch
 	}
 	threadID, err := r.startFrom(tg, c.ID, conversations.ThreadTitle(prefix, c.FirstPrompt, c.ID), fork, "")
 	if err != nil {
-		return chat.Reply{Content: "⚠️ " + errText(err)}
+		return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 	}
-	note := fmt.Sprintf("▶️ %s the conversation “%s” (%d turn(s)).", verb, clip(conversations.OneLine(c.FirstPrompt), 200), c.Turns)
+	note := fmt.Sprintf("▶️ %s the conversation “%s” (%d turn(s)).", verb, chat.Clip(conversations.OneLine(c.FirstPrompt), 200), c.Turns)
 	if fork {
 		note += " This is a copy: the original conversation stays as it was."
 	}
@@ -289,7 +289,7 @@ func (r *Router) forkCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	prompt := strings.TrimSpace(ev.Options["prompt"])
 	threadID, err := r.startFrom(tg, cur, conversations.ThreadTitle("fork: ", prompt, "fork of "+tg.rt.project.Name), true, prompt)
 	if err != nil {
-		return chat.Reply{Content: "⚠️ " + errText(err)}
+		return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 	}
 	return chat.Reply{Content: "🍴 Forked this conversation into <#" + threadID + ">; this one stays as it is."}
 }
@@ -299,7 +299,7 @@ func (r *Router) forkCommand(ev chat.CommandEvent, tg target) chat.Reply {
 func findConversation(tk Takeovers, tg target, arg string) (history.Conversation, chat.Reply, bool) {
 	dir, err := tg.rt.project.ProjectPath()
 	if err != nil {
-		return history.Conversation{}, chat.Reply{Content: "⚠️ " + errText(err)}, false
+		return history.Conversation{}, chat.Reply{Content: "⚠️ " + chat.ErrText(err)}, false
 	}
 	c, why := conversations.Find(tk, dir, arg)
 	return c, chat.Reply{Content: why}, why == ""
@@ -316,12 +316,12 @@ func (r *Router) resumeHere(tk Takeovers, tg target, arg string) chat.Reply {
 		return why
 	}
 	if st, err := r.opt.Sessions.Status(ctx, tg.key); err != nil {
-		return chat.Reply{Content: "⚠️ " + errText(err)}
+		return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 	} else if st.State == "busy" || st.State == "waiting on a prompt" {
 		return chat.Reply{Content: "⚠️ This channel's Claude is " + st.State + "; resume it here once it is idle, or in a thread."}
 	}
 	if err := r.opt.Sessions.Stop(ctx, tg.key); err != nil {
-		return chat.Reply{Content: "⚠️ Could not end this channel's session: " + errText(err)}
+		return chat.Reply{Content: "⚠️ Could not end this channel's session: " + chat.ErrText(err)}
 	}
 	r.remember(tg.key, func(g *state.Registered) { g.ClaudeSessionID, g.ForkOf = c.ID, "" })
 	t, err := r.sessionTarget(tg)
@@ -331,5 +331,5 @@ func (r *Router) resumeHere(tk Takeovers, tg target, arg string) chat.Reply {
 	if err != nil {
 		return chat.Reply{Content: startFailure(t, err)}
 	}
-	return chat.Reply{Content: fmt.Sprintf("▶️ Resumed the conversation “%s” (%d turn(s)) in this channel.", clip(conversations.OneLine(c.FirstPrompt), 200), c.Turns) + conversations.LastExchange(c)}
+	return chat.Reply{Content: fmt.Sprintf("▶️ Resumed the conversation “%s” (%d turn(s)) in this channel.", chat.Clip(conversations.OneLine(c.FirstPrompt), 200), c.Turns) + conversations.LastExchange(c)}
 }

@@ -89,12 +89,7 @@ func (r *Router) putBack(ctx context.Context, ev chat.MessageEvent) bool {
 	if !back {
 		return false
 	}
-	link := "this message"
-	if tg, ok := r.resolve(ev.Server, ev.ChannelID, ev.ParentID); ok {
-		link = fmt.Sprintf("[this message](%s)", messageLink(tg, ev.ChannelID, ev.MessageID))
-	}
-	text := fmt.Sprintf("⏸️ ccbridge stopped before %s reached Claude, so it was not delivered. Its offer is open again until <t:%d:f>: click Deliver anyway once ccbridge is back.", link, expires.Unix())
-	if err := r.postOffer(ctx, ev, text); err != nil { // late.go
+	if err := r.postOffer(ctx, ev, intake.PutBackText(intake.Of(ev), expires)); err != nil { // late.go
 		r.opt.Log.Error("could not post a notice", "channel", ev.ChannelID, "err", err)
 	}
 	return true

@@ -44,7 +44,7 @@ func (r *Router) newThread(ev chat.CommandEvent, tg target) chat.Reply {
 	}
 	threadID, err := r.opt.Replier.StartThread(r.ctx, ev.Server, ev.ChannelID, name)
 	if err != nil {
-		return chat.Reply{Content: "⚠️ Could not start the thread: " + errText(err)}
+		return chat.Reply{Content: "⚠️ Could not start the thread: " + chat.ErrText(err)}
 	}
 	th := target{key: session.ThreadKey(tg.rt.server.Name, tg.rt.project.Name, threadID), rt: tg.rt, threadID: threadID}
 	r.remember(th.key, func(g *state.Registered) {
@@ -310,7 +310,7 @@ func (r *Router) stopThread(tg target, deleted bool) {
 	rel, err := r.opt.Sessions.ReleaseWorktree(ctx, tg.key, false)
 	switch {
 	case err != nil:
-		r.send(tg.rt.server.Name, parent, fmt.Sprintf("⚠️ Could not clean up the worktree of %s: %s", threadRef(tg.threadID, reg.ThreadName, deleted), errText(err)))
+		r.send(tg.rt.server.Name, parent, fmt.Sprintf("⚠️ Could not clean up the worktree of %s: %s", land.ThreadRef(tg.threadID, reg.ThreadName, deleted), chat.ErrText(err)))
 	case rel.Removed:
 		r.remember(tg.key, func(g *state.Registered) { g.KeptNotice = "" })
 	case rel.Path != "":
@@ -319,7 +319,7 @@ func (r *Router) stopThread(tg target, deleted bool) {
 		if reg.KeptNotice != "" && reg.KeptNotice == rel.Changes.Fingerprint {
 			return
 		}
-		m := r.keptWorktree(tg.key, threadRef(tg.threadID, reg.ThreadName, deleted), rel)
+		m := land.KeptWorktree(land.ThreadRef(tg.threadID, reg.ThreadName, deleted), rel, r.wtIDs(tg.key))
 		if _, err := r.opt.Replier.Post(ctx, tg.rt.server.Name, parent, m); err != nil {
 			r.opt.Log.Error("could not report a kept worktree", "session", tg.key, "err", err)
 			return
@@ -328,86 +328,25 @@ func (r *Router) stopThread(tg target, deleted bool) {
 	}
 }
 
-// threadRef names a thread in its parent channel: a link, or (deleted)
-// its name, which whoever started or renamed the thread chose: plain text.
-func threadRef(threadID, name string, deleted bool) string {
-	if !deleted {
-		return "<#" + threadID + ">"
-	}
-	if name == "" {
-		return "a deleted thread"
-	}
-	return "the deleted thread “" + chat.Plain(clip(name, 100)) + "”"
-}
-
-// keptWorktree is the message about a worktree kept on archive.
-func (r *Router) keptWorktree(key, thread string, rel session.Release) chat.Message {
-	var why []string
-	if rel.Changes.Dirty {
-		why = append(why, "uncommitted changes")
-	}
-	if n := len(rel.Changes.Ignored); n > 0 {
-		why = append(why, fmt.Sprintf("%d file(s) git ignores (such as %s)", n, chat.Plain(clip(rel.Changes.Ignored[0], 80))))
-	}
-	if rel.Changes.Ahead > 0 {
-		why = append(why, fmt.Sprintf("%d commit(s) beyond its base", rel.Changes.Ahead))
-	}
-	if len(why) == 0 {
-		why = append(why, "changes")
-	}
-	head := fmt.Sprintf("📦 The worktree of %s was kept: it has %s.\n`%s` on branch `%s`", thread, strings.Join(why, " and "), clip(rel.Path, 300), clip(rel.Branch, 200))
-	return chat.Message{Content: keptMessage(head, rel.Changes.DiffStat), Rows: r.keptRows(key, rel.Changes.Fingerprint)}
-}
-
-// keptNote is the room a kept-worktree message leaves for what its
-// buttons add to it: the question, or the outcome (an error quoted).
-const keptNote = 500
-
-// keptMessage lays out a kept worktree's message: head, then its stat.
-func keptMessage(head, stat string) string {
-	if strings.TrimSpace(stat) == "" {
-		stat = "(no diff against the base)"
-	}
-	room := chat.Limit - keptNote - utf8.RuneCountInString(head) - len("\n```\n\n```")
-	return head + "\n```\n" + land.FitStat(stat, room) + "\n```"
-}
-
+// keptRows are a kept worktree's controls for the thread session key.
 func (r *Router) keptRows(key, fingerprint string) []chat.Row {
-	return []chat.Row{{Buttons: []chat.Button{
-		{Label: "Delete anyway…", CustomID: r.wtID(key, "delete", fingerprint), Style: chat.Danger},
-		{Label: "Keep", CustomID: r.wtID(key, "keep"), Style: chat.Secondary},
-	}}}
+	return land.KeptRows(fingerprint, r.wtIDs(key))
+}
+
+// wtIDs makes the ids of key's kept-worktree controls.
+func (r *Router) wtIDs(key string) func(args ...string) string {
+	return func(args ...string) string { return r.wtID(key, args...) }
 }
 
 func (r *Router) wtID(key string, args ...string) string {
-	id, err := chat.ID{Instance: r.opt.Instance, Kind: "wt", Args: append([]string{key}, args...)}.Encode()
+	id, err := chat.ID{Instance: r.opt.Instance, Kind: land.WorktreeKind, Args: append([]string{key}, args...)}.Encode()
 	if err != nil {
 		// Cannot happen for a valid key (long ones are hashed); never
 		// put "" into a component, which Discord rejects with the message.
 		r.opt.Log.Error("worktree button", "session", key, "err", err)
-		return "cb1|" + r.opt.Instance + "|wt|invalid|" + strings.Join(args, "")
+		return "cb1|" + r.opt.Instance + "|" + land.WorktreeKind + "|invalid|" + strings.Join(args, "")
 	}
 	return id
-}
-
-// confirmQuestion marks the confirmation step of a kept-worktree message.
-const confirmQuestion = "\n**Delete the worktree and its branch, with their changes?** This cannot be undone."
-
-// keptBase is a kept-worktree message without what its buttons added to
-// it (the question, an outcome): its head and stat, within keptNote of the
-// limit, so one note more always fits.
-func keptBase(content string) string {
-	content, _, _ = strings.Cut(content, confirmQuestion)
-	const fence = "\n```\n"
-	open := strings.Index(content, fence)
-	if open < 0 {
-		return content
-	}
-	body := open + len(fence)
-	if end := strings.Index(content[body:], "\n```"); end >= 0 {
-		return content[:body+end+len("\n```")]
-	}
-	return content
 }
 
 // worktreeKey finds the thread session a kept-worktree button names; the
@@ -438,34 +377,31 @@ func (r *Router) worktreeAction(ev chat.ComponentEvent, args []string, resp chat
 		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
 		return
 	}
-	base := keptBase(ev.Content)
+	base := land.KeptBase(ev.Content)
 	fingerprint := ""
 	if len(args) > 2 {
 		fingerprint = args[2]
 	}
 	switch args[1] {
-	case "delete", "confirm":
+	case land.KeptDelete, land.KeptConfirm:
 		if fingerprint == "" {
-			_ = resp.Respond(chat.Reply{Content: "This question is from an older ccbridge; nothing was deleted. Archive the thread again to be asked anew.", Ephemeral: true})
+			_ = resp.Respond(chat.Reply{Content: land.KeptOldControl, Ephemeral: true})
 			return
 		}
 	}
 	switch args[1] {
-	case "delete":
-		_, _ = resp.Update(chat.Message{Content: base + confirmQuestion, Rows: []chat.Row{{Buttons: []chat.Button{
-			{Label: "Yes, delete it", CustomID: r.wtID(key, "confirm", fingerprint), Style: chat.Danger},
-			{Label: "Cancel", CustomID: r.wtID(key, "cancel", fingerprint), Style: chat.Secondary},
-		}}}})
-	case "cancel":
+	case land.KeptDelete:
+		_, _ = resp.Update(land.ConfirmDelete(base, fingerprint, r.wtIDs(key)))
+	case land.KeptCancel:
 		_, _ = resp.Update(chat.Message{Content: base, Rows: r.keptRows(key, fingerprint)})
-	case "confirm":
+	case land.KeptConfirm:
 		if err := resp.DeferUpdate(); err != nil {
 			return
 		}
 		_, _ = resp.Edit(r.deleteConfirmed(key, base, fingerprint))
-	case "keep":
+	case land.KeptKeep:
 		r.remember(key, func(g *state.Registered) { g.WorktreeKept = true })
-		_, _ = resp.Update(chat.Message{Content: base + "\nKept. ccbridge will not offer to delete it again; remove it with `git worktree remove` when you are done."})
+		_, _ = resp.Update(chat.Message{Content: base + land.KeptForGood})
 	default:
 		_ = resp.Respond(chat.Reply{Content: "This button is no longer valid.", Ephemeral: true})
 	}
@@ -476,36 +412,34 @@ func (r *Router) worktreeAction(ev chat.ComponentEvent, args []string, resp chat
 func (r *Router) deleteConfirmed(key, base, fingerprint string) chat.Message {
 	ctx := r.ctx
 	if st, err := r.opt.Sessions.Status(ctx, key); err != nil {
-		return chat.Message{Content: base + "\n⚠️ Nothing was deleted: " + errText(err)}
+		return chat.Message{Content: base + "\n⚠️ Nothing was deleted: " + chat.ErrText(err)}
 	} else if st.State != "stopped" {
-		return chat.Message{Content: base + "\n⚠️ Nothing was deleted: the thread's Claude session is running again in this worktree. You will be asked again when the thread is archived."}
+		return chat.Message{Content: base + land.KeptRunning}
 	}
 	// A removal that loses nothing needs no confirmation; otherwise this
 	// reports what the worktree holds now.
 	rel, err := r.opt.Sessions.ReleaseWorktree(ctx, key, false)
 	switch {
 	case err != nil:
-		return chat.Message{Content: base + "\n⚠️ Could not delete the worktree: " + errText(err)}
+		return chat.Message{Content: base + "\n⚠️ Could not delete the worktree: " + chat.ErrText(err)}
 	case rel.Path == "":
-		return chat.Message{Content: base + "\nThis thread has no worktree any more."}
+		return chat.Message{Content: base + land.KeptGone}
 	case rel.Removed:
 		r.remember(key, func(g *state.Registered) { g.KeptNotice, g.WorktreeKept = "", false })
-		return chat.Message{Content: fmt.Sprintf("🗑️ Deleted the worktree `%s` and its branch `%s` (nothing in it was left to lose).", rel.Path, rel.Branch)}
+		return land.KeptDeleted(rel, true)
 	case rel.Changes.Fingerprint != fingerprint:
 		// The stat shown is out of date: the one of now replaces it.
-		head, _, _ := strings.Cut(base, "\n```")
-		return chat.Message{Content: keptMessage(head+"\n⚠️ Nothing was deleted: the worktree changed since you were asked (new commits, edits or files). It now has:", rel.Changes.DiffStat),
-			Rows: r.keptRows(key, rel.Changes.Fingerprint)}
+		return land.KeptChanged(base, rel, r.wtIDs(key))
 	}
 	rel, err = r.opt.Sessions.ReleaseWorktree(ctx, key, true)
 	switch {
 	case err != nil:
-		return chat.Message{Content: base + "\n⚠️ Could not delete the worktree: " + errText(err)}
+		return chat.Message{Content: base + "\n⚠️ Could not delete the worktree: " + chat.ErrText(err)}
 	case rel.Removed:
 		r.remember(key, func(g *state.Registered) { g.KeptNotice, g.WorktreeKept = "", false })
-		return chat.Message{Content: fmt.Sprintf("🗑️ Deleted the worktree `%s` and its branch `%s`.", rel.Path, rel.Branch)}
+		return land.KeptDeleted(rel, false)
 	}
-	return chat.Message{Content: base + "\nThis thread has no worktree any more."}
+	return chat.Message{Content: base + land.KeptGone}
 }
 
 // FinishArchivedThreads picks up, after a restart, the closing of threads

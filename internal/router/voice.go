@@ -68,7 +68,7 @@ func (r *Router) transcribe(tg target, ev chat.MessageEvent, audio chat.Attachme
 	if err != nil {
 		log.Error("could not save a voice note", "err", err)
 		r.react(ev, "⚠️")
-		reply("⚠️ Could not save this voice note: " + errText(err))
+		reply("⚠️ Could not save this voice note: " + chat.ErrText(err))
 		return
 	}
 	saved := fmt.Sprintf("The audio is saved at `%s`.", file)
@@ -108,7 +108,7 @@ func (r *Router) transcribe(tg target, ev chat.MessageEvent, audio chat.Attachme
 	m := voice.Transcript(heading, words)
 	if m.Rows, err = r.voiceButtons(ev.MessageID); err != nil {
 		r.react(ev, "⚠️")
-		reply("⚠️ " + errText(err))
+		reply("⚠️ " + chat.ErrText(err))
 		return
 	}
 	// Registered before it is posted: a quick click must find it.
@@ -205,7 +205,7 @@ func (r *Router) voiceAction(ev chat.ComponentEvent, action, noteID string, resp
 	case voice.Edit:
 		id, err := chat.ID{Instance: r.opt.Instance, Kind: voice.Kind, Args: []string{voice.Submit, noteID}}.Encode()
 		if err != nil {
-			_ = resp.Respond(chat.Reply{Content: "⚠️ " + errText(err), Ephemeral: true})
+			_ = resp.Respond(chat.Reply{Content: "⚠️ " + chat.ErrText(err), Ephemeral: true})
 			return
 		}
 		_ = resp.OpenModal(voice.EditForm(id, rv.Words))

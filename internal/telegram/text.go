@@ -7,6 +7,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/telegram/format"
 )
 
@@ -88,8 +89,10 @@ func cut(text string, limit int) []string {
 // render is the core's text as Telegram HTML chunks. The core still
 // writes some of Discord's own markup, which Telegram would show raw: a
 // channel <#id> becomes a link to the forum topic, a timestamp <t:unix:…>
-// the time in UTC.
-func render(text string) []string { return format.Split(undiscord(text)) }
+// the time in UTC. A message reference becomes a link to it (refs.go).
+func render(text string) []string {
+	return format.Split(undiscord(chat.RenderRefs(text, messageLink)))
+}
 
 func undiscord(text string) string {
 	if !strings.Contains(text, "<#") && !strings.Contains(text, "<t:") {
