@@ -19,16 +19,16 @@ BINS          := bin/ccbridge bin/ccbridge-hook-stop bin/ccbridge-hook-pretool
 all: build
 
 build:
-	$(GO) build -trimpath -o bin/ccbridge ./cmd/bridge
-	$(GO) build -trimpath -o bin/ccbridge-hook-stop ./cmd/hook-stop
-	$(GO) build -trimpath -o bin/ccbridge-hook-pretool ./cmd/hook-pretool
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ccbridge ./cmd/bridge
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ccbridge-hook-stop ./cmd/hook-stop
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ccbridge-hook-pretool ./cmd/hook-pretool
 
 # The whole suite: unit and integration (real tmux, real git) in one race-enabled run, then the
 # end-to-end tier (real binaries, real Claude Code CLI, fake model, fake Discord). The release
 # archives are built first, so a change that breaks a platform's build fails here.
 test: tools claude codex vet dist
 	$(GO) test -race -count=1 -tags integration ./...
-	$(GO) test -count=1 -tags e2e -timeout 8m -parallel $(E2E_PARALLEL) ./e2e/...
+	$(GO) test -count=1 -tags e2e -timeout 10m -parallel $(E2E_PARALLEL) ./e2e/...
 
 unit:
 	$(GO) test -race ./...
@@ -43,7 +43,7 @@ integration: tools
 	$(GO) test -race -count=1 -tags integration ./...
 
 e2e: tools claude codex
-	$(GO) test -count=1 -tags e2e -timeout 8m -parallel $(E2E_PARALLEL) ./e2e/...
+	$(GO) test -count=1 -tags e2e -timeout 10m -parallel $(E2E_PARALLEL) ./e2e/...
 
 vet:
 	$(GO) vet ./...
@@ -95,7 +95,7 @@ e2e-latest: tools
 	cd $(CLAUDE_LATEST_DIR) && npm install --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@latest
 	@v=$$($(CLAUDE_LATEST_BIN) --version | cut -d' ' -f1) && echo "e2e tier against Claude Code $$v (pinned: $(CLAUDE_VERSION))" && \
 	  CCBRIDGE_TEST_CLAUDE=$(CURDIR)/$(CLAUDE_LATEST_BIN) CCBRIDGE_TEST_CLAUDE_VERSION=$$v \
-	  $(GO) test -count=1 -tags e2e -timeout 8m -parallel $(E2E_PARALLEL) ./e2e/...
+	  $(GO) test -count=1 -tags e2e -timeout 10m -parallel $(E2E_PARALLEL) ./e2e/...
 
 bench: build claude
 	@$(MAKE) --no-print-directory tools TOOLS="/usr/bin/time:time chromium:chromium"

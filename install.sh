@@ -42,7 +42,7 @@ fi
 if [ "$from_source" = 1 ]; then
   build=$(mktemp -d)
   trap 'rm -rf "$build"' EXIT
-  # The version as `make dist` stamps it; stripped (-s -w) as the release archives are.
+  # The version as `make dist` stamps it; static (no cgo) and stripped (-s -w) as the release archives are.
   version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
   # With every module already in Go's cache (a second run), there is nothing to download.
   if GOPROXY=off go list -deps ./cmd/bridge >/dev/null 2>&1; then
@@ -52,7 +52,7 @@ if [ "$from_source" = 1 ]; then
   fi
   for pkg in bridge:ccbridge hook-stop:ccbridge-hook-stop hook-pretool:ccbridge-hook-pretool; do
     echo "  compiling ${pkg#*:}…"
-    go build -trimpath -ldflags "-s -w -X github.com/ccbridge/ccbridge/internal/daemon.version=$version" \
+    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/ccbridge/ccbridge/internal/daemon.version=$version" \
       -o "$build/${pkg#*:}" "./cmd/${pkg%%:*}"
   done
   src="$build"
