@@ -53,9 +53,8 @@ func TestLastUsageIsTheLastTokenCount(t *testing.T) {
 }
 
 // rolloutError has two turns, as Codex 0.171.0 wrote them: t1 answered,
-// t2 failed on an HTTP 400 from the fake Responses API (its task_complete
-// verbatim); t3 is constructed (a plain message and an error kind), and a
-// last line is half written.
+// t2 failed on an HTTP 400 from the fake Responses API, t3 on a 429 (their
+// task_complete lines as Codex wrote them); a last line is half written.
 const rolloutError = "testdata/rollout-error.jsonl"
 
 func TestTurnEndReadsAnAPIErrorFromTaskComplete(t *testing.T) {
@@ -67,7 +66,8 @@ func TestTurnEndReadsAnAPIErrorFromTaskComplete(t *testing.T) {
 		{"t1", Failure{}, true},
 		// OpenAI's error body: its message and its type.
 		{"t2", Failure{Message: "fake bad request", Kind: "invalid_request_error"}, true},
-		{"t3", Failure{Message: "stream disconnected before completion", Kind: "context_window_exceeded"}, true},
+		// Codex's own words.
+		{"t3", Failure{Message: "exceeded retry limit, last status: 429 Too Many Requests"}, true},
 		// Not ended yet; the half-written line is not read.
 		{"t4", Failure{}, false},
 	} {
@@ -75,8 +75,8 @@ func TestTurnEndReadsAnAPIErrorFromTaskComplete(t *testing.T) {
 		if err != nil || ended != tc.ended || f != tc.want {
 			t.Errorf("TurnEnd(%s) = %+v, %v, %v; want %+v, %v", tc.turn, f, ended, err, tc.want, tc.ended)
 		}
-		if !tc.ended && next != 1217 {
-			t.Errorf("TurnEnd(%s) read to %d, want 1217 (the end of the last whole line)", tc.turn, next)
+		if !tc.ended && next != 1360 {
+			t.Errorf("TurnEnd(%s) read to %d, want 1360 (the end of the last whole line)", tc.turn, next)
 		}
 	}
 	// Read up to the turn's end; from there on only what follows is read.

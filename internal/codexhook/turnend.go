@@ -18,8 +18,9 @@ type Failure struct {
 	// Message is the API's own message when the error is OpenAI's error
 	// body, else Codex's text as it stands.
 	Message string
-	// Kind is Codex's codex_error_info, or the body's error type where
-	// Codex only says "other".
+	// Kind is that body's error type. Codex's own codex_error_info is
+	// "other" for a 400 and a structure for a 429 (0.171.0): nothing a
+	// person reads.
 	Kind string
 }
 
@@ -57,8 +58,7 @@ func TurnEnd(path, turnID string, from int64) (f Failure, ended bool, next int64
 				Type   string `json:"type"`
 				TurnID string `json:"turn_id"`
 				Error  *struct {
-					Message string          `json:"message"`
-					Info    json.RawMessage `json:"codex_error_info"`
+					Message string `json:"message"`
 				} `json:"error"`
 			} `json:"payload"`
 		}
@@ -66,15 +66,16 @@ func TurnEnd(path, turnID string, from int64) (f Failure, ended bool, next int64
 			continue
 		}
 		if e := l.Payload.Error; e != nil {
-			f = failure(e.Message, e.Info)
+			f = failure(e.Message)
 		}
 		return f, true, next, nil
 	}
 }
 
 // failure reads Codex's error: its message is the API's response body
-// when the API refused the request.
-func failure(msg string, info json.RawMessage) Failure {
+// when the API refused the request (a 400), else Codex's own words ("exceeded
+// retry limit, last status: 429 Too Many Requests").
+func failure(msg string) Failure {
 	f := Failure{Message: strings.TrimSpace(msg)}
 	var body struct {
 		Error struct {
@@ -85,13 +86,7 @@ func failure(msg string, info json.RawMessage) Failure {
 	if json.Unmarshal([]byte(f.Message), &body) == nil && body.Error.Message != "" {
 		f.Message, f.Kind = body.Error.Message, body.Error.Type
 	}
-	// An info that is not a plain name (a variant with fields) says
-	// nothing more to a person.
-	var kind string
-	if json.Unmarshal(info, &kind) == nil && kind != "" && kind != "other" {
-		f.Kind = kind
-	}
-	if f.Message == "" {
+	if f.Message == "" { // an error all the same: the turn must end
 		f.Message = "the model API failed"
 	}
 	return f
