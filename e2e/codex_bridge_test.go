@@ -373,3 +373,40 @@ func TestCodexFolderTrustDialog(t *testing.T) {
 	b.waitReply(p, "ok: hello after trust")
 	b.waitReaction(first, "✅")
 }
+
+// An API error ends a Codex turn with no hook (agents.md §1.2): the error
+// still reaches the channel, as Claude's StopFailure does, from the
+// rollout's task_complete, and the session is no longer busy (its typing
+// indicator stops, /stop has no turn to wait for). The next message works.
+func TestCodexAPIErrorEndsTheTurn(t *testing.T) {
+	t.Parallel()
+	b, fake := newCodexBridge(t)
+	codexP := b.projects[1]
+	fake.Script("SCN_CX_400", fakeresponses.Error(400, "fake bad request"))
+
+	b.say(codexP, "please SCN_CX_400")
+	failed := b.waitReply(codexP, "⚠️ Codex's turn failed: fake bad request")
+	if !strings.Contains(failed.Content, "(invalid_request_error)") {
+		t.Errorf("failure reply %q", failed.Content)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for rec, _ := b.store.Sessions.Get(codexP.key); rec.Busy; rec, _ = b.store.Sessions.Get(codexP.key) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the session stays busy after the failed turn: %+v", rec)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	next := b.say(codexP, "hello after the error")
+	b.waitReply(codexP, "ok: hello after the error")
+	b.waitReaction(next, "✅")
+	n := 0
+	for _, m := range b.contents(codexP.channel) {
+		if strings.Contains(m, "fake bad request") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the failure posted %d times", n)
+	}
+}

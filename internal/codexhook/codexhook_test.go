@@ -51,3 +51,43 @@ func TestLastUsageIsTheLastTokenCount(t *testing.T) {
 		t.Errorf("LastUsage = %+v, %v, %v", u, ok, err)
 	}
 }
+
+// rolloutError has two turns, as Codex 0.171.0 wrote them: t1 answered,
+// t2 failed on an HTTP 400 from the fake Responses API, t3 on a 429 (their
+// task_complete lines as Codex wrote them); a last line is half written.
+const rolloutError = "testdata/rollout-error.jsonl"
+
+func TestTurnEndReadsAnAPIErrorFromTaskComplete(t *testing.T) {
+	for _, tc := range []struct {
+		turn  string
+		want  Failure
+		ended bool
+	}{
+		{"t1", Failure{}, true},
+		// OpenAI's error body: its message and its type.
+		{"t2", Failure{Message: "fake bad request", Kind: "invalid_request_error"}, true},
+		// Codex's own words.
+		{"t3", Failure{Message: "exceeded retry limit, last status: 429 Too Many Requests"}, true},
+		// Not ended yet; the half-written line is not read.
+		{"t4", Failure{}, false},
+	} {
+		f, ended, next, err := TurnEnd(rolloutError, tc.turn, 0)
+		if err != nil || ended != tc.ended || f != tc.want {
+			t.Errorf("TurnEnd(%s) = %+v, %v, %v; want %+v, %v", tc.turn, f, ended, err, tc.want, tc.ended)
+		}
+		if !tc.ended && next != 1360 {
+			t.Errorf("TurnEnd(%s) read to %d, want 1360 (the end of the last whole line)", tc.turn, next)
+		}
+	}
+	// Read up to the turn's end; from there on only what follows is read.
+	_, _, next, _ := TurnEnd(rolloutError, "t1", 0)
+	if _, ended, _, err := TurnEnd(rolloutError, "t1", next); err != nil || ended || next == 0 {
+		t.Errorf("t1 ended again after offset %d: %v, %v", next, ended, err)
+	}
+	if f, ended, _, _ := TurnEnd(rolloutError, "t2", next); !ended || f.Message != "fake bad request" {
+		t.Errorf("t2 from offset %d: %+v, %v", next, f, ended)
+	}
+	if _, _, _, err := TurnEnd("testdata/none.jsonl", "t1", 0); err == nil {
+		t.Error("no error for a missing rollout")
+	}
+}

@@ -197,7 +197,8 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan o
 	parts := &liveParts{store: store, ext: ext, durable: durable, cur: cfg, sessions: sessions, router: rt, panel: pnl, attention: att, web: links, log: log} // reload.go
 	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations, relay.watchWorktrees,
 		func(ctx context.Context) { relay.keepPanels(ctx, pnl) }, att.loop, live.loop,
-		sessions.WatchDialogs, // dialogs a running Claude opens that no hook reports
+		sessions.WatchDialogs,    // dialogs a running Claude opens that no hook reports
+		sessions.WatchTurnErrors, // Codex turns an API error ended, which no hook reports
 		newReloader(cfg, hup, log, parts.apply, rep.Send).run}
 	done := make(chan struct{}, len(loops))
 	for _, loop := range loops {

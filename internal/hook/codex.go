@@ -58,6 +58,14 @@ func agentName(in *claudehook.Input) string {
 	return "Claude"
 }
 
+// agentTitle is agentName where the payload is not at hand: the agent
+// as the hook's command line says (fromAgent).
+func (h *handler) agentTitle() string {
+	var in claudehook.Input
+	fromAgent(&in, h.args)
+	return agentName(&in)
+}
+
 // transcriptReply reads the turn's whole reply from the agent's transcript;
 // found is false until it holds the reply's last message.
 func transcriptReply(in *claudehook.Input) (string, bool, error) {

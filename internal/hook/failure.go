@@ -16,10 +16,10 @@ const authError = "authentication_failed"
 const loginAdvice = "Claude cannot log in on the machine ccbridge runs on. There, as the user that runs ccbridge, run `claude` and " +
 	"log in with `/login`, or set a valid `ANTHROPIC_API_KEY` in `[claude].env` and restart ccbridge. Then send your message again."
 
-// failureText is what a turn that ended in StopFailure posts: Claude's
-// error, its kind, and what to do when that is known.
-func failureText(turn state.Turn) string {
-	text := "⚠️ Claude's turn failed: " + strings.TrimSpace(turn.Reply)
+// failureText is what a turn that ended in StopFailure posts: the
+// agent's error, its kind, and what to do when that is known.
+func failureText(turn state.Turn, agent string) string {
+	text := "⚠️ " + agent + "'s turn failed: " + strings.TrimSpace(turn.Reply)
 	if turn.Error != "" && turn.Error != "unknown" {
 		text += " (" + turn.Error + ")"
 	}

@@ -37,3 +37,19 @@ func TestAuthFailureSaysWhatToDoAndHasNoFooter(t *testing.T) {
 		t.Errorf("posted %q", got)
 	}
 }
+
+// Codex fires no hook on an API error; the daemon hands its rollout's
+// error to this hook as a StopFailure (session.WatchTurnErrors). It posts
+// as Claude's does, naming Codex, and the session is idle again.
+func TestCodexFailurePostsNamingCodex(t *testing.T) {
+	r := newRelay(t)
+	ctx := context.Background()
+	r.store.Sessions.Update(ctx, "home-api", func(s *state.Session) error { s.Busy = true; return nil })
+	runCodex(t, Stop, r.root, "home-api", `{"session_id":"th1","turn_id":"t2","cwd":"/p","hook_event_name":"StopFailure","error":"invalid_request_error","last_assistant_message":"fake bad request"}`)
+	if got := r.contents(); len(got) != 1 || got[0] != "⚠️ Codex's turn failed: fake bad request (invalid_request_error)" {
+		t.Fatalf("posted %q", got)
+	}
+	if s, _ := r.store.Sessions.Get("home-api"); s.Busy || s.LastEvent != "StopFailure" {
+		t.Errorf("session after the failure %+v", s)
+	}
+}

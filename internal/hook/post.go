@@ -96,7 +96,7 @@ func (h *handler) postTurn(ctx context.Context, sess state.Session, turn state.T
 	var known bool
 	failed := turn.Event == "StopFailure"
 	if failed {
-		text = failureText(turn) // failure.go
+		text = failureText(turn, h.agentTitle()) // failure.go
 		if turn.Error == limitError {
 			resetAt, known = h.limitReset(turn)
 			text += "\n" + limitNotice(resetAt, known, time.Now())

@@ -95,6 +95,9 @@ type Options struct {
 	Log         *slog.Logger
 	HookStop    string // absolute path of ccbridge-hook-stop
 	HookPretool string // absolute path of ccbridge-hook-pretool
+	// Hooks runs a hook on an agent's behalf where the agent fires none
+	// (turnerror.go); nil = execx.Exec.
+	Hooks execx.Runner
 
 	StartTimeout   time.Duration
 	ReceiptTimeout time.Duration
@@ -136,6 +139,9 @@ func New(opt Options) (*Manager, error) {
 	}
 	if opt.FindProgram == nil {
 		opt.FindProgram = findProgram
+	}
+	if opt.Hooks == nil {
+		opt.Hooks = execx.Exec{}
 	}
 	// Every pane operation goes through the wrapper, which sends a
 	// taken-over pane's to the user's server (foreign.go).
