@@ -236,7 +236,10 @@ func (m *Manager) waitReady(ctx context.Context, t Target, pane string) (err err
 			m.opt.Log.Warn("Claude's pane stays open when Claude exits", "session", t.Key, "pane", pane, "err", lerr)
 		}
 	}()
-	scr := m.agentOf(t.Key)
+	scr, err := m.agentOf(t.Key)
+	if err != nil {
+		return err
+	}
 	deadline := time.Now().Add(m.startTimeout())
 	// The prompt timeout bounds the wait for a person from the first
 	// dialog on; before one shows, only the start timeout runs.
