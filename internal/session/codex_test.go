@@ -213,3 +213,19 @@ func TestAgentOfUnreadableRecordFailsClosed(t *testing.T) {
 		t.Error("claudeOnly allowed a session of unknown agent")
 	}
 }
+
+// A Codex session has no Claude Code deny rules: its hooks get
+// ccbridge's own files on their command line, which the policy hook
+// refuses every call that names (internal/hook), and a Claude session's
+// stay as they were (its deny rules hold in Claude's own process).
+func TestCodexHooksGetCcbridgesOwnFiles(t *testing.T) {
+	m, panes, target := newCodexManager(t)
+	if _, _, err := m.Ensure(context.Background(), target); err != nil {
+		t.Fatal(err)
+	}
+	argv := strings.Join(panes.specs[0].Argv, " ")
+	bots := filepath.Join(m.opt.Store.Dir.Root(), "bots") + "/"
+	if !strings.Contains(argv, `\"protect\":[`) || !strings.Contains(argv, bots) {
+		t.Errorf("no protect list with %s in %q", bots, argv)
+	}
+}

@@ -154,7 +154,10 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 		// Claude's permission modes do not apply: the agent's own config
 		// (approval policy, sandbox) does.
 		t.PermissionMode = ""
-		sp, _ := m.sessionPolicy(t)
+		// Nor are Claude Code's deny rules on ccbridge's own files: the
+		// policy hook refuses the calls that name them (SessionPolicy.Protect).
+		sp, own := m.sessionPolicy(t)
+		sp.Protect = own
 		spec.Rules = sp.Arg()
 	}
 	outputs, err := m.opt.Store.Dir.Outputs(t.Key)
