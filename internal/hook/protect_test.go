@@ -18,8 +18,8 @@ import (
 // from ccbridge's own files: its policy hook refuses every call that names
 // one (the bot token, the config, the runtime directory's records, the
 // audit log), as written, ~- or $HOME-relative, relative to the cwd,
-// through a symlink, in a patch, or through the variables that hold them.
-// An ordinary call goes on.
+// through a symlink, in a patch, through the variables that hold them, or
+// by reading a whole tree that holds one. An ordinary call goes on.
 func TestCodexPolicyDeniesCcbridgesOwnFiles(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
@@ -71,6 +71,9 @@ func TestCodexPolicyDeniesCcbridgesOwnFiles(t *testing.T) {
 		"cat " + root + "/bots/home.json",
 		`cat "$CCBRIDGE_RUNTIME_DIR"/bots/*`,
 		`cat "$CCBRIDGE_CONFIG"`,
+		"grep -rn discord ~",
+		"rg -uu token ../..",
+		"tar czf /tmp/all.tgz " + home,
 		"apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: ../../.config/ccbridge/config.toml\n@@\n-a\n+b\n*** End Patch\nEOF\n",
 	} {
 		d, ok := decide(cmd)
@@ -78,7 +81,7 @@ func TestCodexPolicyDeniesCcbridgesOwnFiles(t *testing.T) {
 			t.Errorf("%q: %+v, %v", cmd, d, ok)
 		}
 	}
-	for _, cmd := range []string{"ls", "go test ./...", "cat README.md", "echo $CCBRIDGE_OUTPUTS", "cat ~/.bashrc"} {
+	for _, cmd := range []string{"ls", "go test ./...", "cat README.md", "echo $CCBRIDGE_OUTPUTS", "cat ~/.bashrc", "rm -rf build", "find . -name '*.go'", "grep -r TODO ./internal", "ls " + home} {
 		if d, ok := decide(cmd); ok {
 			t.Errorf("%q refused: %+v", cmd, d)
 		}
