@@ -81,7 +81,8 @@ func TestCodexPolicyDeniesCcbridgesOwnFiles(t *testing.T) {
 			t.Errorf("%q: %+v, %v", cmd, d, ok)
 		}
 	}
-	for _, cmd := range []string{"ls", "go test ./...", "cat README.md", "echo $CCBRIDGE_OUTPUTS", "cat ~/.bashrc", "rm -rf build", "find . -name '*.go'", "grep -r TODO ./internal", "ls " + home} {
+	for _, cmd := range []string{"ls", "go test ./...", "cat README.md", "echo $CCBRIDGE_OUTPUTS", "cat ~/.bashrc", "rm -rf build", "find . -name '*.go'", "grep -r TODO ./internal", "ls " + home,
+		"apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: main.go\n@@\n-x := a\n+x := a / b // find the tree, -r\n*** End Patch\nEOF\n"} {
 		if d, ok := decide(cmd); ok {
 			t.Errorf("%q refused: %+v", cmd, d)
 		}

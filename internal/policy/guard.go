@@ -15,7 +15,8 @@ import (
 //   - each path as written, with its symlinks resolved, and ~-, $HOME- or
 //     ${HOME}-relative, anywhere in the text;
 //   - each word that reads as a path (split at shell punctuation),
-//     relative to the cwd, its glob expanded, resolved through symlinks;
+//     relative to the cwd, resolved through symlinks, its glob expanded
+//     (outside the body of a patch, which is taken literally);
 //   - a word naming a directory that holds a guarded path, in a call that
 //     reads a tree (grep -r, rg, find, tar, …).
 //
@@ -41,24 +42,31 @@ func Guarded(c Call, paths, vars []string) string {
 			}
 		}
 	}
-	var words []string
-	recursive := false
 	for _, t := range texts {
-		ws, r := pathWords(t, c.Home)
-		words, recursive = append(words, ws...), recursive || r
-	}
-	for _, w := range words {
-		if !filepath.IsAbs(w) {
-			w = filepath.Join(c.Cwd, w)
+		if home := c.Home; home != "" {
+			t = strings.NewReplacer("${HOME}", home, "$HOME", home).Replace(t)
 		}
-		files := []string{w}
-		if strings.ContainsAny(w, "*?[") {
-			files, _ = filepath.Glob(w)
-		}
-		for _, f := range files {
+		// A patch's body is taken literally; the shell around it expands
+		// globs and may read whole trees.
+		shell := withoutPatches(t)
+		recursive := slices.ContainsFunc(wordSep.Split(shell, -1), readsTrees)
+		for _, w := range c.pathWords(t) {
 			for _, p := range paths {
-				if c.matchPath(pattern(p), f) || (recursive && c.holds(f, p)) {
+				if c.matchPath(pattern(p), w) {
 					return p
+				}
+			}
+		}
+		for _, w := range c.pathWords(shell) {
+			files := []string{w}
+			if strings.ContainsAny(w, "*?[") {
+				files, _ = filepath.Glob(w)
+			}
+			for _, f := range files {
+				for _, p := range paths {
+					if c.matchPath(pattern(p), f) || (recursive && c.holds(f, p)) {
+						return p
+					}
 				}
 			}
 		}
@@ -125,27 +133,36 @@ func inputStrings(v any, out []string) []string {
 // and at the shell's (and a patch header's) punctuation.
 var wordSep = regexp.MustCompile("[\\s;|&<>()`'\"=,:{}]+")
 
-// pathWords are the words of t that may name a file, with the home
-// directory written out; recursive is whether t reads whole trees.
-func pathWords(t, home string) (out []string, recursive bool) {
-	if home != "" {
-		t = strings.NewReplacer("${HOME}", home, "$HOME", home).Replace(t)
-	}
+// pathWords are the words of t that may name a file, absolute.
+func (c Call) pathWords(t string) []string {
+	var out []string
 	for _, w := range wordSep.Split(t, -1) {
-		if w == "--recursive" || recursiveFlag.MatchString(w) || slices.Contains(treeReaders, filepath.Base(w)) {
-			recursive = true
-		}
 		switch {
 		case w == "" || strings.HasPrefix(w, "-") || strings.Contains(w, "$"):
-		case w == "~" && home != "":
-			out = append(out, home)
-		case strings.HasPrefix(w, "~/") && home != "":
-			out = append(out, filepath.Join(home, w[2:]))
-		default:
-			out = append(out, w)
+			continue
+		case w == "~" && c.Home != "":
+			w = c.Home
+		case strings.HasPrefix(w, "~/") && c.Home != "":
+			w = filepath.Join(c.Home, w[2:])
+		case !filepath.IsAbs(w):
+			w = filepath.Join(c.Cwd, w)
 		}
+		out = append(out, w)
 	}
-	return out, recursive
+	return out
+}
+
+// withoutPatches is t without the bodies of the patches it holds: code
+// and prose there ("find", "-r", a lone "/") run nothing.
+func withoutPatches(t string) string {
+	for {
+		i := strings.Index(t, "*** Begin Patch")
+		j := strings.Index(t, "*** End Patch")
+		if i < 0 || j < i {
+			return t
+		}
+		t = t[:i] + t[j+len("*** End Patch"):]
+	}
 }
 
 // treeReaders are programs that read every file under a directory named.
@@ -153,3 +170,9 @@ var treeReaders = []string{"rg", "ag", "ack", "find", "fd", "tar", "zip", "rsync
 
 // recursiveFlag is an option cluster with -r or -R (grep, cp, chmod, ls).
 var recursiveFlag = regexp.MustCompile(`^-[a-zA-Z]*[rR][a-zA-Z]*$`)
+
+// readsTrees reports whether a word of a command makes it read whole
+// trees.
+func readsTrees(w string) bool {
+	return w == "--recursive" || recursiveFlag.MatchString(w) || slices.Contains(treeReaders, filepath.Base(w))
+}
