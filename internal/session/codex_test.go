@@ -204,3 +204,18 @@ func TestStatusNamesTheAgent(t *testing.T) {
 		t.Errorf("Claude's: %q, %v", st.AgentName, err)
 	}
 }
+
+// Claude Code's flags a front end adds (an MCP client's allowedTools,
+// disallowedTools, appendSystemPrompt) are refused for Codex, naming them,
+// and nothing starts: a restriction asked for is never silently dropped.
+func TestCodexRefusesClaudeFlags(t *testing.T) {
+	m, panes, target := newCodexManager(t)
+	target.Args = []string{"--disallowedTools", "Bash", "--append-system-prompt", "be brief"}
+	_, _, err := m.Ensure(context.Background(), target)
+	if !errors.Is(err, ErrNotWithAgent) || !strings.Contains(err.Error(), "--disallowedTools, --append-system-prompt") || strings.Contains(err.Error(), "be brief") {
+		t.Errorf("Ensure: %v", err)
+	}
+	if len(panes.specs) != 0 {
+		t.Errorf("a pane started: %+v", panes.specs)
+	}
+}
