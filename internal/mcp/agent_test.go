@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/session"
 )
 
 // lastTarget is the target of the last Ensure.
@@ -147,5 +149,17 @@ func TestListNamesEachSessionsAgent(t *testing.T) {
 	// The directory filter holds for them too.
 	if text, isErr := h.call(t, "claude_list", map[string]any{"workingDirectory": "/w"}, &list); isErr || len(list.Sessions) != 1 || list.Sessions[0].SessionID != "old" {
 		t.Errorf("claude_list under /w = %q %+v", text, list.Sessions)
+	}
+}
+
+// The core's refusal to start an agent reaches the client as it is, under
+// no agent's name.
+func TestStartRefusalNamesNoAgentOfItsOwn(t *testing.T) {
+	h := newHarness(t, nil)
+	h.sessions.ensureErr = fmt.Errorf("Codex takes none of Claude Code's flags (--disallowedTools): %w", session.ErrNotWithAgent)
+	text, isErr := h.call(t, "claude_start", map[string]any{"prompt": "hi", "workingDirectory": t.TempDir(), "agent": config.AgentCodex,
+		"disallowedTools": []string{"Bash"}}, nil)
+	if !isErr || !strings.Contains(text, "Codex takes none of Claude Code's flags (--disallowedTools)") || strings.Contains(text, "start Claude") {
+		t.Errorf("claude_start = %q (error %v)", text, isErr)
 	}
 }

@@ -32,9 +32,13 @@ type fakeSessions struct {
 	stopped   map[string]bool  // sessions whose pane is gone
 	noReceipt bool             // WaitReceipt finds none
 	targets   []session.Target // as Ensure was given them
+	ensureErr error            // Ensure's answer, when set
 }
 
 func (f *fakeSessions) Ensure(ctx context.Context, t session.Target) (string, bool, error) {
+	if f.ensureErr != nil {
+		return "", false, f.ensureErr
+	}
 	_, err := f.store.Sessions.Update(ctx, t.Key, func(s *state.Session) error {
 		s.Cwd, s.ClaudeSessionID, s.PaneID = t.Dir, "sid-"+t.Key[len(KeyPrefix):], "%1"
 		f.mu.Lock()

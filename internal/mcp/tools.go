@@ -31,7 +31,7 @@ type StartInput struct {
 	AppendSystemPrompt string   `json:"appendSystemPrompt,omitempty" jsonschema:"text appended to Claude's system prompt"`
 	Worktree           string   `json:"worktree,omitempty" jsonschema:"name of a git worktree (and branch) to create and run in"`
 	// AgentName goes to the core as given: which agent runs is its.
-	AgentName string `json:"agent,omitempty" jsonschema:"the coding agent to run (default claude); for another, permissionMode, allowedTools, disallowedTools and appendSystemPrompt do not apply: its own config does"`
+	AgentName string `json:"agent,omitempty" jsonschema:"the coding agent to run (default claude); another runs with its own config: permissionMode does not apply to it, and allowedTools, disallowedTools and appendSystemPrompt are refused"`
 }
 
 // StartOutput is claude_start's output.
@@ -177,7 +177,7 @@ func (s *Server) start(ctx context.Context, _ *sdk.CallToolRequest, in StartInpu
 	}
 	s.markStarted(key)
 	if err := s.ensure(ctx, t); err != nil { // dialog.go
-		return nil, StartOutput{}, toolError("could not start Claude in %s: %v", dir, err)
+		return nil, StartOutput{}, toolError("could not start the session in %s: %v", dir, err)
 	}
 	sid, err := s.waitSessionID(ctx, key)
 	if err != nil {
