@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/session"
@@ -161,5 +162,20 @@ func TestStartRefusalNamesNoAgentOfItsOwn(t *testing.T) {
 		"disallowedTools": []string{"Bash"}}, nil)
 	if !isErr || !strings.Contains(text, "Codex takes none of Claude Code's flags (--disallowedTools)") || strings.Contains(text, "start Claude") {
 		t.Errorf("claude_start = %q (error %v)", text, isErr)
+	}
+}
+
+// An agent that reports its session id only with the first prompt (Codex
+// fires SessionStart then) is given the prompt before its id is awaited.
+func TestStartDeliversBeforeTheSessionID(t *testing.T) {
+	h := newHarness(t, nil)
+	h.srv.opt.SessionIDWait = 2 * time.Second
+	h.sessions.sidOnPrompt = true
+	var out StartOutput
+	if text, isErr := h.call(t, "claude_start", map[string]any{"prompt": "hi", "workingDirectory": t.TempDir(), "agent": config.AgentCodex}, &out); isErr {
+		t.Fatalf("claude_start: %s", text)
+	}
+	if out.SessionID == "" || !slices.Equal(h.sessions.deliveredTexts(), []string{"hi"}) {
+		t.Errorf("claude_start = %+v, delivered %q", out, h.sessions.deliveredTexts())
 	}
 }

@@ -33,6 +33,9 @@ type fakeSessions struct {
 	noReceipt bool             // WaitReceipt finds none
 	targets   []session.Target // as Ensure was given them
 	ensureErr error            // Ensure's answer, when set
+	// sidOnPrompt: the session id is reported with the first prompt, as
+	// Codex fires SessionStart, not when the pane is up.
+	sidOnPrompt bool
 }
 
 func (f *fakeSessions) Ensure(ctx context.Context, t session.Target) (string, bool, error) {
@@ -43,6 +46,9 @@ func (f *fakeSessions) Ensure(ctx context.Context, t session.Target) (string, bo
 		s.Cwd, s.ClaudeSessionID, s.PaneID = t.Dir, "sid-"+t.Key[len(KeyPrefix):], "%1"
 		f.mu.Lock()
 		f.targets = append(f.targets, t)
+		if f.sidOnPrompt {
+			s.ClaudeSessionID = ""
+		}
 		f.mu.Unlock()
 		// As the core records it: Claude's is the default, named by none.
 		s.Agent = t.Agent
@@ -53,12 +59,20 @@ func (f *fakeSessions) Ensure(ctx context.Context, t session.Target) (string, bo
 	})
 	return "%1", true, err
 }
-func (f *fakeSessions) Deliver(_ context.Context, _, text string) (time.Time, error) {
+func (f *fakeSessions) Deliver(ctx context.Context, key, text string) (time.Time, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.dialogs > 0 {
 		f.dialogs--
 		return time.Time{}, session.ErrDialogOpen
+	}
+	if f.sidOnPrompt {
+		if _, err := f.store.Sessions.Update(ctx, key, func(s *state.Session) error {
+			s.ClaudeSessionID = "sid-" + key[len(KeyPrefix):]
+			return nil
+		}); err != nil {
+			return time.Time{}, err
+		}
 	}
 	f.delivered = append(f.delivered, text)
 	return time.Now(), nil

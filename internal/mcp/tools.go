@@ -179,12 +179,18 @@ func (s *Server) start(ctx context.Context, _ *sdk.CallToolRequest, in StartInpu
 	if err := s.ensure(ctx, t); err != nil { // dialog.go
 		return nil, StartOutput{}, toolError("could not start the session in %s: %v", dir, err)
 	}
+	// The prompt goes in first: some agents (Codex) report their session
+	// id only with the first prompt.
+	if _, err := s.deliver(ctx, key, in.Prompt); err != nil {
+		started := "the session started"
+		if rec, _ := s.opt.Store.Sessions.Get(key); rec.ClaudeSessionID != "" {
+			started += " (session " + rec.ClaudeSessionID + ")"
+		}
+		return nil, StartOutput{}, toolError("%s but the prompt was not delivered: %v", started, err)
+	}
 	sid, err := s.waitSessionID(ctx, key)
 	if err != nil {
 		return nil, StartOutput{}, err
-	}
-	if _, err := s.deliver(ctx, key, in.Prompt); err != nil {
-		return nil, StartOutput{SessionID: sid}, toolError("Claude started (session %s) but the prompt was not delivered: %v", sid, err)
 	}
 	st := s.state(ctx, key, sid)
 	return nil, StartOutput{SessionID: sid, Status: st.Status, AgentName: st.AgentName}, nil
