@@ -28,7 +28,7 @@ import (
 // [codex].env points the panes at it: a custom model provider (no login
 // screen) and the project's folder trusted, as a person who ran Codex
 // there once has it. ccbridge adds nothing to it.
-func newCodexBridge(t *testing.T) (*bridge, *fakeresponses.Server) {
+func newCodexBridge(t testing.TB) (*bridge, *fakeresponses.Server) {
 	t.Helper()
 	claude, codex := claudetest.Binary(t), codexBinary(t)
 	b := &bridge{t: t, srv: fakediscord.New(t), model: fakemodel.New(t)}
