@@ -257,7 +257,9 @@ func connectError(server, apiBase string, waited time.Duration, err error) error
 // writeRoutes gives the hooks of hand-started sessions the project table.
 func writeRoutes(ctx context.Context, store *state.Store, cfg *config.Config) error {
 	var routes []state.Route
+	platforms := map[string]string{}
 	for _, s := range cfg.Servers {
+		platforms[s.Name] = s.Platform
 		for _, p := range s.Projects {
 			dir, err := p.ProjectPath()
 			if err != nil {
@@ -269,7 +271,7 @@ func writeRoutes(ctx context.Context, store *state.Store, cfg *config.Config) er
 			routes = append(routes, state.Route{Path: dir, Server: s.Name, Project: p.Name, ChannelID: p.ChannelID, Progress: p.Progress})
 		}
 	}
-	_, err := store.Routes.Update(ctx, state.RoutesKey, func(r *state.Routes) error { r.Routes = routes; return nil })
+	_, err := store.Routes.Update(ctx, state.RoutesKey, func(r *state.Routes) error { r.Routes, r.Platforms = routes, platforms; return nil })
 	return err
 }
 
