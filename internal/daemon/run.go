@@ -180,7 +180,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan o
 		return err
 	}
 	opts := router.Options{Config: cfg, Sessions: recording, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance, Fleet: fleet,
-		Land: worktree.New(execx.Exec{}), History: history{readers, tg.posters}, Cursors: cursors} // catchup.go
+		Land: worktree.New(execx.Exec{}), History: history{readers, tg.posters}, Cursors: cursors, AgentTitle: agentTitle} // catchup.go
 	view, links := startWeb(cfg, store, registry, durable, log) // web.go
 	if view != nil {
 		defer view.Close()
