@@ -17,8 +17,8 @@ import (
 	"github.com/ccbridge/ccbridge/internal/router"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
-	"github.com/ccbridge/ccbridge/internal/weblink"
 	"github.com/ccbridge/ccbridge/internal/web"
+	"github.com/ccbridge/ccbridge/internal/weblink"
 )
 
 // The web view's session carries what the reply footer shows (the
