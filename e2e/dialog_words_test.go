@@ -51,7 +51,7 @@ func TestDialogWordsInARepliesHoldNothingBack(t *testing.T) {
 	b.waitReply(p, "after new") // Claude puts the record of /clear before it
 	b.waitReaction(after, "✅")
 	for _, c := range b.contents(p.channel) {
-		if strings.Contains(c, "waiting on a prompt") || strings.Contains(c, "Claude Code is asking this in its terminal") {
+		if strings.Contains(c, "waiting on a prompt") || strings.Contains(c, "Claude is asking this in its terminal") {
 			t.Fatalf("a reply was taken for a dialog: %q", c)
 		}
 	}
@@ -75,7 +75,7 @@ func TestDialogOfAnExpiredCardIsNotPostedAgain(t *testing.T) {
 		t.Fatalf("the terminal dialog is gone:\n%s", screen)
 	}
 	for _, c := range b.contents(p.channel) {
-		if strings.Contains(c, "Claude Code is asking this in its terminal") {
+		if strings.Contains(c, "Claude is asking this in its terminal") {
 			t.Fatalf("the expired card's dialog was posted: %q", c)
 		}
 	}

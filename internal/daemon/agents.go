@@ -7,13 +7,11 @@ import (
 )
 
 // agentTitle names a project's agent for people, as its adapter does
-// ("Claude Code", "Codex CLI"): the router says it in its notices without
+// ("Claude", "Codex"): the router says it in its notices without
 // learning which agent runs.
 func agentTitle(p config.Project) string {
 	if p.AgentName() == config.AgentCodex {
-		_, _, title := codex.Codex{}.Program()
-		return title
+		return codex.Codex{}.Speaker()
 	}
-	_, _, title := claude.Claude{}.Program()
-	return title
+	return claude.Claude{}.Speaker()
 }

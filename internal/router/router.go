@@ -105,9 +105,9 @@ type Options struct {
 	// Web makes links to the web view (internal/weblink); nil: the view
 	// is off.
 	Web weblink.Links
-	// AgentTitle names a project's agent for people ("Claude Code",
-	// "Codex CLI"): the core knows the agents, the router only this name.
-	// Nil: every project's is Claude Code.
+	// AgentTitle names a project's agent in notices ("Claude", "Codex"):
+	// the core knows the agents, the router only this name. Nil: every
+	// project's is Claude.
 	AgentTitle func(config.Project) string
 }
 
@@ -122,7 +122,7 @@ func (r *Router) agentTitle(server, project string) string {
 			}
 		}
 	}
-	return "Claude Code"
+	return "Claude"
 }
 
 // Fleet knows the other machines that share this daemon's bots.

@@ -613,7 +613,7 @@ func TestDialogDelaysDeliveryAndSaysSo(t *testing.T) {
 	r.HandleMessage(msg("after the dialog"))
 	l.waitFor(t, "react m1 ✅")
 	got := l.all()
-	if !slices.Contains(got, "react m1 ⏳") || !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "send ⏳ Claude Code is waiting on a prompt") }) {
+	if !slices.Contains(got, "react m1 ⏳") || !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "send ⏳ Claude is waiting on a prompt") }) {
 		t.Fatalf("ops = %q", got)
 	}
 }
