@@ -47,6 +47,7 @@ func newCodexBridge(t testing.TB) (*bridge, *fakeresponses.Server) {
 		p := &project{bot: bot, name: name, dir: filepath.Join(base, name+"-proj"), channel: bot.ChannelID, key: bot.Name + "-" + name}
 		if j > 0 {
 			p.channel = b.srv.AddChannel(bot.GuildID, name)
+			p.speaker = "Codex"
 		}
 		if err := os.MkdirAll(p.dir, 0o755); err != nil {
 			t.Fatal(err)
