@@ -28,7 +28,7 @@ import (
 // [codex].env points the panes at it: a custom model provider (no login
 // screen) and the project's folder trusted, as a person who ran Codex
 // there once has it. ccbridge adds nothing to it.
-func newCodexBridge(t *testing.T) (*bridge, *fakeresponses.Server) {
+func newCodexBridge(t testing.TB) (*bridge, *fakeresponses.Server) {
 	t.Helper()
 	claude, codex := claudetest.Binary(t), codexBinary(t)
 	b := &bridge{t: t, srv: fakediscord.New(t), model: fakemodel.New(t)}
@@ -47,6 +47,7 @@ func newCodexBridge(t *testing.T) (*bridge, *fakeresponses.Server) {
 		p := &project{bot: bot, name: name, dir: filepath.Join(base, name+"-proj"), channel: bot.ChannelID, key: bot.Name + "-" + name}
 		if j > 0 {
 			p.channel = b.srv.AddChannel(bot.GuildID, name)
+			p.speaker = "Codex"
 		}
 		if err := os.MkdirAll(p.dir, 0o755); err != nil {
 			t.Fatal(err)

@@ -32,7 +32,7 @@ const codexKeyEnv = "CCBRIDGE_TEST_CODEX_KEY"
 
 // codexBinary returns the pinned Codex CLI's native binary, or skips (fails
 // under CCBRIDGE_TEST_DISALLOW_SKIP=1) when it is not installed.
-func codexBinary(t *testing.T) string {
+func codexBinary(t testing.TB) string {
 	t.Helper()
 	p := os.Getenv("CCBRIDGE_TEST_CODEX")
 	if p == "" {

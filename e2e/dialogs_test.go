@@ -42,7 +42,7 @@ func (b *bridge) untrust() {
 func (b *bridge) dialogChoice(p *project, want, label string) (*fakediscord.Message, string) {
 	b.t.Helper()
 	msg := b.srv.WaitMessage(40*time.Second, "the dialog "+want, func(m *fakediscord.Message) bool {
-		return m.ChannelID == p.channel && m.Author.Bot && strings.Contains(m.Content, "Claude is asking this in its terminal") && strings.Contains(m.Content, want)
+		return m.ChannelID == p.channel && m.Author.Bot && strings.Contains(m.Content, p.agentSays()+" is asking this in its terminal") && strings.Contains(m.Content, want)
 	})
 	var id string
 	for _, row := range msg.Components {

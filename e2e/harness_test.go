@@ -35,6 +35,15 @@ type project struct {
 	channel string
 	dir     string
 	key     string // session key
+	speaker string // what ccbridge's notices call its agent ("": Claude)
+}
+
+// agentSays is how ccbridge's notices name the project's agent.
+func (p *project) agentSays() string {
+	if p.speaker == "" {
+		return "Claude"
+	}
+	return p.speaker
 }
 
 // bridge is a running ccbridge daemon wired to a fake Discord and a fake

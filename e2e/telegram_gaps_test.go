@@ -314,6 +314,6 @@ func TestTelegramPolicyAuditRedaction(t *testing.T) {
 	tb.click(t, tb.tg.Owner, card, "Allow")
 	owner := strconv.FormatInt(tb.tg.Owner.ID, 10)
 	tb.waitAudit("the Telegram Allow", func(e audit.Entry) bool {
-		return e.Answer == "allow" && e.Who == owner && strings.Contains(e.Asked, "touch audited.txt")
+		return e.Answer == "allow" && e.From == audit.FromTelegram && e.Who == owner && strings.Contains(e.Asked, "touch audited.txt")
 	})
 }

@@ -14,8 +14,12 @@ var frontEnds = []string{"router", "discord", "gateway", "telegram", "mcp", "pan
 
 // agentWord finds front-end code that names an agent's specifics: the
 // adapters, the hooks' wire packages, the agent keys of the config and of
-// the session record.
-var agentWord = regexp.MustCompile(`\bAgentCodex\b|\bAgentClaude\b|\bAgentName\(|\.Agent\b|"codex"|\bcodexhook\b|internal/agent\b`)
+// the session record, or a choice made on an agent's name. A front end
+// may carry the name as opaque text (mcp's agent argument into
+// session.Target, session.Status.AgentName out to the client) but never
+// compare it.
+var agentWord = regexp.MustCompile(`\bAgentCodex\b|\bAgentClaude\b|\bAgentName\(|\.Agent\b|"codex"|\bcodexhook\b|internal/agent\b|` +
+	`\b(AgentName|DefaultAgent)\s*[!=]=|[!=]=\s*[\w.]*\b(AgentName|DefaultAgent)\b|case\s+[\w.]*\bDefaultAgent\b`)
 
 // TestFrontEndsKnowNoAgent: no front end imports the agent seam or an
 // adapter, nor reads which agent a project or session has. (Claude's hook

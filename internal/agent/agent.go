@@ -63,6 +63,9 @@ type Agent interface {
 	Screen
 	// Name is the agent as the config names it ("claude", "codex").
 	Name() string
+	// Speaker is what chat notices call the agent ("Claude is waiting on
+	// a prompt"): the name people use for it in a sentence.
+	Speaker() string
 	// Program is the command a pane runs, the config key that sets it
 	// and the agent's name for people ("Codex CLI"): a missing program is
 	// named by its key.

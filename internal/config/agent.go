@@ -6,6 +6,10 @@ const (
 	AgentCodex  = "codex"
 )
 
+// DefaultAgent runs where none is named: a project without the key, a
+// session whose record names none. Claude Code's own history is its.
+const DefaultAgent = AgentClaude
+
 // Agents are the values a project's agent key takes.
 var Agents = []string{AgentClaude, AgentCodex}
 
@@ -24,7 +28,7 @@ type Codex struct {
 // AgentName is the project's agent; threads of the project run the same.
 func (p Project) AgentName() string {
 	if p.Agent == "" {
-		return AgentClaude
+		return DefaultAgent
 	}
 	return p.Agent
 }

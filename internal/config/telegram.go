@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Telegram holds settings shared by every Telegram bot.
@@ -12,6 +13,20 @@ type Telegram struct {
 	// APIBase is the Bot API root (a local Bot API server, a proxy, a test
 	// server); files are fetched from <api_base>/file/bot<token>/<path>.
 	APIBase string `toml:"api_base"`
+	// CatchUp is [discord].catch_up for Telegram servers: how old a
+	// message sent while the daemon was down may be and still be
+	// delivered on its own. Unset: [discord].catch_up's, which held
+	// Telegram servers before this key.
+	CatchUp Duration `toml:"catch_up"`
+}
+
+// CatchUp is the catch_up age of server s's messages: [telegram] for a
+// Telegram server that sets it, [discord] otherwise.
+func (c *Config) CatchUp(s Server) time.Duration {
+	if s.Telegram() && c.Telegram.CatchUp.Duration != 0 {
+		return c.Telegram.CatchUp.Duration
+	}
+	return c.Discord.CatchUp.Duration
 }
 
 // Platforms a server may be on; a server without one is a Discord one, so

@@ -160,6 +160,9 @@ func (c *Config) check(v *checker) {
 		v.errf("discord.catch_up", "%s must be between 1s and %s (how old a message sent while ccbridge was down may be and still be delivered)", d, maxCatchUp)
 	}
 	v.httpURL("telegram.api_base", c.Telegram.APIBase, DefaultTelegramAPIBase)
+	if d := c.Telegram.CatchUp.Duration; d != 0 && (d < time.Second || d > maxCatchUp) {
+		v.errf("telegram.catch_up", "%s must be between 1s and %s (how old a message sent to a Telegram bot while ccbridge was down may be and still be delivered)", d, maxCatchUp)
+	}
 	if !safeName.MatchString(c.Tmux.Socket) {
 		v.errf("tmux.socket", "%q must be a plain name (letters, digits, - and _), not a path", c.Tmux.Socket)
 	}

@@ -23,6 +23,15 @@ type replier struct {
 
 const noticeTimeout = 10 * time.Second
 
+// Limit is the most characters one message of server's front end takes
+// (0 for a server with no bot): the router cuts what it posts there to it.
+func (r *replier) Limit(server string) int {
+	if p, ok := r.posters[server]; ok {
+		return p.Limit()
+	}
+	return 0
+}
+
 func (r *replier) poster(server string) (chat.Poster, error) {
 	p, ok := r.posters[server]
 	if !ok {

@@ -25,6 +25,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/telegram"
 	"github.com/ccbridge/ccbridge/internal/tmux"
+	"github.com/ccbridge/ccbridge/internal/web"
 	"github.com/ccbridge/ccbridge/internal/worktree"
 )
 
@@ -180,11 +181,14 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan o
 		return err
 	}
 	opts := router.Options{Config: cfg, Sessions: recording, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance, Fleet: fleet,
-		Land: worktree.New(execx.Exec{}), History: history{readers, tg.posters}, Cursors: cursors} // catchup.go
+		Land: worktree.New(execx.Exec{}), History: history{readers, tg.posters}, Cursors: cursors, AgentTitle: agentTitle} // catchup.go
 	view, links := startWeb(cfg, store, registry, durable, log) // web.go
+	opts.Web = links
+	var served *web.Links // the view that runs, for reloads of its link_ttl
 	if view != nil {
 		defer view.Close()
-		opts.Web, pnl.Web = links, true
+		served, _ = links.(*web.Links)
+		pnl.Web = true
 	}
 	rt := router.New(runCtx, opts)
 	bindings, err := state.OpenBindings(registry.Dir)
@@ -194,7 +198,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan o
 	relay := &relay{store: store, registry: registry, sessions: sessions, posters: posters, readers: readers, log: log, unknownLogged: map[string]bool{},
 		guard: guard.New(bindings)}
 	att := &attention{store: store, ext: ext, cfg: cfg, posters: posters, log: log, now: time.Now, sessions: recording}
-	parts := &liveParts{store: store, ext: ext, durable: durable, cur: cfg, sessions: sessions, router: rt, panel: pnl, attention: att, web: links, log: log} // reload.go
+	parts := &liveParts{store: store, ext: ext, durable: durable, cur: cfg, sessions: sessions, router: rt, panel: pnl, attention: att, web: served, log: log} // reload.go
 	loops := []func(context.Context){relay.drainOutbox, relay.showTyping, relay.sweepRequests, relay.rememberConversations, relay.watchWorktrees,
 		func(ctx context.Context) { relay.keepPanels(ctx, pnl) }, att.loop, live.loop,
 		sessions.WatchDialogs,    // dialogs a running Claude opens that no hook reports
@@ -258,7 +262,9 @@ func connectError(server, apiBase string, waited time.Duration, err error) error
 // writeRoutes gives the hooks of hand-started sessions the project table.
 func writeRoutes(ctx context.Context, store *state.Store, cfg *config.Config) error {
 	var routes []state.Route
+	platforms := map[string]string{}
 	for _, s := range cfg.Servers {
+		platforms[s.Name] = s.Platform
 		for _, p := range s.Projects {
 			dir, err := p.ProjectPath()
 			if err != nil {
@@ -270,7 +276,7 @@ func writeRoutes(ctx context.Context, store *state.Store, cfg *config.Config) er
 			routes = append(routes, state.Route{Path: dir, Server: s.Name, Project: p.Name, ChannelID: p.ChannelID, Progress: p.Progress})
 		}
 	}
-	_, err := store.Routes.Update(ctx, state.RoutesKey, func(r *state.Routes) error { r.Routes = routes; return nil })
+	_, err := store.Routes.Update(ctx, state.RoutesKey, func(r *state.Routes) error { r.Routes, r.Platforms = routes, platforms; return nil })
 	return err
 }
 

@@ -15,25 +15,27 @@ import (
 	"github.com/ccbridge/ccbridge/internal/redact"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/web"
+	"github.com/ccbridge/ccbridge/internal/weblink"
 	"github.com/ccbridge/ccbridge/internal/worktree"
 )
 
-// startWeb serves the read-only web view when [web] is on. A view that
-// cannot start (its address in use, a bad certificate) is logged and
-// left out: it never stops the bridge. The links are nil then.
-func startWeb(cfg *config.Config, store *state.Store, registry *state.Registry, durable string, log *slog.Logger) (*web.Server, *web.Links) {
+// startWeb serves the read-only web view when [web] is on; the links are
+// nil when it is off. A view that cannot start (its address in use, a bad
+// certificate) is logged and left out: it never stops the bridge. Its
+// links are then weblink.Down, so that /web says why.
+func startWeb(cfg *config.Config, store *state.Store, registry *state.Registry, durable string, log *slog.Logger) (*web.Server, weblink.Links) {
 	if !cfg.Web.Enabled() {
 		return nil, nil
 	}
 	h, err := webHandler(cfg, store, registry, durable, log)
 	if err != nil {
 		log.Error("the web view cannot start; the bridge runs on without it", "err", err)
-		return nil, nil
+		return nil, weblink.Down{Err: err}
 	}
 	srv := web.NewServer(h)
 	if err := srv.Start(); err != nil {
 		log.Error("the web view cannot start; the bridge runs on without it", "listen", cfg.Web.Listen, "err", err)
-		return nil, nil
+		return nil, weblink.Down{Err: err}
 	}
 	if !cfg.Web.Loopback() && !cfg.Web.TLS() {
 		log.Warn("the web view is served without TLS on an address other machines can reach: a link crosses the network in the clear", "listen", cfg.Web.Listen)

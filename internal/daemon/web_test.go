@@ -18,6 +18,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/web"
+	"github.com/ccbridge/ccbridge/internal/weblink"
 )
 
 // The web view's session carries what the reply footer shows (the
@@ -149,8 +150,12 @@ func TestWebAddressInUseLeavesTheViewOut(t *testing.T) {
 	}
 	var logs bytes.Buffer
 	view, links := startWeb(cfg, store, registry, durable, slog.New(slog.NewTextHandler(&logs, nil)))
-	if view != nil || links != nil {
+	if view != nil {
 		t.Fatal("a web view was started on an address in use")
+	}
+	// /web says the view could not start, and why, not that it is off.
+	if down, ok := links.(weblink.Down); !ok || !strings.Contains(down.Err.Error(), "address already in use") {
+		t.Errorf("links = %#v, want weblink.Down with the reason", links)
 	}
 	if !strings.Contains(logs.String(), "the web view cannot start; the bridge runs on without it") || !strings.Contains(logs.String(), "address already in use") {
 		t.Errorf("the log does not say why:\n%s", logs.String())

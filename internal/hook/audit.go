@@ -10,7 +10,7 @@ import (
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
-// auditRequest logs how a card's request ended: decided from Discord (by
+// auditRequest logs how a card's request ended: decided in its chat (by
 // the person the card names), answered or dismissed in the terminal, or
 // expired.
 func (h *handler) auditRequest(r state.Request) {
@@ -38,7 +38,7 @@ func (h *handler) auditRequest(r state.Request) {
 	case state.RequestDecided:
 		var d struct{ Behavior string }
 		_ = json.Unmarshal(r.Decision, &d)
-		e.Answer, e.From, e.Detail = d.Behavior, audit.FromDiscord, r.Outcome
+		e.Answer, e.From, e.Detail = d.Behavior, h.platform(e.Server), r.Outcome
 		e.Who = mentioned(r.Outcome)
 		if r.Via != "" { // decided by another front end (MCP), not a card click
 			e.From, e.Who = r.Via, r.Via+" client"
@@ -58,6 +58,18 @@ func (h *handler) auditRequest(r state.Request) {
 	if err := h.appendAudit(ctx, e); err != nil {
 		h.log.Error("audit", "err", err)
 	}
+}
+
+// platform names the chat front end of server as the daemon recorded it
+// with the route table; Discord when it did not (a record from before
+// platforms, or none).
+func (h *handler) platform(server string) string {
+	if routes, err := h.store.Routes.Get(state.RoutesKey); err == nil {
+		if p := routes.Platforms[server]; audit.Chat(p) {
+			return p
+		}
+	}
+	return audit.FromDiscord
 }
 
 // asked is a short description of a tool call.

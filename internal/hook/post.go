@@ -70,6 +70,9 @@ func (h *handler) holdPlace(ctx context.Context, sess state.Session) place {
 		h.log.Warn("reply order unavailable", "err", err)
 		return none
 	}
+	if h.order == "" && h.posting {
+		h.order = places.Mine(sess.Channel()) // the hook took it, then died before handing it over
+	}
 	if taken := h.order; taken != "" {
 		h.order = ""
 		if release, ok := places.Adopt(ctx, h.store, taken, sess.Channel()); ok {

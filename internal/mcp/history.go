@@ -2,9 +2,13 @@ package mcp
 
 import (
 	"context"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/history"
 )
 
@@ -36,17 +40,57 @@ func (s *Server) list(ctx context.Context, _ *sdk.CallToolRequest, in ListInput)
 	}
 	out := ListOutput{Sessions: []ListEntry{}}
 	for _, c := range convs {
-		e := ListEntry{SessionID: c.ID, WorkingDirectory: c.Cwd, FirstPrompt: shorten(c.FirstPrompt, promptShown), Time: c.Modified.UTC()}
+		e := ListEntry{SessionID: c.ID, WorkingDirectory: c.Cwd, FirstPrompt: shorten(c.FirstPrompt, promptShown), Time: c.Modified.UTC(),
+			AgentName: config.DefaultAgent}
 		if key, _, found := s.find(ctx, c.ID); found {
 			st := s.state(ctx, key, c.ID)
-			e.IsActive = st.IsActive
+			e.IsActive, e.AgentName = st.IsActive, st.AgentName
 			if e.IsActive {
 				e.Status = st.Status
 			}
 		}
 		out.Sessions = append(out.Sessions, e)
 	}
+	out.Sessions = append(out.Sessions, s.unlisted(ctx, in.WorkingDirectory)...)
+	slices.SortStableFunc(out.Sessions, func(a, b ListEntry) int { return b.Time.Compare(a.Time) })
+	if len(out.Sessions) > limit {
+		out.Sessions = out.Sessions[:limit]
+	}
 	return nil, out, nil
+}
+
+// unlisted are the sessions started here that Claude Code's history does
+// not hold (another agent keeps its transcripts elsewhere), in tree or
+// below it.
+func (s *Server) unlisted(ctx context.Context, tree string) []ListEntry {
+	all, _ := s.opt.Store.Sessions.List()
+	var out []ListEntry
+	for key, rec := range all {
+		sid := rec.ClaudeSessionID
+		if !strings.HasPrefix(key, KeyPrefix) || sid == "" || !within(rec.Cwd, tree) {
+			continue
+		}
+		if _, found := s.history(sid); found {
+			continue
+		}
+		st := s.state(ctx, key, sid)
+		e := ListEntry{SessionID: sid, WorkingDirectory: rec.Cwd, Time: rec.LastEventAt.UTC(), IsActive: st.IsActive, AgentName: st.AgentName}
+		if e.IsActive {
+			e.Status = st.Status
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// within reports whether dir is tree or below it ("" holds all), as
+// history.List filters.
+func within(dir, tree string) bool {
+	if tree == "" {
+		return true
+	}
+	tree = filepath.Clean(tree)
+	return dir == tree || strings.HasPrefix(dir, strings.TrimSuffix(tree, "/")+"/")
 }
 
 // shorten cuts text to n runes, marking the cut.

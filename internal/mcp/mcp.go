@@ -117,7 +117,7 @@ func New(opt Options) *Server {
 		Instructions: "Drive interactive Claude Code sessions running in ccbridge's tmux server: start them, send messages, " +
 			"read their status and output, and answer their permission prompts, questions and plans.",
 	})
-	s.srv.AddReceivingMiddleware(plainModes)
+	s.srv.AddReceivingMiddleware(plainChoices)
 	s.addTools()
 	return s
 }

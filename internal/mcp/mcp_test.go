@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
@@ -28,23 +29,50 @@ type fakeSessions struct {
 	queued    int  // Screen shows Claude Code's own queue this many times
 	queueOpen bool // Screen shows Claude Code's own queue until cleared
 	delivered []string
-	stopped   map[string]bool // sessions whose pane is gone
-	noReceipt bool            // WaitReceipt finds none
+	stopped   map[string]bool  // sessions whose pane is gone
+	noReceipt bool             // WaitReceipt finds none
+	targets   []session.Target // as Ensure was given them
+	ensureErr error            // Ensure's answer, when set
+	// sidOnPrompt: the session id is reported with the first prompt, as
+	// Codex fires SessionStart, not when the pane is up.
+	sidOnPrompt bool
 }
 
 func (f *fakeSessions) Ensure(ctx context.Context, t session.Target) (string, bool, error) {
+	if f.ensureErr != nil {
+		return "", false, f.ensureErr
+	}
 	_, err := f.store.Sessions.Update(ctx, t.Key, func(s *state.Session) error {
 		s.Cwd, s.ClaudeSessionID, s.PaneID = t.Dir, "sid-"+t.Key[len(KeyPrefix):], "%1"
+		f.mu.Lock()
+		f.targets = append(f.targets, t)
+		if f.sidOnPrompt {
+			s.ClaudeSessionID = ""
+		}
+		f.mu.Unlock()
+		// As the core records it: Claude's is the default, named by none.
+		s.Agent = t.Agent
+		if t.Agent == config.AgentClaude {
+			s.Agent = ""
+		}
 		return nil
 	})
 	return "%1", true, err
 }
-func (f *fakeSessions) Deliver(_ context.Context, _, text string) (time.Time, error) {
+func (f *fakeSessions) Deliver(ctx context.Context, key, text string) (time.Time, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.dialogs > 0 {
 		f.dialogs--
 		return time.Time{}, session.ErrDialogOpen
+	}
+	if f.sidOnPrompt {
+		if _, err := f.store.Sessions.Update(ctx, key, func(s *state.Session) error {
+			s.ClaudeSessionID = "sid-" + key[len(KeyPrefix):]
+			return nil
+		}); err != nil {
+			return time.Time{}, err
+		}
 	}
 	f.delivered = append(f.delivered, text)
 	return time.Now(), nil
@@ -80,10 +108,14 @@ func (f *fakeSessions) SetMode(context.Context, string, string) error { return n
 func (f *fakeSessions) Status(_ context.Context, key string) (session.Status, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.stopped[key] {
-		return session.Status{State: "stopped"}, nil
+	var name string
+	if rec, err := f.store.Sessions.Get(key); err == nil {
+		name = cmp.Or(rec.Agent, config.AgentClaude)
 	}
-	return session.Status{State: "idle"}, nil
+	if f.stopped[key] {
+		return session.Status{State: "stopped", AgentName: name}, nil
+	}
+	return session.Status{State: "idle", AgentName: name}, nil
 }
 
 type harness struct {

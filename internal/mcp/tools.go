@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,12 +30,15 @@ type StartInput struct {
 	DisallowedTools    []string `json:"disallowedTools,omitempty" jsonschema:"tools Claude may not use (--disallowedTools)"`
 	AppendSystemPrompt string   `json:"appendSystemPrompt,omitempty" jsonschema:"text appended to Claude's system prompt"`
 	Worktree           string   `json:"worktree,omitempty" jsonschema:"name of a git worktree (and branch) to create and run in"`
+	// AgentName goes to the core as given: which agent runs is its.
+	AgentName string `json:"agent,omitempty" jsonschema:"the coding agent to run (default claude); another runs with its own config: permissionMode does not apply to it, and allowedTools, disallowedTools and appendSystemPrompt are refused"`
 }
 
 // StartOutput is claude_start's output.
 type StartOutput struct {
 	SessionID string `json:"sessionId" jsonschema:"Claude's own session id"`
 	Status    string `json:"status"`
+	AgentName string `json:"agent" jsonschema:"the coding agent the session runs"`
 }
 
 // SayInput is claude_say's input.
@@ -69,6 +73,7 @@ type ToolUse struct {
 // StatusOutput is claude_status's output.
 type StatusOutput struct {
 	SessionID       string          `json:"sessionId"`
+	AgentName       string          `json:"agent" jsonschema:"the coding agent the session runs"`
 	Status          string          `json:"status" jsonschema:"active, awaiting_input, idle, error or interrupted"`
 	Result          string          `json:"result,omitempty" jsonschema:"Claude's reply to the last message, once the turn ended"`
 	RecentOutput    []string        `json:"recentOutput"`
@@ -120,6 +125,7 @@ type ListEntry struct {
 	Time             time.Time `json:"time"`
 	IsActive         bool      `json:"isActive"`
 	Status           string    `json:"status,omitempty"`
+	AgentName        string    `json:"agent" jsonschema:"the coding agent the session runs"`
 }
 
 // ListOutput is claude_list's output.
@@ -131,9 +137,9 @@ func (s *Server) addTools() {
 	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true}
 	destructive := true
 	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_start", Description: "Start a new interactive Claude Code session in its own tmux window, with ccbridge's hooks, and give it a first message. Returns Claude's session id.",
-		InputSchema: withModes(schemaFor[StartInput]())}, s.start)
+		InputSchema: withChoices(schemaFor[StartInput]())}, s.start)
 	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_say", Description: "Send a message to a Claude Code session, as typed in its terminal. A session whose terminal is gone is resumed first.",
-		InputSchema: withModes(schemaFor[SayInput]())}, s.say)
+		InputSchema: withChoices(schemaFor[SayInput]())}, s.say)
 	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_status", Description: "A session's state (active, awaiting_input, idle, error, interrupted), its recent output, tool calls, the reply to the last message, and the prompt it waits on, if any.",
 		Annotations: readOnly}, s.status)
 	sdk.AddTool(s.srv, &sdk.Tool{Name: "claude_respond", Description: "Answer the prompt a session waits on (see pendingQuestion in claude_status). The first answer wins, from here, the terminal or Discord."}, s.respond)
@@ -155,7 +161,7 @@ func (s *Server) start(ctx context.Context, _ *sdk.CallToolRequest, in StartInpu
 		return nil, StartOutput{}, err
 	}
 	key := newKey()
-	t := s.target(key, dir)
+	t := s.target(key, dir, in.AgentName)
 	t.Model, t.PermissionMode = in.Model, config.NormalizePermissionMode(in.PermissionMode)
 	if len(in.AllowedTools) > 0 {
 		t.Args = append(t.Args, "--allowedTools", strings.Join(in.AllowedTools, ","))
@@ -171,24 +177,32 @@ func (s *Server) start(ctx context.Context, _ *sdk.CallToolRequest, in StartInpu
 	}
 	s.markStarted(key)
 	if err := s.ensure(ctx, t); err != nil { // dialog.go
-		return nil, StartOutput{}, toolError("could not start Claude in %s: %v", dir, err)
+		return nil, StartOutput{}, toolError("could not start the session in %s: %v", dir, err)
+	}
+	// The prompt goes in first: some agents (Codex) report their session
+	// id only with the first prompt.
+	if _, err := s.deliver(ctx, key, in.Prompt); err != nil {
+		started := "the session started"
+		if rec, _ := s.opt.Store.Sessions.Get(key); rec.ClaudeSessionID != "" {
+			started += " (session " + rec.ClaudeSessionID + ")"
+		}
+		return nil, StartOutput{}, toolError("%s but the prompt was not delivered: %v", started, err)
 	}
 	sid, err := s.waitSessionID(ctx, key)
 	if err != nil {
 		return nil, StartOutput{}, err
 	}
-	if _, err := s.deliver(ctx, key, in.Prompt); err != nil {
-		return nil, StartOutput{SessionID: sid}, toolError("Claude started (session %s) but the prompt was not delivered: %v", sid, err)
-	}
-	return nil, StartOutput{SessionID: sid, Status: s.state(ctx, key, sid).Status}, nil
+	st := s.state(ctx, key, sid)
+	return nil, StartOutput{SessionID: sid, Status: st.Status, AgentName: st.AgentName}, nil
 }
 
 // target is a session of this front end: Claude's own configuration
 // applies but for what the caller gives; no Discord system prompt, no
-// progress messages.
-func (s *Server) target(key, dir string) session.Target {
+// progress messages. agentName goes to the core as given ("": its
+// default).
+func (s *Server) target(key, dir, agentName string) session.Target {
 	return session.Target{Key: key, Window: "mcp-" + strings.TrimPrefix(key, KeyPrefix)[:8], Dir: dir,
-		TmuxSession: TmuxSession, Progress: "off", Plain: true}
+		TmuxSession: TmuxSession, Progress: "off", Plain: true, Agent: agentName}
 }
 
 func workDir(d string) (string, error) {
@@ -372,10 +386,13 @@ func (s *Server) say(ctx context.Context, _ *sdk.CallToolRequest, in SayInput) (
 // session (--resume) in a new window when its pane is gone.
 func (s *Server) live(ctx context.Context, sid string) (key string, resumed bool, err error) {
 	key, rec, ok := s.find(ctx, sid)
+	var agentName string // the core's default for a conversation it has no record of
 	if ok {
-		if st, err := s.opt.Sessions.Status(ctx, key); err == nil && st.State != "stopped" {
+		st, err := s.opt.Sessions.Status(ctx, key)
+		if err == nil && st.State != "stopped" {
 			return key, false, nil
 		}
+		agentName = st.AgentName
 	}
 	if why := s.heldElsewhere(sid); why != "" {
 		return "", false, toolError("session %s %s: continuing it here too would run two Claudes on one conversation. Send the message there, or start a new session with claude_start", sid, why)
@@ -396,7 +413,7 @@ func (s *Server) live(ctx context.Context, sid string) (key string, resumed bool
 	if dir == "" {
 		return "", false, toolError("session %s has no known working directory", sid)
 	}
-	t := s.target(key, dir)
+	t := s.target(key, dir, agentName)
 	t.Resume = sid
 	s.markStarted(key)
 	if err := s.ensure(ctx, t); err != nil { // dialog.go
@@ -458,12 +475,14 @@ func (s *Server) stateLines(ctx context.Context, key, sid string, lines int, con
 	if lines <= 0 {
 		lines = 20
 	}
-	out := StatusOutput{SessionID: sid, Status: "idle", RecentOutput: []string{}, ToolUseEvents: []ToolUse{}}
+	// A session ccbridge has no record of is one of Claude Code's history.
+	out := StatusOutput{SessionID: sid, Status: "idle", RecentOutput: []string{}, ToolUseEvents: []ToolUse{}, AgentName: config.DefaultAgent}
 	var rec state.Session
 	if key != "" {
 		rec, _ = s.opt.Store.Sessions.Get(key)
-		if st, err := s.opt.Sessions.Status(ctx, key); err == nil && st.State != "stopped" {
-			out.IsActive = true
+		if st, err := s.opt.Sessions.Status(ctx, key); err == nil {
+			out.IsActive = st.State != "stopped"
+			out.AgentName = cmp.Or(st.AgentName, out.AgentName)
 		}
 	}
 	out.WorkingDir = rec.Cwd

@@ -77,17 +77,26 @@ const catchUpRead = 2 * time.Minute
 
 func (r *Router) catchingUp() bool { return r.opt.History != nil && r.opt.Cursors != nil }
 
-func (r *Router) catchUpAge() time.Duration { return r.conf().Discord.CatchUp.Duration }
+// catchUpAge is the catch_up of server's platform.
+func (r *Router) catchUpAge(server string) time.Duration {
+	cfg := r.conf()
+	for _, s := range cfg.Servers {
+		if s.Name == server {
+			return cfg.CatchUp(s)
+		}
+	}
+	return cfg.Discord.CatchUp.Duration
+}
 
 // laterNotice is tellStopped's text with catch-up.
-func (r *Router) laterNotice(text string) string {
+func (r *Router) laterNotice(server, text string) string {
 	switch text {
 	case notConfirmed:
 		return fmt.Sprintf(laterChecked, "this message")
 	case notHeard:
-		return fmt.Sprintf(laterHeard, r.catchUpAge())
+		return fmt.Sprintf(laterHeard, r.catchUpAge(server))
 	}
-	return fmt.Sprintf(laterReached, "this message", r.catchUpAge())
+	return fmt.Sprintf(laterReached, "this message", r.catchUpAge(server))
 }
 
 // handle runs one item and reports whether its message was handled (an
@@ -257,7 +266,7 @@ func (r *Router) CatchUp(server, channelID, parentID string) {
 		log.Error("catch-up: could not read back the messages sent while ccbridge was away", "err", err)
 		return
 	}
-	now, limit := r.now(), r.catchUpAge()
+	now, limit := r.now(), r.catchUpAge(server)
 	skipTo, blocked, queued, offered := "", false, 0, 0
 	for _, m := range append(held, msgs...) {
 		ev := m.Event

@@ -187,7 +187,7 @@ func screenReply(instance, key, note, screen string, drawn time.Time) chat.Reply
 // HandleCommand runs a slash command. Interactions must be answered within
 // three seconds, so the work happens after a deferral.
 func (r *Router) HandleCommand(ev chat.CommandEvent, resp chat.Responder) {
-	resp = fitting{r.binding(ev.Server, ev.ChannelID, resp)} // limits.go; components.go
+	resp = r.fit(ev.Server, r.binding(ev.Server, ev.ChannelID, resp)) // limits.go; components.go
 	log := r.opt.Log.With("command", ev.Name, "user", ev.User.ID, "channel", ev.ChannelID)
 	tg, ok := r.resolve(ev.Server, ev.ChannelID, ev.ParentID)
 	if !ok && (ev.Name == openName || ev.Name == weblink.Name) {

@@ -207,7 +207,7 @@ func init() {
 
 // HandleComponent handles a click on one of this instance's controls.
 func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
-	resp = fitting{r.binding(ev.Server, ev.ChannelID, resp)} // limits.go
+	resp = r.fit(ev.Server, r.binding(ev.Server, ev.ChannelID, resp)) // limits.go
 	id, ok := r.ours(ev.CustomID, ev.Server, ev.User, resp)
 	if !ok {
 		return
@@ -226,7 +226,7 @@ func (r *Router) HandleComponent(ev chat.ComponentEvent, resp chat.Responder) {
 // HandleModal handles a submitted form of one of this instance's controls:
 // a bound form counts only from the message it was opened from.
 func (r *Router) HandleModal(ev chat.ModalEvent, resp chat.Responder) {
-	resp = fitting{r.binding(ev.Server, ev.ChannelID, resp)} // limits.go
+	resp = r.fit(ev.Server, r.binding(ev.Server, ev.ChannelID, resp)) // limits.go
 	id, ok := r.ours(ev.CustomID, ev.Server, ev.User, resp)
 	if !ok {
 		return

@@ -73,12 +73,12 @@ func renderedControls(t *testing.T, r *Router, l *log) []rendered {
 
 	rows("/screen", screenReply("inst1", key, "", "❯ hi", now).Rows)
 	two := session.Dialog{Text: "Trust?", Choices: []string{"Yes", "No"}, Hash: "fedcba9876543210"}
-	rows("dialog", dialogMessage("inst1", key, two, now).Rows)
+	rows("dialog", dialogMessage("inst1", key, "Claude", two, now).Rows)
 	many := session.Dialog{Text: "Theme?", Hash: "fedcba9876543210"}
 	for i := range 7 {
 		many.Choices = append(many.Choices, fmt.Sprint(i))
 	}
-	rows("dialog", dialogMessage("inst1", key, many, now).Rows)
+	rows("dialog", dialogMessage("inst1", key, "Claude", many, now).Rows)
 
 	// Landing: /diff's Merge this, /commit in a checkout, /discard, and
 	// the removal offered after a merge; the commit forms.

@@ -38,24 +38,28 @@ func (r *Router) onDialog(tg target) func(session.Dialog) {
 		channel = tg.threadID
 	}
 	server := tg.rt.server.Name
+	agent := r.agentTitle(server, tg.rt.project.Name)
 	return func(d session.Dialog) {
-		m := dialogMessage(r.opt.Instance, tg.key, d, r.now())
+		m := dialogMessage(r.opt.Instance, tg.key, agent, d, r.now())
 		if _, err := r.opt.Replier.Post(r.ctx, server, channel, m); err != nil {
 			r.opt.Log.Error("could not post a dialog of Claude's", "session", tg.key, "err", err)
 		}
 	}
 }
 
-// dialogHead introduces a posted dialog.
-const dialogHead = "❓ Claude is asking this in its terminal (no card comes for it). Only you can answer it; your message goes in once it is answered."
+// dialogHead introduces a dialog of agent (its name for people).
+func dialogHead(agent string) string {
+	return "❓ " + agent + " is asking this in its terminal (no card comes for it). Only you can answer it; your message goes in once it is answered."
+}
 
 // dialogMessage draws a dialog as cards draw what they quote: masked
 // (screen text: a secret Claude wrapped over lines too) before it is cut,
 // with its head and tail. Room is left for the note an answer appends
 // (see dialogAnswer).
-func dialogMessage(instance, key string, d session.Dialog, drawn time.Time) chat.Message {
-	room := chat.Limit - len([]rune(dialogHead)) - 1 - 200
-	m := chat.Message{Content: dialogHead + "\n" + approval.CodeBlock(redact.Screen(d.Text), room)}
+func dialogMessage(instance, key, agent string, d session.Dialog, drawn time.Time) chat.Message {
+	head := dialogHead(agent)
+	room := chat.Limit - len([]rune(head)) - 1 - 200
+	m := chat.Message{Content: head + "\n" + approval.CodeBlock(redact.Screen(d.Text), room)}
 	at := strconv.FormatInt(drawn.Unix(), 36)
 	id := func(choice string) string {
 		s, err := chat.ID{Instance: instance, Kind: dialogKind, Args: []string{key, d.Hash, at, choice}}.Encode()

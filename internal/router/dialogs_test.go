@@ -44,7 +44,7 @@ func TestDialogAtStartIsPostedAndAnsweredByItsOwnerOnly(t *testing.T) {
 	if !strings.Contains(posted, "Quick safety check") || !strings.Contains(posted, "Only you can answer it") {
 		t.Fatalf("posted %q", posted)
 	}
-	m := dialogMessage("inst1", tg.key, trustDialog, now)
+	m := dialogMessage("inst1", tg.key, "Claude", trustDialog, now)
 	if len(m.Rows) != 1 || len(m.Rows[0].Buttons) != 2 || m.Rows[0].Buttons[1].Label != "Yes, I trust this folder" {
 		t.Fatalf("rows = %+v", m.Rows)
 	}
@@ -101,7 +101,7 @@ func TestDialogWithManyChoicesIsASelect(t *testing.T) {
 	for i := range 7 {
 		d.Choices = append(d.Choices, fmt.Sprintf("Theme %d", i+1))
 	}
-	m := dialogMessage("inst1", "home-api", d, now)
+	m := dialogMessage("inst1", "home-api", "Claude", d, now)
 	l.check(m)
 	if len(m.Rows) != 1 || m.Rows[0].Select == nil || len(m.Rows[0].Select.Options) != 7 {
 		t.Fatalf("rows = %+v", m.Rows)
@@ -121,7 +121,7 @@ func TestPostedDialogIsMaskedThenCutKeepingHeadAndTail(t *testing.T) {
 		t.Fatalf("the text is %d characters", n)
 	}
 	d := session.Dialog{Hash: "0123456789abcdef", Text: text, Choices: []string{"Continue", "Exit"}}
-	m := dialogMessage("inst1", "home-api", d, time.Unix(1_800_000_000, 0))
+	m := dialogMessage("inst1", "home-api", "Claude", d, time.Unix(1_800_000_000, 0))
 	if strings.Contains(m.Content, "H3adPassw0rd") || strings.Contains(m.Content, "Tr0ub") {
 		t.Fatalf("the secret is shown:\n%s", m.Content)
 	}

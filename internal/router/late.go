@@ -40,7 +40,7 @@ func (r *Router) offer(tg target, it item) {
 		log.Error("could not record a Deliver anyway offer", "err", err)
 	}
 	r.react(ev, "⚠️")
-	text := intake.OfferText(intake.Of(ev), it.why, now.Sub(it.at), r.catchUpAge())
+	text := intake.OfferText(intake.Of(ev), it.why, now.Sub(it.at), r.catchUpAge(it.ev.Server))
 	if err := r.postOffer(r.ctx, ev, text); err != nil {
 		log.Error("could not offer Deliver anyway", "err", err)
 	}

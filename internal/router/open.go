@@ -192,7 +192,7 @@ func (r *Router) startOpened(th target, dir string) {
 	server := th.rt.server.Name
 	if err != nil {
 		r.opt.Log.Error("could not start an opened folder's session", "session", th.key, "err", err)
-		r.send(server, th.threadID, startFailure(t, err))
+		r.send(server, th.threadID, startFailure(r.agentTitle(t.Server, t.Project), t, err))
 		return
 	}
 	r.send(server, th.threadID, fmt.Sprintf("🟢 Claude is running in `%s`. Write here to talk to it.", chat.Clip(dir, 300)))

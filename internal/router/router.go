@@ -105,6 +105,24 @@ type Options struct {
 	// Web makes links to the web view (internal/weblink); nil: the view
 	// is off.
 	Web weblink.Links
+	// AgentTitle names a project's agent in notices ("Claude", "Codex"):
+	// the core knows the agents, the router only this name. Nil: every
+	// project's is Claude.
+	AgentTitle func(config.Project) string
+}
+
+// agentTitle names the agent of server's project for people.
+func (r *Router) agentTitle(server, project string) string {
+	if r.opt.AgentTitle != nil {
+		if s, ok := r.server(server); ok {
+			for _, p := range s.Projects {
+				if p.Name == project {
+					return r.opt.AgentTitle(p)
+				}
+			}
+		}
+	}
+	return "Claude"
 }
 
 // Fleet knows the other machines that share this daemon's bots.
@@ -430,20 +448,21 @@ func (r *Router) deliver(tg target, it item) bool {
 		if r.stoppedDuring(it, false) {
 			return false
 		}
-		log.Error("could not start Claude", "err", err)
+		log.Error("could not start the agent", "err", err)
 		r.react(ev, "⚠️")
-		r.send(ev.Server, ev.ChannelID, startFailure(target, err))
+		r.send(ev.Server, ev.ChannelID, startFailure(r.agentTitle(target.Server, target.Project), target, err))
 		return true
 	} else if started {
 		log.Info("session started for a message")
 	}
 	r.recordTyped(key, it, prompt) // catchup.go
 	ty := &typist{Typist: r.opt.Sessions}
+	agent := r.agentTitle(target.Server, target.Project)
 	err = session.Send(ctx, ty, key, prompt, session.SendOptions{
 		DialogWait: r.conf().Claude.PromptTimeout.Duration,
 		OnDialog: func() {
 			r.react(ev, "⏳")
-			r.send(ev.Server, ev.ChannelID, "⏳ Claude is waiting on a prompt in the terminal. Your message will be delivered when it closes (answer it there, or with /screen).")
+			r.send(ev.Server, ev.ChannelID, "⏳ "+agent+" is waiting on a prompt in the terminal. Your message will be delivered when it closes (answer it there, or with /screen).")
 		},
 	})
 	switch {
@@ -453,17 +472,18 @@ func (r *Router) deliver(tg target, it item) bool {
 		return false
 	case errors.Is(err, session.ErrNoReceipt):
 		r.react(ev, "⚠️")
-		r.send(ev.Server, ev.ChannelID, "⚠️ Claude did not confirm this message. It may still be sitting in the input box: check with /screen.")
+		r.send(ev.Server, ev.ChannelID, "⚠️ "+agent+" did not confirm this message. It may still be sitting in the input box: check with /screen.")
 	default:
 		log.Error("delivery failed", "err", err)
 		r.react(ev, "⚠️")
-		r.send(ev.Server, ev.ChannelID, "⚠️ Could not deliver your message to Claude: "+chat.ErrText(err))
+		r.send(ev.Server, ev.ChannelID, "⚠️ Could not deliver your message to "+agent+": "+chat.ErrText(err))
 	}
 	return true
 }
 
-func startFailure(t session.Target, err error) string {
-	msg := fmt.Sprintf("⚠️ Could not start Claude in `%s`: %s", chat.Clip(t.Dir, 300), chat.ErrText(err))
+// startFailure says why agent (its name for people) could not start in t.
+func startFailure(agent string, t session.Target, err error) string {
+	msg := fmt.Sprintf("⚠️ Could not start %s in `%s`: %s", agent, chat.Clip(t.Dir, 300), chat.ErrText(err))
 	var nr *session.NotReadyError
 	if errors.As(err, &nr) && nr.Screen != "" {
 		// The last lines are the ones that say why; a full pane is

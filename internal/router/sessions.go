@@ -265,7 +265,7 @@ func (r *Router) startFrom(tg target, claudeSessionID, name string, fork bool, p
 			_, _, err = r.opt.Sessions.Ensure(r.ctx, t)
 		}
 		if err != nil {
-			r.send(tg.rt.server.Name, threadID, startFailure(t, err))
+			r.send(tg.rt.server.Name, threadID, startFailure(r.agentTitle(t.Server, t.Project), t, err))
 		}
 	}()
 	return threadID, nil
@@ -329,7 +329,7 @@ func (r *Router) resumeHere(tk Takeovers, tg target, arg string) chat.Reply {
 		_, _, err = r.opt.Sessions.Ensure(ctx, t)
 	}
 	if err != nil {
-		return chat.Reply{Content: startFailure(t, err)}
+		return chat.Reply{Content: startFailure(r.agentTitle(t.Server, t.Project), t, err)}
 	}
 	return chat.Reply{Content: fmt.Sprintf("▶️ Resumed the conversation “%s” (%d turn(s)) in this channel.", chat.Clip(conversations.OneLine(c.FirstPrompt), 200), c.Turns) + conversations.LastExchange(c)}
 }

@@ -51,7 +51,7 @@ func (r *Router) tellStopped(text string, its ...item) {
 				cancel()
 				continue
 			}
-			if err := r.opt.Replier.Send(ctx, ev.Server, ev.ChannelID, r.laterNotice(text)); err != nil {
+			if err := r.opt.Replier.Send(ctx, ev.Server, ev.ChannelID, r.laterNotice(ev.Server, text)); err != nil {
 				r.opt.Log.Error("could not post a notice", "channel", ev.ChannelID, "err", err)
 			}
 			cancel()

@@ -2,6 +2,7 @@ package router
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -235,5 +236,19 @@ func TestPanelWebButtonAnswersWithTheIndexLink(t *testing.T) {
 	r.HandleComponent(chat.ComponentEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, CustomID: id}, answers{fakeResponder{l: l}, &got})
 	if len(got) != 1 || !got[0].Ephemeral || len(got[0].Rows) != 0 || !strings.Contains(got[0].Content, "[web]") {
 		t.Errorf("with the view off it answered %+v", got)
+	}
+}
+
+// A web view that could not start is not called off: /web and the panel's
+// 🌐 say it could not start and why, privately, and link nothing.
+func TestWebSaysWhyTheViewCouldNotStart(t *testing.T) {
+	f := newOpenRouter(t, false)
+	f.r.opt.Web = weblink.Down{Err: errors.New("listen tcp 127.0.0.1:7878: bind: address already in use")}
+	for _, ch := range []string{channel, panelChannel} {
+		var got []chat.Reply
+		f.r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: ch, User: chat.User{ID: owner}, Name: weblink.Name}, answers{fakeResponder{l: f.l}, &got})
+		if len(got) != 1 || !got[0].Ephemeral || len(got[0].Rows) != 0 || !strings.Contains(got[0].Content, "could not start") || !strings.Contains(got[0].Content, "address already in use") {
+			t.Errorf("/web in %s with the view down answered %+v", ch, got)
+		}
 	}
 }

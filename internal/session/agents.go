@@ -91,3 +91,20 @@ func (m *Manager) claudeOnly(key, what string) error {
 	}
 	return nil
 }
+
+// claudeFlags refuses Claude Code's flags a front end added (Target.Args)
+// for another agent: dropping them would drop a restriction asked for
+// (--disallowedTools). The error names the flags, not their values.
+func claudeFlags(a agent.Agent, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	var flags []string
+	for _, arg := range args {
+		if strings.HasPrefix(arg, "--") {
+			flags = append(flags, arg)
+		}
+	}
+	_, _, title := a.Program()
+	return fmt.Errorf("%s takes none of Claude Code's flags (%s): %w; its own config applies", title, strings.Join(flags, ", "), ErrNotWithAgent)
+}

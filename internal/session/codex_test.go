@@ -125,8 +125,8 @@ func TestStatusOfACodexPane(t *testing.T) {
 	if _, _, err := m.Ensure(ctx, target); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := m.Status(ctx, target.Key); err != nil || st.State != "idle" {
-		t.Errorf("idle: %+v, %v", st.State, err)
+	if st, err := m.Status(ctx, target.Key); err != nil || st.State != "idle" || st.AgentName != config.AgentCodex {
+		t.Errorf("idle: %+v %q, %v", st.State, st.AgentName, err)
 	}
 	panes.screen = codexApproval
 	if st, err := m.Status(ctx, target.Key); err != nil || st.State != "waiting on a prompt" {
@@ -227,5 +227,37 @@ func TestCodexHooksGetCcbridgesOwnFiles(t *testing.T) {
 	bots := filepath.Join(m.opt.Store.Dir.Root(), "bots") + "/"
 	if !strings.Contains(argv, `\"protect\":[`) || !strings.Contains(argv, bots) {
 		t.Errorf("no protect list with %s in %q", bots, argv)
+	}
+}
+
+// A session's status names its agent as the config does: a record with
+// none (Claude's, or a pane taken over) is Claude's; one never started is
+// no agent's.
+func TestStatusNamesTheAgent(t *testing.T) {
+	m, _, _, target := newManager(t)
+	ctx := context.Background()
+	if st, err := m.Status(ctx, target.Key); err != nil || st.AgentName != "" {
+		t.Errorf("never started: %q, %v", st.AgentName, err)
+	}
+	if _, _, err := m.Ensure(ctx, target); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := m.Status(ctx, target.Key); err != nil || st.AgentName != config.AgentClaude {
+		t.Errorf("Claude's: %q, %v", st.AgentName, err)
+	}
+}
+
+// Claude Code's flags a front end adds (an MCP client's allowedTools,
+// disallowedTools, appendSystemPrompt) are refused for Codex, naming them,
+// and nothing starts: a restriction asked for is never silently dropped.
+func TestCodexRefusesClaudeFlags(t *testing.T) {
+	m, panes, target := newCodexManager(t)
+	target.Args = []string{"--disallowedTools", "Bash", "--append-system-prompt", "be brief"}
+	_, _, err := m.Ensure(context.Background(), target)
+	if !errors.Is(err, ErrNotWithAgent) || !strings.Contains(err.Error(), "--disallowedTools, --append-system-prompt") || strings.Contains(err.Error(), "be brief") {
+		t.Errorf("Ensure: %v", err)
+	}
+	if len(panes.specs) != 0 {
+		t.Errorf("a pane started: %+v", panes.specs)
 	}
 }

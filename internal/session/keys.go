@@ -140,6 +140,10 @@ func (m *Manager) waitScreen(ctx context.Context, pane string, within time.Durat
 type Status struct {
 	State   string // running, busy, waiting on a prompt, stopped
 	Session state.Session
+	// AgentName is the agent the session runs, as the config names it
+	// ("" for a session never started): what a front end may show, never
+	// a choice of behaviour, which stays the core's.
+	AgentName string
 }
 
 // Status reports a session's state.
@@ -151,7 +155,7 @@ func (m *Manager) Status(ctx context.Context, key string) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	st := Status{State: "stopped", Session: rec}
+	st := Status{State: "stopped", Session: rec, AgentName: m.agentFor(rec.Agent).Name()}
 	pane, err := m.pane(ctx, key)
 	if err != nil {
 		return st, nil

@@ -151,6 +151,9 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 		}
 		spec.PermissionMode, spec.Settings, spec.Args, spec.Fork = t.PermissionMode, m.settingsFor(t), t.Args, t.Resume != "" && m.forking(t) // policy.go
 	} else {
+		if err := claudeFlags(a, t.Args); err != nil {
+			return "", err
+		}
 		// Claude's permission modes do not apply: the agent's own config
 		// (approval policy, sandbox) does.
 		t.PermissionMode = ""

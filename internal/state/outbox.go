@@ -81,6 +81,19 @@ func (p *Places) Adopt(ctx context.Context, s *Store, order, channel string) (re
 	return p.giver(ctx, s, order), true
 }
 
+// Mine returns the order of a place held in channel for the calling
+// process (one a parent took with HoldFor but never handed over), or "".
+func (p *Places) Mine(channel string) string {
+	all, _ := p.c.List()
+	mine := ""
+	for k, pl := range all {
+		if pl.PID == os.Getpid() && pl.ChannelID == channel && (mine == "" || k < mine) {
+			mine = k
+		}
+	}
+	return mine
+}
+
 // giver is the func that gives up the place at order.
 func (p *Places) giver(ctx context.Context, s *Store, order string) func() {
 	return func() {

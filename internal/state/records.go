@@ -265,6 +265,10 @@ type Route struct {
 // Routes is the daemon's route table, stored under the key RoutesKey.
 type Routes struct {
 	Routes []Route `json:"routes"`
+	// Platforms maps each server to its front end's platform ("discord",
+	// "telegram"), for a hook that names where a card was decided. A
+	// server missing here is Discord's, as every server was before.
+	Platforms map[string]string `json:"platforms,omitempty"`
 }
 
 // RoutesKey names the single record of the Routes collection.

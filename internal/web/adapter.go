@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Links is what the front ends ask of the web view (router.Web, mcp.Web):
+// Links is what the front ends ask of the web view (weblink.Links, mcp.Web):
 // links to post, each with the moment it stops working, and revoking them
 // all. The front ends do not import this package; the daemon hands them
 // Links.

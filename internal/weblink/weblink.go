@@ -27,6 +27,20 @@ type Links interface {
 	Revoke(ctx context.Context) error
 }
 
+// Down is the Links of a web view that was turned on but could not start
+// (its address in use, a bad certificate): it makes no link, and /web says
+// why instead of calling the view off.
+type Down struct{ Err error }
+
+func (Down) SessionLink(string) (string, time.Time) { return "", time.Time{} }
+func (Down) DiffLink(string) (string, time.Time)    { return "", time.Time{} }
+func (Down) IndexLink(string) (string, time.Time)   { return "", time.Time{} }
+
+// Revoke has nothing to end: no link was given.
+func (d Down) Revoke(context.Context) error { return d.reason() }
+
+func (d Down) reason() error { return fmt.Errorf("the web view could not start: %w", d.Err) }
+
 // Name is /web's.
 const Name = "web"
 
@@ -39,8 +53,11 @@ var Command = chat.CommandSpec{Name: Name, Description: "Open this session in th
 
 // What /web and the links' places say.
 const (
-	Off = "🌐 The web view is off: `listen` in the config's `[web]` table is \"off\", or its address was taken when ccbridge started " +
-		"(the log says which). Set `listen` (by default 127.0.0.1:7878, this machine only) and restart ccbridge."
+	Off = "🌐 The web view is off: `listen` in the config's `[web]` table is \"off\". " +
+		"Set `listen` (by default 127.0.0.1:7878, this machine only) and restart ccbridge."
+	// notStarted is /web's answer when the view could not start; %s is why.
+	notStarted = "⚠️ The web view is on but could not start when ccbridge started: %s. " +
+		"Free its address or fix `[web]` in the config (`listen`, the certificate), then restart ccbridge."
 	Revoked    = "🔒 Every web link ccbridge has given is revoked: each one now gets \"forbidden\". `/web` makes a new one."
 	NotHere    = "\n🌐 The browser view is not linked here, where others can read it: `/web` gives you its link privately."
 	NoLink     = "⚠️ Could not make a link this time; run `/web` again."
@@ -57,6 +74,9 @@ type Place struct {
 
 // Reply is /web's private answer: the link of p, until it expires.
 func Reply(l Links, p Place) chat.Reply {
+	if d, ok := l.(Down); ok {
+		return chat.Reply{Content: fmt.Sprintf(notStarted, chat.ErrText(d.Err)), Ephemeral: true}
+	}
 	var what, url string
 	var expires time.Time
 	switch {
@@ -81,8 +101,12 @@ func Reply(l Links, p Place) chat.Reply {
 
 // Diff is /diff's Open in browser button for session key's diff page,
 // only where the channel is not one every member of the server can read
-// (public, or unknown: checkErr); else a note for the reply's text.
+// (public, or unknown: checkErr); else a note for the reply's text. A view
+// that could not start offers nothing.
 func Diff(l Links, key string, public bool, checkErr error) (chat.Button, string) {
+	if _, down := l.(Down); down {
+		return chat.Button{}, ""
+	}
 	if checkErr != nil || public {
 		return chat.Button{}, NotHere
 	}

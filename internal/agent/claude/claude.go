@@ -17,6 +17,9 @@ type Claude struct {
 // Name is the config's name of the agent.
 func (Claude) Name() string { return "claude" }
 
+// Speaker is "Claude", as ccbridge's notices have always said.
+func (Claude) Speaker() string { return "Claude" }
+
 // Program is [claude].command.
 func (c Claude) Program() (command, key, title string) {
 	return c.Command, "[claude].command", "Claude Code"

@@ -21,6 +21,9 @@ type Codex struct {
 // Name is the config's name of the agent.
 func (Codex) Name() string { return "codex" }
 
+// Speaker is "Codex".
+func (Codex) Speaker() string { return "Codex" }
+
 // Program is [codex].command.
 func (c Codex) Program() (command, key, title string) {
 	return c.Command, "[codex].command", "Codex CLI"

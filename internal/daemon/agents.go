@@ -1,0 +1,17 @@
+package daemon
+
+import (
+	"github.com/ccbridge/ccbridge/internal/agent/claude"
+	"github.com/ccbridge/ccbridge/internal/agent/codex"
+	"github.com/ccbridge/ccbridge/internal/config"
+)
+
+// agentTitle names a project's agent for people, as its adapter does
+// ("Claude", "Codex"): the router says it in its notices without
+// learning which agent runs.
+func agentTitle(p config.Project) string {
+	if p.AgentName() == config.AgentCodex {
+		return codex.Codex{}.Speaker()
+	}
+	return claude.Claude{}.Speaker()
+}
