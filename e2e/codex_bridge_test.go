@@ -411,3 +411,30 @@ func TestCodexAPIErrorEndsTheTurn(t *testing.T) {
 		t.Errorf("the failure posted %d times", n)
 	}
 }
+
+// A Codex session has no Claude Code deny rules: its policy hook refuses
+// a shell call that names ccbridge's own files (here the bot's record,
+// which holds its token), the model is told why, and the token never
+// reaches it.
+func TestCodexPolicyKeepsTheBotTokenFromTheModel(t *testing.T) {
+	t.Parallel()
+	b, fake := newCodexBridge(t)
+	p := b.projects[1]
+	rec := filepath.Join(b.runtime, "bots", p.bot.Name+".json")
+	if _, err := os.Stat(rec); err != nil {
+		t.Fatal(err)
+	}
+	fake.Script("SCN_CX_TOKEN", fakeresponses.Exec("", "cat "+rec))
+	b.say(p, "run SCN_CX_TOKEN")
+	fake.WaitRequest(t, long, "the refusal", func(r fakeresponses.Request) bool {
+		return strings.Contains(r.LastUserText, "SCN_CX_TOKEN") && len(r.Outputs) == 1 && strings.Contains(r.Outputs[0].Output, "one of ccbridge's own files")
+	})
+	b.waitReply(p, "Done. Last tool output:")
+	for _, r := range fake.Requests() {
+		for _, o := range r.Outputs {
+			if strings.Contains(o.Output, p.bot.Token) {
+				t.Fatalf("the model was given the token: %q", o.Output)
+			}
+		}
+	}
+}

@@ -42,6 +42,10 @@ type SessionPolicy struct {
 	Deny      []string `json:"deny,omitempty"`
 	RedactOff bool     `json:"redact_off,omitempty"`
 	AuditDir  string   `json:"audit_dir,omitempty"`
+	// Protect is ccbridge's own files (absolute; a directory ends in "/"),
+	// which the policy hook refuses every call that names. Codex sessions
+	// get it: they have no Claude Code deny rules to keep the model away.
+	Protect []string `json:"protect,omitempty"`
 }
 
 // RulesFlag carries a SessionPolicy (JSON) on a hook's command line.

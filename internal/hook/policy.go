@@ -78,7 +78,14 @@ func (h *handler) enforce(in *claudehook.Input, global bool) error {
 	rules, sc, unknown := h.rulesFor(in)
 	var v policy.Verdict
 	var reason string
+	var own string
+	if h.arg != nil && len(h.arg.Protect) > 0 {
+		own = h.guarded(in)
+	}
 	switch {
+	case own != "":
+		v = policy.Verdict{Decision: "deny", Rule: ownFilesRule}
+		reason = fmt.Sprintf("%s: this call names %s, one of ccbridge's own files (its runtime records, config, bot tokens or audit log), which this session may not read or change", policyReason, own)
 	case unknown != "":
 		v.Decision = "ask"
 		reason = fmt.Sprintf("%s: %s, so which rules hold is unknown; confirm this call", policyReason, unknown)
@@ -108,6 +115,21 @@ func (h *handler) enforce(in *claudehook.Input, global bool) error {
 		h.log.Error("audit", "err", aerr)
 	}
 	return err
+}
+
+// ownFilesRule names, in the audit log, the refusal of a call that names
+// ccbridge's own files.
+const ownFilesRule = "ccbridge's own files"
+
+// protectVars are the variables of a session's environment that hold
+// ccbridge's own paths (state.EnvRuntimeDir, config.EnvConfig: the hooks
+// never import config).
+var protectVars = []string{state.EnvRuntimeDir, "CCBRIDGE_CONFIG"}
+
+// guarded is the guarded path (or variable) the call names, "" if none.
+func (h *handler) guarded(in *claudehook.Input) string {
+	home, _ := os.UserHomeDir()
+	return policy.Guarded(policy.Call{Tool: in.ToolName, Input: in.ToolInput, Cwd: in.Cwd, Home: home}, h.arg.Protect, protectVars)
 }
 
 // ownClaude reports whether claudeSession is the Claude recorded for the

@@ -38,11 +38,21 @@ func (m *Manager) agentFor(name string) agent.Agent {
 }
 
 // agentOf is the agent of the session's pane, as its record names it (set
-// when ccbridge started it; a pane taken over is Claude's).
-func (m *Manager) agentOf(key string) agent.Agent {
-	rec, _ := m.opt.Store.Sessions.Get(key)
-	return m.agentFor(rec.Agent)
+// when ccbridge started it; a pane taken over is Claude's). A record that
+// cannot be read names no agent: guessing Claude would read a Codex pane
+// with Claude's screen and guard, under which an Enter approves Codex's
+// "1. Yes, proceed". The caller sends nothing then.
+func (m *Manager) agentOf(key string) (agent.Agent, error) {
+	rec, err := m.opt.Store.Sessions.Get(key)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrAgentUnknown, err)
+	}
+	return m.agentFor(rec.Agent), nil
 }
+
+// ErrAgentUnknown says the session's record cannot be read, so which
+// agent's screen and keys its pane has is unknown.
+var ErrAgentUnknown = errors.New("the session's agent is unknown (its record cannot be read)")
 
 // checkProgram reports whether the agent's program can be run in a new
 // pane (with its configured PATH), naming the config key that sets it.
@@ -71,7 +81,11 @@ var ErrNotWithAgent = errors.New("not possible with this agent yet")
 // claudeOnly refuses what only Claude Code's pane can do (its mode cycle,
 // its /model): in Codex the same keys toggle Plan mode or open a picker.
 func (m *Manager) claudeOnly(key, what string) error {
-	if a := m.agentOf(key); a.Name() != config.AgentClaude {
+	a, err := m.agentOf(key)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if a.Name() != config.AgentClaude {
 		_, _, title := a.Program()
 		return fmt.Errorf("%s of a running %s session: %w (set it in the config and restart the session)", what, title, ErrNotWithAgent)
 	}

@@ -3,6 +3,8 @@ package session
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -185,6 +187,46 @@ func TestCodexDialogs(t *testing.T) {
 	}
 	if _, ok := parseDialog(codexIdle, cx); ok {
 		t.Error("the composer read as a dialog")
+	}
+}
+
+// A pane whose record cannot be read is of no known agent: ccbridge
+// refuses to drive it rather than take Claude's screen and guard, which
+// would let an Enter approve Codex's "1. Yes, proceed".
+func TestAgentOfUnreadableRecordFailsClosed(t *testing.T) {
+	m, _, target := newCodexManager(t)
+	ctx := context.Background()
+	if _, _, err := m.Ensure(ctx, target); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := m.agentOf(target.Key); err != nil || a.Name() != config.AgentCodex {
+		t.Fatalf("agentOf: %v, %v", a, err)
+	}
+	rec := filepath.Join(m.opt.Store.Dir.Root(), "sessions", target.Key+".json")
+	if err := os.WriteFile(rec, []byte("not a record"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := m.agentOf(target.Key); err == nil {
+		t.Fatalf("agentOf of an unreadable record: %s, no error", a.Name())
+	}
+	if err := m.claudeOnly(target.Key, "the mode"); err == nil {
+		t.Error("claudeOnly allowed a session of unknown agent")
+	}
+}
+
+// A Codex session has no Claude Code deny rules: its hooks get
+// ccbridge's own files on their command line, which the policy hook
+// refuses every call that names (internal/hook), and a Claude session's
+// stay as they were (its deny rules hold in Claude's own process).
+func TestCodexHooksGetCcbridgesOwnFiles(t *testing.T) {
+	m, panes, target := newCodexManager(t)
+	if _, _, err := m.Ensure(context.Background(), target); err != nil {
+		t.Fatal(err)
+	}
+	argv := strings.Join(panes.specs[0].Argv, " ")
+	bots := filepath.Join(m.opt.Store.Dir.Root(), "bots") + "/"
+	if !strings.Contains(argv, `\"protect\":[`) || !strings.Contains(argv, bots) {
+		t.Errorf("no protect list with %s in %q", bots, argv)
 	}
 }
 

@@ -93,7 +93,10 @@ const pasteShow = 3 * time.Second
 // its output reaching tmux: a few milliseconds in which Claude has changed
 // state but the screen has not. Nothing outside Claude can close that.
 func (m *Manager) submit(ctx context.Context, key, pane, text string) (time.Time, error) {
-	scr := m.agentOf(key)
+	scr, err := m.agentOf(key)
+	if err != nil {
+		return time.Time{}, err
+	}
 	guard := guardOf(scr)
 	screen, err := m.opt.Panes.Capture(ctx, pane, 0)
 	if err != nil {
@@ -134,7 +137,8 @@ func (m *Manager) typedHere(key, screen string) bool {
 	m.mu.Lock()
 	text := m.typed[key]
 	m.mu.Unlock()
-	return text != "" && m.agentOf(key).InputHolds(screen, text)
+	scr, err := m.agentOf(key)
+	return err == nil && text != "" && scr.InputHolds(screen, text)
 }
 
 // waitTyped waits until the input box shows text. If it never does but the
@@ -240,7 +244,10 @@ func (m *Manager) PressEnter(ctx context.Context, key string) error {
 	m.mu.Lock()
 	text := m.typed[key]
 	m.mu.Unlock()
-	scr := m.agentOf(key)
+	scr, err := m.agentOf(key)
+	if err != nil {
+		return err
+	}
 	screen, err := m.opt.Panes.Capture(ctx, pane, 0)
 	if err != nil {
 		return err

@@ -139,7 +139,11 @@ func (m *Manager) Dialog(ctx context.Context, key string) (Dialog, bool, error) 
 	if err != nil {
 		return Dialog{}, false, err
 	}
-	d, ok := parseDialog(screen, m.agentOf(key))
+	scr, err := m.agentOf(key)
+	if err != nil {
+		return Dialog{}, false, err
+	}
+	d, ok := parseDialog(screen, scr)
 	if ok && hookDialog(d) {
 		return Dialog{}, false, nil
 	}
@@ -156,7 +160,10 @@ func (m *Manager) AnswerDialog(ctx context.Context, key, hash string, choice int
 		return err
 	}
 	defer unlock()
-	scr := m.agentOf(key)
+	scr, err := m.agentOf(key)
+	if err != nil {
+		return err
+	}
 	screen, err := m.opt.Panes.Capture(ctx, pane, 0)
 	if err != nil {
 		return err
@@ -283,7 +290,11 @@ func (m *Manager) settledDialog(ctx context.Context, key string) (Dialog, bool) 
 		if err != nil {
 			return Dialog{}, false
 		}
-		again, ok := parseDialog(screen, m.agentOf(key))
+		scr, err := m.agentOf(key)
+		if err != nil {
+			return Dialog{}, false
+		}
+		again, ok := parseDialog(screen, scr)
 		if !ok || hookDialog(again) || (look > 0 && again.Hash != d.Hash) || m.carded(key) {
 			return Dialog{}, false
 		}

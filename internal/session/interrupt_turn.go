@@ -36,7 +36,11 @@ func (m *Manager) InterruptTurn(ctx context.Context, key string) error {
 	if err := m.Interrupt(ctx, key); err != nil {
 		return err
 	}
-	if _, isCodex := m.agentOf(key).(codex.Codex); isCodex {
+	a, err := m.agentOf(key)
+	if err != nil {
+		return nil // the Escapes went in; what is left in the box stays
+	}
+	if _, isCodex := a.(codex.Codex); isCodex {
 		return nil // Codex never puts an interrupted prompt back into its composer
 	}
 	// An Escape before any output puts the prompt back into the input
@@ -68,7 +72,10 @@ func (m *Manager) InterruptTurn(ctx context.Context, key string) error {
 // waitTurnShown waits until the screen shows the recorded turn running, or
 // its end is recorded (Stop clears Busy), or turnShowMax passes.
 func (m *Manager) waitTurnShown(ctx context.Context, key, pane string) {
-	scr := m.agentOf(key)
+	scr, err := m.agentOf(key)
+	if err != nil {
+		return
+	}
 	deadline := time.Now().Add(turnShowMax)
 	for time.Now().Before(deadline) {
 		if screen, err := m.opt.Panes.Capture(ctx, pane, 0); err != nil || scr.Busy(screen) {

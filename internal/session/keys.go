@@ -33,7 +33,10 @@ func (m *Manager) Interrupt(ctx context.Context, key string) error {
 		return err
 	}
 	defer unlock()
-	scr := m.agentOf(key)
+	scr, err := m.agentOf(key)
+	if err != nil {
+		return err
+	}
 	before, _ := m.opt.Panes.Capture(ctx, pane, 0)
 	marks := strings.Count(before, scr.InterruptedMark())
 	for range interruptPresses {
@@ -158,7 +161,7 @@ func (m *Manager) Status(ctx context.Context, key string) (Status, error) {
 		return st, nil
 	}
 	st.State = "idle"
-	if screen, err := m.opt.Panes.Capture(ctx, pane, 0); err == nil && m.agentOf(key).DialogOpen(screen) {
+	if screen, err := m.opt.Panes.Capture(ctx, pane, 0); err == nil && m.agentFor(rec.Agent).DialogOpen(screen) {
 		st.State = "waiting on a prompt"
 	} else if rec.Busy {
 		st.State = "busy"

@@ -17,12 +17,21 @@ import (
 // config and token files, and the audit log's directory. Bash can still
 // read them; this keeps a casual Read or Edit away.
 func (m *Manager) settingsFor(t Target) string {
-	sp, protect := m.sessionPolicy(t)
+	sp, own := m.sessionPolicy(t)
+	var protect []string
+	for _, g := range own {
+		for _, v := range physical(g) {
+			for _, tool := range []string{"Read", "Edit"} {
+				protect = append(protect, tool+"(/"+v+")")
+			}
+		}
+	}
 	return string(m.live.Load().settings.WithPolicy(sp, protect).Inline())
 }
 
-// sessionPolicy is the session's policy as its hooks get it, and the deny
-// rules that keep the model away from ccbridge's own files.
+// sessionPolicy is the session's policy as its hooks get it, and
+// ccbridge's own files, which the model is kept away from (absolute; a
+// directory ends in "/").
 func (m *Manager) sessionPolicy(t Target) (claudehook.SessionPolicy, []string) {
 	cfg := m.config()
 	dir := t.Dir
@@ -31,25 +40,17 @@ func (m *Manager) sessionPolicy(t Target) (claudehook.SessionPolicy, []string) {
 	}
 	p := cfg.SessionPolicy(t.Server, t.Project, t.ThreadID, dir)
 	sp := claudehook.SessionPolicy{Ask: p.Ask, Deny: p.Deny, RedactOff: !cfg.RedactOn()}
-	var guarded []string
+	var own []string
 	for _, g := range m.opt.Store.Dir.Guarded() {
-		guarded = append(guarded, g+"/")
+		own = append(own, g+"/")
 	}
 	if d, err := state.DurableDir(); err == nil {
 		sp.AuditDir = d
 		if cfg.OwnDir(d) {
-			guarded = append(guarded, d+"/")
+			own = append(own, d+"/")
 		}
 	}
-	var protect []string
-	for _, g := range append(guarded, cfg.SecretPaths()...) {
-		for _, v := range physical(g) {
-			for _, tool := range []string{"Read", "Edit"} {
-				protect = append(protect, tool+"(/"+v+")")
-			}
-		}
-	}
-	return sp, protect
+	return sp, append(own, cfg.SecretPaths()...)
 }
 
 // physical returns an absolute path as a rule names it (a directory,

@@ -157,7 +157,10 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 		// Claude's permission modes do not apply: the agent's own config
 		// (approval policy, sandbox) does.
 		t.PermissionMode = ""
-		sp, _ := m.sessionPolicy(t)
+		// Nor are Claude Code's deny rules on ccbridge's own files: the
+		// policy hook refuses the calls that name them (SessionPolicy.Protect).
+		sp, own := m.sessionPolicy(t)
+		sp.Protect = own
 		spec.Rules = sp.Arg()
 	}
 	outputs, err := m.opt.Store.Dir.Outputs(t.Key)
@@ -239,7 +242,10 @@ func (m *Manager) waitReady(ctx context.Context, t Target, pane string) (err err
 			m.opt.Log.Warn("Claude's pane stays open when Claude exits", "session", t.Key, "pane", pane, "err", lerr)
 		}
 	}()
-	scr := m.agentOf(t.Key)
+	scr, err := m.agentOf(t.Key)
+	if err != nil {
+		return err
+	}
 	deadline := time.Now().Add(m.startTimeout())
 	// The prompt timeout bounds the wait for a person from the first
 	// dialog on; before one shows, only the start timeout runs.
