@@ -1,8 +1,11 @@
 package hook
 
 import (
+	"context"
 	"log/slog"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/claudehook"
@@ -73,6 +76,40 @@ func transcriptReply(in *claudehook.Input) (string, bool, error) {
 		return codexhook.FinalReply(in.TranscriptPath, in.TurnID, in.LastAssistantMessage)
 	}
 	return claudehook.FinalReply(in.TranscriptPath, in.LastAssistantMessage, in.PromptID)
+}
+
+// codexReplyID is the prompt id a Codex reply is recorded under. A
+// message injected into a running turn continues it (agents.md §1.7), so
+// a turn may hold several replies, each ended by a Stop with the same
+// turn_id (issue 29): the first is recorded under the turn_id, the n-th
+// under turn_id@n. So each is posted once, and none is taken for a repeat
+// of the one before. found is false when the rollout does not hold the
+// reply: the turn_id it is then. With wait, a reply of a turn recorded
+// already is waited for; a first reply is not held back by the wait.
+func (h *handler) codexReplyID(ctx context.Context, in *claudehook.Input, wait bool) (id string, found bool) {
+	if in.TranscriptPath == "" || strings.TrimSpace(in.LastAssistantMessage) == "" {
+		return in.TurnID, false
+	}
+	var n int
+	try := func() (bool, error) {
+		var err error
+		n, found, err = codexhook.ReplyOf(in.TranscriptPath, in.TurnID, in.LastAssistantMessage)
+		return found, err
+	}
+	_, err := try()
+	if err == nil && !found && wait {
+		if _, gerr := h.store.Turns.Get(state.TurnKey(in.SessionID, in.TurnID)); gerr == nil {
+			err = awaitTranscript(ctx, in.TranscriptPath, try)
+		}
+	}
+	if err != nil || !found {
+		h.log.Debug("reply not in the rollout; taken as the turn's first", "turn", in.TurnID, "err", err)
+		return in.TurnID, false
+	}
+	if n <= 1 {
+		return in.TurnID, true
+	}
+	return in.TurnID + "@" + strconv.Itoa(n), true
 }
 
 // textBefore reads what the model wrote before the tool call in.ToolUseID,

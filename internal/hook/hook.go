@@ -203,7 +203,7 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	h.loadPolicies()
 	h.trackLive(ctx, in) // handstarted.go: where a hand-started Claude runs; a taken-over one goes to its thread
 	isStop := prog == Stop && isStopEvent(in)
-	if isStop && h.turnRecorded(in) {
+	if isStop && h.turnRecorded(ctx, in) {
 		// A repeated Stop for a turn already handled: read-only fast path.
 		h.log.Info("turn already recorded", "prompt", in.PromptID)
 		return nil
@@ -288,8 +288,20 @@ func (h *handler) flush() {
 	h.unsynced = nil
 }
 
-func (h *handler) turnRecorded(in *claudehook.Input) bool {
-	_, err := h.store.Turns.Get(state.TurnKey(in.SessionID, in.PromptID))
+func (h *handler) turnRecorded(ctx context.Context, in *claudehook.Input) bool {
+	if _, err := h.store.Turns.Get(state.TurnKey(in.SessionID, in.PromptID)); err != nil {
+		return false
+	}
+	if in.Agent != agentCodex {
+		return true
+	}
+	// The turn went on after a message injected into it (codex.go): a
+	// reply not read yet is the posting run's to tell apart.
+	id, found := h.codexReplyID(ctx, in, false)
+	if !found {
+		return false
+	}
+	_, err := h.store.Turns.Get(state.TurnKey(in.SessionID, id))
 	return err == nil
 }
 
@@ -383,8 +395,12 @@ func (h *handler) recordTurn(ctx context.Context, in *claudehook.Input, quick bo
 	if in.SessionID == "" || in.PromptID == "" {
 		return state.Turn{}, false, false, errors.New("stop without session_id or prompt_id")
 	}
-	key := state.TurnKey(in.SessionID, in.PromptID)
-	turn = state.Turn{SessionKey: h.session, ClaudeSessionID: in.SessionID, PromptID: in.PromptID, Event: in.HookEventName, At: time.Now().UTC()}
+	id := in.PromptID
+	if in.Agent == agentCodex {
+		id, _ = h.codexReplyID(ctx, in, true)
+	}
+	key := state.TurnKey(in.SessionID, id)
+	turn = state.Turn{SessionKey: h.session, ClaudeSessionID: in.SessionID, PromptID: id, Event: in.HookEventName, At: time.Now().UTC()}
 	switch {
 	case in.HookEventName == claudehook.EventStopFailure:
 		turn.Error = in.Error
@@ -405,7 +421,7 @@ func (h *handler) recordTurn(ctx context.Context, in *claudehook.Input, quick bo
 		return turn, false, false, fmt.Errorf("record turn: %w", err)
 	}
 	h.tr.mark("recorded")
-	h.log.Info("turn recorded", "prompt", in.PromptID, "new", created, "chars", len(turn.Reply), "partial", partial)
+	h.log.Info("turn recorded", "prompt", id, "new", created, "chars", len(turn.Reply), "partial", partial)
 	return turn, created, partial, nil
 }
 
