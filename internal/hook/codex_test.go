@@ -92,6 +92,13 @@ func TestCodexInjectedMessageGetsItsOwnReplyOnce(t *testing.T) {
 	if got := r.contents(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("posted %q, want %q", got, want)
 	}
+	// What reads the session's last turn (MCP's claude_status, a thread's
+	// wait for its reply) finds this reply, not the one before.
+	sess, _ := r.store.Sessions.Get("home-api")
+	turn, err := r.store.Turns.Get(state.TurnKey(sess.ClaudeSessionID, sess.LastPromptID))
+	if err != nil || turn.Reply != want[1] {
+		t.Errorf("last turn %q: %+v, %v", sess.LastPromptID, turn, err)
+	}
 	stop("ok: latency probe 10")
 	stop("ok: latency probe 9")
 	if got := r.contents(); !reflect.DeepEqual(got, want) {

@@ -165,6 +165,9 @@ type handler struct {
 	raw     bytes.Buffer
 	posting bool
 	order   string
+	// replyID is the prompt id a Codex Stop's reply is recorded under
+	// (codexReplyID); "" for in.PromptID.
+	replyID string
 }
 
 // handSessionKey names the session record of a Claude session started by
@@ -218,6 +221,9 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 		h.log.Warn("posting the reply from the hook Claude waits for", "err", err)
 	}
 	defer h.flush()
+	if isStop && in.Agent == agentCodex {
+		h.replyID, _ = h.codexReplyID(ctx, in, true) // codex.go
+	}
 	var before state.Session
 	if in.HookEventName == claudehook.EventSessionStart {
 		before, _ = h.store.Sessions.Get(h.session)
@@ -333,6 +339,9 @@ func (h *handler) touchSession(ctx context.Context, in *claudehook.Input) (state
 		if in.PromptID != "" {
 			s.LastPromptID = in.PromptID
 		}
+		if h.replyID != "" {
+			s.LastPromptID = h.replyID // what reads the last turn finds this reply
+		}
 		if in.PermissionMode != "" {
 			s.ModeSeen = in.PermissionMode
 		}
@@ -396,8 +405,8 @@ func (h *handler) recordTurn(ctx context.Context, in *claudehook.Input, quick bo
 		return state.Turn{}, false, false, errors.New("stop without session_id or prompt_id")
 	}
 	id := in.PromptID
-	if in.Agent == agentCodex {
-		id, _ = h.codexReplyID(ctx, in, true)
+	if h.replyID != "" {
+		id = h.replyID
 	}
 	key := state.TurnKey(in.SessionID, id)
 	turn = state.Turn{SessionKey: h.session, ClaudeSessionID: in.SessionID, PromptID: id, Event: in.HookEventName, At: time.Now().UTC()}
