@@ -83,38 +83,57 @@ func scan(path string, each func(l *line) bool) error {
 	})
 }
 
-// FinalReply returns the reply that message last ends in turn turnID:
-// every message the model wrote after its last tool call and after the
-// last user message before it, joined by blank lines. A message injected
+// FinalReply returns the reply that message last ends in turn turnID,
+// from the turn's reply from on (1 for the first): a message injected
 // into a running turn continues it (agents.md §1.7), so a turn may hold
-// several replies; each answers its own message. Codex's Stop payload
-// holds only the reply's last message (last_assistant_message). found is
-// false until the rollout holds that last message; with none to match,
-// the reply is the turn's messages as they stand.
-func FinalReply(path, turnID, last string) (text string, found bool, err error) {
+// several replies, each answering its own message, and the replies the
+// hooks have not posted yet go out together. A reply is every message
+// the model wrote after its last tool call and after the user message it
+// answers, joined by blank lines. Codex's Stop payload holds only its
+// last message (last_assistant_message). found is false until the
+// rollout holds that last message; with none to match, the reply is the
+// turn's messages as they stand.
+func FinalReply(path, turnID, last string, from int) (text string, found bool, err error) {
 	if turnID == "" {
 		return "", false, errors.New("no turn_id")
 	}
-	var msgs, reply []string
+	var (
+		replies   []string // the replies before this one, from on
+		msgs      []string // this one so far
+		reply     []string // through the last message matching last
+		n         = 1
+		started   bool
+		trimmedTo = strings.TrimSpace(last)
+	)
 	err = scan(path, func(l *line) bool {
 		if l.Type != "event_msg" || l.Payload.Type != "item_completed" || l.Payload.TurnID != turnID {
 			return true
 		}
 		switch l.Payload.Item.Type {
 		case "AgentMessage":
+			started = true
 			msgs = append(msgs, l.text())
-			if last == "" || strings.TrimSpace(msgs[len(msgs)-1]) == strings.TrimSpace(last) {
+			if last == "" || strings.TrimSpace(msgs[len(msgs)-1]) == trimmedTo {
 				// The last match: a later reply may end the same way.
-				reply = slices.Clone(msgs)
+				reply = slices.Concat(replies, msgs)
 			}
 		case "Reasoning":
-		default: // a user message, a command, a patch, a tool: what came before was not this reply
+		case "UserMessage":
+			if started { // injected: the next reply begins
+				if n >= from && len(msgs) > 0 {
+					replies = append(replies, msgs...)
+				}
+				n++
+			}
+			msgs = nil
+		default: // a command, a patch, a tool: what came before was progress
+			started = true
 			msgs = nil
 		}
 		return true
 	})
 	if last == "" {
-		reply = msgs
+		reply = slices.Concat(replies, msgs)
 	}
 	if err != nil || len(reply) == 0 {
 		return "", false, err

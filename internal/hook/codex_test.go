@@ -106,6 +106,21 @@ func TestCodexInjectedMessageGetsItsOwnReplyOnce(t *testing.T) {
 	}
 }
 
+// One Stop may end two replies of a Codex turn, the message injected
+// before the first had a Stop: both go out together, once, as before.
+func TestCodexOneStopForTwoRepliesPostsBoth(t *testing.T) {
+	r := newRelay(t)
+	rollout, _ := filepath.Abs(filepath.Join("..", "codexhook", "testdata", "rollout-injected.jsonl"))
+	payload := `{"session_id":"s1","turn_id":"t9","transcript_path":"` + rollout +
+		`","cwd":"/p","hook_event_name":"Stop","model":"gpt-fake","permission_mode":"default","stop_hook_active":false,"last_assistant_message":"ok: latency probe 10"}`
+	runCodex(t, Stop, r.root, "home-api", payload)
+	runCodex(t, Stop, r.root, "home-api", payload)
+	want := []string{"ok: latency probe 9\n\nLooking.\n\nok: latency probe 10"}
+	if got := r.contents(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("posted %q, want %q", got, want)
+	}
+}
+
 // The receipt comes from UserPromptSubmit, and Codex's Interrupt (an
 // Escape ended the turn; no Stop follows) says the session is idle again.
 func TestCodexPromptThenInterrupt(t *testing.T) {

@@ -165,9 +165,11 @@ type handler struct {
 	raw     bytes.Buffer
 	posting bool
 	order   string
-	// replyID is the prompt id a Codex Stop's reply is recorded under
-	// (codexReplyID); "" for in.PromptID.
-	replyID string
+	// replyID is the prompt id a Codex Stop's reply is recorded under,
+	// and replyFrom the turn's first reply it posts (codexReplyID); ""
+	// and 0 for Claude.
+	replyID   string
+	replyFrom int
 }
 
 // handSessionKey names the session record of a Claude session started by
@@ -222,7 +224,7 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	}
 	defer h.flush()
 	if isStop && in.Agent == agentCodex {
-		h.replyID, _ = h.codexReplyID(ctx, in, true) // codex.go
+		h.replyID, h.replyFrom, _ = h.codexReplyID(ctx, in, true) // codex.go
 	}
 	var before state.Session
 	if in.HookEventName == claudehook.EventSessionStart {
@@ -303,7 +305,7 @@ func (h *handler) turnRecorded(ctx context.Context, in *claudehook.Input) bool {
 	}
 	// The turn went on after a message injected into it (codex.go): a
 	// reply not read yet is the posting run's to tell apart.
-	id, found := h.codexReplyID(ctx, in, false)
+	id, _, found := h.codexReplyID(ctx, in, false)
 	if !found {
 		return false
 	}
@@ -417,7 +419,7 @@ func (h *handler) recordTurn(ctx context.Context, in *claudehook.Input, quick bo
 	case quick && in.LastAssistantMessage != "" && in.TranscriptPath != "":
 		turn.Reply, partial = in.LastAssistantMessage, true
 	default:
-		turn.Reply = reply(ctx, in, h.log)
+		turn.Reply = h.reply(ctx, in)
 	}
 	h.tr.mark("transcript")
 	// Not the hook's context: a signal (the pane was killed) or the budget
@@ -437,13 +439,13 @@ func (h *handler) recordTurn(ctx context.Context, in *claudehook.Input, quick bo
 // reply builds the turn's reply from the transcript, which holds every
 // block of the final message; last_assistant_message, only the last block,
 // identifies the message and is the fallback if it never shows up.
-func reply(ctx context.Context, in *claudehook.Input, log *slog.Logger) string {
+func (h *handler) reply(ctx context.Context, in *claudehook.Input) string {
 	if in.TranscriptPath == "" {
 		return in.LastAssistantMessage
 	}
-	text, err := finalText(ctx, in) // complete.go
+	text, err := h.finalText(ctx, in) // complete.go
 	if err != nil {
-		log.Warn("final message not in the transcript; using last_assistant_message", "err", err)
+		h.log.Warn("final message not in the transcript; using last_assistant_message", "err", err)
 		return in.LastAssistantMessage
 	}
 	return text
