@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -82,39 +83,106 @@ func scan(path string, each func(l *line) bool) error {
 	})
 }
 
-// FinalReply returns the turn's reply: every message the model wrote after
-// its last tool call in turn turnID, joined by blank lines. Codex's Stop
-// payload holds only the last of them (last_assistant_message). found is
-// false until the rollout holds that last message.
-func FinalReply(path, turnID, last string) (text string, found bool, err error) {
+// FinalReply returns the reply that message last ends in turn turnID,
+// from the turn's reply from on (1 for the first): a message injected
+// into a running turn continues it (agents.md §1.7), so a turn may hold
+// several replies, each answering its own message, and the replies the
+// hooks have not posted yet go out together. A reply is every message
+// the model wrote after its last tool call and after the user message it
+// answers, joined by blank lines. Codex's Stop payload holds only its
+// last message (last_assistant_message). found is false until the
+// rollout holds that last message; with none to match, the reply is the
+// turn's messages as they stand.
+func FinalReply(path, turnID, last string, from int) (text string, found bool, err error) {
 	if turnID == "" {
 		return "", false, errors.New("no turn_id")
 	}
-	var msgs []string
+	var (
+		replies   []string // the replies before this one, from on
+		msgs      []string // this one so far
+		reply     []string // through the last message matching last
+		n         = 1
+		started   bool
+		trimmedTo = strings.TrimSpace(last)
+	)
 	err = scan(path, func(l *line) bool {
 		if l.Type != "event_msg" || l.Payload.Type != "item_completed" || l.Payload.TurnID != turnID {
 			return true
 		}
 		switch l.Payload.Item.Type {
 		case "AgentMessage":
-			var parts []string
-			for _, c := range l.Payload.Item.Content {
-				parts = append(parts, c.Text)
+			started = true
+			msgs = append(msgs, l.text())
+			if last == "" || strings.TrimSpace(msgs[len(msgs)-1]) == trimmedTo {
+				// The last match: a later reply may end the same way.
+				reply = slices.Concat(replies, msgs)
 			}
-			msgs = append(msgs, strings.Join(parts, ""))
-		case "UserMessage", "Reasoning":
+		case "Reasoning":
+		case "UserMessage":
+			if started { // injected: the next reply begins
+				if n >= from && len(msgs) > 0 {
+					replies = append(replies, msgs...)
+				}
+				n++
+			}
+			msgs = nil
 		default: // a command, a patch, a tool: what came before was progress
+			started = true
 			msgs = nil
 		}
 		return true
 	})
-	if err != nil || len(msgs) == 0 {
+	if last == "" {
+		reply = slices.Concat(replies, msgs)
+	}
+	if err != nil || len(reply) == 0 {
 		return "", false, err
 	}
-	if last != "" && strings.TrimSpace(msgs[len(msgs)-1]) != strings.TrimSpace(last) {
-		return "", false, nil
+	return strings.Join(reply, "\n\n"), true, nil
+}
+
+// ReplyOf returns which reply of turn turnID message last ends: 1 for
+// the reply to the turn's prompt, n+1 after n messages injected into the
+// running turn (agents.md §1.7; their Stops all carry turnID). found is
+// false until the rollout holds the message; of several replies ending
+// the same way, the last is meant.
+func ReplyOf(path, turnID, last string) (n int, found bool, err error) {
+	if turnID == "" || strings.TrimSpace(last) == "" {
+		return 0, false, errors.New("no turn_id or no last message")
 	}
-	return strings.Join(msgs, "\n\n"), true, nil
+	injected, started := 0, false
+	err = scan(path, func(l *line) bool {
+		if l.Type != "event_msg" || l.Payload.Type != "item_completed" || l.Payload.TurnID != turnID {
+			return true
+		}
+		switch l.Payload.Item.Type {
+		case "UserMessage":
+			if started { // the prompt itself comes first
+				injected++
+			}
+		case "AgentMessage":
+			started = true
+			if strings.TrimSpace(l.text()) == strings.TrimSpace(last) {
+				n, found = injected+1, true
+			}
+		default:
+			started = true
+		}
+		return true
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	return n, found, nil
+}
+
+// text is an item's text.
+func (l *line) text() string {
+	var parts []string
+	for _, c := range l.Payload.Item.Content {
+		parts = append(parts, c.Text)
+	}
+	return strings.Join(parts, "")
 }
 
 // Message is one assistant message of the rollout.

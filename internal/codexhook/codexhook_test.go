@@ -21,13 +21,48 @@ func TestFinalReplyIsEveryMessageAfterTheLastToolCallOfTheTurn(t *testing.T) {
 		// No last message to match: the turn's messages as they stand.
 		{"t1", "", "probe reply one\n\nDone.", true},
 	} {
-		got, found, err := FinalReply(rollout, tc.turn, tc.last)
+		got, found, err := FinalReply(rollout, tc.turn, tc.last, 1)
 		if err != nil || found != tc.found || got != tc.want {
 			t.Errorf("FinalReply(%s, %q) = %q, %v, %v; want %q, %v", tc.turn, tc.last, got, found, err, tc.want, tc.found)
 		}
 	}
-	if _, _, err := FinalReply("testdata/none.jsonl", "t1", "x"); err == nil {
+	if _, _, err := FinalReply("testdata/none.jsonl", "t1", "x", 1); err == nil {
 		t.Error("no error for a missing rollout")
+	}
+}
+
+// A message injected into a running turn continues it (agents.md §1.7):
+// the turn has a reply per message, each ended by its own Stop with the
+// same turn_id. Each reply is what answers its message, never the one
+// before; and a Stop read after the rollout went on still finds its own.
+func TestAnInjectedMessageStartsTheTurnsNextReply(t *testing.T) {
+	const injected = "testdata/rollout-injected.jsonl"
+	for _, tc := range []struct {
+		last, want string
+		reply      int
+	}{
+		{"ok: latency probe 9", "ok: latency probe 9", 1},
+		{"ok: latency probe 10", "Looking.\n\nok: latency probe 10", 2},
+	} {
+		got, found, err := FinalReply(injected, "t9", tc.last, tc.reply)
+		if err != nil || !found || got != tc.want {
+			t.Errorf("FinalReply(%q) = %q, %v, %v; want %q", tc.last, got, found, err, tc.want)
+		}
+		n, found, err := ReplyOf(injected, "t9", tc.last)
+		if err != nil || !found || n != tc.reply {
+			t.Errorf("ReplyOf(%q) = %d, %v, %v; want %d", tc.last, n, found, err, tc.reply)
+		}
+	}
+	// The reply to probe 9 never posted (one Stop ended both): it goes out
+	// with the reply to probe 10.
+	if got, found, err := FinalReply(injected, "t9", "ok: latency probe 10", 1); err != nil || !found || got != "ok: latency probe 9\n\nLooking.\n\nok: latency probe 10" {
+		t.Errorf("FinalReply(from 1) = %q, %v, %v", got, found, err)
+	}
+	if n, found, err := ReplyOf(injected, "t9", "not written yet"); err != nil || found {
+		t.Errorf("ReplyOf(not written) = %d, %v, %v", n, found, err)
+	}
+	if n, found, err := ReplyOf(rollout, "t1", "Done."); err != nil || !found || n != 1 {
+		t.Errorf("ReplyOf(t1 after tool calls) = %d, %v, %v; want 1", n, found, err)
 	}
 }
 

@@ -1,8 +1,11 @@
 package hook
 
 import (
+	"context"
 	"log/slog"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/claudehook"
@@ -68,11 +71,59 @@ func (h *handler) agentTitle() string {
 
 // transcriptReply reads the turn's whole reply from the agent's transcript;
 // found is false until it holds the reply's last message.
-func transcriptReply(in *claudehook.Input) (string, bool, error) {
+func (h *handler) transcriptReply(in *claudehook.Input) (string, bool, error) {
 	if in.Agent == agentCodex {
-		return codexhook.FinalReply(in.TranscriptPath, in.TurnID, in.LastAssistantMessage)
+		return codexhook.FinalReply(in.TranscriptPath, in.TurnID, in.LastAssistantMessage, max(h.replyFrom, 1))
 	}
 	return claudehook.FinalReply(in.TranscriptPath, in.LastAssistantMessage, in.PromptID)
+}
+
+// codexReplyID is the prompt id a Codex reply is recorded under. A
+// message injected into a running turn continues it (agents.md §1.7), so
+// a turn may hold several replies, each ended by a Stop with the same
+// turn_id (issue 29): the first is recorded under the turn_id, the n-th
+// under turn_id@n. So each is posted once, and none is taken for a repeat
+// of the one before. from is the turn's first reply not recorded yet (one
+// Stop may end several: those post together). found is false when the
+// rollout does not hold the reply: the turn_id it is then. With wait, a
+// reply of a turn recorded already is waited for; a first reply is not
+// held back by the wait.
+func (h *handler) codexReplyID(ctx context.Context, in *claudehook.Input, wait bool) (id string, from int, found bool) {
+	if in.TranscriptPath == "" || strings.TrimSpace(in.LastAssistantMessage) == "" {
+		return in.TurnID, 1, false
+	}
+	var n int
+	try := func() (bool, error) {
+		var err error
+		n, found, err = codexhook.ReplyOf(in.TranscriptPath, in.TurnID, in.LastAssistantMessage)
+		return found, err
+	}
+	_, err := try()
+	if err == nil && !found && wait && h.codexReplyRecorded(in, 1) {
+		err = awaitTranscript(ctx, in.TranscriptPath, try)
+	}
+	if err != nil || !found {
+		h.log.Debug("reply not in the rollout; taken as the turn's first", "turn", in.TurnID, "err", err)
+		return in.TurnID, 1, false
+	}
+	from = n
+	for from > 1 && !h.codexReplyRecorded(in, from-1) {
+		from--
+	}
+	return codexReplyKey(in.TurnID, n), from, true
+}
+
+// codexReplyKey names the n-th reply of Codex turn turnID (codexReplyID).
+func codexReplyKey(turnID string, n int) string {
+	if n <= 1 {
+		return turnID
+	}
+	return turnID + "@" + strconv.Itoa(n)
+}
+
+func (h *handler) codexReplyRecorded(in *claudehook.Input, n int) bool {
+	_, err := h.store.Turns.Get(state.TurnKey(in.SessionID, codexReplyKey(in.TurnID, n)))
+	return err == nil
 }
 
 // textBefore reads what the model wrote before the tool call in.ToolUseID,

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ccbridge/ccbridge/internal/claudehook"
 	"github.com/ccbridge/ccbridge/internal/codexhook"
@@ -46,6 +48,76 @@ func TestCodexStopRecordsEveryMessageOfTheReply(t *testing.T) {
 	sess, _ := store.Sessions.Get("home-web")
 	if sess.ClaudeSessionID != "s1" || sess.TranscriptPath != rollout || sess.LastPromptID != "t1" {
 		t.Errorf("session %+v", sess)
+	}
+}
+
+// A message injected as a Codex reply lands continues the turn (agents.md
+// §1.7), and the Stop that ends its reply carries the turn_id already
+// recorded (issue 29): that reply is posted too, and only it. A repeated
+// Stop, of either reply and even after the rollout went on, posts nothing.
+func TestCodexInjectedMessageGetsItsOwnReplyOnce(t *testing.T) {
+	r := newRelay(t)
+	lines, err := os.ReadFile(filepath.Join("..", "codexhook", "testdata", "rollout-injected.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.SplitAfter(string(lines), "\n")
+	rollout := filepath.Join(t.TempDir(), "rollout.jsonl")
+	stop := func(last string) {
+		t.Helper()
+		runCodex(t, Stop, r.root, "home-api", `{"session_id":"s1","turn_id":"t9","transcript_path":"`+rollout+
+			`","cwd":"/p","hook_event_name":"Stop","model":"gpt-fake","permission_mode":"default","stop_hook_active":false,"last_assistant_message":"`+last+`"}`)
+	}
+	// Probe 9's reply is in the rollout, probe 10 not injected yet.
+	if err := os.WriteFile(rollout, []byte(strings.Join(all[:4], "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stop("ok: latency probe 9")
+	// Probe 10 is injected, and its reply reaches the rollout only after
+	// its Stop fired: the hook waits for it rather than take it for the
+	// first reply again.
+	if err := os.WriteFile(rollout, []byte(strings.Join(all[:5], "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wrote := make(chan error, 1)
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		wrote <- os.WriteFile(rollout, lines, 0o600)
+	}()
+	stop("ok: latency probe 10")
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"ok: latency probe 9", "Looking.\n\nok: latency probe 10"}
+	if got := r.contents(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("posted %q, want %q", got, want)
+	}
+	// What reads the session's last turn (MCP's claude_status, a thread's
+	// wait for its reply) finds this reply, not the one before.
+	sess, _ := r.store.Sessions.Get("home-api")
+	turn, err := r.store.Turns.Get(state.TurnKey(sess.ClaudeSessionID, sess.LastPromptID))
+	if err != nil || turn.Reply != want[1] {
+		t.Errorf("last turn %q: %+v, %v", sess.LastPromptID, turn, err)
+	}
+	stop("ok: latency probe 10")
+	stop("ok: latency probe 9")
+	if got := r.contents(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("posted %q, want %q", got, want)
+	}
+}
+
+// One Stop may end two replies of a Codex turn, the message injected
+// before the first had a Stop: both go out together, once, as before.
+func TestCodexOneStopForTwoRepliesPostsBoth(t *testing.T) {
+	r := newRelay(t)
+	rollout, _ := filepath.Abs(filepath.Join("..", "codexhook", "testdata", "rollout-injected.jsonl"))
+	payload := `{"session_id":"s1","turn_id":"t9","transcript_path":"` + rollout +
+		`","cwd":"/p","hook_event_name":"Stop","model":"gpt-fake","permission_mode":"default","stop_hook_active":false,"last_assistant_message":"ok: latency probe 10"}`
+	runCodex(t, Stop, r.root, "home-api", payload)
+	runCodex(t, Stop, r.root, "home-api", payload)
+	want := []string{"ok: latency probe 9\n\nLooking.\n\nok: latency probe 10"}
+	if got := r.contents(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("posted %q, want %q", got, want)
 	}
 }
 

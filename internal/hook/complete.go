@@ -24,7 +24,7 @@ import (
 // makes the posted reply (c, posted as ids at order) all of it. It returns
 // the reply as it now stands in Discord.
 func (h *handler) completeReply(ctx context.Context, sess state.Session, turn *state.Turn, in *claudehook.Input, order string, c composed, ids []string) (composed, []string) {
-	full, err := finalText(ctx, in)
+	full, err := h.finalText(ctx, in)
 	h.tr.mark("final")
 	if err != nil {
 		h.log.Warn("final message not in the transcript; the reply stays last_assistant_message", "err", err)
@@ -66,10 +66,10 @@ func (h *handler) completeReply(ctx context.Context, sess state.Session, turn *s
 
 // finalText waits for the turn's final message in the transcript and
 // returns every text block of it.
-func finalText(ctx context.Context, in *claudehook.Input) (string, error) {
+func (h *handler) finalText(ctx context.Context, in *claudehook.Input) (string, error) {
 	var text string
 	err := awaitTranscript(ctx, in.TranscriptPath, func() (bool, error) {
-		t, found, err := transcriptReply(in) // codex.go
+		t, found, err := h.transcriptReply(in) // codex.go
 		text = t
 		return found, err
 	})

@@ -165,6 +165,11 @@ type handler struct {
 	raw     bytes.Buffer
 	posting bool
 	order   string
+	// replyID is the prompt id a Codex Stop's reply is recorded under,
+	// and replyFrom the turn's first reply it posts (codexReplyID); ""
+	// and 0 for Claude.
+	replyID   string
+	replyFrom int
 }
 
 // handSessionKey names the session record of a Claude session started by
@@ -203,7 +208,7 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	h.loadPolicies()
 	h.trackLive(ctx, in) // handstarted.go: where a hand-started Claude runs; a taken-over one goes to its thread
 	isStop := prog == Stop && isStopEvent(in)
-	if isStop && h.turnRecorded(in) {
+	if isStop && h.turnRecorded(ctx, in) {
 		// A repeated Stop for a turn already handled: read-only fast path.
 		h.log.Info("turn already recorded", "prompt", in.PromptID)
 		return nil
@@ -218,6 +223,9 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 		h.log.Warn("posting the reply from the hook Claude waits for", "err", err)
 	}
 	defer h.flush()
+	if isStop && in.Agent == agentCodex {
+		h.replyID, h.replyFrom, _ = h.codexReplyID(ctx, in, true) // codex.go
+	}
 	var before state.Session
 	if in.HookEventName == claudehook.EventSessionStart {
 		before, _ = h.store.Sessions.Get(h.session)
@@ -288,8 +296,20 @@ func (h *handler) flush() {
 	h.unsynced = nil
 }
 
-func (h *handler) turnRecorded(in *claudehook.Input) bool {
-	_, err := h.store.Turns.Get(state.TurnKey(in.SessionID, in.PromptID))
+func (h *handler) turnRecorded(ctx context.Context, in *claudehook.Input) bool {
+	if _, err := h.store.Turns.Get(state.TurnKey(in.SessionID, in.PromptID)); err != nil {
+		return false
+	}
+	if in.Agent != agentCodex {
+		return true
+	}
+	// The turn went on after a message injected into it (codex.go): a
+	// reply not read yet is the posting run's to tell apart.
+	id, _, found := h.codexReplyID(ctx, in, false)
+	if !found {
+		return false
+	}
+	_, err := h.store.Turns.Get(state.TurnKey(in.SessionID, id))
 	return err == nil
 }
 
@@ -320,6 +340,9 @@ func (h *handler) touchSession(ctx context.Context, in *claudehook.Input) (state
 		}
 		if in.PromptID != "" {
 			s.LastPromptID = in.PromptID
+		}
+		if h.replyID != "" {
+			s.LastPromptID = h.replyID // what reads the last turn finds this reply
 		}
 		if in.PermissionMode != "" {
 			s.ModeSeen = in.PermissionMode
@@ -383,8 +406,12 @@ func (h *handler) recordTurn(ctx context.Context, in *claudehook.Input, quick bo
 	if in.SessionID == "" || in.PromptID == "" {
 		return state.Turn{}, false, false, errors.New("stop without session_id or prompt_id")
 	}
-	key := state.TurnKey(in.SessionID, in.PromptID)
-	turn = state.Turn{SessionKey: h.session, ClaudeSessionID: in.SessionID, PromptID: in.PromptID, Event: in.HookEventName, At: time.Now().UTC()}
+	id := in.PromptID
+	if h.replyID != "" {
+		id = h.replyID
+	}
+	key := state.TurnKey(in.SessionID, id)
+	turn = state.Turn{SessionKey: h.session, ClaudeSessionID: in.SessionID, PromptID: id, Event: in.HookEventName, At: time.Now().UTC()}
 	switch {
 	case in.HookEventName == claudehook.EventStopFailure:
 		turn.Error = in.Error
@@ -392,7 +419,7 @@ func (h *handler) recordTurn(ctx context.Context, in *claudehook.Input, quick bo
 	case quick && in.LastAssistantMessage != "" && in.TranscriptPath != "":
 		turn.Reply, partial = in.LastAssistantMessage, true
 	default:
-		turn.Reply = reply(ctx, in, h.log)
+		turn.Reply = h.reply(ctx, in)
 	}
 	h.tr.mark("transcript")
 	// Not the hook's context: a signal (the pane was killed) or the budget
@@ -405,20 +432,20 @@ func (h *handler) recordTurn(ctx context.Context, in *claudehook.Input, quick bo
 		return turn, false, false, fmt.Errorf("record turn: %w", err)
 	}
 	h.tr.mark("recorded")
-	h.log.Info("turn recorded", "prompt", in.PromptID, "new", created, "chars", len(turn.Reply), "partial", partial)
+	h.log.Info("turn recorded", "prompt", id, "new", created, "chars", len(turn.Reply), "partial", partial)
 	return turn, created, partial, nil
 }
 
 // reply builds the turn's reply from the transcript, which holds every
 // block of the final message; last_assistant_message, only the last block,
 // identifies the message and is the fallback if it never shows up.
-func reply(ctx context.Context, in *claudehook.Input, log *slog.Logger) string {
+func (h *handler) reply(ctx context.Context, in *claudehook.Input) string {
 	if in.TranscriptPath == "" {
 		return in.LastAssistantMessage
 	}
-	text, err := finalText(ctx, in) // complete.go
+	text, err := h.finalText(ctx, in) // complete.go
 	if err != nil {
-		log.Warn("final message not in the transcript; using last_assistant_message", "err", err)
+		h.log.Warn("final message not in the transcript; using last_assistant_message", "err", err)
 		return in.LastAssistantMessage
 	}
 	return text
