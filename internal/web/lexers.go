@@ -12,7 +12,8 @@ import (
 
 // lexerDefs are chroma's own XML lexer definitions, copied verbatim from
 // the chroma module this build pins (TestLexersAreChromas checks them;
-// -update copies them again after a bump).
+// -update copies them again after a bump). They and the lexer rules below
+// are chroma's, under its licence (lexers/COPYING).
 //
 // The highlighter does not import chroma/v2/lexers: that package reads and
 // parses all of these, and compiles their analyser regexes, at package
