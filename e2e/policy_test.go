@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -328,6 +329,31 @@ func TestHeadlessClaudeInAProjectReturnsAtOnce(t *testing.T) {
 	for _, m := range b.botMessages(p.channel) {
 		if strings.Contains(m.Content, "touch headless.txt") || strings.Contains(m.Content, "Done. Last tool result") {
 			t.Errorf("the headless run reached the channel: %q", m.Content)
+		}
+	}
+}
+
+// Claude's Bash is kept from ccbridge's own files as Codex's shell is:
+// Claude Code's deny rules stop only its Read and Edit tools, and the
+// policy hook refuses any other call that names one.
+func TestPolicyKeepsClaudesBashFromCcbridgesFiles(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 1, "")
+	p := b.projects[0]
+	rec := filepath.Join(b.runtime, "bots", p.bot.Name+".json")
+	if _, err := os.Stat(rec); err != nil {
+		t.Fatal(err)
+	}
+	b.model.Script("SCN_BASH_OWN", fakemodel.Tool("", "Bash", map[string]any{"command": "cat " + rec}))
+	b.say(p, "SCN_BASH_OWN")
+	r := b.model.WaitRequest(t, long, "the refusal", func(r fakemodel.Request) bool {
+		return slices.ContainsFunc(r.ToolResults, func(tr fakemodel.ToolResult) bool {
+			return strings.Contains(tr.Content, "one of ccbridge's own files")
+		})
+	})
+	for _, tr := range r.ToolResults {
+		if strings.Contains(tr.Content, `"name"`) {
+			t.Fatalf("the model was given the bot's record: %q", tr.Content)
 		}
 	}
 }

@@ -43,8 +43,9 @@ type SessionPolicy struct {
 	RedactOff bool     `json:"redact_off,omitempty"`
 	AuditDir  string   `json:"audit_dir,omitempty"`
 	// Protect is ccbridge's own files (absolute; a directory ends in "/"),
-	// which the policy hook refuses every call that names. Codex sessions
-	// get it: they have no Claude Code deny rules to keep the model away.
+	// which the policy hook refuses every call that names: a Codex
+	// session's every tool, a Claude session's Bash and the rest beyond
+	// the Read and Edit its deny rules stop. Only the policy hook gets it.
 	Protect []string `json:"protect,omitempty"`
 }
 
@@ -57,13 +58,22 @@ const RulesFlag = "--rules="
 // Both live in the arguments of the running claude, which the model it
 // runs cannot rewrite, unlike any file the hooks could read.
 func (s Settings) WithPolicy(p SessionPolicy, protect []string) Settings {
+	// The guarded paths go to the policy hook alone: on every hook's
+	// command line they would make the pane's command longer than tmux
+	// takes.
+	guarded := " " + shellQuote(p.Arg())
+	p.Protect = nil
 	arg := " " + shellQuote(p.Arg())
 	out := Settings{Hooks: map[string][]HookMatcher{}, StatusLine: s.StatusLine}
 	for ev, ms := range s.Hooks {
 		for _, m := range ms {
 			m.Hooks = slices.Clone(m.Hooks)
 			for i := range m.Hooks {
-				m.Hooks[i].Command += arg
+				if strings.HasSuffix(m.Hooks[i].Command, " "+PolicyFlag) {
+					m.Hooks[i].Command += guarded
+				} else {
+					m.Hooks[i].Command += arg
+				}
 			}
 			out.Hooks[ev] = append(out.Hooks[ev], m)
 		}

@@ -88,3 +88,57 @@ func TestCodexPolicyDeniesCcbridgesOwnFiles(t *testing.T) {
 		}
 	}
 }
+
+// A Claude session's Bash is kept from ccbridge's own files as Codex's
+// shell is (Claude Code's deny rules stop only Read and Edit), while what a
+// call only says or writes (a description, a file's content) refuses
+// nothing: "rm -rf /" in a description reads no tree.
+func TestClaudePolicyKeepsBashFromCcbridgesOwnFiles(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	token := filepath.Join(home, "secrets", "discord.token")
+	project := filepath.Join(home, "work", "api")
+	for _, d := range []string{filepath.Dir(token), project} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rules := claudehook.SessionPolicy{AuditDir: t.TempDir(), Protect: []string{token}}
+	env := map[string]string{state.EnvRuntimeDir: filepath.Join(t.TempDir(), "rt"), state.EnvSession: "home-api"}
+	decide := func(tool string, input map[string]any) string {
+		t.Helper()
+		in, _ := json.Marshal(input)
+		payload, _ := json.Marshal(map[string]any{"session_id": "s1", "transcript_path": "/t.jsonl", "cwd": project,
+			"hook_event_name": "PreToolUse", "permission_mode": "default", "tool_name": tool,
+			"tool_input": json.RawMessage(in), "tool_use_id": "toolu_1"})
+		var out, errb bytes.Buffer
+		Main(context.Background(), PreTool, []string{claudehook.PolicyFlag, rules.Arg()}, bytes.NewReader(payload), &out, &errb,
+			func(k string) string { return env[k] })
+		if out.Len() == 0 {
+			return ""
+		}
+		var o claudehook.PreToolUseOutput
+		if err := json.Unmarshal(out.Bytes(), &o); err != nil {
+			t.Fatalf("%q: %v", out.String(), err)
+		}
+		return o.HookSpecificOutput.PermissionDecision
+	}
+	for _, in := range []map[string]any{
+		{"command": "cat ~/secrets/discord.token", "description": "Show the token"},
+		{"command": "grep -r token " + home},
+	} {
+		if d := decide("Bash", in); d != "deny" {
+			t.Errorf("%v: %q, want deny", in, d)
+		}
+	}
+	long := "touch long-start.txt" + strings.Repeat("; echo harmless-padding", 100)
+	for tool, in := range map[string]map[string]any{
+		"Bash":  {"command": long, "description": "Build it ```sh\nrm -rf /\n``` # " + token},
+		"Write": {"file_path": filepath.Join(project, "clean.sh"), "content": "#!/bin/sh\ngrep -r token ~\nrm -rf /\n"},
+		"Edit":  {"file_path": filepath.Join(project, "README.md"), "old_string": "x", "new_string": "see " + token},
+	} {
+		if d := decide(tool, in); d != "" {
+			t.Errorf("%s %v refused: %q", tool, in, d)
+		}
+	}
+}

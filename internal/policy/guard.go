@@ -10,8 +10,8 @@ import (
 // Guarded reports the first of paths (absolute; a directory ends in "/")
 // that the call names anywhere in its input, or vars (names of variables
 // that hold one) it uses; "" when none. It looks at every string of the
-// input, whatever the tool (a shell command, a patch, a file argument),
-// and matches conservatively, since a false refusal beats a leak:
+// input but its prose, whatever the tool (a shell command, a patch, a
+// file argument), and matches conservatively, since a false refusal beats a leak:
 //   - each path as written, with its symlinks resolved, and ~-, $HOME- or
 //     ${HOME}-relative, anywhere in the text;
 //   - each word that reads as a path (split at shell punctuation),
@@ -112,7 +112,15 @@ func (c Call) holds(dir, p string) bool {
 	return false
 }
 
-// inputStrings collects every string value of a decoded JSON input.
+// prose are the input fields a tool shows or writes as text but never
+// opens as a path or runs: a Bash call's description, a file's new
+// content, an edit's strings, a subagent's prompt. A path named there
+// reads nothing ("rm -rf /" in a description), and the shell that may
+// later run written text is another call, checked then.
+var prose = []string{"description", "prompt", "content", "old_string", "new_string", "new_source", "plan"}
+
+// inputStrings collects every string value of a decoded JSON input but
+// its prose.
 func inputStrings(v any, out []string) []string {
 	switch v := v.(type) {
 	case string:
@@ -122,8 +130,10 @@ func inputStrings(v any, out []string) []string {
 			out = inputStrings(e, out)
 		}
 	case map[string]any:
-		for _, e := range v {
-			out = inputStrings(e, out)
+		for k, e := range v {
+			if !slices.Contains(prose, k) {
+				out = inputStrings(e, out)
+			}
 		}
 	}
 	return out

@@ -14,10 +14,12 @@ import (
 // can write (a record in the runtime directory, a settings file) decides
 // which rules hold for it. The model is also denied ccbridge's own files:
 // the runtime directory's records (bot tokens, the policy record), the
-// config and token files, and the audit log's directory. Bash can still
-// read them; this keeps a casual Read or Edit away.
+// config and token files, and the audit log's directory: Claude Code's
+// deny rules stop its Read and Edit tools, and the policy hook refuses
+// any other call that names one (Bash; SessionPolicy.Protect).
 func (m *Manager) settingsFor(t Target) string {
 	sp, own := m.sessionPolicy(t)
+	sp.Protect = own
 	var protect []string
 	for _, g := range own {
 		for _, v := range physical(g) {

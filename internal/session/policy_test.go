@@ -45,6 +45,14 @@ func TestSettingsCarryTheSessionPolicy(t *testing.T) {
 				}
 				p, found, err := claudehook.PolicyArg([]string{strings.ReplaceAll(strings.Trim(rest, "'"), `'\''`, "'")})
 				p.AuditDir = ""
+				// Only the policy hook is handed ccbridge's own files, which
+				// it keeps every call away from (Bash too), not only Read
+				// and Edit.
+				policyHook := strings.HasSuffix(h.Command, " "+claudehook.PolicyFlag)
+				if policyHook != slices.Contains(p.Protect, filepath.Join(store.Dir.Root(), "bots")+"/") || policyHook != slices.Contains(p.Protect, "/etc/ccbridge.toml") {
+					t.Errorf("%s: ccbridge's own files on the command line = %q", ev, p.Protect)
+				}
+				p.Protect = nil
 				if !found || err != nil || !reflect.DeepEqual(p, want) {
 					t.Errorf("%s: policy on the command line = %+v (%v, %v)", ev, p, found, err)
 				}
