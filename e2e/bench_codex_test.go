@@ -4,12 +4,10 @@ package e2e
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/ccbridge/ccbridge/internal/state"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 )
 
@@ -24,27 +22,7 @@ func BenchmarkCodexMessageToPrompt(b *testing.B) {
 	p := br.projects[1]
 	br.say(p, "warm up")
 	br.waitReply(p, "ok: warm up")
-	const samples = 20
-	var lat []time.Duration
-	for i := range samples {
-		text := fmt.Sprintf("latency probe %d", i)
-		start := time.Now()
-		br.say(p, text)
-		for {
-			s, _ := br.store.Sessions.Get(p.key)
-			if slices.ContainsFunc(s.Prompts, func(pr state.Prompt) bool { return pr.Text == text }) {
-				lat = append(lat, time.Since(start))
-				break
-			}
-			if time.Since(start) > long {
-				b.Fatalf("prompt %d never seen", i)
-			}
-			time.Sleep(2 * time.Millisecond)
-		}
-		br.waitReply(p, "ok: "+text)
-	}
-	b.ReportMetric(ms(pct(lat, 50)), "ms-p50")
-	b.ReportMetric(ms(pct(lat, 95)), "ms-p95")
+	promptLatencies(b, br.store, p.key, func(text string) { br.say(p, text) }, func(text string) { br.waitReply(p, text) })
 }
 
 // BenchmarkCodexModelDoneToReply measures the model's answer of a turn

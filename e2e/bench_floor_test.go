@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/hook"
+	"github.com/ccbridge/ccbridge/internal/state"
 )
 
 // The floor of the reply benchmarks: a Stop hook that only stamps the time
@@ -166,6 +167,34 @@ func (bd breakdown) log(b *testing.B) {
 		fmt.Fprintf(&sb, " %s %.2f (max %.2f);", k, ms(pct(d, 50)), ms(pct(d, 100)))
 	}
 	b.Logf("where the time goes, ms p50 per step (%d turns):%s", len(bd["stamp → start"]), sb.String())
+}
+
+// promptLatencies reports, as p50 and p95, how long 20 messages sent by
+// say take to reach the agent's UserPromptSubmit hook (the prompt recorded
+// in the session key's record), each turn's reply awaited before the next.
+func promptLatencies(b *testing.B, store *state.Store, key string, say, waitReply func(string)) {
+	b.Helper()
+	const samples = 20
+	var lat []time.Duration
+	for i := range samples {
+		text := fmt.Sprintf("latency probe %d", i)
+		start := time.Now()
+		say(text)
+		for {
+			s, _ := store.Sessions.Get(key)
+			if slices.ContainsFunc(s.Prompts, func(pr state.Prompt) bool { return pr.Text == text }) {
+				lat = append(lat, time.Since(start))
+				break
+			}
+			if time.Since(start) > long {
+				b.Fatalf("prompt %d never seen", i)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		waitReply("ok: " + text)
+	}
+	b.ReportMetric(ms(pct(lat, 50)), "ms-p50")
+	b.ReportMetric(ms(pct(lat, 95)), "ms-p95")
 }
 
 // pct is the p-th percentile (nearest rank) of d.

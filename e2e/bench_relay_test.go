@@ -27,28 +27,7 @@ func BenchmarkMessageToPrompt(b *testing.B) {
 	p := br.projects[0]
 	br.say(p, "warm up")
 	br.waitReply(p, "ok: warm up")
-	const samples = 20
-	var lat []time.Duration
-	for i := range samples {
-		text := fmt.Sprintf("latency probe %d", i)
-		start := time.Now()
-		br.say(p, text)
-		for {
-			s, _ := br.store.Sessions.Get(p.key)
-			if slices.ContainsFunc(s.Prompts, func(pr state.Prompt) bool { return pr.Text == text }) {
-				lat = append(lat, time.Since(start))
-				break
-			}
-			if time.Since(start) > long {
-				b.Fatalf("prompt %d never seen", i)
-			}
-			time.Sleep(2 * time.Millisecond)
-		}
-		br.waitReply(p, "ok: "+text)
-	}
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms-median")
-	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "ms-p95")
+	promptLatencies(b, br.store, p.key, func(text string) { br.say(p, text) }, func(text string) { br.waitReply(p, text) })
 }
 
 // BenchmarkDaemonIdleRSS measures the daemon's resident memory with 2 bots

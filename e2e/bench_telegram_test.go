@@ -4,12 +4,9 @@ package e2e
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/ccbridge/ccbridge/internal/state"
 )
 
 // BenchmarkTelegramMessageToPrompt measures a Telegram message (injected
@@ -20,27 +17,7 @@ func BenchmarkTelegramMessageToPrompt(b *testing.B) {
 	tb := newTelegramBridge(b, "")
 	tb.say("warm up")
 	tb.waitReply("ok: warm up")
-	const samples = 20
-	var lat []time.Duration
-	for i := range samples {
-		text := fmt.Sprintf("latency probe %d", i)
-		start := time.Now()
-		tb.say(text)
-		for {
-			s, _ := tb.store.Sessions.Get(tb.key)
-			if slices.ContainsFunc(s.Prompts, func(pr state.Prompt) bool { return pr.Text == text }) {
-				lat = append(lat, time.Since(start))
-				break
-			}
-			if time.Since(start) > long {
-				b.Fatalf("prompt %d never seen", i)
-			}
-			time.Sleep(2 * time.Millisecond)
-		}
-		tb.waitReply("ok: " + text)
-	}
-	b.ReportMetric(ms(pct(lat, 50)), "ms-p50")
-	b.ReportMetric(ms(pct(lat, 95)), "ms-p95")
+	promptLatencies(b, tb.store, tb.key, func(text string) { tb.say(text) }, func(text string) { tb.waitReply(text) })
 }
 
 // BenchmarkTelegramModelDoneToReply measures the model's last byte of a
