@@ -110,11 +110,15 @@ func TestRealClaudeRunsOurStatusLineAndTheUsersOwn(t *testing.T) {
 	})
 }
 
-// turnOn rewrites the bridge's project settings before its first session.
+// turnOn adds settings to each of the bridge's projects before its first
+// session.
 func (b *bridge) turnOn(settings string) {
 	b.t.Helper()
-	b.reconfigure(func(cfg string) string { return strings.ReplaceAll(cfg, "  footer = \"off\"\n", settings) })
+	b.reconfigure(func(cfg string) string { return projectPath.ReplaceAllString(cfg, "${0}"+settings) })
 }
+
+// projectPath is a project's path line in the harness's config.
+var projectPath = regexp.MustCompile(`(?m)^  path = ".*"\n`)
 
 // pane is the tmux pane of a project's session.
 func (b *bridge) pane(p *project) string {

@@ -23,7 +23,6 @@ import (
 // Claude Code's UserPromptSubmit hook, with the real CLI (session warm).
 func BenchmarkMessageToPrompt(b *testing.B) {
 	br := newBridge(b, 1, 1, "")
-	br.defaults()
 	p := br.projects[0]
 	br.say(p, "warm up")
 	br.waitReply(p, "ok: warm up")
@@ -34,7 +33,6 @@ func BenchmarkMessageToPrompt(b *testing.B) {
 // × 5 projects connected and idle.
 func BenchmarkDaemonIdleRSS(b *testing.B) {
 	br := newBridge(b, 2, 5, "")
-	br.defaults()
 	time.Sleep(10 * time.Second)
 	rss, hwm := procKiB(b, br.cmd.Process.Pid, "VmRSS"), procKiB(b, br.cmd.Process.Pid, "VmHWM")
 	b.ReportMetric(float64(rss)/1024, "MiB-rss")
@@ -61,7 +59,6 @@ func procKiB(b *testing.B, pid int, field string) int {
 // Discord on loopback.
 func BenchmarkClickToDecision(b *testing.B) {
 	br := newBridge(b, 1, 1, "")
-	br.defaults()
 	p := br.projects[0]
 	const key = "bench-click"
 	if _, err := br.store.Sessions.Update(context.Background(), key, func(s *state.Session) error {
@@ -132,7 +129,6 @@ func (b *bridge) replyLatency(p *project, want string) time.Duration {
 func BenchmarkModelDoneToReply(b *testing.B) {
 	br := newBridge(b, 1, 1, "")
 	stamps := br.floor()
-	br.defaults()
 	p := br.projects[0]
 	br.say(p, "warm up")
 	br.waitReply(p, "ok: warm up")
@@ -221,7 +217,6 @@ func (b *bridge) promptOf(p *project, want string) string {
 // time), and counts the pairs whose replies came in turn order: all 20.
 func BenchmarkSlowThenQuickInOrder(b *testing.B) {
 	br := newBridge(b, 1, 1, "")
-	br.defaults()
 	p := br.projects[0]
 	const runs = 20
 	inOrder := 0
@@ -242,7 +237,6 @@ func BenchmarkSlowThenQuickInOrder(b *testing.B) {
 func BenchmarkTenTurnsAtOnce(b *testing.B) {
 	const n = 10
 	br := newBridge(b, 1, n, "")
-	br.defaults()
 	var wg sync.WaitGroup
 	for _, p := range br.projects {
 		wg.Add(1)

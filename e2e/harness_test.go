@@ -100,9 +100,9 @@ func newBridge(t testing.TB, bots, projectsPerBot int, extra string) *bridge {
 			}
 			dirs = append(dirs, p.dir)
 			b.projects = append(b.projects, p)
-			// Replies end with a footer by default; the tests that check a
-			// reply's exact text predate it (attention_test.go turns it on).
-			fmt.Fprintf(&servers, "  [[servers.projects]]\n  name = %q\n  channel_id = %q\n  path = %q\n  footer = \"off\"\n", p.name, p.channel, p.dir)
+			// The product's defaults: a scenario about a setting sets it
+			// (turnOn).
+			fmt.Fprintf(&servers, "  [[servers.projects]]\n  name = %q\n  channel_id = %q\n  path = %q\n", p.name, p.channel, p.dir)
 		}
 	}
 	home := claudeHomeIn(t, base, dirs...)
@@ -208,6 +208,24 @@ func (b *bridge) contents(channel string) []string {
 		out = append(out, m.Content)
 	}
 	return out
+}
+
+// bodies are the bot's messages in a channel without the footer a reply
+// ends with by default.
+func (b *bridge) bodies(channel string) []string {
+	var out []string
+	for _, c := range b.contents(channel) {
+		out = append(out, body(c))
+	}
+	return out
+}
+
+// body is a message's text without its footer: a last line "-# …".
+func body(content string) string {
+	if i := strings.LastIndex(content, "\n-# "); i >= 0 && !strings.Contains(content[i+1:], "\n") {
+		return content[:i]
+	}
+	return content
 }
 
 // waitReply waits for a bot message in the channel containing want.

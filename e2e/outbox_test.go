@@ -25,7 +25,7 @@ func TestOutboxCreateAnswered502PostsOnce(t *testing.T) {
 	b.waitReply(p, "the next reply")
 	// Replies of a channel are posted in order, so a second copy of the
 	// first would be in the channel before the second reply.
-	if replies := b.contents(p.channel); strings.Join(replies, "|") != "created once|the next reply" {
+	if replies := b.bodies(p.channel); strings.Join(replies, "|") != "created once|the next reply" {
 		t.Fatalf("replies = %q", replies)
 	}
 }

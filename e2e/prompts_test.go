@@ -331,7 +331,7 @@ func TestProgressMessages(t *testing.T) {
 	b.say(p, "SCN_PROGRESS")
 	b.waitReply(p, "All done here.")
 	time.Sleep(time.Second)
-	if got := b.contents(p.channel); strings.Join(got, "|") != "First I will look around.|Now I will check the result.|All done here." {
+	if got := b.bodies(p.channel); strings.Join(got, "|") != "First I will look around.|Now I will check the result.|All done here." {
 		t.Fatalf("messages = %q", got)
 	}
 }

@@ -133,7 +133,7 @@ func TestRelayFinalMessageBlocks(t *testing.T) {
 		fakemodel.Text("Part A of the answer.", "Part B of the answer."))
 	b.say(p, "SCN_TWO go")
 	reply := b.waitReply(p, "Part A of the answer.\n\nPart B of the answer.")
-	if reply.Content != "Part A of the answer.\n\nPart B of the answer." {
+	if body(reply.Content) != "Part A of the answer.\n\nPart B of the answer." {
 		t.Fatalf("reply = %q", reply.Content)
 	}
 	var holding []string
@@ -306,7 +306,7 @@ func TestRelayDiscordErrorsThenRecovery(t *testing.T) {
 	b.say(p, "SCN_SECOND")
 	b.waitReply(p, "second reply")
 	time.Sleep(time.Second)
-	if replies := b.contents(p.channel); strings.Join(replies, "|") != "first reply|second reply" {
+	if replies := b.bodies(p.channel); strings.Join(replies, "|") != "first reply|second reply" {
 		t.Fatalf("replies = %q", replies)
 	}
 }
@@ -434,7 +434,7 @@ func TestRelayHandStartedSessionWithGlobalHooks(t *testing.T) {
 	for _, want := range []string{"ok: via the bridge", "ok: typed at the keyboard"} {
 		n := 0
 		for _, msg := range b.botMessages(p.channel) {
-			if msg.Content == want {
+			if body(msg.Content) == want {
 				n++
 			}
 		}
@@ -527,13 +527,6 @@ func TestRelayNewAndModel(t *testing.T) {
 	b.waitReply(p, "which model now")
 }
 
-// defaults drops the harness's footer = "off": the scenario runs with the
-// product's defaults (footer on).
-func (b *bridge) defaults() {
-	b.t.Helper()
-	b.turnOn("")
-}
-
 // slowThenQuick sends a slow prompt and, while Claude works on it, a quick
 // one, which Claude Code runs the moment the slow turn ends: the two Stop
 // hooks overlap. It returns the two replies' positions in the channel.
@@ -555,7 +548,6 @@ func TestRelayRepliesInTurnOrder(t *testing.T) {
 	t.Parallel()
 	b := newBridge(t, 1, 1, "")
 	p := b.projects[0]
-	b.defaults()
 	slow, quick := b.slowThenQuick(p, "A", 2*time.Second)
 	if slow < 0 || quick < slow {
 		t.Fatalf("slow reply at %d, quick reply at %d: %q", slow, quick, b.contents(p.channel))
@@ -573,7 +565,6 @@ func TestRelayRepliesInTurnOrderUnder500s(t *testing.T) {
 	t.Parallel()
 	b := newBridge(t, 1, 1, "")
 	p := b.projects[0]
-	b.defaults()
 	trigger := "SCN_ORDER_F"
 	b.model.Script(trigger, fakemodel.Step{Delay: 2 * time.Second, Texts: []string{"slow reply F"}})
 	b.say(p, trigger)

@@ -89,7 +89,7 @@ func TestWorktreeIsolationAndKeptOnArchive(t *testing.T) {
 	card := b.waitCard(th, "the card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "touch wt.txt") })
 	b.srv.Click(card.ID, action(t, card, "allow"), b.owner)
 	reply := b.waitReply(th, "Done. Last tool result: ")
-	wt := strings.TrimSpace(strings.TrimPrefix(reply.Content, "Done. Last tool result: "))
+	wt := strings.TrimSpace(strings.TrimPrefix(body(reply.Content), "Done. Last tool result: "))
 	if !strings.HasPrefix(wt, filepath.Join(p.dir, ".claude", "worktrees")+"/") {
 		t.Fatalf("Claude ran in %q, not in a worktree of %s", wt, p.dir)
 	}
