@@ -93,7 +93,6 @@ owner_ids = [%q]
   name = "claude"
   channel_id = %q
   path = %q
-  footer = "off"
   [[servers.projects]]
   name = "codex"
   channel_id = %q
