@@ -200,14 +200,15 @@ func TestBridgeSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Stop is sync, so each turn's reply takes its place in the channel's
-	// order before the next turn runs; its posting is detached.
+	// order before the next turn runs, and PreToolUse, so a tool call's
+	// progress takes its place before the turn's Stop; posting is detached.
 	for _, ev := range []string{"Stop", "StopFailure"} {
 		stop := back.Hooks[ev][0].Hooks[0]
 		if stop.Command != "'/opt/cc bin/ccbridge-hook-stop'" || stop.Async || stop.Timeout < 30 {
 			t.Errorf("%s hook = %+v", ev, stop)
 		}
 	}
-	if pre := back.Hooks["PreToolUse"][0].Hooks[0]; !pre.Async {
+	if pre := back.Hooks["PreToolUse"][0].Hooks[0]; pre.Async || pre.Timeout < 30 {
 		t.Errorf("progress hook = %+v", pre)
 	}
 	perm := back.Hooks["PermissionRequest"][0].Hooks[0]

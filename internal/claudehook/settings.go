@@ -151,10 +151,10 @@ const permissionMargin = time.Minute
 
 // BridgeSettings registers ccbridge's hook binaries (absolute paths) for
 // every event they handle. Posting to Discord never keeps Claude busy:
-// PreToolUse is async, and Stop and StopFailure are sync only to take the
-// reply's place in its channel's order, before Claude runs the next turn,
-// and leave the posting to a run they detach. PermissionRequest waits for
-// an answer up to promptTimeout.
+// PreToolUse, Stop and StopFailure are sync only to take the progress's
+// or the reply's place in its channel's order, before Claude runs the
+// tool or the next turn, and leave the posting to a run they detach.
+// PermissionRequest waits for an answer up to promptTimeout.
 func BridgeSettings(stopBin, pretoolBin string, promptTimeout time.Duration) Settings {
 	cmd := func(bin string, async bool, timeout int) []HookMatcher {
 		return []HookMatcher{{Hooks: []HookCommand{{Type: "command", Command: shellQuote(bin), Async: async, Timeout: timeout}}}}
@@ -168,21 +168,21 @@ func BridgeSettings(stopBin, pretoolBin string, promptTimeout time.Duration) Set
 		EventSessionStart:       cmd(stopBin, false, 10),
 		EventSessionEnd:         cmd(stopBin, false, 10),
 		EventPostModelSwitch:    cmd(stopBin, false, 10),
-		EventPreToolUse:         append(cmd(pretoolBin, true, 0), policyHook(pretoolBin)),
+		EventPreToolUse:         append(cmd(pretoolBin, false, stopTimeout), policyHook(pretoolBin)),
 		EventPermissionRequest:  cmd(pretoolBin, false, permTimeout),
 		EventPostToolUse:        cmd(pretoolBin, false, 10),
 		EventPostToolUseFailure: cmd(pretoolBin, false, 10),
 	}, StatusLine: &StatusLine{Type: "command", Command: shellQuote(stopBin) + " statusline"}}
 }
 
-// stopTimeout bounds the Stop hook, which takes milliseconds; only a hook
-// that could not detach its posting run posts the reply itself, within its
-// 30 s budget.
+// stopTimeout bounds the Stop and PreToolUse hooks, which take
+// milliseconds; only a hook that could not detach its posting run posts
+// itself, within its 30 s budget.
 const stopTimeout = 45
 
 // PolicyFlag selects the PreToolUse run that enforces the [policy]: it is
-// registered synchronously, apart from the async one that posts progress,
-// because only a synchronous hook's answer (deny or ask) counts.
+// registered apart from the one that posts progress, which answers
+// nothing.
 const PolicyFlag = "--policy"
 
 // policyTimeout bounds the policy hook, which reads one record and

@@ -23,9 +23,13 @@ import (
 // Stop, only once that hook has returned, so the places are taken in turn
 // order however late the machine gets to each posting run. (An async Stop
 // took its place whenever its process got there: under load, after the
-// next turn's.)
+// next turn's.) What Claude wrote before a tool call goes the same way:
+// PreToolUse is sync, and its hook takes the text's place before Claude
+// runs the tool, so before the turn's Stop; an async one, run late, came
+// after the reply.
 
-// postFlag marks the detached run that posts a turn's reply. Its stdin is
+// postFlag marks the detached run that posts a turn's reply or a tool
+// call's progress. Its stdin is
 // the hook's input, then a line with the order of the place taken for it
 // (empty for none).
 const postFlag = "--post-turn"
@@ -41,23 +45,30 @@ type postingRun struct {
 	hand func(order string)
 }
 
-// detach starts the posting run of a Stop whose input is input (a
+// detach starts the posting run of a hook whose input is input (a
 // variable for tests, which run it in-process).
 var detach = startPostingRun
 
-// detachTurn takes the turn's place in its channel's reply order for a
-// posting run it starts. An error means no run has the turn: the caller
-// posts the reply itself.
-func (h *handler) detachTurn(ctx context.Context, in *claudehook.Input) error {
+// detachTurn takes the place in its channel's order of a turn's reply,
+// or of a tool call's progress, for a posting run it starts. An error
+// means no run has it: the caller posts it itself.
+func (h *handler) detachTurn(ctx context.Context, in *claudehook.Input, progress bool) error {
+	sess, _ := h.store.Sessions.Get(h.session)
+	level := progressLevel(sess)
+	if progress && level == "off" {
+		return nil
+	}
 	run, err := detach(ctx, append(slices.Clone(h.args), postFlag), h.raw.Bytes(), h.getenv)
 	if err != nil {
-		return fmt.Errorf("detach the reply: %w", err)
+		return fmt.Errorf("detach the post: %w", err)
 	}
 	order := ""
 	defer func() { run.hand(order) }()
-	channel := h.turnChannel()
-	if channel == "" {
-		return nil // another front end's session: the run only records the turn
+	channel := h.turnChannel(sess)
+	if channel == "" || (progress && level == progressLive) {
+		// Another front end's session: the run only records the turn. A
+		// live card is posted at once and edited in place.
+		return nil
 	}
 	places, err := state.OpenPlaces(h.store.Dir)
 	if err != nil {
@@ -69,14 +80,13 @@ func (h *handler) detachTurn(ctx context.Context, in *claudehook.Input) error {
 	if order, err = places.HoldFor(pctx, h.store, channel, run.pid); err != nil {
 		h.log.Warn("reply order unavailable", "err", err)
 	}
-	h.log.Info("reply detached", "prompt", in.PromptID, "run_pid", run.pid, "order", order)
+	h.log.Info("post detached", "prompt", in.PromptID, "tool_use", in.ToolUseID, "run_pid", run.pid, "order", order)
 	return nil
 }
 
-// turnChannel is the channel the turn's reply goes to, as touchSession
+// turnChannel is the channel the session's posts go to, as touchSession
 // will record it.
-func (h *handler) turnChannel() string {
-	sess, _ := h.store.Sessions.Get(h.session)
+func (h *handler) turnChannel(sess state.Session) string {
 	if r := h.route; r != nil {
 		sess.ChannelID = r.ChannelID
 	}

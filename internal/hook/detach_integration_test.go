@@ -69,6 +69,33 @@ func TestStopHookDetachesThePostingRun(t *testing.T) {
 	}
 }
 
+// The real ccbridge-hook-pretool, run as Claude runs its sync PreToolUse
+// hook: it returns at once, and the run it detached posts what Claude
+// wrote before the call.
+func TestPreToolHookDetachesTheProgressRun(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "ccbridge-hook-pretool")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/hook-pretool").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	r := newRelay(t)
+	if err := os.WriteFile(r.transcript, []byte(`{"type":"assistant","apiBlockIndex":0,"message":{"id":"m0","content":[{"type":"text","text":"Looking first."}]}}
+{"type":"assistant","apiBlockIndex":1,"message":{"id":"m0","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]}}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	payload := fmt.Sprintf(`{"session_id":"sid","prompt_id":"p1","transcript_path":%q,"cwd":"/p","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"toolu_1"}`, r.transcript)
+	cmd := exec.Command(bin)
+	cmd.Stdin = strings.NewReader(payload)
+	cmd.Env = append(os.Environ(), state.EnvRuntimeDir+"="+r.root, state.EnvSession+"=home-api")
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Fatalf("hook: %v, output %q", err, out)
+	}
+	r.waitContents(t, "the detached run's progress", func(got []string) bool { return slices.Equal(got, []string{"Looking first."}) })
+	if pid := detachedPID(t, r.root); pid == cmd.Process.Pid {
+		t.Fatal("the hook Claude waited for posted the progress itself")
+	}
+}
+
 // detachedPID is the pid of the posting run the Stop hook logged.
 func detachedPID(t *testing.T, root string) int {
 	t.Helper()
@@ -83,11 +110,11 @@ func detachedPID(t *testing.T, root string) int {
 			Msg    string `json:"msg"`
 			RunPID int    `json:"run_pid"`
 		}
-		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "reply detached" {
+		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "post detached" {
 			return l.RunPID
 		}
 	}
-	t.Fatal("no reply detached in hook.log")
+	t.Fatal("no post detached in hook.log")
 	return 0
 }
 

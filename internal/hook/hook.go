@@ -72,7 +72,7 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 
 	arg, hasArg, argErr := claudehook.PolicyArg(args)
 	h := &handler{out: stdout, session: getenv(state.EnvSession), headless: headless(getenv), argErr: argErr, tr: tr,
-		args: args, getenv: getenv, posting: prog == Stop && slices.Contains(args, postFlag)}
+		args: args, getenv: getenv, posting: slices.Contains(args, postFlag)}
 	if hasArg && argErr == nil {
 		h.arg = &arg
 	}
@@ -104,8 +104,8 @@ func Main(ctx context.Context, prog Program, args []string, stdin io.Reader, std
 	if h.posting {
 		stdin, h.order = readHandoff(stdin) // detach.go
 	}
-	if prog == Stop && !h.posting {
-		stdin = io.TeeReader(stdin, &h.raw) // a Stop hands its input on
+	if !enforcing && !h.posting {
+		stdin = io.TeeReader(stdin, &h.raw) // a Stop or a PreToolUse hands its input on
 	}
 	in, err := claudehook.Decode(stdin)
 	if err != nil {
@@ -157,9 +157,10 @@ type handler struct {
 	// unsynced sync the records written on the reply's path, once it is
 	// out (flush).
 	unsynced []func() error
-	// A Stop's reply is posted by a run of its own (detach.go): args and
-	// getenv start it, raw is the input it gets. posting says this is
-	// that run, and order is the place taken for it ("" for none).
+	// A Stop's reply, and a PreToolUse's progress, are posted by a run of
+	// its own (detach.go): args and getenv start it, raw is the input it
+	// gets. posting says this is that run, and order is the place taken
+	// for it ("" for none).
 	args    []string
 	getenv  Env
 	raw     bytes.Buffer
@@ -213,14 +214,15 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 		h.log.Info("turn already recorded", "prompt", in.PromptID)
 		return nil
 	}
-	if isStop && !h.posting {
+	isProgress := prog == PreTool && in.HookEventName == claudehook.EventPreToolUse
+	if (isStop || isProgress) && !h.posting {
 		// Claude waits for this part: the place only (detach.go).
-		err := h.detachTurn(ctx, in)
+		err := h.detachTurn(ctx, in, isProgress)
 		if err == nil {
 			h.tr = nil // the reply's timings are the posting run's
 			return nil
 		}
-		h.log.Warn("posting the reply from the hook Claude waits for", "err", err)
+		h.log.Warn("posting from the hook Claude waits for", "err", err)
 	}
 	defer h.flush()
 	if isStop && in.Agent == agentCodex {

@@ -15,13 +15,11 @@ import (
 
 // progress posts what Claude wrote before a tool call (each text block
 // once), and a line for the call itself when the project asks for it. It
-// runs from PreToolUse, registered async, so Claude never waits for it. It
-// reads only the end of the transcript, again only when the file changes.
+// runs in the posting run PreToolUse detaches (detach.go), so Claude never
+// waits for Discord. It reads only the end of the transcript, again only
+// when the file changes.
 func (h *handler) progress(ctx context.Context, in *claudehook.Input, sess state.Session) error {
-	level := sess.Progress
-	if level == "" {
-		level = "text"
-	}
+	level := progressLevel(sess)
 	if level == "off" || in.TranscriptPath == "" || in.ToolUseID == "" {
 		return nil
 	}
@@ -33,8 +31,8 @@ func (h *handler) progress(ctx context.Context, in *claudehook.Input, sess state
 		}
 	}
 	// The text goes before the turn's reply: its place in the channel's
-	// order is taken now, before the transcript is read, so a Stop that
-	// comes meanwhile (its reply posted at once) waits for it.
+	// order was taken while Claude waited for the hook (or is taken now,
+	// before the transcript is read), so the turn's Stop waits for it.
 	pl := place{release: func() {}}
 	if level != progressLive {
 		pl = h.holdPlace(ctx, sess) // post.go
@@ -83,6 +81,14 @@ func (h *handler) progress(ctx context.Context, in *claudehook.Input, sess state
 	}
 	_, err = h.deliverAt(ctx, sess, msgs, pl.order, 0)
 	return err
+}
+
+// progressLevel is the session's progress setting, "text" unless set.
+func progressLevel(sess state.Session) string {
+	if sess.Progress == "" {
+		return "text"
+	}
+	return sess.Progress
 }
 
 // toolLine is a compact description of a tool call.

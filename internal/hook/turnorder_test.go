@@ -3,6 +3,7 @@ package hook
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -43,10 +44,67 @@ func (r *rig) claudeStop(t *testing.T, prompt, text string) (later func()) {
 func init() { detach = inlinePostingRun }
 
 func inlinePostingRun(ctx context.Context, args []string, input []byte, getenv Env) (postingRun, error) {
+	prog := Stop
+	if strings.Contains(string(input), `"hook_event_name":"PreToolUse"`) {
+		prog = PreTool
+	}
 	return postingRun{pid: os.Getpid(), hand: func(order string) {
 		var out bytes.Buffer
-		Main(ctx, Stop, args, io.MultiReader(bytes.NewReader(input), strings.NewReader(handoffTrailer(order))), &out, &out, getenv)
+		Main(ctx, prog, args, io.MultiReader(bytes.NewReader(input), strings.NewReader(handoffTrailer(order))), &out, &out, getenv)
 	}}, nil
+}
+
+// claudePreTool runs a PreToolUse as Claude Code runs the progress hook
+// ccbridge registers, and returns what is left to run of it, whenever the
+// machine gets to it (see claudeStop).
+func (r *rig) claudePreTool(t *testing.T, payload string) (later func()) {
+	t.Helper()
+	reg := claudehook.BridgeSettings("stop", "pretool", time.Minute).Hooks[claudehook.EventPreToolUse][0].Hooks[0]
+	pre := func() { run(t, PreTool, r.root, "home-api", payload) }
+	if reg.Async {
+		return pre
+	}
+	prev := detach
+	defer func() { detach = prev }()
+	detach = func(ctx context.Context, args []string, input []byte, getenv Env) (postingRun, error) {
+		run, err := prev(context.WithoutCancel(ctx), args, input, getenv)
+		return postingRun{pid: run.pid, hand: func(order string) { later = func() { run.hand(order) } }}, err
+	}
+	pre()
+	if later == nil {
+		t.Fatal("Claude's wait for the PreToolUse hook left nothing to run")
+	}
+	return later
+}
+
+// What Claude wrote before a tool call is posted before the turn's reply,
+// however late the progress hook's process runs (a loaded machine runs
+// hook processes in any order): its place is taken while Claude waits.
+func TestProgressKeepsItsPlaceBeforeTheReply(t *testing.T) {
+	r := newRelay(t)
+	os.WriteFile(r.transcript, []byte(`{"type":"assistant","apiBlockIndex":0,"message":{"id":"m0","content":[{"type":"text","text":"Looking first."}]}}
+{"type":"assistant","apiBlockIndex":1,"message":{"id":"m0","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]}}
+`), 0o600)
+	progress := r.claudePreTool(t, fmt.Sprintf(`{"session_id":"sid","prompt_id":"p1","transcript_path":%q,"cwd":"/p","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"toolu_1"}`, r.transcript))
+	reply := r.claudeStop(t, "p1", "All done.")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		reply()
+	}()
+	for deadline := time.Now().Add(placeWait); ; time.Sleep(time.Millisecond) {
+		if _, err := r.store.Turns.Get(state.TurnKey("sid", "p1")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the reply's run never recorded its turn")
+		}
+	}
+	progress()
+	<-done
+	if got := r.contents(); !slices.Equal(got, []string{"Looking first.", "All done."}) {
+		t.Fatalf("channel holds %q, want the progress, then the reply", got)
+	}
 }
 
 // Turn 1 ended before turn 2, but turn 2's hook gets to the channel first
