@@ -71,13 +71,7 @@ func newBridge(t testing.TB, bots, projectsPerBot int, extra string) *bridge {
 	claude := claudetest.Binary(t)
 	b := &bridge{t: t, srv: fakediscord.New(t), model: fakemodel.New(t)}
 	b.owner = b.srv.NewUser("owner")
-	b.socket = fmt.Sprintf("ccbe2e-%d-%d", os.Getpid(), socketSeq.Add(1))
-	b.tmux = tmux.New(execx.Exec{}, tmux.Options{Socket: b.socket})
-	base := settledTempDir(t)
-	// Registered after base, so run before its removal: Claude is gone first.
-	t.Cleanup(func() { _ = b.tmux.KillServer(context.Background()) })
-	b.runtime = filepath.Join(base, "rt")
-	b.stateDir = filepath.Join(base, "state")
+	base := b.newTmux()
 	var dirs []string
 	var servers strings.Builder
 	for i := range bots {
@@ -115,6 +109,20 @@ func newBridge(t testing.TB, bots, projectsPerBot int, extra string) *bridge {
 	b.configure(base, cfg)
 	b.start()
 	return b
+}
+
+// newTmux gives the bridge a private tmux server and returns the base
+// directory of its runtime and state directories and of what the test
+// makes.
+func (b *bridge) newTmux() (base string) {
+	b.t.Helper()
+	b.socket = fmt.Sprintf("ccbe2e-%d-%d", os.Getpid(), socketSeq.Add(1))
+	b.tmux = tmux.New(execx.Exec{}, tmux.Options{Socket: b.socket})
+	base = settledTempDir(b.t)
+	// Registered after base, so run before its removal: Claude is gone first.
+	b.t.Cleanup(func() { _ = b.tmux.KillServer(context.Background()) })
+	b.runtime, b.stateDir = filepath.Join(base, "rt"), filepath.Join(base, "state")
+	return base
 }
 
 // configure writes the daemon's config in base and opens the runtime
