@@ -12,8 +12,8 @@ import (
 
 	"github.com/ccbridge/ccbridge/internal/testutil/claudetest"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
-	"github.com/ccbridge/ccbridge/internal/testutil/faketelegram"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
+	"github.com/ccbridge/ccbridge/internal/testutil/faketelegram"
 )
 
 // newTwoFrontEnds is one daemon serving a Discord bot (project "web", its
