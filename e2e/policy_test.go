@@ -274,10 +274,7 @@ func TestPolicyKeepsTheBotTokenFromTheModel(t *testing.T) {
 	t.Parallel()
 	b := newBridge(t, 1, 1, "")
 	p := b.projects[0]
-	rec := filepath.Join(b.runtime, "bots", p.bot.Name+".json")
-	if _, err := os.Stat(rec); err != nil {
-		t.Fatal(err)
-	}
+	rec := b.botRecord(p)
 	b.model.Script("SCN_READ_TOKEN", fakemodel.Tool("", "Read", map[string]any{"file_path": rec}))
 	b.say(p, "SCN_READ_TOKEN")
 	b.waitReply(p, "denied by your permission settings")
@@ -340,10 +337,7 @@ func TestPolicyKeepsClaudesBashFromCcbridgesFiles(t *testing.T) {
 	t.Parallel()
 	b := newBridge(t, 1, 1, "")
 	p := b.projects[0]
-	rec := filepath.Join(b.runtime, "bots", p.bot.Name+".json")
-	if _, err := os.Stat(rec); err != nil {
-		t.Fatal(err)
-	}
+	rec := b.botRecord(p)
 	b.model.Script("SCN_BASH_OWN", fakemodel.Tool("", "Bash", map[string]any{"command": "cat " + rec}))
 	b.say(p, "SCN_BASH_OWN")
 	r := b.model.WaitRequest(t, long, "the refusal", func(r fakemodel.Request) bool {
@@ -356,4 +350,15 @@ func TestPolicyKeepsClaudesBashFromCcbridgesFiles(t *testing.T) {
 			t.Fatalf("the model was given the bot's record: %q", tr.Content)
 		}
 	}
+}
+
+// botRecord is the runtime directory's record of p's bot, which holds its
+// token.
+func (b *bridge) botRecord(p *project) string {
+	b.t.Helper()
+	rec := filepath.Join(b.runtime, "bots", p.bot.Name+".json")
+	if _, err := os.Stat(rec); err != nil {
+		b.t.Fatal(err)
+	}
+	return rec
 }
