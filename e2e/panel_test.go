@@ -119,3 +119,29 @@ func TestStartupStartsTheProject(t *testing.T) {
 	b.say(p, "already running")
 	b.waitReply(p, "ok: already running")
 }
+
+// A project's channel deleted in Discord: its session stops (the pane
+// goes) and the owners are told in the panel's channel what to change.
+func TestDeletedProjectChannelIsReportedInThePanel(t *testing.T) {
+	t.Parallel()
+	b := newBridge(t, 1, 2, "")
+	p := b.projects[1]
+	general := b.srv.AddChannel(p.bot.GuildID, "general")
+	b.reconfigure(func(cfg string) string {
+		return strings.Replace(cfg, "owner_ids = [", "general_channel_id = \""+general+"\"\nowner_ids = [", 1)
+	})
+	b.say(p, "hello before the delete")
+	b.waitReply(p, "ok: hello before the delete")
+	if n := len(b.panes()); n != 1 {
+		t.Fatalf("%d panes, want the project's", n)
+	}
+	b.srv.DeleteChannel(p.channel)
+	b.srv.WaitMessage(long, "the notice in the panel's channel", func(m *fakediscord.Message) bool {
+		return m.ChannelID == general && m.Author.Bot && strings.Contains(m.Content, "The channel of project **p1** was deleted") && strings.Contains(m.Content, "`channel_id`")
+	})
+	for deadline := time.Now().Add(long); len(b.panes()) != 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the deleted channel's session still runs: %d panes", len(b.panes()))
+		}
+	}
+}

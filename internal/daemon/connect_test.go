@@ -101,6 +101,7 @@ func (stubHandler) HandleModal(chat.ModalEvent, chat.Responder)             {}
 func (stubHandler) HandleAutocomplete(chat.AutocompleteEvent) []chat.Choice { return nil }
 func (stubHandler) HandleThreadArchived(string, string, string)             {}
 func (stubHandler) HandleThreadDeleted(string, string, string)              {}
+func (stubHandler) HandleChannelDeleted(string, string)                     {}
 
 // The connector retries each bot that could not connect on its own: a
 // refused token slowly (at the cap), a bot down to its last session starts

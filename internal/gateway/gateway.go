@@ -36,6 +36,9 @@ type Handler interface {
 	HandleThreadArchived(server, threadID, parentID string)
 	// HandleThreadDeleted is called for a thread deleted in Discord.
 	HandleThreadDeleted(server, threadID, parentID string)
+	// HandleChannelDeleted is called for a channel (not a thread)
+	// deleted in Discord.
+	HandleChannelDeleted(server, channelID string)
 }
 
 // Bot is one connected bot.
@@ -149,6 +152,12 @@ func Open(ctx context.Context, log *slog.Logger, apiBase string, srv config.Serv
 		if t.Channel != nil && t.GuildID == srv.GuildID {
 			id, parent := t.ID, t.ParentID
 			b.serial.run(id, func() { h.HandleThreadDeleted(srv.Name, id, parent) })
+		}
+	})
+	dg.AddHandler(func(_ *discordgo.Session, c *discordgo.ChannelDelete) {
+		if c.Channel != nil && c.GuildID == srv.GuildID && !c.IsThread() {
+			id := c.ID
+			b.serial.run(id, func() { h.HandleChannelDeleted(srv.Name, id) })
 		}
 	})
 	// Interactions are read from the raw event, which holds the payload's

@@ -27,6 +27,7 @@ type recorder struct {
 	commands []chat.CommandEvent
 	archived []string
 	deleted  []string
+	gone     []string // channels (not threads) deleted
 }
 
 func newRecorder() *recorder {
@@ -72,6 +73,13 @@ func (r *recorder) HandleThreadArchived(server, threadID, parentID string) {
 func (r *recorder) HandleThreadDeleted(server, threadID, parentID string) {
 	r.mu.Lock()
 	r.deleted = append(r.deleted, threadID+"<"+parentID)
+	r.mu.Unlock()
+	r.poke()
+}
+
+func (r *recorder) HandleChannelDeleted(server, channelID string) {
+	r.mu.Lock()
+	r.gone = append(r.gone, channelID)
 	r.mu.Unlock()
 	r.poke()
 }
@@ -226,5 +234,19 @@ func TestCommandsAreForAdministratorsByDefault(t *testing.T) {
 	have.DefaultMemberPermissions = nil
 	if sameCommand(have, want) {
 		t.Error("a command visible to everyone counts as up to date")
+	}
+}
+
+// A channel deleted in the bot's guild reaches the handler as a channel,
+// not as a thread.
+func TestDeletedChannelReachesTheHandler(t *testing.T) {
+	srv := fakediscord.New(t)
+	r := newRecorder()
+	openBot(t, srv, r)
+	doomed := srv.AddChannel(srv.Main().GuildID, "doomed")
+	srv.DeleteChannel(doomed)
+	r.wait(t, "the deleted channel", func() bool { return len(r.gone) == 1 })
+	if r.gone[0] != doomed || len(r.deleted) != 0 {
+		t.Fatalf("channels gone %q, threads deleted %q", r.gone, r.deleted)
 	}
 }

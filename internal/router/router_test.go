@@ -529,7 +529,7 @@ func newRouter(t *testing.T) (*Router, *fakeSessions, *fakeReplier, *log, *state
 // newRouterNamed is newRouter with the first server and its project named.
 func newRouterNamed(t *testing.T, server, project string) (*Router, *fakeSessions, *fakeReplier, *log, *state.Store) {
 	t.Helper()
-	cfg, err := config.Parse(fmt.Sprintf(`
+	return newRouterFrom(t, fmt.Sprintf(`
 [claude]
 prompt_timeout = "1s"
 [[servers]]
@@ -547,6 +547,12 @@ token_env = "Y"
 guild_id = "100000000000000009"
 owner_ids = ["100000000000000008"]
 `, server, owner, project, channel, t.TempDir()))
+}
+
+// newRouterFrom is a router with fakes around it on the config text.
+func newRouterFrom(t *testing.T, text string) (*Router, *fakeSessions, *fakeReplier, *log, *state.Store) {
+	t.Helper()
+	cfg, err := config.Parse(text)
 	if err != nil {
 		t.Fatal(err)
 	}
