@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
 	"github.com/ccbridge/ccbridge/internal/testutil/faketelegram"
 )
 
@@ -229,4 +230,38 @@ func TestTelegramOpenBeforeStartSaysHowToOpenTheChat(t *testing.T) {
 	tb.say("/open beta")
 	tb.waitReply("📂 Opened")
 	tb.privateTopic(tb.tg.Owner, "beta")
+}
+
+// An opened folder's permission card comes to its private topic, never to
+// the group; the owner's Allow there runs the command.
+func TestTelegramOpenedFolderCardInThePrivateTopic(t *testing.T) {
+	t.Parallel()
+	tb := newTelegramBridge(t, "")
+	root := withTelegramOpenRoots(t, tb)
+	tb.tg.SetPrivateTopics(true)
+	tb.tg.StartBot(tb.tg.Owner)
+	owner := tb.tg.Owner
+	tb.say("/open beta")
+	topic := tb.privateTopic(owner, "beta")
+	tb.waitPrivateIn(owner, topic, "🟢 Claude is running")
+	tb.model.Script("SCN_TG_OPEN_CARD", fakemodel.Tool("", "Bash", map[string]any{"command": "touch from-the-private-topic.txt", "description": "Make a file"}))
+	tb.tg.Inject(faketelegram.Incoming{ChatID: owner.ID, ThreadID: topic, Text: "SCN_TG_OPEN_CARD"})
+	card := tb.waitPrivateIn(owner, topic, "touch from-the-private-topic.txt")
+	if card.ReplyMarkup == nil {
+		t.Fatalf("the card has no buttons: %+v", card)
+	}
+	qid, err := tb.tg.Click(owner, owner.ID, card.MessageID, button(t, card, "Allow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tb.tg.WaitFor(10*time.Second, func() bool { _, ok := tb.tg.Answered(qid); return ok }) {
+		t.Fatal("the click was never answered")
+	}
+	tb.waitPrivateIn(owner, topic, "Done. Last tool result")
+	if _, err := os.Stat(filepath.Join(root, "beta", "from-the-private-topic.txt")); err != nil {
+		t.Fatal("the allowed command did not run")
+	}
+	if tb.groupSaw("from-the-private-topic") {
+		t.Fatal("the group saw the opened folder's card")
+	}
 }

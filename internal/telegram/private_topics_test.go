@@ -3,6 +3,7 @@ package telegram
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -104,5 +105,30 @@ func TestBotPrivateTopicIsAThread(t *testing.T) {
 	}
 	if len(h.messages) != 1 {
 		t.Errorf("the core got %d messages", len(h.messages))
+	}
+}
+
+// A topic of a person's private chat reaches the core only while they are
+// an owner: one who no longer is drives nothing from it.
+func TestBotPrivateTopicOfAStrangerReachesNothing(t *testing.T) {
+	w := newWorld(t)
+	h := newRecorder()
+	runBot(t, w, w.p, h, Options{IsOwner: w.onlyOwner})
+	ch, _ := w.topic("api")
+	w.tg.SetPrivateTopics(true)
+	former := w.tg.AddUser("Former", true)
+	w.tg.StartBot(former)
+	id, _, err := w.p.StartPrivateThread(context.Background(), ch, "theirs", []string{strconv.FormatInt(former.ID, 10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	place, _ := ParseChannel(id)
+	w.tg.Inject(faketelegram.Incoming{From: former, ChatID: former.ID, ThreadID: place.Topic, Text: "rm -rf /"})
+	w.tg.Inject(faketelegram.Incoming{From: former, ChatID: former.ID, ThreadID: place.Topic, Text: "/status"})
+	w.tg.StartBot(w.tg.Owner)
+	w.tg.OwnerText(0, "after")
+	h.waitFor(t, "the owner's message", func(r *recorder) bool { return len(r.messages) == 1 })
+	if ev := h.messages[0]; ev.Content != "after" || len(h.commands) != 0 {
+		t.Errorf("the core got %+v and %d commands", h.messages, len(h.commands))
 	}
 }
