@@ -454,30 +454,6 @@ func TestTelegramFooterInTheDefaultConfig(t *testing.T) {
 	}
 }
 
-// /open is refused on Telegram, saying why in Telegram's terms: every
-// member of a group reads every topic, so there is no private place for
-// an opened folder.
-func TestTelegramOpenIsRefusedClearly(t *testing.T) {
-	t.Parallel()
-	tb := newTelegramBridge(t, "")
-	tb.bridge.stop()
-	cfg, _ := os.ReadFile(tb.cfg)
-	owners := fmt.Sprintf("owner_ids = [\"%d\"]\n", tb.tg.Owner.ID)
-	cfg = []byte(strings.Replace(string(cfg), owners, owners+fmt.Sprintf("open_roots = [%q]\n", filepath.Dir(tb.dir)), 1))
-	if err := os.WriteFile(tb.cfg, cfg, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	tb.start()
-	tb.say("/open " + tb.dir)
-	refusal := tb.waitReply("Not opened")
-	if !strings.Contains(refusal.Text, "topic") || strings.Contains(refusal.Text, "Discord") || strings.Contains(refusal.Text, "Private Threads") {
-		t.Fatalf("the refusal does not say why in Telegram's terms: %q", refusal.Text)
-	}
-	if n := len(tb.panes()); n != 0 {
-		t.Fatalf("%d panes after a refused /open", n)
-	}
-}
-
 // A 429 on a permission card and on the middle part of a long reply: each
 // is sent again after retry_after, once; the card works and the reply
 // arrives whole, in order.

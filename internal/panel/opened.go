@@ -11,8 +11,10 @@ import (
 )
 
 // opened is the panel's lines for the server's folders opened with /open:
-// each one's thread, folder and session.
-func (p *Panel) opened(ctx context.Context, server string, reqs map[string]state.Request) string {
+// each one's thread, folder and session. A private one (Telegram's, a
+// topic of its owner's private chat) is shown without its thread or
+// folder: every member of the group reads the panel.
+func (p *Panel) opened(ctx context.Context, server string, private bool, reqs map[string]state.Request) string {
 	if p.Registry == nil || p.Registry.Opened == nil {
 		return ""
 	}
@@ -25,7 +27,11 @@ func (p *Panel) opened(ctx context.Context, server string, reqs map[string]state
 	for _, o := range open {
 		key := session.ThreadKey(server, session.OpenedProject, o.ThreadID)
 		st, _ := p.Sessions.Status(ctx, key)
-		fmt.Fprintf(&b, "\n%s <#%s> `%s`", icon(st.State), o.ThreadID, o.Path)
+		if private {
+			fmt.Fprintf(&b, "\n%s: a folder open in a private chat", icon(st.State))
+		} else {
+			fmt.Fprintf(&b, "\n%s <#%s> `%s`", icon(st.State), o.ThreadID, o.Path)
+		}
 		b.WriteString(p.figures(key))
 		if n := pending(reqs, key); n > 0 {
 			fmt.Fprintf(&b, " · %d prompt(s) waiting", n)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
@@ -30,5 +31,30 @@ func TestPanelShowsOpenedFolders(t *testing.T) {
 	}
 	if strings.Contains(m.Content, "/src/closed") || strings.Contains(m.Content, "/src/theirs") {
 		t.Errorf("panel shows a closed folder or another server's:\n%s", m.Content)
+	}
+}
+
+// On Telegram an opened folder is a topic of its owner's private chat,
+// while the panel is in the group, whose members read every topic: it
+// says a folder is open there, and its state, never its path.
+func TestPanelKeepsTelegramOpenedFoldersPrivate(t *testing.T) {
+	cfg, err := config.Parse("[[servers]]\nname = \"phone\"\nplatform = \"telegram\"\ntoken_env = \"X\"\nchat_id = \"-1001234567890\"\nowner_ids = [\"123456789\"]\n" +
+		"[[servers.projects]]\nname = \"api\"\ntopic_id = \"42\"\npath = \"/src/api\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, reg := newPanel(t, 0)
+	p.Config = cfg
+	ctx := context.Background()
+	if _, err := reg.Opened.Create(ctx, "123456789.3", state.Opened{Server: "phone", ChannelID: "-1001234567890", ThreadID: "123456789.3", Path: "/src/secret-plans", Created: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	p.Sessions.(fakeSessions)[session.ThreadKey("phone", session.OpenedProject, "123456789.3")] = "idle"
+	m := p.Render(ctx, "phone")
+	if strings.Contains(m.Content, "secret-plans") || strings.Contains(m.Content, "123456789.3") {
+		t.Errorf("the group's panel shows a private folder:\n%s", m.Content)
+	}
+	if !strings.Contains(m.Content, "**Opened folders** (/open)\n🟢 running: a folder open in a private chat") {
+		t.Errorf("the panel does not say a folder is open:\n%s", m.Content)
 	}
 }

@@ -196,7 +196,7 @@ func (p *Panel) Render(ctx context.Context, server string) chat.Message {
 			repos[root] = true
 		}
 	}
-	b.WriteString(p.opened(ctx, srv.Name, reqs)) // opened.go
+	b.WriteString(p.opened(ctx, srv.Name, srv.Telegram(), reqs)) // opened.go
 	var orphans []string
 	for _, repo := range slices.Sorted(maps.Keys(repos)) {
 		trees, err := p.Trees.Orphans(ctx, repo, known)

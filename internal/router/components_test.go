@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -79,6 +81,17 @@ func renderedControls(t *testing.T, r *Router, l *log) []rendered {
 		many.Choices = append(many.Choices, fmt.Sprint(i))
 	}
 	rows("dialog", dialogMessage("inst1", key, "Claude", many, now).Rows)
+	// /open's folder picker, where there is no autocomplete (Telegram).
+	roots := t.TempDir()
+	if err := os.Mkdir(filepath.Join(roots, "tool"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tgServer := config.Server{Name: "phone", Platform: config.PlatformTelegram, OpenRoots: []string{roots}}
+	pick, ok := r.folderPicker(target{rt: route{server: tgServer}}, "", "")
+	if !ok {
+		t.Fatal("/open on Telegram offered no folders")
+	}
+	rows("/open's folder picker", pick.Rows)
 
 	// Landing: /diff's Merge this, /commit in a checkout, /discard, and
 	// the removal offered after a merge; the commit forms.
@@ -343,6 +356,8 @@ func TestNoBoundControlActsFromACopyOrAnEdit(t *testing.T) {
 			args = []string{"1300000000000000101"}
 		case state.ResumeKind:
 			args = []string{"home-api"}
+		case openPickKind:
+			args = []string{"none"}
 		case approval.IDKind:
 			args = []string{"req-" + k.action, k.action}
 		}

@@ -102,6 +102,9 @@ func (r *Router) openFolder(ev chat.CommandEvent, tg target) chat.Reply {
 	if iso != "" && iso != "none" && iso != "worktree" {
 		return chat.Reply{Content: "⚠️ isolation is none or worktree."}
 	}
+	if pick, ok := r.folderPicker(tg, ev.Options["path"], iso); ok { // open_pick.go
+		return pick
+	}
 	dir, err := opened.Resolve(roots, ev.Options["path"])
 	if err != nil {
 		return chat.Reply{Content: "⚠️ Not opened: " + chat.ErrText(err)}
@@ -133,6 +136,11 @@ func (r *Router) openFolder(ev chat.CommandEvent, tg target) chat.Reply {
 	r.wg.Add(1)
 	go func() { defer r.wg.Done(); r.startOpened(th, dir) }()
 	text := fmt.Sprintf("📂 Opened `%s` in <#%s>: its messages go to a Claude session started there. /close in the thread stops it.", chat.Clip(dir, 300), threadID)
+	if tg.rt.server.Telegram() {
+		// Its thread is a topic of the owner's private chat: the group,
+		// whose members read every topic, learns no more than that.
+		text = "📂 Opened in a new topic of your private chat with me, which only you see: write there to talk to its Claude; /close there stops it."
+	}
 	if p, ok := r.conf().ProjectHolding(dir); ok {
 		text += fmt.Sprintf(" It is in a project's directory: the [policy] of the project %s holds there.", p.Name)
 	}
@@ -160,6 +168,11 @@ func (r *Router) openThread(ev chat.CommandEvent, tg target, name string) (threa
 			r.opt.Log.Warn("owners not added to an opened folder's private thread", "thread", threadID, "owners", missed)
 		}
 		return threadID, ""
+	}
+	if tg.rt.server.Telegram() {
+		// A private thread there is a topic of the owner's private chat
+		// with the bot, and never a group's: its refusal says how to fix it.
+		return "", "⚠️ Not opened: " + chat.ErrText(err)
 	}
 	public, perr := r.opt.Replier.EveryoneCanView(r.ctx, server, ev.ChannelID)
 	switch {
@@ -254,6 +267,10 @@ func (r *Router) withOpened(reply chat.Reply, server string) chat.Reply {
 	if len(folders) == 0 {
 		return reply
 	}
+	// Telegram's are topics of their owners' private chats, while the
+	// listing may be read by the whole group: no thread, no folder.
+	srv, _ := r.server(server)
+	private := srv.Telegram()
 	var b strings.Builder
 	b.WriteString("\n**Opened folders** (/open)\n")
 	for _, o := range folders {
@@ -262,6 +279,10 @@ func (r *Router) withOpened(reply chat.Reply, server string) chat.Reply {
 		state := st.State
 		if state == "" {
 			state = "stopped"
+		}
+		if private {
+			fmt.Fprintf(&b, "a folder open in a private chat — %s\n", state)
+			continue
 		}
 		fmt.Fprintf(&b, "<#%s> `%s` — %s\n", o.ThreadID, chat.Clip(o.Path, 200), state)
 	}

@@ -134,29 +134,31 @@ func (p *Poster) StartThread(ctx context.Context, channelID, name string) (strin
 	if err != nil {
 		return "", err
 	}
+	id, err := p.startTopic(ctx, place.Chat, channelID, name)
+	if err != nil {
+		return "", fmt.Errorf("start topic in %s: %w", channelID, err)
+	}
+	return id, nil
+}
+
+// startTopic opens a topic in a chat (a forum group, or a person's private
+// chat with the bot) and records parent as its parent channel.
+func (p *Poster) startTopic(ctx context.Context, chatID int64, parent, name string) (string, error) {
 	if r := []rune(name); len(r) > maxTopicName {
 		name = string(r[:maxTopicName])
 	}
 	var topic struct {
 		MessageThreadID int64 `json:"message_thread_id"`
 	}
-	if err := p.c.call(ctx, "createForumTopic", map[string]any{"chat_id": place.Chat, "name": name}, &topic, false); err != nil {
-		return "", fmt.Errorf("start topic in %s: %w", channelID, err)
+	if err := p.c.call(ctx, "createForumTopic", map[string]any{"chat_id": chatID, "name": name}, &topic, false); err != nil {
+		return "", err
 	}
-	id := ChannelID(place.Chat, topic.MessageThreadID)
-	rec := state.TelegramTopic{Server: p.server, ChannelID: id, ParentID: channelID, Name: name, Created: time.Now().UTC()}
+	id := ChannelID(chatID, topic.MessageThreadID)
+	rec := state.TelegramTopic{Server: p.server, ChannelID: id, ParentID: parent, Name: name, Created: time.Now().UTC()}
 	if _, err := p.store.Topics.Update(context.WithoutCancel(ctx), topicKey(id), func(t *state.TelegramTopic) error { *t = rec; return nil }); err != nil {
 		return "", fmt.Errorf("record topic %s: %w", id, err)
 	}
 	return id, nil
-}
-
-// ErrNoPrivateTopics: every member of a Telegram group reads every topic.
-var ErrNoPrivateTopics = fmt.Errorf("telegram has %w", chat.ErrNoPrivateThreads)
-
-// StartPrivateThread refuses: see ErrNoPrivateTopics.
-func (p *Poster) StartPrivateThread(_ context.Context, channelID, _ string, _ []string) (string, []string, error) {
-	return "", nil, fmt.Errorf("start private topic in %s: %w", channelID, ErrNoPrivateTopics)
 }
 
 // ArchiveThread closes a forum topic. Closing twice is harmless ("not

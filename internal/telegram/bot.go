@@ -276,11 +276,11 @@ func (b *Bot) dispatch(ctx context.Context, u update) {
 }
 
 func (b *Bot) onMessage(ctx context.Context, m *inMessage) {
-	if m.Chat.Type == "private" {
+	switch {
+	case m.Chat.Type == "private" && !b.privateThread(m): // private_topics.go
 		b.onPrivate(ctx, m) // private.go
 		return
-	}
-	if m.Chat.ID != b.o.ChatID {
+	case m.Chat.Type != "private" && m.Chat.ID != b.o.ChatID:
 		return
 	}
 	if m.ForumTopicClosed != nil || m.ForumTopicReopened != nil {
@@ -447,7 +447,9 @@ func (b *Bot) onCallback(ctx context.Context, q *callbackQuery) {
 	resp := &responder{b: b, queryID: q.ID}
 	defer resp.finish(ctx)
 	m := q.Message
-	if m == nil || m.Chat.ID != b.o.ChatID {
+	// A keyboard is answered in the group, and in the private chat of the
+	// person clicking (a private thread's cards).
+	if m == nil || (m.Chat.ID != b.o.ChatID && (m.Chat.Type != "private" || m.Chat.ID != q.From.ID)) {
 		resp.answer(ctx, expired)
 		return
 	}

@@ -219,9 +219,6 @@ func TestTypingThreadsAndViews(t *testing.T) {
 	if err := w.p.ArchiveThread(ctx, sub); err != nil {
 		t.Errorf("closing twice: %v", err)
 	}
-	if _, _, err := w.p.StartPrivateThread(ctx, ch, "secret", []string{"1"}); !errors.Is(err, ErrNoPrivateTopics) {
-		t.Errorf("a private thread: %v", err)
-	}
 	if all, err := w.p.EveryoneCanView(ctx, ch); err != nil || !all {
 		t.Errorf("a group topic: everyone can view = %v, %v", all, err)
 	}

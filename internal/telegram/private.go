@@ -73,8 +73,8 @@ func (r *responder) whisper(reply chat.Reply) (string, Place, error) {
 
 // privateOf is an answer as the private chat shows it: its link buttons
 // (the web view's capability) as links in the text, which Telegram opens
-// whatever their host, and no other control: a click is taken from the
-// group only.
+// whatever their host, and no other control: its keyboard is drawn for
+// no session there (only a private thread's topic has one).
 func privateOf(reply chat.Reply) chat.Message {
 	m := chat.Message{Content: reply.Content, Files: reply.Files}
 	for _, row := range reply.Rows {

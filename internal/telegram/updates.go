@@ -20,6 +20,8 @@ type user struct {
 	IsBot     bool   `json:"is_bot"`
 	FirstName string `json:"first_name"`
 	Username  string `json:"username"`
+	// HasTopicsEnabled is getMe's: the bot's topic mode in private chats.
+	HasTopicsEnabled bool `json:"has_topics_enabled"`
 }
 
 func (u user) chatUser() chat.User {

@@ -122,18 +122,28 @@ func (s *Server) createForumTopic(p params) (any, *apiErr) {
 
 // addTopic opens a topic with its service message; caller holds s.mu.
 func (s *Server) addTopic(c *chat, name string, color int) (*Topic, *apiErr) {
+	if private, e := s.privateTopic(c); e != nil {
+		return nil, e
+	} else if private {
+		return s.openTopic(c, name, color), nil
+	}
 	if !c.info.IsForum {
 		return nil, stateErr("the chat is not a forum")
 	}
 	if c.members[s.Bot.ID] != "administrator" || c.noTopics[s.Bot.ID] {
 		return nil, stateErr("not enough rights to create a topic")
 	}
+	return s.openTopic(c, name, color), nil
+}
+
+// openTopic posts a topic's service message, which opens the thread and
+// belongs to it; caller holds s.mu.
+func (s *Server) openTopic(c *chat, name string, color int) *Topic {
 	m := s.post(c, 0, &Message{From: &s.Bot, ForumTopicCreated: &ForumTopicCreated{Name: name, IconColor: color}})
-	// The service message opens the thread and belongs to it.
 	m.MessageThreadID, m.IsTopicMessage = m.MessageID, true
 	t := &Topic{MessageThreadID: m.MessageID, Name: name, IconColor: color}
 	c.topics[t.MessageThreadID] = t
-	return t, nil
+	return t
 }
 
 var commandName = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)

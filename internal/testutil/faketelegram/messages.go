@@ -46,6 +46,9 @@ func (s *Server) threadFor(c *chat, p params) (int64, *apiErr) {
 		return 0, nil
 	}
 	id := p.int("message_thread_id")
+	if c.info.Type == "private" {
+		return privateThread(c, id) // private_topics.go
+	}
 	if !c.info.IsForum {
 		return 0, nil // Telegram ignores a topic outside forums
 	}
@@ -207,7 +210,9 @@ func (s *Server) replyTarget(c *chat, p params) (*Message, *apiErr) {
 }
 
 func (s *Server) getMe(params) (any, *apiErr) {
-	return map[string]any{
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return map[string]any{"has_topics_enabled": s.privateTopics,
 		"id": s.Bot.ID, "is_bot": true, "first_name": s.Bot.FirstName, "username": s.Bot.Username,
 		"can_join_groups": true, "can_read_all_group_messages": false, "supports_inline_queries": false,
 	}, nil

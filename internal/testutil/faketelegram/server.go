@@ -89,6 +89,9 @@ type Server struct {
 	faults   []*fault
 	hooks    map[string]func(Call) *Error
 	handle   map[string]handler // by method, as the description spells it
+	// privateTopics is the bot's forum topic mode in private chats
+	// (private_topics.go).
+	privateTopics bool
 }
 
 type fault struct {

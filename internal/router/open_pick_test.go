@@ -1,0 +1,53 @@
+package router
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/config"
+)
+
+// The folder picker stands in for autocomplete on Telegram alone: /open
+// with no folder lists them, with a part of a name those it matches; a
+// folder that resolves is opened, and what would be refused (".." or no
+// match) is refused as typed. Options carry a hash, not the path.
+func TestOpenFolderPicker(t *testing.T) {
+	f := newOpenRouter(t, true)
+	discord := target{rt: route{server: config.Server{Name: "home", OpenRoots: []string{f.root}}}}
+	tg := target{rt: route{server: config.Server{Name: "phone", Platform: config.PlatformTelegram, OpenRoots: []string{f.root}}}}
+	if _, ok := f.r.folderPicker(discord, "", ""); ok {
+		t.Fatal("a picker on Discord, which suggests as /open is typed")
+	}
+	labels := func(reply chat.Reply) []string {
+		var out []string
+		for _, row := range reply.Rows {
+			if row.Select == nil {
+				continue
+			}
+			for _, o := range row.Select.Options {
+				if strings.Contains(o.Value, "/") || o.Value != chat.ShortHash(o.Label) {
+					t.Errorf("option %q carries %q", o.Label, o.Value)
+				}
+				out = append(out, o.Label)
+			}
+		}
+		return out
+	}
+	all, ok := f.r.folderPicker(tg, "", "")
+	if got := labels(all); !ok || len(got) < 3 || !strings.Contains(strings.Join(got, " "), "/web") {
+		t.Fatalf("/open alone offers %q (%v)", got, ok)
+	}
+	if err := chat.CheckMessage(chat.Message{Content: all.Content, Rows: all.Rows}); err != nil {
+		t.Errorf("the picker breaks a message's rules: %v", err)
+	}
+	some, ok := f.r.folderPicker(tg, "inter", "")
+	if got := labels(some); !ok || len(got) != 1 || !strings.HasSuffix(got[0], "/api/internal") {
+		t.Fatalf("/open inter offers %q (%v)", got, ok)
+	}
+	for _, typed := range []string{"web", "../web", "nothing-like-it"} {
+		if pick, ok := f.r.folderPicker(tg, typed, ""); ok {
+			t.Errorf("/open %s offers a picker: %q", typed, labels(pick))
+		}
+	}
+}
