@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,12 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ccbridge/ccbridge/internal/execx"
 	"github.com/ccbridge/ccbridge/internal/testutil/claudetest"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
 	"github.com/ccbridge/ccbridge/internal/testutil/faketelegram"
-	"github.com/ccbridge/ccbridge/internal/tmux"
 )
 
 // tgBridge is a daemon serving one Telegram bot (a fake Telegram) with one
@@ -37,11 +34,7 @@ func newTelegramBridge(t testing.TB, extra string) *tgBridge {
 	b := &bridge{t: t, srv: fakediscord.New(t), model: fakemodel.New(t)}
 	tb := &tgBridge{bridge: b, tg: faketelegram.New(t), key: "phone-api"}
 	tb.topic = tb.tg.AddTopic("api").MessageThreadID
-	b.socket = fmt.Sprintf("ccbe2e-%d-%d", os.Getpid(), socketSeq.Add(1))
-	b.tmux = tmux.New(execx.Exec{}, tmux.Options{Socket: b.socket})
-	base := settledTempDir(t)
-	t.Cleanup(func() { _ = b.tmux.KillServer(context.Background()) }) // t.Context() is done by cleanup time
-	b.runtime, b.stateDir = filepath.Join(base, "rt"), filepath.Join(base, "state")
+	base := b.newTmux()
 	tb.dir = filepath.Join(base, "phone-api")
 	if err := os.MkdirAll(tb.dir, 0o755); err != nil {
 		t.Fatal(err)
