@@ -116,13 +116,41 @@ func ClaudeConfigDir(cfg *config.Config) string {
 	return filepath.Join(home, ".claude")
 }
 
-// History lists a project's recent conversations from Claude's own records.
-func (m *Manager) History(dir string, limit int) ([]history.Conversation, error) {
+// CodexHome is the home ($CODEX_HOME, ~/.codex) of the Codex that ccbridge
+// starts: CODEX_HOME or HOME from [codex].env, else this process's. Its
+// sessions/ folder holds every conversation's rollout.
+func CodexHome(cfg *config.Config) string {
+	var env map[string]string
+	if cfg != nil {
+		env = cfg.Codex.Env
+	}
+	if d := env["CODEX_HOME"]; d != "" {
+		return d
+	}
+	if d := os.Getenv("CODEX_HOME"); d != "" && env["HOME"] == "" {
+		return d
+	}
+	home := env["HOME"]
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return filepath.Join(home, ".codex")
+}
+
+// History lists a project's recent conversations from its agent's own
+// records.
+func (m *Manager) History(agent, dir string, limit int) ([]history.Conversation, error) {
+	if agent == config.AgentCodex {
+		return history.ListCodex(history.CodexSessionsDir(CodexHome(m.config())), dir, limit)
+	}
 	return history.List(history.ProjectsDir(ClaudeConfigDir(m.config())), dir, limit)
 }
 
-// Conversation finds one past conversation of a project by its id.
-func (m *Manager) Conversation(dir, id string) (history.Conversation, bool) {
+// Conversation finds one past conversation of a project's agent by its id.
+func (m *Manager) Conversation(agent, dir, id string) (history.Conversation, bool) {
+	if agent == config.AgentCodex {
+		return history.FindCodex(history.CodexSessionsDir(CodexHome(m.config())), dir, id)
+	}
 	return history.Find(history.ProjectsDir(ClaudeConfigDir(m.config())), dir, id)
 }
 
