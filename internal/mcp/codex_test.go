@@ -80,3 +80,17 @@ func TestCodexStatusReadsTheRollout(t *testing.T) {
 		t.Errorf("claude_list: %q", got)
 	}
 }
+
+// claude_say to a Codex conversation only Codex's records hold resumes it
+// with Codex (codex resume <id>), not Claude.
+func TestSayResumesACodexConversationWithCodex(t *testing.T) {
+	h := newHarness(t, nil)
+	const hand = "01a222e3-a253-77e3-89c2-c2978228edc8"
+	writeCodexRollout(t, h.srv.opt.CodexHome, hand, t.TempDir())
+	if text, isErr := h.call(t, "claude_say", map[string]any{"sessionId": hand, "message": "and now?"}, nil); isErr {
+		t.Fatalf("claude_say: %s", text)
+	}
+	if n, agent, resume := h.sessions.lastTarget(t); n != 1 || agent != config.AgentCodex || resume != hand {
+		t.Errorf("%d started, agent %q, resume %q", n, agent, resume)
+	}
+}

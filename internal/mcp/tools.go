@@ -406,6 +406,8 @@ func (s *Server) live(ctx context.Context, sid string) (key string, resumed bool
 		}
 		if found {
 			dir = h.Cwd
+			// A conversation of Codex's records goes on with Codex.
+			agentName = cmp.Or(agentName, h.Agent)
 		}
 		key = KeyPrefix + safeID(sid)
 	}
