@@ -121,7 +121,8 @@ func (m *Manager) alive(ctx context.Context, key, pane string) (bool, error) {
 	return ok && p == pane, nil
 }
 
-// claudeSystemPrompt tells Claude where to put files for Discord.
+// claudeSystemPrompt tells the agent (Claude, Codex) where to put files for
+// Discord.
 func claudeSystemPrompt(outputs string) string {
 	return "You are being driven from Discord through ccbridge. To send the user a file, save it in " + outputs +
 		" and write [DISCORD_ATTACH: <file name>] in your reply."
@@ -167,7 +168,8 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !t.Plain && a.Name() == config.AgentClaude {
+	spec.Outputs = outputs
+	if !t.Plain {
 		spec.SystemPrompt = claudeSystemPrompt(outputs)
 	}
 	argv := a.Argv(spec)

@@ -1,0 +1,33 @@
+package session
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A Codex session may write its session's outputs folder and that folder
+// alone beyond its workspace (--add-dir: Codex's sandbox otherwise
+// refuses it), and is told, as Claude is, to save a file for the chat
+// there and name it with [DISCORD_ATTACH: …] (developer_instructions, a
+// -c override: the user's config is not written).
+func TestCodexMayWriteItsOutputsFolder(t *testing.T) {
+	m, panes, target := newCodexManager(t)
+	if _, _, err := m.Ensure(context.Background(), target); err != nil {
+		t.Fatal(err)
+	}
+	outputs, err := m.opt.Store.Dir.Outputs(target.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv := panes.specs[0].Argv
+	i := slices.Index(argv, "--add-dir")
+	if i < 0 || i+1 >= len(argv) || argv[i+1] != outputs || strings.Count(strings.Join(argv, " "), "--add-dir") != 1 {
+		t.Errorf("no --add-dir %s alone in %q", outputs, argv)
+	}
+	j := slices.IndexFunc(argv, func(a string) bool { return strings.HasPrefix(a, "developer_instructions=") })
+	if j < 1 || argv[j-1] != "-c" || !strings.Contains(argv[j], outputs) || !strings.Contains(argv[j], "[DISCORD_ATTACH: <file name>]") {
+		t.Errorf("no instructions naming the outputs folder in %q", argv)
+	}
+}
