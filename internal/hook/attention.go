@@ -145,7 +145,7 @@ func (h *handler) turnEnded(ctx context.Context, sess state.Session, turn state.
 	if prefs.AttentionTurn <= 0 || len(owners) == 0 {
 		return nil
 	}
-	start, err := h.store.Seen.Get(turnStartKey(turn.ClaudeSessionID, turn.PromptID))
+	start, err := h.store.Seen.Get(turnStartKey(turn.ClaudeSessionID, h.turnStartID(turn))) // codexcont.go
 	if err != nil {
 		return nil // the turn's start was not seen: no basis for a ping
 	}

@@ -70,3 +70,14 @@ func (h *handler) liveRepliesEnded(ctx context.Context, in *claudehook.Input, se
 	}
 	return errors.Join(errs...)
 }
+
+// turnStartID is the prompt id whose start times a turn's ping: for a Codex
+// Stop, the first reply it posts (one Stop may end a reply and the
+// continuations injected before it was written); else the turn's own.
+func (h *handler) turnStartID(turn state.Turn) string {
+	if h.replyID == "" || h.replyFrom < 1 {
+		return turn.PromptID
+	}
+	base, _, _ := strings.Cut(turn.PromptID, "@")
+	return codexReplyKey(base, h.replyFrom)
+}

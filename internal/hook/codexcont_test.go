@@ -158,3 +158,35 @@ func TestCodexLongContinuationPings(t *testing.T) {
 		t.Errorf("pings %q, want one for the continuation", pings)
 	}
 }
+
+// One Stop that ends both replies (the message was injected before the
+// first reply was written) times the ping from the turn's own start.
+func TestCodexOneStopForBothRepliesPingsFromTheTurnsStart(t *testing.T) {
+	r := newRelay(t)
+	owner := r.srv.NewUser("owner")
+	quiet := on
+	quiet.MirrorTerminal = false
+	r.setPrefs(t, []string{owner.ID}, quiet)
+	c := newCodexContinuation(t, r)
+	c.write(t, 3)
+	c.fire(t, Stop, "UserPromptSubmit", `,"prompt":"first prompt"`)
+	if _, err := r.store.Seen.Update(context.Background(), turnStartKey("s1", "t9"), func(s *state.Seen) error {
+		s.At = time.Now().Add(-6 * time.Minute)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	c.write(t, 8)
+	c.fire(t, Stop, "UserPromptSubmit", `,"prompt":"second prompt"`)
+	c.write(t, 12)
+	c.stop(t, "second done")
+	var pings []string
+	for _, m := range r.srv.Messages(r.bot.ChannelID) {
+		if len(r.srv.Mentioned(m.ID)) > 0 {
+			pings = append(pings, m.Content)
+		}
+	}
+	if len(pings) != 1 || !strings.HasPrefix(pings[0], "<@"+owner.ID+"> Codex is done (the turn ran 6m") {
+		t.Errorf("pings %q, want one timed from the turn's start", pings)
+	}
+}
