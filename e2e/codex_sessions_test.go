@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakeresponses"
@@ -111,5 +112,49 @@ func TestCodexSessionsListsAndResumes(t *testing.T) {
 	}
 	if id := b.waitSessionID(th.key); id != orig {
 		t.Errorf("resumed as %s, want %s", id, orig)
+	}
+}
+
+// A message sent while Codex works is injected into its running turn
+// (agents.md §1.4), a continuation under the same turn_id: with progress =
+// "live" it gets a progress card of its own while its command runs, as a
+// Claude turn would, and
+// the turn, longer than attention_turn, ends with the owner's ping naming
+// Codex.
+func TestCodexContinuationHasItsCardAndPing(t *testing.T) {
+	t.Parallel()
+	b, fake := newCodexBridge(t)
+	p := b.projects[1]
+	b.reconfigure(func(cfg string) string {
+		return strings.Replace(cfg, "  agent = \"codex\"\n", "  agent = \"codex\"\n  progress = \"live\"\n  attention_turn = \"3s\"\n", 1)
+	})
+	fake.Script("SCN_CX_LONG", fakeresponses.Exec("Working on A.", "sleep 5 && echo slept"), fakeresponses.Text("A done."))
+	fake.Script("SCN_CX_MORE", fakeresponses.Exec("Looking at B.", "sleep 4 && echo b-out"))
+	b.say(p, "SCN_CX_LONG start")
+	b.waitReply(p, "Working on A.") // the first card, while the command sleeps
+	more := b.say(p, "SCN_CX_MORE and this too")
+	b.waitReaction(more, "✅")
+	b.waitReply(p, "Done. Last tool output:")
+	ping := b.waitReply(p, "Codex is done (the turn ran")
+	if got := b.srv.Mentioned(ping.ID); len(got) != 1 || got[0] != b.owner.ID {
+		t.Errorf("ping %q notifies %v", ping.Content, got)
+	}
+	var first, second bool
+	deadline := time.Now().Add(long)
+	for !(first && second) && time.Now().Before(deadline) {
+		first, second = false, false
+		for _, m := range b.botMessages(p.channel) {
+			drawn := strings.Join(append(m.History, m.Content), "\n")
+			if !strings.Contains(drawn, "⚙️") {
+				continue
+			}
+			a, bb := strings.Contains(drawn, "Working on A."), strings.Contains(drawn, "Looking at B.")
+			first = first || (a && !bb)
+			second = second || (bb && !a)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !first || !second {
+		t.Errorf("want a card for the turn and one for its continuation; channel %q", b.contents(p.channel))
 	}
 }
