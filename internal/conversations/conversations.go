@@ -35,12 +35,18 @@ func Commands() []chat.CommandSpec {
 	}
 }
 
-// Records reads an agent's past conversations in a folder (agent as the
-// config names it: Claude's transcripts, Codex's rollouts).
+// Records reads the past conversations in a folder of a project's agent
+// (Claude's transcripts, Codex's rollouts): the core knows which agent a
+// project runs.
 type Records interface {
-	History(agent, dir string, limit int) ([]history.Conversation, error)
-	Conversation(agent, dir, id string) (history.Conversation, bool)
+	History(server, project, dir string, limit int) ([]history.Conversation, error)
+	Conversation(server, project, dir, id string) (history.Conversation, bool)
 }
+
+// Forkable reports whether a conversation can be forked: only Claude Code
+// starts on a copy (--fork-session); any other agent would resume the
+// conversation itself.
+func Forkable(c history.Conversation) bool { return c.AgentName != history.AgentCodex }
 
 // Past is how many past conversations a listing reads, running ones
 // (which it leaves out) included.
@@ -92,7 +98,7 @@ func List(speaker, dir string, live []session.LiveSession, past []history.Conver
 		n++
 		fmt.Fprintf(&b, "%c. “%s” — %d turn(s), %s\n", 'A'+n-1, chat.Clip(OneLine(c.FirstPrompt), 120), c.Turns, age(c.Modified))
 		row := []chat.Button{{Label: fmt.Sprintf("Resume %c", 'A'+n-1), CustomID: id("resume", c.ID, stamp), Style: chat.Secondary}}
-		if c.Agent != history.AgentCodex {
+		if Forkable(c) {
 			row = append(row, chat.Button{Label: fmt.Sprintf("Fork %c", 'A'+n-1), CustomID: id("fork", c.ID, stamp), Style: chat.Secondary})
 		}
 		row = append(row, chat.Button{Label: fmt.Sprintf("Resume %c here", 'A'+n-1), CustomID: id("here", c.ID, stamp), Style: chat.Secondary})
@@ -174,13 +180,13 @@ func LastExchange(c history.Conversation) string {
 }
 
 // Find finds the past conversation of dir a control names (arg: its id,
-// or its hash) in the records of agent (speaker names it), or says why it
-// cannot.
-func Find(recs Records, agent, speaker, dir, arg string) (history.Conversation, string) {
-	if c, ok := recs.Conversation(agent, dir, arg); ok {
+// or its hash) in the records of the agent of server's project (speaker
+// names it), or says why it cannot.
+func Find(recs Records, server, project, speaker, dir, arg string) (history.Conversation, string) {
+	if c, ok := recs.Conversation(server, project, dir, arg); ok {
 		return c, ""
 	}
-	past, _ := recs.History(agent, dir, 50)
+	past, _ := recs.History(server, project, dir, 50)
 	for _, p := range past {
 		if chat.ArgIs(arg, p.ID) {
 			return p, ""

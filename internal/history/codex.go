@@ -144,7 +144,7 @@ type rolloutLine struct {
 // tail (the last prompt, the messages after it, the turns).
 func ReadCodex(path string) (Conversation, error) {
 	id, _ := rolloutID(filepath.Base(path))
-	c := Conversation{Path: path, ID: id, Agent: AgentCodex}
+	c := Conversation{Path: path, ID: id, AgentName: AgentCodex}
 	f, err := os.Open(path)
 	if err != nil {
 		return c, err

@@ -85,7 +85,7 @@ func TestCodexListNewestFirstWithinTheTree(t *testing.T) {
 	}
 	long := list[0]
 	if long.FirstPrompt != "prompt 1 of "+cxLong || long.LastPrompt != "prompt 30 of "+cxLong ||
-		long.LastReply != "reply 30 of "+cxLong+"\n\nand more" || long.Cwd != "/home/u/app/sub" || long.Agent != "codex" || long.Turns < 1 {
+		long.LastReply != "reply 30 of "+cxLong+"\n\nand more" || long.Cwd != "/home/u/app/sub" || long.AgentName != "codex" || long.Turns < 1 {
 		t.Errorf("long conversation read as %+v", long)
 	}
 	if s := list[1]; s.Turns != 2 || s.FirstPrompt != "prompt 1 of "+cxShort {

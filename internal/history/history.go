@@ -36,7 +36,7 @@ type Conversation struct {
 	LastPrompt  string
 	LastReply   string
 	Turns       int    // prompts typed in it
-	Agent       string // "codex" for a Codex rollout; "" for Claude's transcript
+	AgentName   string // "codex" for a Codex rollout; "" for Claude's transcript
 	Modified    time.Time
 }
 

@@ -54,7 +54,7 @@ func (s *Server) list(ctx context.Context, _ *sdk.CallToolRequest, in ListInput)
 	out := ListOutput{Sessions: []ListEntry{}}
 	for _, c := range convs {
 		e := ListEntry{SessionID: c.ID, WorkingDirectory: c.Cwd, FirstPrompt: shorten(c.FirstPrompt, promptShown), Time: c.Modified.UTC(),
-			AgentName: cmp.Or(c.Agent, config.DefaultAgent)}
+			AgentName: cmp.Or(c.AgentName, config.DefaultAgent)}
 		if key, _, found := s.find(ctx, c.ID); found {
 			st := s.state(ctx, key, c.ID)
 			e.IsActive, e.AgentName = st.IsActive, st.AgentName

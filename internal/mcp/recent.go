@@ -1,41 +1,20 @@
 package mcp
 
-import (
-	"github.com/ccbridge/ccbridge/internal/claudehook"
-	"github.com/ccbridge/ccbridge/internal/codexhook"
-	"github.com/ccbridge/ccbridge/internal/config"
-)
+import "github.com/ccbridge/ccbridge/internal/session"
 
 // recent fills a status's recent output, tool calls, turns and an
-// interrupt from the session's transcript, read as its agent writes it:
-// Claude Code's transcript or Codex's rollout.
+// interrupt from the session's transcript, which the core reads as the
+// session's agent writes it.
 func (s *Server) recent(out *StatusOutput, path string, lines int) {
-	var (
-		output      []string
-		turns       int
-		interrupted bool
-	)
-	if out.AgentName == config.AgentCodex {
-		a, err := codexhook.Recent(path, lines)
-		if err != nil {
-			return
-		}
-		output, turns, interrupted = a.Output, a.Turns, a.Interrupted
-		for _, t := range a.Tools {
-			out.ToolUseEvents = append(out.ToolUseEvents, ToolUse{ToolName: t.Name, Status: t.Status})
-		}
-	} else {
-		a, err := claudehook.Recent(path, lines)
-		if err != nil {
-			return
-		}
-		output, turns, interrupted = a.Output, a.Turns, a.Interrupted
-		for _, t := range a.Tools {
-			out.ToolUseEvents = append(out.ToolUseEvents, ToolUse{ToolName: t.Name, Status: t.Status})
-		}
+	a, err := session.Recent(out.AgentName, path, lines)
+	if err != nil {
+		return
 	}
-	out.RecentOutput, out.TurnCount = output, turns
-	if interrupted {
+	out.RecentOutput, out.TurnCount = a.Output, a.Turns
+	for _, t := range a.Tools {
+		out.ToolUseEvents = append(out.ToolUseEvents, ToolUse{ToolName: t.Name, Status: t.Status})
+	}
+	if a.Interrupted {
 		out.Status = "interrupted"
 	}
 	if out.RecentOutput == nil {

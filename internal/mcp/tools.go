@@ -407,7 +407,7 @@ func (s *Server) live(ctx context.Context, sid string) (key string, resumed bool
 		if found {
 			dir = h.Cwd
 			// A conversation of Codex's records goes on with Codex.
-			agentName = cmp.Or(agentName, h.Agent)
+			agentName = cmp.Or(agentName, h.AgentName)
 		}
 		key = KeyPrefix + safeID(sid)
 	}
@@ -496,8 +496,9 @@ func (s *Server) stateLines(ctx context.Context, key, sid string, lines int, con
 	if path == "" && conv != nil {
 		path, out.WorkingDir = conv.Path, conv.Cwd
 	}
-	if conv != nil && conv.Agent != "" && key == "" {
-		out.AgentName = conv.Agent
+	if conv != nil && key == "" {
+		// A conversation of the agents' records only: theirs names it.
+		out.AgentName = cmp.Or(conv.AgentName, out.AgentName)
 	}
 	if path != "" {
 		s.recent(&out, path, lines) // recent.go

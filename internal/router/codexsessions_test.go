@@ -10,27 +10,27 @@ import (
 	"github.com/ccbridge/ccbridge/internal/history"
 )
 
-// codexRecords is pastTakeovers that holds one Codex conversation, and
-// records which agent's records were read.
+// codexRecords is pastTakeovers that holds one Codex conversation, as the
+// core reads it for a Codex project, and records whose records were read.
 type codexRecords struct {
 	*fakeTakeovers
-	agents []string
+	asked []string // server/project
 }
 
 const codexConv = "01a222e3-a253-77e3-89c2-c2978228edc7"
 
-func (c *codexRecords) History(agent, _ string, _ int) ([]history.Conversation, error) {
-	c.agents = append(c.agents, agent)
-	return []history.Conversation{{ID: codexConv, FirstPrompt: "fix the lexer", Turns: 3, Agent: history.AgentCodex}}, nil
+func (c *codexRecords) History(server, project, _ string, _ int) ([]history.Conversation, error) {
+	c.asked = append(c.asked, server+"/"+project)
+	return []history.Conversation{{ID: codexConv, FirstPrompt: "fix the lexer", Turns: 3, AgentName: history.AgentCodex}}, nil
 }
 
-func (c *codexRecords) Conversation(agent, _, id string) (history.Conversation, bool) {
-	c.agents = append(c.agents, agent)
-	return history.Conversation{ID: codexConv, FirstPrompt: "fix the lexer", Turns: 3, Agent: history.AgentCodex}, id == codexConv
+func (c *codexRecords) Conversation(server, project, _, id string) (history.Conversation, bool) {
+	c.asked = append(c.asked, server+"/"+project)
+	return history.Conversation{ID: codexConv, FirstPrompt: "fix the lexer", Turns: 3, AgentName: history.AgentCodex}, id == codexConv
 }
 
-// A Codex project's /sessions lists Codex's conversations of its folder
-// (the records of the project's agent), says Codex, and offers Resume and
+// A Codex project's /sessions lists the conversations the core reads for
+// that project (Codex's of its folder), says Codex, and offers Resume and
 // Resume here, but no Fork: ccbridge cannot start Codex on a copy, and a
 // forged Fork is refused rather than resuming the conversation itself.
 // Resume starts a thread on the conversation.
@@ -53,8 +53,8 @@ func TestCodexProjectListsAndResumesCodexConversations(t *testing.T) {
 	if !strings.HasPrefix(reply.Content, "**Running Codex sessions in `") || !strings.Contains(reply.Content, "“fix the lexer” — 3 turn(s)") {
 		t.Fatalf("listing %q", reply.Content)
 	}
-	if len(tk.agents) != 1 || tk.agents[0] != config.AgentCodex {
-		t.Fatalf("records read: %q", tk.agents)
+	if len(tk.asked) != 1 || tk.asked[0] != "home/api" {
+		t.Fatalf("records read: %q", tk.asked)
 	}
 	ids := map[string]string{}
 	for _, row := range reply.Rows {
@@ -82,7 +82,7 @@ func TestCodexProjectListsAndResumesCodexConversations(t *testing.T) {
 	if !slices.ContainsFunc(l.all(), func(s string) bool { return strings.HasPrefix(s, "thread fix the lexer") }) {
 		t.Fatalf("not resumed: %q", l.all())
 	}
-	if tk.agents[len(tk.agents)-1] != config.AgentCodex {
-		t.Errorf("resumed from the records of %q", tk.agents)
+	if tk.asked[len(tk.asked)-1] != "home/api" {
+		t.Errorf("resumed from the records of %q", tk.asked)
 	}
 }

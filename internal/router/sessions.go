@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
-	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/conversations"
 	"github.com/ccbridge/ccbridge/internal/history"
 	"github.com/ccbridge/ccbridge/internal/session"
@@ -19,8 +18,8 @@ import (
 // manager beyond Sessions (the real manager has both).
 type Takeovers interface {
 	LiveSessions(ctx context.Context, server, project string) ([]session.LiveSession, error)
-	History(agent, dir string, limit int) ([]history.Conversation, error)
-	Conversation(agent, dir, id string) (history.Conversation, bool)
+	History(server, project, dir string, limit int) ([]history.Conversation, error)
+	Conversation(server, project, dir, id string) (history.Conversation, bool)
 	LiveRecord(claudeSessionID string) (state.Live, error)
 	TakeOver(ctx context.Context, t session.Target, claudeSessionID string) error
 }
@@ -75,7 +74,7 @@ func (r *Router) listSessions(tg target) chat.Reply {
 		return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 	}
 	speaker := r.agentTitle(srv, proj)
-	past, err := tk.History(tg.rt.project.AgentName(), dir, conversations.Past(len(live)))
+	past, err := tk.History(srv, proj, dir, conversations.Past(len(live)))
 	if err != nil {
 		return chat.Reply{Content: "⚠️ Could not read " + speaker + "'s history: " + chat.ErrText(err)}
 	}
@@ -166,11 +165,6 @@ func (r *Router) pastConversation(tk Takeovers, tg target, args []string) chat.R
 		return chat.Reply{Content: why}
 	}
 	if args[0] == "fork" {
-		if tg.rt.project.AgentName() != config.AgentClaude {
-			// Only Claude Code starts on a copy (--fork-session): any other
-			// agent would resume the conversation itself.
-			return chat.Reply{Content: "⚠️ " + r.agentTitle(tg.rt.server.Name, tg.rt.project.Name) + "'s conversations cannot be forked from here; resume it instead."}
-		}
 		return r.resumeButton(tk, tg, args[1], true)
 	}
 	if where := r.runningConversation(tk, tg, args[1]); where != "" {
@@ -227,6 +221,11 @@ func (r *Router) resumeButton(tk Takeovers, tg target, arg string, fork bool) ch
 	c, why, ok := r.findConversation(tk, tg, arg)
 	if !ok {
 		return why
+	}
+	if fork && !conversations.Forkable(c) {
+		// Even from a forged button: the agent would resume the
+		// conversation itself, a second session on it.
+		return chat.Reply{Content: "⚠️ " + r.agentTitle(tg.rt.server.Name, tg.rt.project.Name) + "'s conversations cannot be forked from here; resume it instead."}
 	}
 	verb, prefix := "Resumed", ""
 	if fork {
@@ -308,7 +307,8 @@ func (r *Router) findConversation(tk Takeovers, tg target, arg string) (history.
 	if err != nil {
 		return history.Conversation{}, chat.Reply{Content: "⚠️ " + chat.ErrText(err)}, false
 	}
-	c, why := conversations.Find(tk, tg.rt.project.AgentName(), r.agentTitle(tg.rt.server.Name, tg.rt.project.Name), dir, arg)
+	srv, proj := tg.rt.server.Name, tg.rt.project.Name
+	c, why := conversations.Find(tk, srv, proj, r.agentTitle(srv, proj), dir, arg)
 	return c, chat.Reply{Content: why}, why == ""
 }
 

@@ -137,18 +137,34 @@ func CodexHome(cfg *config.Config) string {
 	return filepath.Join(home, ".codex")
 }
 
-// History lists a project's recent conversations from its agent's own
-// records.
-func (m *Manager) History(agent, dir string, limit int) ([]history.Conversation, error) {
-	if agent == config.AgentCodex {
+// projectAgent is the agent of server's project ("" for a folder opened
+// with /open, which runs Claude).
+func (m *Manager) projectAgent(server, project string) string {
+	for _, s := range m.config().Servers {
+		if s.Name != server {
+			continue
+		}
+		for _, p := range s.Projects {
+			if p.Name == project {
+				return p.AgentName()
+			}
+		}
+	}
+	return ""
+}
+
+// History lists a project's recent conversations in dir from its agent's
+// own records.
+func (m *Manager) History(server, project, dir string, limit int) ([]history.Conversation, error) {
+	if m.projectAgent(server, project) == config.AgentCodex {
 		return history.ListCodex(history.CodexSessionsDir(CodexHome(m.config())), dir, limit)
 	}
 	return history.List(history.ProjectsDir(ClaudeConfigDir(m.config())), dir, limit)
 }
 
 // Conversation finds one past conversation of a project's agent by its id.
-func (m *Manager) Conversation(agent, dir, id string) (history.Conversation, bool) {
-	if agent == config.AgentCodex {
+func (m *Manager) Conversation(server, project, dir, id string) (history.Conversation, bool) {
+	if m.projectAgent(server, project) == config.AgentCodex {
 		return history.FindCodex(history.CodexSessionsDir(CodexHome(m.config())), dir, id)
 	}
 	return history.Find(history.ProjectsDir(ClaudeConfigDir(m.config())), dir, id)
