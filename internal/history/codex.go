@@ -88,6 +88,9 @@ func ListCodex(sessions, tree string, limit int) ([]Conversation, error) {
 		if len(out) == limit {
 			break
 		}
+		if cwd, ok := rolloutCwd(f.path); ok && !within(cwd, tree) {
+			continue // another folder's: its head is not read
+		}
 		c, err := ReadCodex(f.path)
 		if err != nil || c.FirstPrompt == "" || !within(c.Cwd, tree) {
 			continue
@@ -119,6 +122,33 @@ func FindCodex(sessions, tree, id string) (Conversation, bool) {
 		return c, true
 	}
 	return Conversation{}, false
+}
+
+// cwdField is session_meta's cwd, which Codex writes within the first few
+// hundred bytes of a rollout, before its instructions.
+var cwdField = regexp.MustCompile(`"cwd":("(?:[^"\\]|\\.)*")`)
+
+// rolloutCwd reads the folder a rollout's conversation ran in from its
+// first bytes, so a listing skips other folders' conversations without
+// reading their heads; ok is false when those bytes do not hold it.
+func rolloutCwd(path string) (string, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	buf := make([]byte, 4<<10)
+	n, _ := f.Read(buf)
+	first, _, _ := bytes.Cut(buf[:n], []byte("\n"))
+	if !bytes.Contains(first, []byte(`"session_meta"`)) {
+		return "", false
+	}
+	m := cwdField.FindSubmatch(first)
+	var cwd string
+	if m == nil || json.Unmarshal(m[1], &cwd) != nil {
+		return "", false
+	}
+	return cwd, true
 }
 
 // rolloutLine is a rollout line, reduced to what a listing reads.

@@ -29,8 +29,11 @@ func writeRollout(t testing.TB, sessions, cwd, id, source string, turns, pad int
 		line("event_msg", map[string]any{"type": "item_completed", "turn_id": turn, "item": map[string]any{"type": typ, "id": "i",
 			"content": []any{map[string]any{"type": "text", "text": text}}}})
 	}
-	line("session_meta", map[string]any{"session_id": id, "id": id, "cwd": cwd, "originator": "codex-tui", "cli_version": "0.171.0",
-		"thread_source": source, "base_instructions": map[string]any{"text": strings.Repeat("You are Codex. ", 1500)}})
+	// session_meta in Codex's own order: its cwd first, its instructions
+	// (some 20 KB) last.
+	cwdJSON, _ := json.Marshal(cwd)
+	fmt.Fprintf(&b, `{"timestamp":%q,"ordinal":0,"type":"session_meta","payload":{"session_id":%q,"id":%q,"cwd":%s,"originator":"codex-tui","cli_version":"0.171.0","thread_source":%q,"base_instructions":{"text":%q}}}`+"\n",
+		mod.UTC().Format(time.RFC3339Nano), id, id, cwdJSON, source, strings.Repeat("You are Codex. ", 1500))
 	// Codex's own developer and context messages come before the first
 	// prompt, some 40 KB of them.
 	line("response_item", map[string]any{"type": "message", "role": "developer", "content": []any{map[string]any{"type": "input_text", "text": strings.Repeat("skills ", 3000)}}})
@@ -127,5 +130,19 @@ func TestCodexFind(t *testing.T) {
 		if _, ok := FindCodex(sessions, "", bad); ok {
 			t.Errorf("found %q", bad)
 		}
+	}
+}
+
+// The folder of a rollout is read from its first bytes, escapes and all.
+func TestRolloutCwd(t *testing.T) {
+	sessions := t.TempDir()
+	p := writeRollout(t, sessions, `/home/u/a "q" \ b`, cxShort, "user", 1, 0, time.Now())
+	if cwd, ok := rolloutCwd(p); !ok || cwd != `/home/u/a "q" \ b` {
+		t.Errorf("cwd %q, %v", cwd, ok)
+	}
+	other := filepath.Join(sessions, "x.jsonl")
+	os.WriteFile(other, []byte(`{"type":"event_msg","payload":{"cwd":"/x"}}`+"\n"), 0o600)
+	if _, ok := rolloutCwd(other); ok {
+		t.Error("a cwd read from a line that is no session_meta")
 	}
 }
