@@ -2,9 +2,13 @@ package session
 
 import (
 	"context"
+	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ccbridge/ccbridge/internal/state"
 )
 
 // A Codex session may write its session's outputs folder and that folder
@@ -29,5 +33,27 @@ func TestCodexMayWriteItsOutputsFolder(t *testing.T) {
 	j := slices.IndexFunc(argv, func(a string) bool { return strings.HasPrefix(a, "developer_instructions=") })
 	if j < 1 || argv[j-1] != "-c" || !strings.Contains(argv[j], outputs) || !strings.Contains(argv[j], "[DISCORD_ATTACH: <file name>]") {
 		t.Errorf("no instructions naming the outputs folder in %q", argv)
+	}
+}
+
+// A fork asked of a Codex session (/fork, a Fork button) is refused
+// before anything starts: Codex cannot start on a copy, and `codex resume`
+// would put a second Codex on the original conversation.
+func TestCodexRefusesAFork(t *testing.T) {
+	m, panes, target := newCodexManager(t)
+	reg, err := state.OpenRegistry(filepath.Join(t.TempDir(), "durable"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.opt.Registry = reg
+	if _, err := reg.Sessions.Update(context.Background(), target.Key, func(g *state.Registered) error { g.ForkOf = "conv-1"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	target.Resume = "conv-1"
+	if _, _, err := m.Ensure(context.Background(), target); !errors.Is(err, ErrNotWithAgent) {
+		t.Fatalf("Ensure = %v, want ErrNotWithAgent", err)
+	}
+	if len(panes.specs) != 0 {
+		t.Errorf("started %q", panes.specs[0].Argv)
 	}
 }

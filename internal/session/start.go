@@ -155,6 +155,12 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 		if err := claudeFlags(a, t.Args); err != nil {
 			return "", err
 		}
+		if m.forking(t) {
+			// Only Claude Code starts on a copy; resuming instead would
+			// put a second session on the original conversation.
+			_, _, title := a.Program()
+			return "", fmt.Errorf("%s cannot fork a conversation: %w", title, ErrNotWithAgent)
+		}
 		// Claude's permission modes do not apply: the agent's own config
 		// (approval policy, sandbox) does.
 		t.PermissionMode = ""
