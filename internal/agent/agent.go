@@ -48,14 +48,18 @@ type Spec struct {
 	// binaries; Rules is the session's policy as their argument.
 	StopHook, PreToolHook, Rules string
 	PromptTimeout                time.Duration
+	// Outputs is the session's folder for files sent to the chat
+	// ([DISCORD_ATTACH: name]); an agent whose sandbox keeps writes in its
+	// workspace is let write there too. SystemPrompt is what ccbridge tells
+	// the model beside its own instructions ("" for none).
+	Outputs, SystemPrompt string
 
 	// Claude Code only: its permission mode, its inline --settings (the
-	// hooks, and the policy as its own permission rules), the system
-	// prompt ccbridge appends, a front end's own flags, and whether a
-	// resumed conversation is forked.
-	PermissionMode, Settings, SystemPrompt string
-	Args                                   []string
-	Fork                                   bool
+	// hooks, and the policy as its own permission rules), a front end's
+	// own flags, and whether a resumed conversation is forked.
+	PermissionMode, Settings string
+	Args                     []string
+	Fork                     bool
 }
 
 // Agent is one coding agent as the config sets it up.

@@ -200,6 +200,10 @@ func TextBefore(path, callID string) (msgs []Message, found bool, err error) {
 			return true
 		}
 		switch {
+		case l.Payload.Type == "message" && l.Payload.Role == "user":
+			// A message injected into the running turn: what came before
+			// it was the previous reply, not this call's text.
+			pending = nil
 		case l.Payload.Type == "message" && l.Payload.Role == "assistant":
 			var parts []string
 			for _, c := range l.Payload.Content {

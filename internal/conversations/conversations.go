@@ -35,26 +35,35 @@ func Commands() []chat.CommandSpec {
 	}
 }
 
-// Records reads Claude's past conversations in a folder.
+// Records reads the past conversations in a folder of a project's agent
+// (Claude's transcripts, Codex's rollouts): the core knows which agent a
+// project runs.
 type Records interface {
-	History(dir string, limit int) ([]history.Conversation, error)
-	Conversation(dir, id string) (history.Conversation, bool)
+	History(server, project, dir string, limit int) ([]history.Conversation, error)
+	Conversation(server, project, dir, id string) (history.Conversation, bool)
 }
+
+// Forkable reports whether a conversation can be forked: only Claude Code
+// starts on a copy (--fork-session); any other agent would resume the
+// conversation itself.
+func Forkable(c history.Conversation) bool { return c.AgentName != history.AgentCodex }
 
 // Past is how many past conversations a listing reads, running ones
 // (which it leaves out) included.
 func Past(running int) int { return maxConversations + running }
 
-// List answers /sessions: the Claudes running in dir (Take over for those
-// started by hand that can be driven) and its recent conversations not
-// running now (Resume, Fork, Resume here). id names a control from its
-// arguments; listed is when the listing was made.
-func List(dir string, live []session.LiveSession, past []history.Conversation, listed time.Time, id func(args ...string) string) chat.Reply {
+// List answers /sessions: the sessions of the project's agent (speaker:
+// "Claude", "Codex") running in dir (Take over for those started by hand
+// that can be driven) and its recent conversations not running now
+// (Resume, Fork, Resume here; no Fork for a Codex conversation: ccbridge
+// cannot start Codex on a copy). id names a control from its arguments;
+// listed is when the listing was made.
+func List(speaker, dir string, live []session.LiveSession, past []history.Conversation, listed time.Time, id func(args ...string) string) chat.Reply {
 	running := map[string]bool{}
 	stamp := strconv.FormatInt(listed.Unix(), 36)
 	var b strings.Builder
 	var takeRow []chat.Button
-	fmt.Fprintf(&b, "**Running Claude sessions in `%s`**\n", chat.Clip(dir, 200))
+	fmt.Fprintf(&b, "**Running %s sessions in `%s`**\n", speaker, chat.Clip(dir, 200))
 	if len(live) == 0 {
 		b.WriteString("none\n")
 	}
@@ -88,11 +97,12 @@ func List(dir string, live []session.LiveSession, past []history.Conversation, l
 		}
 		n++
 		fmt.Fprintf(&b, "%c. “%s” — %d turn(s), %s\n", 'A'+n-1, chat.Clip(OneLine(c.FirstPrompt), 120), c.Turns, age(c.Modified))
-		rows = append(rows, chat.Row{Buttons: []chat.Button{
-			{Label: fmt.Sprintf("Resume %c", 'A'+n-1), CustomID: id("resume", c.ID, stamp), Style: chat.Secondary},
-			{Label: fmt.Sprintf("Fork %c", 'A'+n-1), CustomID: id("fork", c.ID, stamp), Style: chat.Secondary},
-			{Label: fmt.Sprintf("Resume %c here", 'A'+n-1), CustomID: id("here", c.ID, stamp), Style: chat.Secondary},
-		}})
+		row := []chat.Button{{Label: fmt.Sprintf("Resume %c", 'A'+n-1), CustomID: id("resume", c.ID, stamp), Style: chat.Secondary}}
+		if Forkable(c) {
+			row = append(row, chat.Button{Label: fmt.Sprintf("Fork %c", 'A'+n-1), CustomID: id("fork", c.ID, stamp), Style: chat.Secondary})
+		}
+		row = append(row, chat.Button{Label: fmt.Sprintf("Resume %c here", 'A'+n-1), CustomID: id("here", c.ID, stamp), Style: chat.Secondary})
+		rows = append(rows, chat.Row{Buttons: row})
 	}
 	if n == 0 {
 		b.WriteString("none\n")
@@ -170,16 +180,17 @@ func LastExchange(c history.Conversation) string {
 }
 
 // Find finds the past conversation of dir a control names (arg: its id,
-// or its hash), or says why it cannot.
-func Find(recs Records, dir, arg string) (history.Conversation, string) {
-	if c, ok := recs.Conversation(dir, arg); ok {
+// or its hash) in the records of the agent of server's project (speaker
+// names it), or says why it cannot.
+func Find(recs Records, server, project, speaker, dir, arg string) (history.Conversation, string) {
+	if c, ok := recs.Conversation(server, project, dir, arg); ok {
 		return c, ""
 	}
-	past, _ := recs.History(dir, 50)
+	past, _ := recs.History(server, project, dir, 50)
 	for _, p := range past {
 		if chat.ArgIs(arg, p.ID) {
 			return p, ""
 		}
 	}
-	return history.Conversation{}, "⚠️ That conversation is not in Claude's records any more."
+	return history.Conversation{}, "⚠️ That conversation is not in " + speaker + "'s records any more."
 }

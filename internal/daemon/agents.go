@@ -9,8 +9,12 @@ import (
 // agentTitle names a project's agent for people, as its adapter does
 // ("Claude", "Codex"): the router says it in its notices without
 // learning which agent runs.
-func agentTitle(p config.Project) string {
-	if p.AgentName() == config.AgentCodex {
+func agentTitle(p config.Project) string { return speaker(p.AgentName()) }
+
+// speaker names an agent the config or a session's record names ("" is
+// Claude) for people.
+func speaker(agent string) string {
+	if agent == config.AgentCodex {
 		return codex.Codex{}.Speaker()
 	}
 	return claude.Claude{}.Speaker()

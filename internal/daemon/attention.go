@@ -174,7 +174,7 @@ func (a *attention) once(ctx context.Context) {
 			continue
 		}
 		a.ping(ctx, "card-"+id, req.Server, req.ChannelID, owners,
-			fmt.Sprintf("Claude has been waiting %s for your answer on the card above.", now.Sub(req.Created).Round(time.Second)))
+			fmt.Sprintf("%s has been waiting %s for your answer on the card above.", speaker(sess.Agent), now.Sub(req.Created).Round(time.Second)))
 	}
 	waiting, err := a.ext.Waiting.List()
 	if err != nil {
@@ -195,7 +195,7 @@ func (a *attention) once(ctx context.Context) {
 			continue
 		}
 		a.ping(ctx, "wait-"+state.TurnKey(w.ClaudeSessionID, w.PromptID), sess.Server, sess.Channel(), owners,
-			fmt.Sprintf("Claude is waiting for you in the terminal: %s.", strings.TrimSuffix(w.Message, ".")))
+			fmt.Sprintf("%s is waiting for you in the terminal: %s.", speaker(sess.Agent), strings.TrimSuffix(w.Message, ".")))
 	}
 }
 

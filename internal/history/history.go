@@ -35,7 +35,8 @@ type Conversation struct {
 	FirstPrompt string
 	LastPrompt  string
 	LastReply   string
-	Turns       int // prompts typed in it
+	Turns       int    // prompts typed in it
+	AgentName   string // "codex" for a Codex rollout; "" for Claude's transcript
 	Modified    time.Time
 }
 

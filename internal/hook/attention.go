@@ -145,7 +145,7 @@ func (h *handler) turnEnded(ctx context.Context, sess state.Session, turn state.
 	if prefs.AttentionTurn <= 0 || len(owners) == 0 {
 		return nil
 	}
-	start, err := h.store.Seen.Get(turnStartKey(turn.ClaudeSessionID, turn.PromptID))
+	start, err := h.store.Seen.Get(turnStartKey(turn.ClaudeSessionID, h.turnStartID(turn))) // codexcont.go
 	if err != nil {
 		return nil // the turn's start was not seen: no basis for a ping
 	}
@@ -157,9 +157,9 @@ func (h *handler) turnEnded(ctx context.Context, sess state.Session, turn state.
 	if err != nil || !created {
 		return err
 	}
-	what := "Claude is done"
+	what := h.agentTitle() + " is done"
 	if turn.Event == claudehook.EventStopFailure {
-		what = "Claude's turn failed"
+		what = h.agentTitle() + "'s turn failed"
 	}
 	return h.ping(ctx, sess, owners, fmt.Sprintf("%s (the turn ran %s).", what, took.Round(time.Second)))
 }

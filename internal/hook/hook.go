@@ -227,6 +227,8 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	defer h.flush()
 	if isStop && in.Agent == agentCodex {
 		h.replyID, h.replyFrom, _ = h.codexReplyID(ctx, in, true) // codex.go
+	} else {
+		h.codexContinuation(ctx, in) // codexcont.go
 	}
 	var before state.Session
 	if in.HookEventName == claudehook.EventSessionStart {
@@ -281,7 +283,7 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 		pending = in
 	}
 	err = h.postTurn(ctx, sess, turn, pl, pending)
-	return errors.Join(err, h.liveTurnEnded(ctx, in, sess), h.turnEnded(ctx, sess, turn))
+	return errors.Join(err, h.liveRepliesEnded(ctx, in, sess), h.turnEnded(ctx, sess, turn))
 }
 
 func isStopEvent(in *claudehook.Input) bool {

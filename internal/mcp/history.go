@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"path/filepath"
 	"slices"
@@ -21,12 +22,19 @@ const (
 // projects is where Claude Code keeps every session's transcript.
 func (s *Server) projects() string { return history.ProjectsDir(s.opt.ClaudeHome) }
 
-// history finds one session of Claude Code's history by id, in any directory.
+// rollouts is where Codex keeps every conversation's rollout.
+func (s *Server) rollouts() string { return history.CodexSessionsDir(s.opt.CodexHome) }
+
+// history finds one session of Claude Code's or Codex's history by id, in
+// any directory.
 func (s *Server) history(sid string) (history.Conversation, bool) {
 	if sid == "" || safeID(sid) != sid {
 		return history.Conversation{}, false
 	}
-	return history.Find(s.projects(), "", sid)
+	if c, ok := history.Find(s.projects(), "", sid); ok {
+		return c, true
+	}
+	return history.FindCodex(s.rollouts(), "", sid)
 }
 
 func (s *Server) list(ctx context.Context, _ *sdk.CallToolRequest, in ListInput) (*sdk.CallToolResult, ListOutput, error) {
@@ -38,10 +46,15 @@ func (s *Server) list(ctx context.Context, _ *sdk.CallToolRequest, in ListInput)
 	if err != nil {
 		return nil, ListOutput{}, toolError("could not read Claude Code's history in %s: %v", s.projects(), err)
 	}
+	codex, err := history.ListCodex(s.rollouts(), in.WorkingDirectory, limit)
+	if err != nil {
+		return nil, ListOutput{}, toolError("could not read Codex's history in %s: %v", s.rollouts(), err)
+	}
+	convs = append(convs, codex...)
 	out := ListOutput{Sessions: []ListEntry{}}
 	for _, c := range convs {
 		e := ListEntry{SessionID: c.ID, WorkingDirectory: c.Cwd, FirstPrompt: shorten(c.FirstPrompt, promptShown), Time: c.Modified.UTC(),
-			AgentName: config.DefaultAgent}
+			AgentName: cmp.Or(c.AgentName, config.DefaultAgent)}
 		if key, _, found := s.find(ctx, c.ID); found {
 			st := s.state(ctx, key, c.ID)
 			e.IsActive, e.AgentName = st.IsActive, st.AgentName
@@ -59,9 +72,9 @@ func (s *Server) list(ctx context.Context, _ *sdk.CallToolRequest, in ListInput)
 	return nil, out, nil
 }
 
-// unlisted are the sessions started here that Claude Code's history does
-// not hold (another agent keeps its transcripts elsewhere), in tree or
-// below it.
+// unlisted are the sessions started here that neither Claude Code's nor
+// Codex's history holds (yet: Codex writes its rollout at the first
+// prompt), in tree or below it.
 func (s *Server) unlisted(ctx context.Context, tree string) []ListEntry {
 	all, _ := s.opt.Store.Sessions.List()
 	var out []ListEntry

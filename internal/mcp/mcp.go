@@ -58,6 +58,9 @@ type Options struct {
 	// ClaudeHome is Claude Code's config dir (~/.claude), whose projects/
 	// holds every session's transcript.
 	ClaudeHome string
+	// CodexHome is Codex's home ($CODEX_HOME, ~/.codex), whose sessions/
+	// holds every conversation's rollout.
+	CodexHome string
 	// SessionIDWait bounds the wait for a new Claude's SessionStart hook.
 	SessionIDWait time.Duration
 	// Version is ccbridge's, for the client (serverInfo.version).
@@ -100,6 +103,9 @@ func New(opt Options) *Server {
 	}
 	if opt.ClaudeHome == "" {
 		opt.ClaudeHome = session.ClaudeConfigDir(opt.Config)
+	}
+	if opt.CodexHome == "" {
+		opt.CodexHome = session.CodexHome(opt.Config)
 	}
 	s := &Server{opt: opt, started: map[string]bool{}, elicited: map[string]bool{}, interrupted: map[string]time.Time{}, undelivered: map[string][]string{},
 		sends: map[string][]*outgoing{}}

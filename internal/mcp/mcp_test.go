@@ -133,7 +133,7 @@ func newHarness(t *testing.T, opt *sdk.ClientOptions) *harness {
 	}
 	cfg, _ := config.Parse("")
 	sessions := &fakeSessions{store: store}
-	srv := New(Options{Config: cfg, Store: store, Sessions: sessions, ClaudeHome: t.TempDir()})
+	srv := New(Options{Config: cfg, Store: store, Sessions: sessions, ClaudeHome: t.TempDir(), CodexHome: t.TempDir()})
 	ctx, cancel := context.WithCancel(context.Background())
 	st, ct := sdk.NewInMemoryTransports()
 	done := make(chan struct{})

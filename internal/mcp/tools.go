@@ -12,7 +12,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ccbridge/ccbridge/internal/claudehook"
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/history"
 	"github.com/ccbridge/ccbridge/internal/prompt"
@@ -407,6 +406,8 @@ func (s *Server) live(ctx context.Context, sid string) (key string, resumed bool
 		}
 		if found {
 			dir = h.Cwd
+			// A conversation of Codex's records goes on with Codex.
+			agentName = cmp.Or(agentName, h.AgentName)
 		}
 		key = KeyPrefix + safeID(sid)
 	}
@@ -495,19 +496,12 @@ func (s *Server) stateLines(ctx context.Context, key, sid string, lines int, con
 	if path == "" && conv != nil {
 		path, out.WorkingDir = conv.Path, conv.Cwd
 	}
+	if conv != nil && key == "" {
+		// A conversation of the agents' records only: theirs names it.
+		out.AgentName = cmp.Or(conv.AgentName, out.AgentName)
+	}
 	if path != "" {
-		if a, err := claudehook.Recent(path, lines); err == nil {
-			out.RecentOutput, out.TurnCount = a.Output, a.Turns
-			for _, t := range a.Tools {
-				out.ToolUseEvents = append(out.ToolUseEvents, ToolUse{ToolName: t.Name, Status: t.Status})
-			}
-			if a.Interrupted {
-				out.Status = "interrupted"
-			}
-			if out.RecentOutput == nil {
-				out.RecentOutput = []string{}
-			}
-		}
+		s.recent(&out, path, lines) // recent.go
 	}
 	// The cost comes from the statusLine figures ccbridge's hook caches.
 	if statuses, err := state.OpenStatuses(s.opt.Store.Dir); err == nil {

@@ -257,7 +257,8 @@ func (r *Router) unmappedReply(ev chat.CommandEvent) string {
 func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	ctx := r.ctx
 	key, rt := tg.key, tg.rt
-	noSession := chat.Reply{Content: "No Claude session is running in this channel. Send a message to start one."}
+	who := r.agentTitle(rt.server.Name, rt.project.Name)
+	noSession := chat.Reply{Content: "No " + who + " session is running in this channel. Send a message to start one."}
 	switch ev.Name {
 	case openName, closeName:
 		return r.runOpen(ev, tg) // open.go
@@ -272,14 +273,14 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 		if err != nil {
 			return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 		}
-		return chat.Reply{Content: statusText(r.conf().General.Machine, rt, st)}
+		return chat.Reply{Content: statusText(r.conf().General.Machine, who, rt, st)}
 	case "stop":
 		if err := r.opt.Sessions.InterruptTurn(ctx, key); errors.Is(err, session.ErrNoPane) {
 			return noSession
 		} else if err != nil {
 			return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 		}
-		return chat.Reply{Content: "⏹ Interrupted Claude. Send a message to continue."}
+		return chat.Reply{Content: "⏹ Interrupted " + who + ". Send a message to continue."}
 	case "new":
 		if _, err := r.opt.Sessions.Deliver(ctx, key, "/clear"); errors.Is(err, session.ErrNoPane) {
 			return noSession
@@ -328,19 +329,20 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	return chat.Reply{Content: "Unknown command /" + ev.Name}
 }
 
-func statusText(machine string, rt route, st session.Status) string {
+// statusText answers /status; who names the project's agent.
+func statusText(machine, who string, rt route, st session.Status) string {
 	s := st.Session
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** — %s\nMachine: %s\n", rt.label(), st.State, machine) // open.go
 	if st.State == "stopped" {
 		dir, _ := rt.project.ProjectPath()
-		fmt.Fprintf(&b, "Directory: `%s`\nSend a message to start Claude.", dir)
+		fmt.Fprintf(&b, "Directory: `%s`\nSend a message to start %s.", dir, who)
 		return b.String()
 	}
 	fmt.Fprintf(&b, "Directory: `%s`\nPane: `%s`\n", s.Cwd, s.PaneID)
 	model := s.Model
 	if model == "" {
-		model = "Claude's default"
+		model = who + "'s default"
 	}
 	mode := s.ModeSeen
 	if mode == "" {
@@ -348,7 +350,7 @@ func statusText(machine string, rt route, st session.Status) string {
 	}
 	fmt.Fprintf(&b, "Model: %s\nMode: %s\n", model, mode)
 	if s.ClaudeSessionID != "" {
-		fmt.Fprintf(&b, "Claude session: `%s`\n", s.ClaudeSessionID)
+		fmt.Fprintf(&b, "%s session: `%s`\n", who, s.ClaudeSessionID)
 	}
 	if !s.LastEventAt.IsZero() {
 		fmt.Fprintf(&b, "Last activity: %s ago (%s)", time.Since(s.LastEventAt).Round(time.Second), s.LastEvent)

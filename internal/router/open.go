@@ -208,7 +208,7 @@ func (r *Router) startOpened(th target, dir string) {
 		r.send(server, th.threadID, startFailure(r.agentTitle(t.Server, t.Project), t, err))
 		return
 	}
-	r.send(server, th.threadID, fmt.Sprintf("🟢 Claude is running in `%s`. Write here to talk to it.", chat.Clip(dir, 300)))
+	r.send(server, th.threadID, fmt.Sprintf("🟢 %s is running in `%s`. Write here to talk to it.", r.agentTitle(t.Server, t.Project), chat.Clip(dir, 300)))
 }
 
 // closeOpened answers /close in an opened folder's thread: its session

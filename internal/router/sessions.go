@@ -18,8 +18,8 @@ import (
 // manager beyond Sessions (the real manager has both).
 type Takeovers interface {
 	LiveSessions(ctx context.Context, server, project string) ([]session.LiveSession, error)
-	History(dir string, limit int) ([]history.Conversation, error)
-	Conversation(dir, id string) (history.Conversation, bool)
+	History(server, project, dir string, limit int) ([]history.Conversation, error)
+	Conversation(server, project, dir, id string) (history.Conversation, bool)
 	LiveRecord(claudeSessionID string) (state.Live, error)
 	TakeOver(ctx context.Context, t session.Target, claudeSessionID string) error
 }
@@ -73,11 +73,12 @@ func (r *Router) listSessions(tg target) chat.Reply {
 	if err != nil {
 		return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 	}
-	past, err := tk.History(dir, conversations.Past(len(live)))
+	speaker := r.agentTitle(srv, proj)
+	past, err := tk.History(srv, proj, dir, conversations.Past(len(live)))
 	if err != nil {
-		return chat.Reply{Content: "⚠️ Could not read Claude's history: " + chat.ErrText(err)}
+		return chat.Reply{Content: "⚠️ Could not read " + speaker + "'s history: " + chat.ErrText(err)}
 	}
-	return conversations.List(dir, live, past, r.now(), r.ssID)
+	return conversations.List(speaker, dir, live, past, r.now(), r.ssID)
 }
 
 func (r *Router) ssID(args ...string) string {
@@ -217,9 +218,14 @@ func (r *Router) findLive(tk Takeovers, tg target, arg string) (state.Live, erro
 
 // resumeButton continues (or forks) a past conversation in a new thread.
 func (r *Router) resumeButton(tk Takeovers, tg target, arg string, fork bool) chat.Reply {
-	c, why, ok := findConversation(tk, tg, arg)
+	c, why, ok := r.findConversation(tk, tg, arg)
 	if !ok {
 		return why
+	}
+	if fork && !conversations.Forkable(c) {
+		// Even from a forged button: the agent would resume the
+		// conversation itself, a second session on it.
+		return chat.Reply{Content: "⚠️ " + r.agentTitle(tg.rt.server.Name, tg.rt.project.Name) + "'s conversations cannot be forked from here; resume it instead."}
 	}
 	verb, prefix := "Resumed", ""
 	if fork {
@@ -296,12 +302,13 @@ func (r *Router) forkCommand(ev chat.CommandEvent, tg target) chat.Reply {
 
 // findConversation finds the past conversation of the target's project a
 // button names, or returns the reply that says why it cannot.
-func findConversation(tk Takeovers, tg target, arg string) (history.Conversation, chat.Reply, bool) {
+func (r *Router) findConversation(tk Takeovers, tg target, arg string) (history.Conversation, chat.Reply, bool) {
 	dir, err := tg.rt.project.ProjectPath()
 	if err != nil {
 		return history.Conversation{}, chat.Reply{Content: "⚠️ " + chat.ErrText(err)}, false
 	}
-	c, why := conversations.Find(tk, dir, arg)
+	srv, proj := tg.rt.server.Name, tg.rt.project.Name
+	c, why := conversations.Find(tk, srv, proj, r.agentTitle(srv, proj), dir, arg)
 	return c, chat.Reply{Content: why}, why == ""
 }
 
@@ -311,7 +318,7 @@ func findConversation(tk Takeovers, tg target, arg string) (history.Conversation
 // /sessions) and the channel's Claude restarts with --resume.
 func (r *Router) resumeHere(tk Takeovers, tg target, arg string) chat.Reply {
 	ctx := r.ctx
-	c, why, ok := findConversation(tk, tg, arg)
+	c, why, ok := r.findConversation(tk, tg, arg)
 	if !ok {
 		return why
 	}

@@ -24,8 +24,10 @@ type fakeTakeovers struct {
 func (f *fakeTakeovers) LiveSessions(context.Context, string, string) ([]session.LiveSession, error) {
 	return f.live, nil
 }
-func (f *fakeTakeovers) History(string, int) ([]history.Conversation, error) { return nil, nil }
-func (f *fakeTakeovers) Conversation(string, string) (history.Conversation, bool) {
+func (f *fakeTakeovers) History(string, string, string, int) ([]history.Conversation, error) {
+	return nil, nil
+}
+func (f *fakeTakeovers) Conversation(string, string, string, string) (history.Conversation, bool) {
 	return history.Conversation{}, false
 }
 func (f *fakeTakeovers) LiveRecord(id string) (state.Live, error) {
@@ -72,10 +74,10 @@ func TestTakeOverOnlyByOwnersInTheProjectChannel(t *testing.T) {
 // pastTakeovers is fakeTakeovers with one past conversation.
 type pastTakeovers struct{ *fakeTakeovers }
 
-func (p pastTakeovers) History(string, int) ([]history.Conversation, error) {
+func (p pastTakeovers) History(string, string, string, int) ([]history.Conversation, error) {
 	return []history.Conversation{{ID: "conv-1", FirstPrompt: "fix the parser", Turns: 2}}, nil
 }
-func (p pastTakeovers) Conversation(_, id string) (history.Conversation, bool) {
+func (p pastTakeovers) Conversation(_, _, _, id string) (history.Conversation, bool) {
 	return history.Conversation{ID: "conv-1", FirstPrompt: "fix the parser", Turns: 2}, id == "conv-1"
 }
 

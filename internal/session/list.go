@@ -116,13 +116,57 @@ func ClaudeConfigDir(cfg *config.Config) string {
 	return filepath.Join(home, ".claude")
 }
 
-// History lists a project's recent conversations from Claude's own records.
-func (m *Manager) History(dir string, limit int) ([]history.Conversation, error) {
+// CodexHome is the home ($CODEX_HOME, ~/.codex) of the Codex that ccbridge
+// starts: CODEX_HOME or HOME from [codex].env, else this process's. Its
+// sessions/ folder holds every conversation's rollout.
+func CodexHome(cfg *config.Config) string {
+	var env map[string]string
+	if cfg != nil {
+		env = cfg.Codex.Env
+	}
+	if d := env["CODEX_HOME"]; d != "" {
+		return d
+	}
+	if d := os.Getenv("CODEX_HOME"); d != "" && env["HOME"] == "" {
+		return d
+	}
+	home := env["HOME"]
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return filepath.Join(home, ".codex")
+}
+
+// projectAgent is the agent of server's project ("" for a folder opened
+// with /open, which runs Claude).
+func (m *Manager) projectAgent(server, project string) string {
+	for _, s := range m.config().Servers {
+		if s.Name != server {
+			continue
+		}
+		for _, p := range s.Projects {
+			if p.Name == project {
+				return p.AgentName()
+			}
+		}
+	}
+	return ""
+}
+
+// History lists a project's recent conversations in dir from its agent's
+// own records.
+func (m *Manager) History(server, project, dir string, limit int) ([]history.Conversation, error) {
+	if m.projectAgent(server, project) == config.AgentCodex {
+		return history.ListCodex(history.CodexSessionsDir(CodexHome(m.config())), dir, limit)
+	}
 	return history.List(history.ProjectsDir(ClaudeConfigDir(m.config())), dir, limit)
 }
 
-// Conversation finds one past conversation of a project by its id.
-func (m *Manager) Conversation(dir, id string) (history.Conversation, bool) {
+// Conversation finds one past conversation of a project's agent by its id.
+func (m *Manager) Conversation(server, project, dir, id string) (history.Conversation, bool) {
+	if m.projectAgent(server, project) == config.AgentCodex {
+		return history.FindCodex(history.CodexSessionsDir(CodexHome(m.config())), dir, id)
+	}
 	return history.Find(history.ProjectsDir(ClaudeConfigDir(m.config())), dir, id)
 }
 

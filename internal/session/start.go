@@ -121,7 +121,8 @@ func (m *Manager) alive(ctx context.Context, key, pane string) (bool, error) {
 	return ok && p == pane, nil
 }
 
-// claudeSystemPrompt tells Claude where to put files for Discord.
+// claudeSystemPrompt tells the agent (Claude, Codex) where to put files for
+// Discord.
 func claudeSystemPrompt(outputs string) string {
 	return "You are being driven from Discord through ccbridge. To send the user a file, save it in " + outputs +
 		" and write [DISCORD_ATTACH: <file name>] in your reply."
@@ -154,6 +155,12 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 		if err := claudeFlags(a, t.Args); err != nil {
 			return "", err
 		}
+		if m.forking(t) {
+			// Only Claude Code starts on a copy; resuming instead would
+			// put a second session on the original conversation.
+			_, _, title := a.Program()
+			return "", fmt.Errorf("%s cannot fork a conversation: %w", title, ErrNotWithAgent)
+		}
 		// Claude's permission modes do not apply: the agent's own config
 		// (approval policy, sandbox) does.
 		t.PermissionMode = ""
@@ -167,7 +174,8 @@ func (m *Manager) start(ctx context.Context, t Target) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !t.Plain && a.Name() == config.AgentClaude {
+	spec.Outputs = outputs
+	if !t.Plain {
 		spec.SystemPrompt = claudeSystemPrompt(outputs)
 	}
 	argv := a.Argv(spec)

@@ -74,6 +74,7 @@ func (c Codex) Argv(s agent.Spec) []string {
 		}
 		argv = append(argv, "-c", fmt.Sprintf("hooks.%s=[{hooks=[%s]}]", h.event, strings.Join(hooks, ",")))
 	}
+	argv = append(argv, outputsArgs(s)...) // outputs.go
 	if s.Model != "" {
 		argv = append(argv, "--model", s.Model)
 	}
