@@ -76,6 +76,23 @@ func TestCodexNewStartsAFreshConversation(t *testing.T) {
 		s, _ := b.store.Sessions.Get(p.key)
 		return s.ClaudeSessionID != "" && s.ClaudeSessionID != before.ClaudeSessionID && s.Agent == "codex"
 	})
+
+	// /new, then a restart before any message: the conversation after it
+	// is still a fresh one, not the one /new left.
+	b.command(p, "new", nil, "fresh conversation")
+	b.kill()
+	if err := b.tmux.KillServer(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	b.start()
+	b.say(p, "CX_NEW_THIRD after the restart")
+	r = fake.WaitRequest(t, long, "the first request after /new and a restart", func(r fakeresponses.Request) bool {
+		return strings.Contains(r.LastUserText, "CX_NEW_THIRD")
+	})
+	if body := fmt.Sprint(r.Body["input"]); strings.Contains(body, "CX_NEW_SECOND") {
+		t.Fatalf("after /new and a restart the conversation /new left was resumed: %.300s", body)
+	}
+	b.waitReply(p, "ok: CX_NEW_THIRD after the restart")
 }
 
 // /screen shows Codex's screen with its keys; a key pressed from it

@@ -281,11 +281,13 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 		}
 		return chat.Reply{Content: "⏹ Interrupted Claude. Send a message to continue."}
 	case "new":
+		left := r.conversationID(key) // new.go
 		if _, err := r.opt.Sessions.Deliver(ctx, key, "/clear"); errors.Is(err, session.ErrNoPane) {
 			return noSession
 		} else if err != nil {
 			return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 		}
+		r.forgetConversation(key, left)
 		return chat.Reply{Content: "🆕 Started a fresh conversation."}
 	case "screen":
 		screen, err := r.opt.Sessions.Screen(ctx, key, screenLines)
