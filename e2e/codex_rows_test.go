@@ -128,6 +128,46 @@ func TestCodexScreenAndKeys(t *testing.T) {
 	b.waitPane(p.key, "› CX_SCREEN_PROMPT")
 }
 
+// A /screen key drawn over one of Codex's dialogs is pressed only while
+// that dialog is still open (as for Claude's, TestRelayScreenButtons'
+// guard): once the trust dialog is answered, a stale "1" presses nothing
+// and the screen is redrawn, saying why.
+func TestCodexScreenKeyOnlyIntoTheDialogItWasDrawnOver(t *testing.T) {
+	t.Parallel()
+	b, _ := newCodexBridge(t)
+	p := b.projects[1]
+	gitRepo(t, p.dir)
+	userConfig := filepath.Join(filepath.Dir(b.cfg), "codex-home", "config.toml")
+	raw, err := os.ReadFile(userConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	untrusted, _, _ := strings.Cut(string(raw), "[projects.")
+	if err := os.WriteFile(userConfig, []byte(untrusted), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.say(p, "CX_DIALOG_KEY hello after trust")
+	msg, trust := b.dialogChoice(p, "Trust this folder?", "1. Trust and continue")
+	screen := b.command(p, "screen", nil, "Trust this folder?")
+	b.answerDialog(msg, trust)
+	b.waitReply(p, "ok: CX_DIALOG_KEY hello after trust")
+
+	var one string
+	for _, id := range screen.CustomIDs() {
+		if strings.Contains(id, "|1|") {
+			one = id
+		}
+	}
+	b.srv.WaitResponse(b.srv.Click(screen.ID, one, b.owner), 5*time.Second)
+	b.srv.WaitMessage(10*time.Second, "the screen redrawn, nothing pressed", func(m *fakediscord.Message) bool {
+		return m.ID == screen.ID && strings.HasPrefix(m.Content, "⚠️ The screen changed since these keys were drawn")
+	})
+	s, _ := b.store.Sessions.Get(p.key)
+	if pane, _ := b.tmux.Capture(context.Background(), s.PaneID, 0); strings.Contains(pane, "› 1") {
+		t.Fatalf("the stale key was typed into Codex:\n%s", pane)
+	}
+}
+
 // A voice note's transcript is reviewed, then Send delivers exactly its
 // words to Codex, whose reply comes back (as
 // TestVoiceNoteReviewSendEditCancel).

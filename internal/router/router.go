@@ -63,6 +63,7 @@ type Sessions interface {
 	PressEnter(ctx context.Context, key string) error
 	InterruptTurn(ctx context.Context, key string) error
 	Screen(ctx context.Context, key string, lines int) (string, error)
+	ScreenDialog(key, screen string) (string, error) // the dialog a screen shows, as the session's agent draws it
 	PressKeys(ctx context.Context, key string, names ...string) error
 	SetMode(ctx context.Context, key, mode string) error
 	SetModel(ctx context.Context, key, model string) error
