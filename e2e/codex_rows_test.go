@@ -190,6 +190,7 @@ func TestCodexVoiceNoteReviewThenDelivered(t *testing.T) {
 		t.Fatalf("Codex got %q before Send", got)
 	}
 	b.srv.Click(review.ID, voiceButton(t, review, "Send"), b.owner)
+	b.waitCardText(review, "🎙️ Sent to Codex:")
 	b.waitReply(p, "ok: CX_VOICE please list the files")
 	b.waitReaction(note, "✅")
 	if got := codexGot(fake, "CX_VOICE"); !slices.Equal(got, []string{"CX_VOICE please list the files"}) {
@@ -213,6 +214,7 @@ func TestCodexScheduleFires(t *testing.T) {
 	if got := codexGot(fake, "CX_SCHED"); len(got) != 1 || got[0] != "CX_SCHED say hello" {
 		t.Fatalf("Codex got %q", got)
 	}
+	b.command(p, "thread", map[string]any{"name": "Side"}, "its messages go to a Codex session of their own.")
 }
 
 // /open in a Codex project's channel opens the folder as a Codex session:

@@ -269,7 +269,8 @@ func (r *Router) unmappedReply(ev chat.CommandEvent) string {
 func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	ctx := r.ctx
 	key, rt := tg.key, tg.rt
-	noSession := chat.Reply{Content: "No Claude session is running in this channel. Send a message to start one."}
+	agent := r.agentOf(tg)
+	noSession := chat.Reply{Content: "No " + agent + " session is running in this channel. Send a message to start one."}
 	switch ev.Name {
 	case openName, closeName:
 		return r.runOpen(ev, tg) // open.go
@@ -291,7 +292,7 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 		} else if err != nil {
 			return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 		}
-		return chat.Reply{Content: "⏹ Interrupted Claude. Send a message to continue."}
+		return chat.Reply{Content: "⏹ Interrupted " + agent + ". Send a message to continue."}
 	case "new":
 		left := r.conversationID(key) // new.go
 		if _, err := r.opt.Sessions.Deliver(ctx, key, "/clear"); errors.Is(err, session.ErrNoPane) {
