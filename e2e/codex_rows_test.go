@@ -303,6 +303,15 @@ func TestCodexWorktreeThreadLanding(t *testing.T) {
 		}
 	}
 
+	// Mid-turn, git waits for Codex's turn to end (Codex's hooks mark it busy).
+	fake.Script("CX_WT_SLOW", fakeresponses.Step{Delay: 6 * time.Second, Texts: []string{"slow turn done"}})
+	b.say(th, "CX_WT_SLOW")
+	fake.WaitRequest(t, long, "the slow prompt", func(r fakeresponses.Request) bool { return strings.Contains(r.LastUserText, "CX_WT_SLOW") })
+	if busy := b.command(th, "diff", nil, "mid-turn"); !strings.HasPrefix(busy.Content, "⏳ Codex is mid-turn") {
+		t.Errorf("/diff mid-turn = %q", busy.Content)
+	}
+	b.waitReply(th, "slow turn done")
+
 	d := b.command(th, "diff", nil, "Changes in")
 	if !strings.Contains(d.Content, "feature.txt") {
 		t.Fatalf("/diff = %q", d.Content)
