@@ -359,6 +359,18 @@ func TestCodexRedactionMasksReplies(t *testing.T) {
 		}
 	}
 	b.waitPane(p.key, token)
+
+	// The text before a tool call (progress) and the tool's output in the
+	// reply are masked too.
+	fake.Script("CX_TOOLTOKEN", fakeresponses.Exec("Checking "+token+" first.", "echo "+token))
+	b.say(p, "CX_TOOLTOKEN")
+	b.waitReply(p, "Checking [redacted GitHub token] first.")
+	b.waitReply(p, "Done. Last tool output:")
+	for _, c := range b.contents(p.channel) {
+		if strings.Contains(c, token) {
+			t.Fatalf("the token reached Discord: %q", c)
+		}
+	}
 }
 
 // A Codex permission answered from Discord is in the audit log, and /audit
