@@ -374,10 +374,14 @@ func TestCodexRedactionMasksReplies(t *testing.T) {
 }
 
 // A Codex permission answered from Discord is in the audit log, and /audit
-// lists it (as TestLandDiscardAndAudit and TestAuditRecordsATerminalAnswer).
+// lists it (as TestLandDiscardAndAudit and TestAuditRecordsATerminalAnswer);
+// so is a [policy] refusal (as TestPolicyAskAndDenyInAcceptEdits).
 func TestCodexPermissionIsAudited(t *testing.T) {
 	t.Parallel()
 	b, fake := newCodexBridge(t)
+	b.reconfigure(func(cfg string) string {
+		return strings.Replace(cfg, "[[servers]]", "[policy]\ndeny = [\"Bash(rm *)\"]\n[[servers]]", 1)
+	})
 	p := b.projects[1]
 	outside := filepath.Join(settledTempDir(t), "audited.txt")
 	fake.Script("CX_AUDIT", fakeresponses.ExecEscalated("", "touch "+outside+" && echo audit-ok", "Create a file outside the workspace?"))
@@ -392,6 +396,13 @@ func TestCodexPermissionIsAudited(t *testing.T) {
 	if !strings.Contains(a.Content, "**allow** discord") || !strings.Contains(a.Content, "audited.txt") {
 		t.Fatalf("/audit = %q", a.Content)
 	}
+
+	// A [policy] refusal of Codex's call is audited, naming its rule.
+	fake.Script("CX_DENYAUDIT", fakeresponses.Exec("", "rm -f refused.txt"))
+	b.say(p, "run CX_DENYAUDIT")
+	b.waitAudit("the policy's refusal", func(e audit.Entry) bool {
+		return e.From == audit.FromPolicy && e.Answer == "deny" && e.Rule == "Bash(rm *)" && strings.Contains(e.Asked, "rm -f refused.txt")
+	})
 }
 
 // Messages sent to a Codex project while the daemon was stopped, and while
