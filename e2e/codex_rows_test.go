@@ -215,6 +215,23 @@ func TestCodexScheduleFires(t *testing.T) {
 		t.Fatalf("Codex got %q", got)
 	}
 	b.command(p, "thread", map[string]any{"name": "Side"}, "its messages go to a Codex session of their own.")
+
+	// A one-shot in a new thread runs there in a Codex of its own.
+	b.command(p, "schedule", map[string]any{"when": "in 3s", "prompt": "CX_SCHED_THREAD go", "where": "new-thread"}, "in a new thread")
+	r := fake.WaitRequest(t, long, "the scheduled prompt in its thread", func(r fakeresponses.Request) bool { return r.LastUserText == "CX_SCHED_THREAD go" })
+	var th *project
+	for _, c := range b.srv.Threads(p.channel) {
+		if c.Name != "Side" {
+			th = threadOf(p, c.ID)
+		}
+	}
+	if th == nil {
+		t.Fatalf("no thread for the schedule; request %+v", r.LastUserText)
+	}
+	b.waitReply(th, "ok: CX_SCHED_THREAD go")
+	if s, _ := b.store.Sessions.Get(th.key); s.Agent != "codex" || s.ThreadID != th.channel {
+		t.Fatalf("the scheduled thread's session %+v", s)
+	}
 }
 
 // /open in a Codex project's channel opens the folder as a Codex session:
