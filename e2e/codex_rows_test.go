@@ -423,8 +423,9 @@ func TestCodexPermissionIsAudited(t *testing.T) {
 }
 
 // Messages sent to a Codex project while the daemon was stopped, and while
-// it was dead, reach Codex once each, in order, with their ✅ (as
-// TestCatchUpAfterStopAndCrash).
+// it was dead, reach Codex once each, in order, with their ✅, in the
+// channel and in a thread (as TestCatchUpAfterStopAndCrash and
+// TestCatchUpInAThread).
 func TestCodexCatchUp(t *testing.T) {
 	t.Parallel()
 	b, fake := newCodexBridge(t)
@@ -439,11 +440,21 @@ func TestCodexCatchUp(t *testing.T) {
 		b.waitReaction(m, "✅")
 		b.waitReply(p, "ok: "+m.Content)
 	}
+	th := threadOf(p, b.srv.StartThread(p.channel, "side work", b.owner))
+	b.say(th, "CX_CU_THREAD_0")
+	b.waitReply(th, "ok: CX_CU_THREAD_0")
+
 	b.kill()
 	dead := b.say(p, "CX_CU_KILL")
+	inThread := b.say(th, "CX_CU_THREAD_1")
 	b.start()
 	b.waitReaction(dead, "✅")
 	b.waitReply(p, "ok: CX_CU_KILL")
+	b.waitReaction(inThread, "✅")
+	b.waitReply(th, "ok: CX_CU_THREAD_1")
+	if s, _ := b.store.Sessions.Get(th.key); s.Agent != "codex" {
+		t.Errorf("the thread's session runs %q", s.Agent)
+	}
 
 	var got []string
 	for _, r := range fake.Requests() {
@@ -452,4 +463,5 @@ func TestCodexCatchUp(t *testing.T) {
 	onceInOrder(t, got, "CX_CU_WARM", "CX_CU_TERM_1", "CX_CU_TERM_2", "CX_CU_KILL")
 	time.Sleep(time.Second) // a second reply would come within it
 	b.repliesOnce(p, "CX_CU_WARM", "CX_CU_TERM_1", "CX_CU_TERM_2", "CX_CU_KILL")
+	b.repliesOnce(th, "CX_CU_THREAD_1")
 }
