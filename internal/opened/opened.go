@@ -36,6 +36,13 @@ func Commands() []chat.CommandSpec {
 // session before /close.
 var ErrClosed = errors.New("this folder was closed with /close; /open it again to go on")
 
+// From is o opened from the channel of project p (the zero Project in the
+// control-panel channel): its session runs p's agent, or the default.
+func From(o state.Opened, p config.Project) state.Opened {
+	o.Agent = p.Agent
+	return o
+}
+
 // Project is the project an opened folder's thread runs as: the folder,
 // with the agent it was opened with, the server's defaults (the agent's
 // model and Claude's permission mode, the default progress, the global

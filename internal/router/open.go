@@ -121,9 +121,7 @@ func (r *Router) openFolder(ev chat.CommandEvent, tg target) chat.Reply {
 	if iso == "none" {
 		iso = ""
 	}
-	// The agent of the project whose channel /open ran in (none in the
-	// panel channel: the default).
-	o := state.Opened{Server: server, ChannelID: ev.ChannelID, ThreadID: threadID, Path: dir, Isolation: iso, Agent: tg.rt.project.Agent, Owner: ev.User.ID, Created: r.now().UTC()}
+	o := opened.From(state.Opened{Server: server, ChannelID: ev.ChannelID, ThreadID: threadID, Path: dir, Isolation: iso, Owner: ev.User.ID, Created: r.now().UTC()}, tg.rt.project)
 	if _, err := r.opt.Registry.Opened.Create(r.ctx, threadID, o); err != nil {
 		return chat.Reply{Content: "⚠️ Could not remember the opened folder: " + chat.ErrText(err)}
 	}
