@@ -19,3 +19,12 @@ func speaker(agent string) string {
 	}
 	return claude.Claude{}.Speaker()
 }
+
+// resumeHint is how a person continues a conversation of p's agent in a
+// terminal.
+func resumeHint(p config.Project, id string) string {
+	if p.AgentName() == config.AgentCodex {
+		return "codex resume " + id
+	}
+	return "claude --resume " + id
+}

@@ -15,3 +15,13 @@ func TestAgentTitleIsTheAdapters(t *testing.T) {
 		}
 	}
 }
+
+// /close of an opened folder names the agent's own way to resume its
+// conversation: codex resume for Codex (issue 29).
+func TestResumeHintIsTheAgents(t *testing.T) {
+	for agent, want := range map[string]string{"": "claude --resume x1", config.AgentClaude: "claude --resume x1", config.AgentCodex: "codex resume x1"} {
+		if got := resumeHint(config.Project{Agent: agent}, "x1"); got != want {
+			t.Errorf("resumeHint(%q) = %q, want %q", agent, got, want)
+		}
+	}
+}

@@ -181,7 +181,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan o
 		return err
 	}
 	opts := router.Options{Config: cfg, Sessions: recording, Replier: rep, Store: store, Registry: registry, Panel: pnl, Log: log, Instance: instance, Fleet: fleet,
-		Land: worktree.New(execx.Exec{}), History: history{readers, tg.posters}, Cursors: cursors, AgentTitle: agentTitle} // catchup.go
+		Land: worktree.New(execx.Exec{}), History: history{readers, tg.posters}, Cursors: cursors, AgentTitle: agentTitle, ResumeHint: resumeHint} // catchup.go
 	view, links := startWeb(cfg, store, registry, durable, log) // web.go
 	opts.Web = links
 	var served *web.Links // the view that runs, for reloads of its link_ttl

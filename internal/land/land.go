@@ -57,9 +57,11 @@ const (
 	Budget = 10 * time.Minute
 )
 
-// BusyText answers a landing command while Claude is mid-turn: git must
-// not run under it.
-const BusyText = "⏳ Claude is mid-turn in this session; this waits for nobody's half-written files. Try again when the turn ends (or /stop it)."
+// Busy answers a landing command while agent (its name for people) is
+// mid-turn: git must not run under it.
+func Busy(agent string) string {
+	return "⏳ " + agent + " is mid-turn in this session; this waits for nobody's half-written files. Try again when the turn ends (or /stop it)."
+}
 
 // noHooks tells the person what ccbridge's git leaves out: it runs none of
 // the repository's programs (hooks included) and signs nothing.

@@ -36,15 +36,23 @@ func Commands() []chat.CommandSpec {
 // session before /close.
 var ErrClosed = errors.New("this folder was closed with /close; /open it again to go on")
 
+// From is o opened from the channel of project p (the zero Project in the
+// control-panel channel): its session runs p's agent, or the default.
+func From(o state.Opened, p config.Project) state.Opened {
+	o.Agent = p.Agent
+	return o
+}
+
 // Project is the project an opened folder's thread runs as: the folder,
-// with the server's defaults (Claude's model and permission mode, the
-// default progress, the global policy) and no worktree unless asked.
+// with the agent it was opened with, the server's defaults (the agent's
+// model and Claude's permission mode, the default progress, the global
+// policy) and no worktree unless asked.
 func Project(o state.Opened) config.Project {
 	iso := o.Isolation
 	if iso == "" {
 		iso = config.DefaultIsolation
 	}
-	return config.Project{Name: session.OpenedProject, ChannelID: o.ChannelID, Path: o.Path,
+	return config.Project{Name: session.OpenedProject, ChannelID: o.ChannelID, Path: o.Path, Agent: o.Agent,
 		Progress: config.DefaultProgress, Thread: config.ThreadDefaults{Isolation: iso}}
 }
 

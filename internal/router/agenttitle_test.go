@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/session"
 )
@@ -42,4 +43,27 @@ func has(ops []string, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// The answers of /thread, /stop, and of a command with no session running,
+// name the project's agent (issue 29): a Codex project's say Codex.
+func TestCommandAnswersNameTheProjectsAgent(t *testing.T) {
+	r, ss, _, l, _ := newRouter(t)
+	r.opt.AgentTitle = func(config.Project) string { return "Codex" }
+	answer := func(name string, opts map[string]string) string {
+		t.Helper()
+		r.HandleCommand(chat.CommandEvent{Server: "home", ChannelID: channel, User: chat.User{ID: owner}, Name: name, Options: opts}, fakeResponder{l: l})
+		ops := l.all()
+		return ops[len(ops)-1]
+	}
+	if got := answer("thread", map[string]string{"name": "side"}); !strings.Contains(got, "its messages go to a Codex session of their own.") {
+		t.Errorf("/thread: %s", got)
+	}
+	if got := answer("stop", nil); !strings.Contains(got, "⏹ Interrupted Codex. Send a message to continue.") {
+		t.Errorf("/stop: %s", got)
+	}
+	ss.noPane = true
+	if got := answer("new", nil); !strings.Contains(got, "No Codex session is running in this channel. Send a message to start one.") {
+		t.Errorf("/new without a session: %s", got)
+	}
 }

@@ -493,7 +493,7 @@ func TestFinishArchivedThreadsLeavesOthersAlone(t *testing.T) {
 // A redraw with its note still fits one message.
 func TestScreenWithANoteFits(t *testing.T) {
 	screen := strings.Repeat(strings.Repeat("x", 99)+"\n", 19)
-	reply := screenReply("inst1", "home-api", screenChanged, screen, time.Now())
+	reply := screenReply("inst1", "home-api", screenChanged, screen, dialogHash(""), time.Now())
 	if n := len([]rune(reply.Content)); n > chat.Limit || !strings.HasPrefix(reply.Content, screenChanged+"\n```\n…") {
 		t.Fatalf("%d characters: %q", n, reply.Content[:200])
 	}

@@ -164,14 +164,26 @@ func screenRows(instance, key, dialog string, drawn time.Time) []chat.Row {
 	return rows
 }
 
-// dialogHash stands for the dialog a screen shows (the same for every
-// screen without one): a key is pressed only while the dialog it was
-// drawn over is still the one open, never into another that replaced it.
-func dialogHash(screen string) string { return chat.ShortHash(session.DialogText(screen)) }
+// dialogHash stands for the dialog a screen shows, as the session's agent
+// draws it (session.ScreenDialog; the same for every screen without one):
+// a key is pressed only while the dialog it was drawn over is still the
+// one open, never into another that replaced it.
+func dialogHash(dialog string) string { return chat.ShortHash(dialog) }
 
-// screenReply draws a screen with its buttons, after an optional note.
-func screenReply(instance, key, note, screen string, drawn time.Time) chat.Reply {
-	dialog := dialogHash(screen)
+// drawScreen draws a screen of the session key with its buttons. A screen
+// whose dialog cannot be read gets no buttons.
+func (r *Router) drawScreen(key, note, screen string) chat.Reply {
+	dialog, err := r.opt.Sessions.ScreenDialog(key, screen)
+	reply := screenReply(r.opt.Instance, key, note, screen, dialogHash(dialog), r.now())
+	if err != nil {
+		reply.Rows = nil
+	}
+	return reply
+}
+
+// screenReply draws a screen with its buttons, after an optional note;
+// dialog is the dialogHash of the dialog it shows.
+func screenReply(instance, key, note, screen, dialog string, drawn time.Time) chat.Reply {
 	if note != "" {
 		note += "\n"
 	}
@@ -257,7 +269,7 @@ func (r *Router) unmappedReply(ev chat.CommandEvent) string {
 func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 	ctx := r.ctx
 	key, rt := tg.key, tg.rt
-	who := r.agentTitle(rt.server.Name, rt.project.Name)
+	who := r.agentOf(tg)
 	noSession := chat.Reply{Content: "No " + who + " session is running in this channel. Send a message to start one."}
 	switch ev.Name {
 	case openName, closeName:
@@ -282,11 +294,13 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 		}
 		return chat.Reply{Content: "⏹ Interrupted " + who + ". Send a message to continue."}
 	case "new":
+		left := r.conversationID(key) // new.go
 		if _, err := r.opt.Sessions.Deliver(ctx, key, "/clear"); errors.Is(err, session.ErrNoPane) {
 			return noSession
 		} else if err != nil {
 			return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 		}
+		r.forgetConversation(key, left)
 		return chat.Reply{Content: "🆕 Started a fresh conversation."}
 	case "screen":
 		screen, err := r.opt.Sessions.Screen(ctx, key, screenLines)
@@ -295,7 +309,7 @@ func (r *Router) runCommand(ev chat.CommandEvent, tg target) chat.Reply {
 		} else if err != nil {
 			return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}
 		}
-		return screenReply(r.opt.Instance, key, "", screen, r.now())
+		return r.drawScreen(key, "", screen)
 	case "help":
 		return chat.Reply{Content: helpText()}
 	case "mode":
@@ -424,9 +438,12 @@ func (r *Router) pressKey(key, name, dialog string, resp chat.Responder) {
 			_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + chat.ErrText(err)})
 			return
 		}
-		if dialogHash(screen) != dialog {
+		if now, err := r.opt.Sessions.ScreenDialog(key, screen); err != nil {
+			_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + chat.ErrText(err)})
+			return
+		} else if dialogHash(now) != dialog {
 			r.opt.Log.Info("a /screen key was not pressed: the dialog changed since it was drawn", "session", key, "key", name)
-			_, _ = resp.Edit(screenReply(r.opt.Instance, key, screenChanged, screen, r.now()))
+			_, _ = resp.Edit(r.drawScreen(key, screenChanged, screen))
 			return
 		}
 		if err := r.opt.Sessions.PressKeys(ctx, key, name); err != nil {
@@ -439,7 +456,7 @@ func (r *Router) pressKey(key, name, dialog string, resp chat.Responder) {
 		_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + chat.ErrText(err)})
 		return
 	}
-	_, _ = resp.Edit(screenReply(r.opt.Instance, key, "", screen, r.now()))
+	_, _ = resp.Edit(r.drawScreen(key, "", screen))
 	if name != "" {
 		r.follow(key, screen, resp)
 	}
@@ -501,7 +518,7 @@ func (r *Router) followScreen(key string, f *screenFollower) {
 		}
 		r.mu.Unlock()
 		if edit {
-			_, err := resp.Edit(screenReply(r.opt.Instance, key, "", latest, r.now()))
+			_, err := resp.Edit(r.drawScreen(key, "", latest))
 			r.mu.Lock()
 			if f.press == press {
 				if err != nil {

@@ -73,7 +73,7 @@ func renderedControls(t *testing.T, r *Router, l *log) []rendered {
 	now := time.Now()
 	key := "home-api"
 
-	rows("/screen", screenReply("inst1", key, "", "❯ hi", now).Rows)
+	rows("/screen", screenReply("inst1", key, "", "❯ hi", dialogHash(""), now).Rows)
 	two := session.Dialog{Text: "Trust?", Choices: []string{"Yes", "No"}, Hash: "fedcba9876543210"}
 	rows("dialog", dialogMessage("inst1", key, "Claude", two, now).Rows)
 	many := session.Dialog{Text: "Theme?", Hash: "fedcba9876543210"}
@@ -342,7 +342,7 @@ func TestNoBoundControlActsFromACopyOrAnEdit(t *testing.T) {
 			args = []string{k.action, "v1"}
 			r.voices.Put("v1", &voice.Review[target]{Note: chat.MessageEvent{Author: chat.User{ID: owner}}, Words: "w", Expires: now.Add(time.Hour)})
 		case "key":
-			args = []string{"home-api", "1", at, dialogHash("❯ screen text")}
+			args = []string{"home-api", "1", at, dialogHash(session.DialogText("❯ screen text"))}
 		case dialogKind:
 			args = []string{"home-api", "fedcba9876543210", at, "0"}
 		case landKind:

@@ -38,7 +38,7 @@ func (r *Router) onDialog(tg target) func(session.Dialog) {
 		channel = tg.threadID
 	}
 	server := tg.rt.server.Name
-	agent := r.agentTitle(server, tg.rt.project.Name)
+	agent := r.agentOf(tg)
 	return func(d session.Dialog) {
 		m := dialogMessage(r.opt.Instance, tg.key, agent, d, r.now())
 		if _, err := r.opt.Replier.Post(r.ctx, server, channel, m); err != nil {

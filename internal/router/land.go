@@ -117,7 +117,7 @@ func (r *Router) runLand(ev chat.CommandEvent, tg target) (chat.Reply, bool) {
 		return chat.Reply{Content: "⚠️ " + chat.ErrText(err)}, true
 	}
 	if r.busy(tg.key) {
-		return chat.Reply{Content: land.BusyText}, true
+		return chat.Reply{Content: land.Busy(r.agentOf(tg))}, true
 	}
 	ctx, cancel := r.landCtx()
 	defer cancel()
@@ -188,7 +188,7 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, args []s
 			return
 		}
 		if r.busy(key) {
-			_ = resp.Respond(chat.Reply{Content: land.BusyText, Ephemeral: true})
+			_ = resp.Respond(chat.Reply{Content: land.Busy(r.agentOf(tg)), Ephemeral: true})
 			return
 		}
 		if err := resp.DeferUpdate(); err != nil {
@@ -203,7 +203,7 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, args []s
 			return
 		}
 		if r.busy(key) {
-			_ = resp.Respond(chat.Reply{Content: land.BusyText, Ephemeral: true})
+			_ = resp.Respond(chat.Reply{Content: land.Busy(r.agentOf(tg)), Ephemeral: true})
 			return
 		}
 		if err := resp.Defer(false); err != nil {
@@ -223,7 +223,7 @@ func (r *Router) landAction(ev chat.ComponentEvent, key, action string, args []s
 // that loses nothing (land.Lander.RemoveMerged), and archives the thread.
 func (r *Router) removeMerged(ctx context.Context, key string, tg target, lt land.Target, u chat.User, resp chat.Responder) {
 	if r.busy(key) {
-		_ = resp.Respond(chat.Reply{Content: land.BusyText, Ephemeral: true})
+		_ = resp.Respond(chat.Reply{Content: land.Busy(r.agentOf(tg)), Ephemeral: true})
 		return
 	}
 	if err := resp.DeferUpdate(); err != nil {
@@ -255,7 +255,7 @@ func (r *Router) landModal(ev chat.ModalEvent, key, action string, resp chat.Res
 	case err != nil:
 		_, _ = resp.Edit(chat.Reply{Content: "⚠️ " + chat.ErrText(err)})
 	case r.busy(key):
-		_, _ = resp.Edit(chat.Reply{Content: land.BusyText})
+		_, _ = resp.Edit(chat.Reply{Content: land.Busy(r.agentOf(tg))})
 	case strings.TrimSpace(ev.Values["message"]) == "":
 		_, _ = resp.Edit(chat.Reply{Content: "⚠️ A commit needs a message."})
 	default:

@@ -124,7 +124,7 @@ func (r *Router) openFolder(ev chat.CommandEvent, tg target) chat.Reply {
 	if iso == "none" {
 		iso = ""
 	}
-	o := state.Opened{Server: server, ChannelID: ev.ChannelID, ThreadID: threadID, Path: dir, Isolation: iso, Owner: ev.User.ID, Created: r.now().UTC()}
+	o := opened.From(state.Opened{Server: server, ChannelID: ev.ChannelID, ThreadID: threadID, Path: dir, Isolation: iso, Owner: ev.User.ID, Created: r.now().UTC()}, tg.rt.project)
 	if _, err := r.opt.Registry.Opened.Create(r.ctx, threadID, o); err != nil {
 		return chat.Reply{Content: "⚠️ Could not remember the opened folder: " + chat.ErrText(err)}
 	}
@@ -135,11 +135,12 @@ func (r *Router) openFolder(ev chat.CommandEvent, tg target) chat.Reply {
 	r.opt.Log.Info("folder opened", "session", th.key, "dir", dir, "user", ev.User.ID)
 	r.wg.Add(1)
 	go func() { defer r.wg.Done(); r.startOpened(th, dir) }()
-	text := fmt.Sprintf("📂 Opened `%s` in <#%s>: its messages go to a Claude session started there. /close in the thread stops it.", chat.Clip(dir, 300), threadID)
+	agent := r.agentOf(th)
+	text := fmt.Sprintf("📂 Opened `%s` in <#%s>: its messages go to a %s session started there. /close in the thread stops it.", chat.Clip(dir, 300), threadID, agent)
 	if tg.rt.server.Telegram() {
 		// Its thread is a topic of the owner's private chat: the group,
 		// whose members read every topic, learns no more than that.
-		text = "📂 Opened in a new topic of your private chat with me, which only you see: write there to talk to its Claude; /close there stops it."
+		text = "📂 Opened in a new topic of your private chat with me, which only you see: write there to talk to its " + agent + "; /close there stops it."
 	}
 	if p, ok := r.conf().ProjectHolding(dir); ok {
 		text += fmt.Sprintf(" It is in a project's directory: the [policy] of the project %s holds there.", p.Name)
@@ -205,10 +206,10 @@ func (r *Router) startOpened(th target, dir string) {
 	server := th.rt.server.Name
 	if err != nil {
 		r.opt.Log.Error("could not start an opened folder's session", "session", th.key, "err", err)
-		r.send(server, th.threadID, startFailure(r.agentTitle(t.Server, t.Project), t, err))
+		r.send(server, th.threadID, startFailure(r.agentOf(th), t, err))
 		return
 	}
-	r.send(server, th.threadID, fmt.Sprintf("🟢 %s is running in `%s`. Write here to talk to it.", r.agentTitle(t.Server, t.Project), chat.Clip(dir, 300)))
+	r.send(server, th.threadID, fmt.Sprintf("🟢 %s is running in `%s`. Write here to talk to it.", r.agentOf(th), chat.Clip(dir, 300)))
 }
 
 // closeOpened answers /close in an opened folder's thread: its session
@@ -221,10 +222,10 @@ func (r *Router) closeOpened(tg target) chat.Reply {
 	ctx, cancel := context.WithTimeout(r.ctx, time.Minute)
 	defer cancel()
 	if err := r.opt.Sessions.Stop(ctx, tg.key); err != nil {
-		return chat.Reply{Content: "⚠️ Could not stop Claude, so the folder stays open: " + chat.ErrText(err)}
+		return chat.Reply{Content: "⚠️ Could not stop " + r.agentOf(tg) + ", so the folder stays open: " + chat.ErrText(err)}
 	}
 	if _, err := r.opt.Registry.Opened.Update(ctx, tg.threadID, func(o *state.Opened) error { o.Closed = true; return nil }); err != nil {
-		return chat.Reply{Content: "⚠️ Claude stopped, but the folder could not be forgotten: " + chat.ErrText(err)}
+		return chat.Reply{Content: "⚠️ " + r.agentOf(tg) + " stopped, but the folder could not be forgotten: " + chat.ErrText(err)}
 	}
 	r.remember(tg.key, func(g *state.Registered) { g.Archived = true })
 	dropped := r.dropThreadSchedules(tg, false) // schedule.go
@@ -233,9 +234,9 @@ func (r *Router) closeOpened(tg target) chat.Reply {
 		go func() { defer r.wg.Done(); r.stopThread(tg, false) }() // its worktree, as on archive
 	}
 	r.opt.Log.Info("opened folder closed", "session", tg.key)
-	text := fmt.Sprintf("📁 Closed `%s`: Claude stopped and ccbridge forgot the folder.", chat.Clip(tg.rt.project.Path, 300))
+	text := fmt.Sprintf("📁 Closed `%s`: %s stopped and ccbridge forgot the folder.", chat.Clip(tg.rt.project.Path, 300), r.agentOf(tg))
 	if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && reg.ClaudeSessionID != "" {
-		text += fmt.Sprintf(" The conversation can be resumed there with `claude --resume %s`.", reg.ClaudeSessionID)
+		text += fmt.Sprintf(" The conversation can be resumed there with `%s`.", r.resumeHint(tg.rt.project, reg.ClaudeSessionID))
 	}
 	if dropped != "" {
 		text += "\n" + dropped

@@ -63,6 +63,7 @@ type Sessions interface {
 	PressEnter(ctx context.Context, key string) error
 	InterruptTurn(ctx context.Context, key string) error
 	Screen(ctx context.Context, key string, lines int) (string, error)
+	ScreenDialog(key, screen string) (string, error) // the dialog a screen shows, as the session's agent draws it
 	PressKeys(ctx context.Context, key string, names ...string) error
 	SetMode(ctx context.Context, key, mode string) error
 	SetModel(ctx context.Context, key, model string) error
@@ -109,20 +110,47 @@ type Options struct {
 	// the core knows the agents, the router only this name. Nil: every
 	// project's is Claude.
 	AgentTitle func(config.Project) string
+	// ResumeHint is the command that continues the conversation id of a
+	// project's agent in a terminal. Nil: Claude's, claude --resume.
+	ResumeHint func(p config.Project, id string) string
 }
 
 // agentTitle names the agent of server's project for people.
 func (r *Router) agentTitle(server, project string) string {
-	if r.opt.AgentTitle != nil {
-		if s, ok := r.server(server); ok {
-			for _, p := range s.Projects {
-				if p.Name == project {
-					return r.opt.AgentTitle(p)
-				}
+	if s, ok := r.server(server); ok {
+		for _, p := range s.Projects {
+			if p.Name == project {
+				return r.title(p)
 			}
 		}
 	}
 	return "Claude"
+}
+
+// agentOf names the agent of tg's session for people: an opened folder's
+// is in its record (no configured project lists it).
+func (r *Router) agentOf(tg target) string {
+	if tg.rt.project.Name == session.OpenedProject {
+		return r.title(tg.rt.project)
+	}
+	return r.agentTitle(tg.rt.server.Name, tg.rt.project.Name)
+}
+
+// title names p's agent for people.
+func (r *Router) title(p config.Project) string {
+	if r.opt.AgentTitle != nil {
+		return r.opt.AgentTitle(p)
+	}
+	return "Claude"
+}
+
+// resumeHint is the command that continues p's conversation id in a
+// terminal.
+func (r *Router) resumeHint(p config.Project, id string) string {
+	if r.opt.ResumeHint != nil {
+		return r.opt.ResumeHint(p, id)
+	}
+	return "claude --resume " + id
 }
 
 // Fleet knows the other machines that share this daemon's bots.
@@ -450,14 +478,14 @@ func (r *Router) deliver(tg target, it item) bool {
 		}
 		log.Error("could not start the agent", "err", err)
 		r.react(ev, "⚠️")
-		r.send(ev.Server, ev.ChannelID, startFailure(r.agentTitle(target.Server, target.Project), target, err))
+		r.send(ev.Server, ev.ChannelID, startFailure(r.agentOf(tg), target, err))
 		return true
 	} else if started {
 		log.Info("session started for a message")
 	}
 	r.recordTyped(key, it, prompt) // catchup.go
 	ty := &typist{Typist: r.opt.Sessions}
-	agent := r.agentTitle(target.Server, target.Project)
+	agent := r.agentOf(tg)
 	err = session.Send(ctx, ty, key, prompt, session.SendOptions{
 		DialogWait: r.conf().Claude.PromptTimeout.Duration,
 		OnDialog: func() {

@@ -317,6 +317,11 @@ func (f *fakeSessions) InterruptTurn(_ context.Context, key string) error {
 	f.l.add("interrupt %s", key)
 	return nil
 }
+
+// ScreenDialog reads the fake's screens as Claude's.
+func (f *fakeSessions) ScreenDialog(_, screen string) (string, error) {
+	return session.DialogText(screen), nil
+}
 func (f *fakeSessions) Screen(context.Context, string, int) (string, error) {
 	if err := f.fail["Screen"]; err != nil {
 		return "", err

@@ -53,7 +53,7 @@ func (r *Router) newThread(ev chat.CommandEvent, tg target) chat.Reply {
 	if prompt := strings.TrimSpace(ev.Options["prompt"]); prompt != "" {
 		r.enqueue(th, item{ev: chat.MessageEvent{Server: ev.Server, ChannelID: threadID, ParentID: ev.ChannelID, Author: ev.User, Content: prompt}})
 	}
-	return chat.Reply{Content: "🧵 Started <#" + threadID + ">: its messages go to a Claude session of their own."}
+	return chat.Reply{Content: "🧵 Started <#" + threadID + ">: its messages go to a " + r.agentOf(tg) + " session of their own."}
 }
 
 // idleCheck is how often a thread archived mid-turn is checked for its

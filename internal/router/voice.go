@@ -75,7 +75,7 @@ func (r *Router) transcribe(tg target, ev chat.MessageEvent, audio chat.Attachme
 	cfg := r.conf().Voice
 	if !cfg.Enabled() {
 		r.react(ev, "⚠️")
-		reply("⚠️ Voice notes need a transcription command: set `[voice] command` in ccbridge's config (the README has two recipes). Nothing was sent to Claude. " + saved)
+		reply("⚠️ Voice notes need a transcription command: set `[voice] command` in ccbridge's config (the README has two recipes). Nothing was sent to " + r.agentOf(tg) + ". " + saved)
 		return
 	}
 	words, err := r.transcriber().Transcribe(r.ctx, file)
@@ -96,7 +96,7 @@ func (r *Router) transcribe(tg target, ev chat.MessageEvent, audio chat.Attachme
 		return
 	}
 	if !cfg.ReviewOn() {
-		r.replyTo(ev, voice.Transcript("🎙️ Sent to Claude:", words))
+		r.replyTo(ev, voice.Transcript("🎙️ Sent to "+r.agentOf(tg)+":", words))
 		r.enqueue(tg, spoken(ev, words))
 		return
 	}
@@ -193,14 +193,14 @@ func (r *Router) voiceAction(ev chat.ComponentEvent, action, noteID string, resp
 			_ = resp.Respond(chat.Reply{Content: voice.Stale(false), Ephemeral: true})
 			return
 		}
-		_, _ = resp.Update(voice.Sent("🎙️ Sent to Claude:", rv.Words))
+		_, _ = resp.Update(voice.Sent("🎙️ Sent to "+r.agentOf(rv.Place)+":", rv.Words))
 		r.enqueue(rv.Place, spoken(rv.Note, rv.Words))
 	case voice.Cancel:
 		if _, ok := r.voices.Get(noteID, r.now(), true); !ok {
 			_ = resp.Respond(chat.Reply{Content: voice.Stale(false), Ephemeral: true})
 			return
 		}
-		_, _ = resp.Update(chat.Message{Content: "🎙️ Cancelled: nothing was sent to Claude."})
+		_, _ = resp.Update(chat.Message{Content: "🎙️ Cancelled: nothing was sent to " + r.agentOf(rv.Place) + "."})
 		r.settle(rv.Place, rv.Note) // catchup.go
 	case voice.Edit:
 		id, err := chat.ID{Instance: r.opt.Instance, Kind: voice.Kind, Args: []string{voice.Submit, noteID}}.Encode()
@@ -230,6 +230,6 @@ func (r *Router) voiceModal(ev chat.ModalEvent, noteID string, resp chat.Respond
 		_ = resp.Respond(chat.Reply{Content: voice.Stale(false), Ephemeral: true})
 		return
 	}
-	_, _ = resp.Update(voice.Sent("🎙️ Sent to Claude (edited):", words))
+	_, _ = resp.Update(voice.Sent("🎙️ Sent to "+r.agentOf(rv.Place)+" (edited):", words))
 	r.enqueue(rv.Place, spoken(rv.Note, words))
 }
