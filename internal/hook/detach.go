@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -49,6 +50,10 @@ type postingRun struct {
 // variable for tests, which run it in-process).
 var detach = startPostingRun
 
+// errNoProgress says a tool call has no progress to post (the session's
+// progress is off): no run is started for it.
+var errNoProgress = errors.New("progress is off")
+
 // detachTurn takes the place in its channel's order of a turn's reply,
 // or of a tool call's progress, for a posting run it starts. An error
 // means no run has it: the caller posts it itself.
@@ -56,7 +61,7 @@ func (h *handler) detachTurn(ctx context.Context, in *claudehook.Input, progress
 	sess, _ := h.store.Sessions.Get(h.session)
 	level := progressLevel(sess)
 	if progress && level == "off" {
-		return nil
+		return errNoProgress
 	}
 	run, err := detach(ctx, append(slices.Clone(h.args), postFlag), h.raw.Bytes(), h.getenv)
 	if err != nil {

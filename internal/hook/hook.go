@@ -218,11 +218,16 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	if (isStop || isProgress) && !h.posting {
 		// Claude waits for this part: the place only (detach.go).
 		err := h.detachTurn(ctx, in, isProgress)
-		if err == nil {
+		switch {
+		case err == nil:
 			h.tr = nil // the reply's timings are the posting run's
 			return nil
+		case errors.Is(err, errNoProgress):
+			// Nothing to post: the call is only recorded, here (the
+			// session's last event, which attention pings read).
+		default:
+			h.log.Warn("posting from the hook Claude waits for", "err", err)
 		}
-		h.log.Warn("posting from the hook Claude waits for", "err", err)
 	}
 	defer h.flush()
 	if isStop && in.Agent == agentCodex {

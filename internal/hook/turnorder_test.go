@@ -3,6 +3,7 @@ package hook
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -156,5 +157,27 @@ func TestInterruptedTurnHoldsNoLaterReply(t *testing.T) {
 	r.claudeStop(t, "p2", "reply two")()
 	if got := r.contents(); !slices.Equal(got, []string{"reply two"}) || time.Since(start) > placeWait/2 {
 		t.Fatalf("after %v the channel holds %q", time.Since(start), got)
+	}
+}
+
+// With progress off there is nothing to post, so no run is started: the
+// hook Claude waits for records the call itself, at once (the session's
+// last event, which the attention ping reads: a Notification left as the
+// last event would ping "waiting for you" through a long tool call).
+func TestPreToolUseWithProgressOffRecordsTheCall(t *testing.T) {
+	r := newRelay(t)
+	r.store.Sessions.Update(context.Background(), "home-api", func(s *state.Session) error {
+		s.Progress, s.LastEvent = "off", claudehook.EventNotification
+		return nil
+	})
+	prev := detach
+	defer func() { detach = prev }()
+	detach = func(context.Context, []string, []byte, Env) (postingRun, error) {
+		t.Error("a posting run was started for a call with nothing to post")
+		return postingRun{}, errors.New("no run")
+	}
+	run(t, PreTool, r.root, "home-api", fmt.Sprintf(`{"session_id":"sid","prompt_id":"p1","transcript_path":%q,"cwd":"/p","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"sleep 600"},"tool_use_id":"toolu_9"}`, r.transcript))
+	if s, _ := r.store.Sessions.Get("home-api"); s.LastEvent != claudehook.EventPreToolUse {
+		t.Fatalf("last event %q, want the tool call", s.LastEvent)
 	}
 }
