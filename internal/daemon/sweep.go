@@ -83,7 +83,8 @@ func (r *relay) sweepOnce(ctx context.Context, now time.Time) {
 	all, _ := r.store.Requests.List()
 	for id, req := range all {
 		switch {
-		case req.Status == state.RequestPending && !processAlive(req.HookPID):
+		case req.Status == state.RequestPending && req.Keys == "" && !processAlive(req.HookPID):
+			// A request answered by keys has no hook waiting (keys.go).
 			r.closeRequest(ctx, id, state.RequestInterrupted)
 		case req.Status == state.RequestPending && now.After(req.Deadline.Add(deadlineGrace)):
 			r.closeRequest(ctx, id, state.RequestExpired)
@@ -111,6 +112,11 @@ func (r *relay) closeRequest(ctx context.Context, id, status string) {
 		return
 	}
 	r.log.Info("closed a prompt whose hook is gone", "request", id, "status", status)
+	r.editCard(ctx, id, req)
+}
+
+// editCard redraws a request's card as the request now stands.
+func (r *relay) editCard(ctx context.Context, id string, req state.Request) {
 	p, ok := r.posters[req.Server]
 	if !ok || req.MessageID == "" {
 		return

@@ -258,6 +258,9 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 			return h.progress(ctx, in, sess)
 		}
 	}
+	if in.HookEventName == codexhook.EventInterrupt {
+		return h.dismissKeyed(ctx, in) // codexkeys.go
+	}
 	if !isStop {
 		return nil
 	}

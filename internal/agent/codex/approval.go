@@ -1,0 +1,71 @@
+package codex
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Codex's approval dialog for a command (agents.md §1.4, re-checked on
+// 0.171.0):
+//
+//	  Would you like to run the following command?
+//	  …
+//	  $ touch /tmp/out.txt
+//	› 1. Yes, proceed (y)
+//	  2. Yes, and don't ask again for commands that start with `touch` (p)
+//	  3. No, and tell Codex what to do differently (esc)
+//	  Press enter to confirm or esc to cancel
+//
+// A digit picks its choice at once ("2" as "p"); Escape is the No, which
+// ends the turn. Choice 2 writes a prefix rule Codex keeps in its rules:
+// the prefix is Codex's (from the model's prefix_rule, else derived; a
+// command of several parts got the first part's words).
+const (
+	ApprovalQuestion = "Would you like to run the following command?"
+	// AllowChoice and AlwaysChoice start the choices that the keys
+	// AllowKey and AlwaysKey pick.
+	AllowChoice  = "1. Yes, proceed"
+	AlwaysChoice = "2. Yes, and don't ask again"
+	AllowKey     = "1"
+	AlwaysKey    = "2"
+)
+
+// alwaysScope reads the prefix of the "don't ask again" choice, which
+// may wrap over lines.
+var alwaysScope = regexp.MustCompile("don't ask again for commands that start with `([^`]*)` \\(p\\)")
+
+// Approval is Codex's approval dialog as the screen shows it.
+type Approval struct {
+	// Always is the prefix "don't ask again" allows from then on; empty
+	// when the dialog does not offer it.
+	Always string
+}
+
+// ReadApproval reads the approval dialog on screen when it asks about
+// command (the "$ command" line; a long command wraps, so spaces and line
+// breaks are ignored).
+func ReadApproval(screen, command string) (Approval, bool) {
+	if !strings.Contains(screen, ApprovalQuestion) || strings.TrimSpace(command) == "" {
+		return Approval{}, false
+	}
+	_, dialog, _ := strings.Cut(screen, ApprovalQuestion)
+	if !strings.Contains(squeeze(dialog), squeeze("$ "+command)) {
+		return Approval{}, false
+	}
+	var a Approval
+	joined := strings.Join(strings.Fields(dialog), " ")
+	if m := alwaysScope.FindStringSubmatch(joined); m != nil {
+		a.Always = m[1]
+	}
+	return a, true
+}
+
+// CommandMark is what of command the dialog shows on one line, for a
+// check tmux makes as it sends a key: "$ " and the command's start.
+func CommandMark(command string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(command), "\n")
+	if r := []rune(first); len(r) > 24 {
+		first = string(r[:24])
+	}
+	return "$ " + first
+}

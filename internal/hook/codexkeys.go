@@ -1,0 +1,70 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+
+	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// byKeys makes a Codex permission request one the daemon answers with the
+// keys of Codex's own dialog (state.Request.Keys). Codex runs the
+// PermissionRequest hook before its dialog and hides the dialog while the
+// hook waits (agents.md §1.3.4); a hook that returns at once with no
+// decision lets the dialog come up, so the terminal and the card both
+// answer, first wins. No hook process stays to watch the request.
+func byKeys(in *claudehook.Input, req *state.Request) {
+	if in.Agent == agentCodex {
+		req.Keys, req.HookPID = agentCodex, 0
+	}
+}
+
+// sameKeyedCall is sameCall for a request answered by keys: Codex's
+// PermissionRequest adds the model's justification as description, which
+// its PostToolUse leaves out (agents.md §1.3.2).
+func sameKeyedCall(r state.Request, post json.RawMessage) bool {
+	var x, y map[string]any
+	if json.Unmarshal(r.ToolInput, &x) != nil || json.Unmarshal(post, &y) != nil || x == nil || y == nil {
+		return false
+	}
+	delete(x, "description")
+	delete(y, "description")
+	return reflect.DeepEqual(x, y)
+}
+
+// dismissKeyed closes the pending keyed cards of a Codex session whose
+// turn an Escape ended (the Interrupt hook): the dialog's No, pressed in
+// the terminal, or a /stop. Their dialog is gone with the turn.
+func (h *handler) dismissKeyed(ctx context.Context, in *claudehook.Input) error {
+	all, err := h.store.Requests.List()
+	if err != nil && len(all) == 0 {
+		return err
+	}
+	var errs []error
+	for id, r := range all {
+		if r.Keys == "" || r.Status != state.RequestPending || r.ClaudeSessionID != in.SessionID {
+			continue
+		}
+		r, err := h.store.Requests.Update(ctx, id, func(r *state.Request) error {
+			if r.Status != state.RequestPending {
+				return errNotPending
+			}
+			r.Status = state.RequestInterrupted
+			return nil
+		})
+		if errors.Is(err, errNotPending) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		h.log.Info("prompt dismissed in the terminal", "request", id)
+		h.auditRequest(r)
+		h.editCard(ctx, id, r, nil)
+	}
+	return errors.Join(errs...)
+}

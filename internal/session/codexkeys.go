@@ -1,0 +1,116 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/agent/codex"
+	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/state"
+	"github.com/ccbridge/ccbridge/internal/tmux"
+)
+
+// ErrDialogGone says the dialog a card stands for is not on the screen
+// (answered in the terminal first, or its turn ended): nothing was pressed.
+var ErrDialogGone = errors.New("the dialog is no longer on the screen")
+
+// keyedDialogWait bounds the wait for the dialog a decided card stands
+// for: Codex draws it once its PermissionRequest hook returned, which may
+// be after a quick click on a loaded machine.
+const keyedDialogWait = 10 * time.Second
+
+// PressAnswer takes a decided request whose agent answers by keys
+// (state.Request.Keys: Codex's approval dialog) to its session's pane: the
+// choice's key, pressed only while that dialog, asking about that
+// command, is on the screen (read first, then checked by tmux as it
+// sends). Deny is the dialog's No (Escape, which ends Codex's turn);
+// instructions, when given, are then typed as the next message. For
+// Always it returns the prefix Codex said it will not ask about again.
+func (m *Manager) PressAnswer(ctx context.Context, req state.Request, instructions string) (always string, err error) {
+	if req.Keys != config.AgentCodex || req.Status != state.RequestDecided {
+		return "", fmt.Errorf("request of %q, %s: not one answered by keys", req.Keys, req.Status)
+	}
+	var d claudehook.Decision
+	if err := json.Unmarshal(req.Decision, &d); err != nil {
+		return "", fmt.Errorf("decision: %w", err)
+	}
+	var in struct {
+		Command string `json:"command"`
+	}
+	if err := json.Unmarshal(req.ToolInput, &in); err != nil || in.Command == "" {
+		return "", fmt.Errorf("no command in the request's input: %w", err)
+	}
+	pane, unlock, err := m.lockedPane(ctx, req.Session)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if a, err := m.agentOf(req.Session); err != nil || a.Name() != config.AgentCodex {
+		return "", fmt.Errorf("the session does not run Codex: %w", err)
+	}
+	var dialog codex.Approval
+	_, err = m.waitScreen(ctx, pane, keyedDialogWait, func(s string) bool {
+		var ok bool
+		dialog, ok = codex.ReadApproval(s, in.Command)
+		return ok
+	})
+	switch {
+	case errors.Is(err, errScreenWait):
+		return "", ErrDialogGone
+	case err != nil:
+		return "", err
+	}
+	guard := tmux.Guard{With: []string{codex.ApprovalQuestion, codex.CommandMark(in.Command)}}
+	press := func(choice string, k tmux.Key) error {
+		g := guard
+		if choice != "" {
+			g.With = append(g.With, choice)
+		}
+		if err := m.opt.Panes.SendKeysIf(ctx, pane, g, k); err != nil {
+			if errors.Is(err, tmux.ErrRefused) {
+				return fmt.Errorf("%w: %w", ErrDialogGone, err)
+			}
+			return err
+		}
+		return nil
+	}
+	switch {
+	case d.Behavior == "allow" && req.Always:
+		if dialog.Always == "" {
+			return "", errors.New("Codex's dialog offers no \"don't ask again\" for this command")
+		}
+		err = press(codex.AlwaysChoice, codex.AlwaysKey)
+	case d.Behavior == "allow":
+		err = press(codex.AllowChoice, codex.AllowKey)
+	default:
+		err = press("", tmux.KeyEscape)
+	}
+	if err != nil {
+		return "", err
+	}
+	m.opt.Log.Info("a card's answer was pressed into Codex's dialog", "session", req.Session, "behavior", d.Behavior, "always", req.Always)
+	if d.Behavior != "allow" && instructions != "" {
+		if err := m.typeAfterNo(ctx, req.Session, pane, instructions); err != nil {
+			return "", fmt.Errorf("the instructions: %w", err)
+		}
+	}
+	return dialog.Always, nil
+}
+
+// typeAfterNo types a Deny's instructions as the next message once Codex's
+// No has ended the turn and its composer is back.
+func (m *Manager) typeAfterNo(ctx context.Context, key, pane, text string) error {
+	scr, err := m.agentOf(key)
+	if err != nil {
+		return err
+	}
+	if _, err := m.waitScreen(ctx, pane, keyedDialogWait, scr.InputReady); err != nil {
+		return err
+	}
+	_, err = m.submit(ctx, key, pane, text)
+	return err
+}
