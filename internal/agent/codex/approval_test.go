@@ -1,0 +1,51 @@
+package codex
+
+import "testing"
+
+// The approval dialog as Codex 0.171.0 drew it in tmux (160 columns), with
+// the "don't ask again" prefix the model proposed.
+const approvalScreen = `› run SCN_P
+• Running touch /tmp/TestProbe2444396020/001/out.txt
+  Would you like to run the following command?
+  Environment: local
+  Reason: Create a file outside?
+  $ touch /tmp/TestProbe2444396020/001/out.txt
+› 1. Yes, proceed (y)
+  2. Yes, and don't ask again for commands that start with ` + "`touch`" + ` (p)
+  3. No, and tell Codex what to do differently (esc)
+  Press enter to confirm or esc to cancel
+`
+
+func TestReadApproval(t *testing.T) {
+	a, ok := ReadApproval(approvalScreen, "touch /tmp/TestProbe2444396020/001/out.txt")
+	if !ok || a.Always != "touch" {
+		t.Errorf("got %+v, %v", a, ok)
+	}
+	// Another command's dialog is not this card's.
+	if _, ok := ReadApproval(approvalScreen, "touch /tmp/other"); ok {
+		t.Error("read as the dialog of another command")
+	}
+	// The prefix wraps on a narrow pane; a dialog without the choice
+	// offers no Always.
+	wrapped := `  Would you like to run the following command?
+  $ touch /tmp/a &&
+    echo ok
+› 1. Yes, proceed (y)
+  2. Yes, and don't ask again for commands that start with ` + "`touch" + `
+  /tmp/a` + "`" + ` (p)
+  3. No, and tell Codex what to do differently (esc)
+`
+	if a, ok := ReadApproval(wrapped, "touch /tmp/a && echo ok"); !ok || a.Always != "touch /tmp/a" {
+		t.Errorf("wrapped: %+v, %v", a, ok)
+	}
+	noAlways := "  Would you like to run the following command?\n  $ rm x\n› 1. Yes, proceed (y)\n  2. No, and tell Codex what to do differently (esc)\n"
+	if a, ok := ReadApproval(noAlways, "rm x"); !ok || a.Always != "" {
+		t.Errorf("no Always: %+v, %v", a, ok)
+	}
+	if _, ok := ReadApproval("› Ask Codex to do anything\n  gpt-fake default · ~/proj\n", "rm x"); ok {
+		t.Error("an idle screen read as a dialog")
+	}
+	if got := CommandMark("touch /tmp/TestProbe2444396020/001/out.txt"); got != "$ touch /tmp/TestProbe2444" {
+		t.Errorf("mark %q", got)
+	}
+}

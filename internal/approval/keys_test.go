@@ -1,0 +1,52 @@
+package approval
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// A card Codex's dialog answers by keys offers Always (the dialog's "don't
+// ask again") and says what it is; a click on it allows with Always set,
+// and the outcome names the prefix once the daemon read it. Claude's card
+// with no suggestions still offers none.
+func TestKeyedCardOffersCodexAlways(t *testing.T) {
+	req := permReq("Bash", claudehook.BashInput{Command: "touch /tmp/a"})
+	if strings.Contains(strings.Join(customIDs(Render(reqID, req)), " "), "|always") {
+		t.Fatal("Claude's card offers Always with no suggestion")
+	}
+	req.Keys = "codex"
+	m := Render(reqID, req)
+	if !strings.Contains(strings.Join(customIDs(m), " "), "|always") || !strings.Contains(m.Content, "don't ask again for commands that start with") {
+		t.Fatalf("keyed card %q %q", m.Content, customIDs(m))
+	}
+	if _, err := Apply(reqID, &req, Action{Name: "always", User: "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := Decode(req)
+	if req.Status != state.RequestDecided || !req.Always || d.Behavior != "allow" || len(d.UpdatedPermissions) != 0 {
+		t.Fatalf("request %+v, decision %+v", req, d)
+	}
+	if got := KeysAlwaysScope(req.Outcome, "touch"); got != "✅ **Allowed**, and Codex will not ask again for commands that start with `touch`, by ann" {
+		t.Errorf("outcome %q", got)
+	}
+	it := permReq("Bash", claudehook.BashInput{Command: "touch /tmp/a"})
+	it.Keys = "codex"
+	res, _ := Apply(reqID, &it, Action{Name: "denymsg"})
+	if res.Modal == nil || !strings.Contains(res.Modal.Title, "Codex") {
+		t.Errorf("modal %+v", res.Modal)
+	}
+}
+
+func customIDs(m chat.Message) []string {
+	var ids []string
+	for _, r := range m.Rows {
+		for _, b := range r.Buttons {
+			ids = append(ids, b.CustomID)
+		}
+	}
+	return ids
+}

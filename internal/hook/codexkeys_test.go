@@ -1,0 +1,64 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+// Codex's PermissionRequest hook posts the card and returns at once with
+// no decision, so Codex shows its own dialog (agents.md §1.3.4): the
+// request is one the daemon answers by keys, with no hook to wait on it.
+func TestCodexPermissionReturnsAtOnceAnsweredByKeys(t *testing.T) {
+	r := newRelay(t)
+	r.store.Bots.Update(context.Background(), "home", func(b *state.Bot) error { b.Instance = "inst1"; return nil })
+	start := time.Now()
+	runCodex(t, PreTool, r.root, "home-api", `{"session_id":"s1","turn_id":"t1","cwd":"/p","hook_event_name":"PermissionRequest","model":"gpt-fake",`+
+		`"tool_name":"Bash","tool_input":{"command":"touch /tmp/x","description":"Create a file outside?"}}`)
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the hook took %s", d)
+	}
+	all, err := r.store.Requests.List()
+	if err != nil || len(all) != 1 {
+		t.Fatalf("requests %v, %v", all, err)
+	}
+	for _, req := range all {
+		if req.Keys != "codex" || req.HookPID != 0 || req.Status != state.RequestPending || req.MessageID == "" {
+			t.Errorf("request %+v", req)
+		}
+	}
+	if c := r.contents(); len(c) != 1 || !strings.Contains(c[0], "don't ask again") {
+		t.Errorf("posted %q", c)
+	}
+}
+
+// The card of a keyed request answered in the terminal is retired: its
+// PostToolUse (Yes), though Codex's carries no description, or its
+// Interrupt (No ends the turn). Another session's card is left alone.
+func TestCodexKeyedCardRetiredByTheTerminal(t *testing.T) {
+	r := newRelay(t)
+	ctx := context.Background()
+	keyed := func(id, sid, cmd string) {
+		req := state.Request{Session: "home-api", ClaudeSessionID: sid, ToolName: "Bash", Keys: "codex", Created: time.Now(), Deadline: time.Now().Add(time.Hour),
+			ToolInput: json.RawMessage(`{"command":"` + cmd + `","description":"why"}`), Status: state.RequestPending}
+		if _, err := r.store.Requests.Create(ctx, id, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keyed("ran", "s1", "touch a")
+	keyed("other", "s1", "touch b")
+	keyed("elsewhere", "s2", "touch b")
+	runCodex(t, PreTool, r.root, "home-api", `{"session_id":"s1","turn_id":"t1","cwd":"/p","hook_event_name":"PostToolUse","tool_name":"Bash",`+
+		`"tool_input":{"command":"touch a"},"tool_response":"","tool_use_id":"call_1"}`)
+	if got := statuses(t, r.store); got["ran"] != state.RequestTerminal || got["other"] != state.RequestPending {
+		t.Fatalf("after PostToolUse: %v", got)
+	}
+	runCodex(t, Stop, r.root, "home-api", `{"session_id":"s1","turn_id":"t1","cwd":"/p","hook_event_name":"Interrupt","permission_mode":"default"}`)
+	if got := statuses(t, r.store); got["other"] != state.RequestInterrupted || got["elsewhere"] != state.RequestPending || got["ran"] != state.RequestTerminal {
+		t.Fatalf("after Interrupt: %v", got)
+	}
+}
