@@ -152,7 +152,7 @@ func TestCodexCardAnsweredInTerminal(t *testing.T) {
 	// The next dialog is up when the stale card is clicked: nothing is
 	// pressed into it.
 	b.say(p, "run SCN_CXK_NEXT")
-	b.waitCard(p, "the next card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "second.txt") })
+	next := b.waitCard(p, "the next card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "second.txt") })
 	b.waitScreen("the next dialog", func(s string) bool { return strings.Contains(s, approvalQuestion) && strings.Contains(s, "second.txt") })
 	it := b.srv.ClickStale(card.ID, allow, b.owner)
 	if r := b.srv.WaitResponse(it, 5*time.Second); !strings.Contains(string(r.Response), "Already answered in the terminal") {
@@ -161,5 +161,30 @@ func TestCodexCardAnsweredInTerminal(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	if _, err := os.Stat(second); err == nil {
 		t.Error("a click on the retired card allowed the next command")
+	}
+
+	// Deny on the live card is Codex's No: the turn ends (its Interrupt
+	// hook fires) and the command never runs.
+	b.srv.Click(next.ID, action(t, next, "deny"), b.owner)
+	b.waitCardText(next, "Denied** by")
+	deadline := time.Now().Add(long)
+	for rec, _ := b.store.Sessions.Get(p.key); rec.LastEvent != "Interrupt"; rec, _ = b.store.Sessions.Get(p.key) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Deny did not end Codex's turn; record %+v", rec)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := os.Stat(second); err == nil {
+		t.Error("the denied command ran")
+	}
+	// Each answer is in the audit log: the terminal's, then the card's.
+	raw, _ := os.ReadFile(filepath.Join(b.stateDir, "ccbridge", "audit.jsonl"))
+	var terminal, clicked bool
+	for _, l := range strings.Split(string(raw), "\n") {
+		terminal = terminal || strings.Contains(l, "first.txt") && strings.Contains(l, `"from":"terminal"`)
+		clicked = clicked || strings.Contains(l, "second.txt") && strings.Contains(l, `"answer":"deny"`) && strings.Contains(l, `"who":"`+b.owner.ID+`"`)
+	}
+	if !terminal || !clicked {
+		t.Errorf("audit log (terminal %v, card %v):\n%s", terminal, clicked, raw)
 	}
 }

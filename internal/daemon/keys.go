@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/approval"
+	"github.com/ccbridge/ccbridge/internal/audit"
 	"github.com/ccbridge/ccbridge/internal/claudehook"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -64,6 +66,7 @@ func (r *relay) pressAnswer(ctx context.Context, id string, req state.Request) {
 		instructions = d.Message
 	}
 	always, err := r.sessions.PressAnswer(ctx, req, instructions)
+	r.auditAnswer(req, always, err)
 	if err == nil && always == "" {
 		return // the card already says it
 	}
@@ -83,4 +86,54 @@ func (r *relay) pressAnswer(ctx context.Context, id string, req state.Request) {
 		return
 	}
 	r.editCard(ctx, id, req)
+}
+
+// auditAnswer logs a keyed card's answer as the hook logs one it waited
+// for (hook/audit.go): its hook is gone, so the daemon that pressed it
+// does. Who answered is the first user the outcome mentions; an answer
+// that could not be pressed says so.
+func (r *relay) auditAnswer(req state.Request, always string, pressErr error) {
+	var d claudehook.Decision
+	_ = json.Unmarshal(req.Decision, &d)
+	var in struct {
+		Command string `json:"command"`
+	}
+	_ = json.Unmarshal(req.ToolInput, &in)
+	e := audit.Entry{Kind: "permission", Server: req.Server, Session: req.Session, Channel: req.ChannelID, Tool: req.ToolName,
+		Asked: req.ToolName + ": " + in.Command, Answer: d.Behavior, From: audit.FromDiscord, Who: mentionedUser(req.Outcome), Detail: req.Outcome}
+	if sess, err := r.store.Sessions.Get(req.Session); err == nil {
+		e.Project = sess.Project
+	}
+	if routes, err := r.store.Routes.Get(state.RoutesKey); err == nil && audit.Chat(routes.Platforms[req.Server]) {
+		e.From = routes.Platforms[req.Server]
+	}
+	if req.Via != "" {
+		e.From, e.Who = req.Via, req.Via+" client"
+	}
+	switch {
+	case pressErr != nil:
+		e.Detail += " (not pressed into Codex's dialog: " + pressErr.Error() + ")"
+	case always != "":
+		e.Detail = approval.KeysAlwaysScope(req.Outcome, always)
+	}
+	dir, err := state.DurableDir()
+	if err == nil {
+		err = audit.Append(dir, e)
+	}
+	if err != nil {
+		r.log.Error("audit", "err", err)
+	}
+}
+
+// mentionedUser is the user id of the first <@id> in s.
+func mentionedUser(s string) string {
+	_, rest, ok := strings.Cut(s, "<@")
+	if !ok {
+		return ""
+	}
+	id, _, ok := strings.Cut(strings.TrimPrefix(rest, "!"), ">")
+	if !ok || id == "" || strings.Trim(id, "0123456789") != "" {
+		return ""
+	}
+	return id
 }
