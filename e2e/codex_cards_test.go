@@ -188,3 +188,35 @@ func TestCodexCardAnsweredInTerminal(t *testing.T) {
 		t.Errorf("audit log (terminal %v, card %v):\n%s", terminal, clicked, raw)
 	}
 }
+
+// Codex's question (request_user_input, which Codex offers in Plan mode
+// only) comes as a question card, answered from Discord with the key of
+// the chosen option in Codex's own question dialog.
+func TestCodexQuestionCard(t *testing.T) {
+	t.Parallel()
+	b, fake := newCodexBridge(t)
+	p := b.projects[1]
+	fake.Script("SCN_CXK_ASK", fakeresponses.Call("", "request_user_input", map[string]any{"questions": []any{map[string]any{
+		"id": "color", "header": "Color", "question": "Which color do you prefer?",
+		"options": []any{map[string]any{"label": "Red", "description": "The color red"}, map[string]any{"label": "Blue", "description": "The color blue"}}}}}))
+
+	// Plan mode, as the person switches it in the terminal (Shift+Tab).
+	b.say(p, "hello first")
+	b.waitReply(p, "ok: hello first")
+	if err := b.tmux.SendKeys(t.Context(), b.panes()[0].ID, tmux.KeyShiftTab); err != nil {
+		t.Fatal(err)
+	}
+	b.waitScreen("Plan mode", func(s string) bool { return strings.Contains(s, "Plan mode (shift+tab to cycle)") })
+
+	b.say(p, "ask SCN_CXK_ASK")
+	card := b.waitCard(p, "the question card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "Which color do you prefer?") })
+	if !strings.Contains(card.Content, "Codex asks") {
+		t.Errorf("card %q", card.Content)
+	}
+	b.waitScreen("Codex's question dialog", func(s string) bool { return strings.Contains(s, "Question 1/1") })
+	b.srv.Click(card.ID, action(t, card, "qb"), b.owner) // the first option's button: Red
+	b.waitCardText(card, "Answered** by")
+	fake.WaitRequest(t, long, "the answer", func(r fakeresponses.Request) bool {
+		return len(r.Outputs) == 1 && r.Outputs[0].Output == `{"answers":{"color":{"answers":["Red"]}}}`
+	})
+}

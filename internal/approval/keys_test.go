@@ -50,3 +50,21 @@ func customIDs(m chat.Message) []string {
 	}
 	return ids
 }
+
+// Codex's question card names Codex and offers no Other: its dialog takes
+// a listed answer by its digit (a text goes by Reply in chat instead).
+func TestKeyedQuestionCard(t *testing.T) {
+	req := state.Request{ToolName: "AskUserQuestion", Instance: "inst", Status: state.RequestPending, Keys: "codex",
+		ToolInput: []byte(`{"questions":[{"id":"color","header":"Color","question":"Which color?","options":[{"label":"Red"},{"label":"Blue"}]}]}`)}
+	m := Render(reqID, req)
+	ids := strings.Join(customIDs(m), " ")
+	if !strings.Contains(m.Content, "Codex asks") || strings.Contains(ids, "|qo|") || !strings.Contains(ids, "|qb|") {
+		t.Fatalf("card %q %s", m.Content, ids)
+	}
+	if _, err := Apply(reqID, &req, Action{Name: "qo", Args: []string{"0"}}); err == nil {
+		t.Error("Other was taken for Codex")
+	}
+	if _, err := Apply(reqID, &req, Action{Name: "qb", Args: []string{"0", "1"}, User: "ann"}); err != nil || req.Status != state.RequestDecided || req.Answers["Which color?"] != "Blue" {
+		t.Errorf("answer: %v, %+v", err, req)
+	}
+}

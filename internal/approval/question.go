@@ -31,7 +31,7 @@ func usesButtons(q claudehook.Question) bool { return !q.MultiSelect && len(q.Op
 func renderQuestion(id string, req state.Request) chat.Message {
 	in := askInput(req)
 	var b strings.Builder
-	b.WriteString("❓ **Claude asks**")
+	b.WriteString("❓ **" + agentOf(req) + " asks**") // keys.go
 	if req.AgentType != "" {
 		b.WriteString(" (" + req.AgentType + " agent)")
 	}
@@ -68,7 +68,11 @@ func renderQuestion(id string, req state.Request) chat.Message {
 				}
 				buttons = append(buttons, chat.Button{Label: optionLabel(o, oi, chat.MaxButtonLabel), CustomID: cid(req.Instance, id, "qb", qi, strconv.Itoa(oi)), Style: style})
 			}
-			buttons = append(buttons, chat.Button{Label: "Other…", CustomID: cid(req.Instance, id, "qo", qi), Style: chat.Secondary})
+			if req.Keys == "" {
+				// Codex's dialog takes a listed answer by its digit; a
+				// text of one's own goes by "Reply in chat instead".
+				buttons = append(buttons, chat.Button{Label: "Other…", CustomID: cid(req.Instance, id, "qo", qi), Style: chat.Secondary})
+			}
 			m.Rows = append(m.Rows, chat.Row{Buttons: buttons})
 			continue
 		}
@@ -83,7 +87,9 @@ func renderQuestion(id string, req state.Request) chat.Message {
 			}
 			sel.Options = append(sel.Options, chat.Option{Label: optionLabel(o, oi, chat.MaxOptionText), Value: strconv.Itoa(oi), Description: short(desc, chat.MaxOptionText)})
 		}
-		sel.Options = append(sel.Options, chat.Option{Label: "Other…", Value: otherValue, Description: "type an answer"})
+		if req.Keys == "" {
+			sel.Options = append(sel.Options, chat.Option{Label: "Other…", Value: otherValue, Description: "type an answer"})
+		}
 		if q.MultiSelect {
 			sel.MaxValues = len(sel.Options)
 		}
@@ -149,6 +155,9 @@ func applyQuestion(id string, req *state.Request, a Action) (Result, error) {
 			}
 			labels = append(labels, q.Options[oi].Label)
 		}
+		if slices.Contains(a.Values, otherValue) && req.Keys != "" {
+			return Result{}, ErrUnknownAction
+		}
 		if slices.Contains(a.Values, otherValue) {
 			// Keep the labels chosen with "Other…"; the typed text joins them.
 			req.Step = "partial:" + a.Args[0] + ":" + strings.Join(labels, "\x1f")
@@ -157,7 +166,7 @@ func applyQuestion(id string, req *state.Request, a Action) (Result, error) {
 		req.Answers[q.Question] = strings.Join(labels, ", ")
 	case "qo":
 		q, ok := question()
-		if !ok {
+		if !ok || req.Keys != "" {
 			return Result{}, ErrUnknownAction
 		}
 		req.Step = ""
@@ -165,6 +174,9 @@ func applyQuestion(id string, req *state.Request, a Action) (Result, error) {
 	case "qtext":
 		q, ok := question()
 		text := strings.TrimSpace(a.Fields["text"])
+		if req.Keys != "" {
+			return Result{}, ErrUnknownAction
+		}
 		if !ok || text == "" {
 			return Result{Notice: "No answer recorded: the text was empty."}, nil
 		}
@@ -181,7 +193,7 @@ func applyQuestion(id string, req *state.Request, a Action) (Result, error) {
 		return Result{}, finishQuestions(req, in, a.User)
 	case "chat":
 		return Result{Modal: &chat.Modal{CustomID: cid(req.Instance, id, "chattext"), Title: "Reply in chat instead",
-			Inputs: []chat.TextInput{{CustomID: "text", Label: "Your reply to Claude", Paragraph: true, Required: true, MaxLength: 4000}}}}, nil
+			Inputs: []chat.TextInput{{CustomID: "text", Label: "Your reply to " + agentOf(*req), Paragraph: true, Required: true, MaxLength: 4000}}}}, nil
 	case "chattext":
 		text := strings.TrimSpace(a.Fields["text"])
 		if text == "" {

@@ -96,11 +96,17 @@ func (r *relay) auditAnswer(req state.Request, always string, pressErr error) {
 	var d claudehook.Decision
 	_ = json.Unmarshal(req.Decision, &d)
 	var in struct {
-		Command string `json:"command"`
+		Command   string `json:"command"`
+		Questions []struct {
+			Question string `json:"question"`
+		} `json:"questions"`
 	}
 	_ = json.Unmarshal(req.ToolInput, &in)
 	e := audit.Entry{Kind: "permission", Server: req.Server, Session: req.Session, Channel: req.ChannelID, Tool: req.ToolName,
 		Asked: req.ToolName + ": " + in.Command, Answer: d.Behavior, From: audit.FromDiscord, Who: mentionedUser(req.Outcome), Detail: req.Outcome}
+	if len(in.Questions) > 0 {
+		e.Kind, e.Asked = "question", req.ToolName+": "+in.Questions[0].Question
+	}
 	if sess, err := r.store.Sessions.Get(req.Session); err == nil {
 		e.Project = sess.Project
 	}

@@ -68,3 +68,33 @@ func (h *handler) dismissKeyed(ctx context.Context, in *claudehook.Input) error 
 	}
 	return errors.Join(errs...)
 }
+
+// codexQuestionTool is the tool Codex asks its questions with (Plan mode
+// only); its PreToolUse reports it, then Codex shows its question dialog.
+const codexQuestionTool = "request_user_input"
+
+// codexQuestion posts Codex's question as Claude's question card (the
+// same shape: questions with a header and labelled options), answered
+// with the dialog's keys like a permission card. Its PostToolUse retires
+// the card when the terminal answered first (cardTool).
+func (h *handler) codexQuestion(ctx context.Context, in *claudehook.Input, sess state.Session) error {
+	q := *in
+	q.ToolName = askTool
+	return h.permission(ctx, &q, sess)
+}
+
+// isCodexQuestion reports whether a PreToolUse is Codex's question.
+func isCodexQuestion(in *claudehook.Input) bool {
+	return in.Agent == agentCodex && in.ToolName == codexQuestionTool
+}
+
+// cardTool is the tool a card of the call stands under.
+func cardTool(in *claudehook.Input) string {
+	if isCodexQuestion(in) {
+		return askTool
+	}
+	return in.ToolName
+}
+
+// askTool is the tool whose card is a question card.
+const askTool = "AskUserQuestion"

@@ -62,3 +62,30 @@ func TestCodexKeyedCardRetiredByTheTerminal(t *testing.T) {
 		t.Fatalf("after Interrupt: %v", got)
 	}
 }
+
+// Codex's question (its PreToolUse of request_user_input) is posted as a
+// question card answered by keys, and the hook returns at once; its
+// PostToolUse (answered in the terminal) retires the card.
+func TestCodexQuestionPostsAKeyedQuestionCard(t *testing.T) {
+	r := newRelay(t)
+	r.store.Bots.Update(context.Background(), "home", func(b *state.Bot) error { b.Instance = "inst1"; return nil })
+	input := `{"questions":[{"id":"color","header":"Color","question":"Which color do you prefer?","options":[{"label":"Red","description":"The color red"}]}]}`
+	runCodex(t, PreTool, r.root, "home-api", `{"session_id":"s1","turn_id":"t1","cwd":"/p","hook_event_name":"PreToolUse","model":"gpt-fake",`+
+		`"tool_name":"request_user_input","tool_input":`+input+`,"tool_use_id":"call_q"}`)
+	all, _ := r.store.Requests.List()
+	if len(all) != 1 {
+		t.Fatalf("requests %v", all)
+	}
+	for _, req := range all {
+		if req.ToolName != "AskUserQuestion" || req.Keys != "codex" || req.MessageID == "" {
+			t.Fatalf("request %+v", req)
+		}
+	}
+	runCodex(t, PreTool, r.root, "home-api", `{"session_id":"s1","turn_id":"t1","cwd":"/p","hook_event_name":"PostToolUse","tool_name":"request_user_input",`+
+		`"tool_input":`+input+`,"tool_response":"{}","tool_use_id":"call_q"}`)
+	for id, st := range statuses(t, r.store) {
+		if st != state.RequestTerminal {
+			t.Errorf("%s: %s after the terminal answered", id, st)
+		}
+	}
+}

@@ -255,6 +255,9 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 		case claudehook.EventPostToolUse, claudehook.EventPostToolUseFailure:
 			return errors.Join(h.retire(ctx, in), h.liveToolEnded(ctx, in, sess))
 		case claudehook.EventPreToolUse:
+			if isCodexQuestion(in) { // codexkeys.go
+				return errors.Join(h.progress(ctx, in, sess), h.codexQuestion(ctx, in, sess))
+			}
 			return h.progress(ctx, in, sess)
 		}
 	}

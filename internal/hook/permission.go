@@ -238,7 +238,7 @@ func (h *handler) retire(ctx context.Context, in *claudehook.Input) error {
 	}
 	best := ""
 	for id, r := range all {
-		if r.Status != state.RequestPending || r.ClaudeSessionID != in.SessionID || r.ToolName != in.ToolName {
+		if r.Status != state.RequestPending || r.ClaudeSessionID != in.SessionID || r.ToolName != cardTool(in) {
 			continue
 		}
 		if r.Keys != "" && !sameKeyedCall(r, in.ToolInput) || r.Keys == "" && !sameCall(in.ToolName, r.ToolInput, in.ToolInput) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/agent/codex"
@@ -38,12 +39,6 @@ func (m *Manager) PressAnswer(ctx context.Context, req state.Request, instructio
 	if err := json.Unmarshal(req.Decision, &d); err != nil {
 		return "", fmt.Errorf("decision: %w", err)
 	}
-	var in struct {
-		Command string `json:"command"`
-	}
-	if err := json.Unmarshal(req.ToolInput, &in); err != nil || in.Command == "" {
-		return "", fmt.Errorf("no command in the request's input: %w", err)
-	}
 	pane, unlock, err := m.lockedPane(ctx, req.Session)
 	if err != nil {
 		return "", err
@@ -51,6 +46,15 @@ func (m *Manager) PressAnswer(ctx context.Context, req state.Request, instructio
 	defer unlock()
 	if a, err := m.agentOf(req.Session); err != nil || a.Name() != config.AgentCodex {
 		return "", fmt.Errorf("the session does not run Codex: %w", err)
+	}
+	if req.ToolName == questionTool {
+		return "", m.pressQuestions(ctx, pane, req, d, instructions)
+	}
+	var in struct {
+		Command string `json:"command"`
+	}
+	if err := json.Unmarshal(req.ToolInput, &in); err != nil || in.Command == "" {
+		return "", fmt.Errorf("no command in the request's input: %w", err)
 	}
 	var dialog codex.Approval
 	_, err = m.waitScreen(ctx, pane, keyedDialogWait, func(s string) bool {
@@ -113,4 +117,63 @@ func (m *Manager) typeAfterNo(ctx context.Context, key, pane, text string) error
 	}
 	_, err = m.submit(ctx, key, pane, text)
 	return err
+}
+
+// questionTool is the card a Codex question (request_user_input) gets:
+// Claude's question card, which has the same shape (internal/hook).
+const questionTool = "AskUserQuestion"
+
+// pressQuestions answers Codex's question dialog from a question card:
+// each question's answer by its option's digit, only while that question
+// is on the screen (tmux checks its heading, the hint and the option as it
+// sends). A reply in chat instead is Escape, then the reply typed.
+func (m *Manager) pressQuestions(ctx context.Context, pane string, req state.Request, d claudehook.Decision, instructions string) error {
+	var in claudehook.AskInput
+	if err := json.Unmarshal(req.ToolInput, &in); err != nil || len(in.Questions) == 0 {
+		return fmt.Errorf("no questions in the request's input: %w", err)
+	}
+	n := len(in.Questions)
+	shown := func(i int) error {
+		_, err := m.waitScreen(ctx, pane, keyedDialogWait, func(s string) bool { return codex.QuestionShown(s, i, n, in.Questions[i].Question) })
+		if errors.Is(err, errScreenWait) {
+			return ErrDialogGone
+		}
+		return err
+	}
+	send := func(g tmux.Guard, k tmux.Key) error {
+		if err := m.opt.Panes.SendKeysIf(ctx, pane, g, k); err != nil {
+			if errors.Is(err, tmux.ErrRefused) {
+				return fmt.Errorf("%w: %w", ErrDialogGone, err)
+			}
+			return err
+		}
+		return nil
+	}
+	if d.Behavior != "allow" {
+		if err := shown(0); err != nil {
+			return err
+		}
+		if err := send(tmux.Guard{With: []string{codex.QuestionMark(0, n), codex.QuestionHint}}, tmux.KeyEscape); err != nil {
+			return err
+		}
+		if instructions == "" {
+			return nil
+		}
+		return m.typeAfterNo(ctx, req.Session, pane, instructions)
+	}
+	for i, q := range in.Questions {
+		k := slices.IndexFunc(q.Options, func(o claudehook.QuestionOption) bool { return o.Label == req.Answers[q.Question] })
+		key, label, ok := codex.OptionKey(k, req.Answers[q.Question])
+		if !ok {
+			return fmt.Errorf("the answer to %q is not one of Codex's options", q.Question)
+		}
+		if err := shown(i); err != nil {
+			return err
+		}
+		if err := send(tmux.Guard{With: []string{codex.QuestionMark(i, n), codex.QuestionHint, label}}, tmux.Key(key)); err != nil {
+			return err
+		}
+	}
+	m.opt.Log.Info("a question card's answers were pressed into Codex's dialog", "session", req.Session, "questions", n)
+	return nil
 }

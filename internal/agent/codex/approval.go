@@ -2,6 +2,7 @@ package codex
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -68,4 +69,39 @@ func CommandMark(command string) string {
 		first = string(r[:24])
 	}
 	return "$ " + first
+}
+
+// Codex's question dialog (request_user_input, Plan mode only; agents.md
+// §1.4, re-checked on 0.171.0): one question at a time, its options
+// numbered and "None of the above" last; a digit picks and submits.
+//
+//	  Question 1/1 (1 unanswered)
+//	  Which color do you prefer?
+//	  › 1. Red                The color red
+//	    2. Blue               The color blue
+//	    3. None of the above  Optionally, add details in notes (tab)
+//	  tab to add notes | enter to submit answer | esc to interrupt
+const QuestionHint = "enter to submit answer"
+
+// QuestionMark heads question i (from 0) of n.
+func QuestionMark(i, n int) string { return "Question " + strconv.Itoa(i+1) + "/" + strconv.Itoa(n) }
+
+// QuestionShown reports whether screen shows question i of n, asking q.
+func QuestionShown(screen string, i, n int, q string) bool {
+	_, rest, ok := strings.Cut(screen, QuestionMark(i, n)+" ")
+	return ok && strings.Contains(rest, QuestionHint) && strings.Contains(squeeze(rest), squeeze(q))
+}
+
+// OptionKey is the digit that picks option k (from 0), and what the
+// dialog shows for it; ok is false past the digits.
+func OptionKey(k int, label string) (key, shown string, ok bool) {
+	if k < 0 || k > 8 {
+		return "", "", false
+	}
+	key = strconv.Itoa(k + 1)
+	shown = key + ". " + label
+	if r := []rune(shown); len(r) > 24 {
+		shown = string(r[:24])
+	}
+	return key, shown, true
 }

@@ -49,3 +49,28 @@ func TestReadApproval(t *testing.T) {
 		t.Errorf("mark %q", got)
 	}
 }
+
+// Codex's question dialog as 0.171.0 drew it in Plan mode.
+const questionScreen = `› ask SCN_ASK
+  Question 1/1 (1 unanswered)
+  Which color do you prefer?
+  › 1. Red                The color red
+    2. Blue               The color blue
+    3. None of the above  Optionally, add details in notes (tab)
+  tab to add notes | enter to submit answer | esc to interrupt
+`
+
+func TestQuestionShown(t *testing.T) {
+	if !QuestionShown(questionScreen, 0, 1, "Which color do you prefer?") {
+		t.Error("the question is not read")
+	}
+	if QuestionShown(questionScreen, 0, 2, "Which color do you prefer?") || QuestionShown(questionScreen, 0, 1, "Which size?") {
+		t.Error("another question read as this one")
+	}
+	if key, shown, ok := OptionKey(1, "Blue"); !ok || key != "2" || shown != "2. Blue" {
+		t.Errorf("OptionKey: %q %q %v", key, shown, ok)
+	}
+	if _, _, ok := OptionKey(-1, "Green"); ok {
+		t.Error("an answer that is no option has a key")
+	}
+}
