@@ -75,12 +75,12 @@ func CommandMark(command string) string {
 // §1.4, re-checked on 0.171.0): one question at a time, its options
 // numbered and "None of the above" last; a digit picks and submits.
 //
-//	  Question 1/1 (1 unanswered)
-//	  Which color do you prefer?
-//	  › 1. Red                The color red
-//	    2. Blue               The color blue
-//	    3. None of the above  Optionally, add details in notes (tab)
-//	  tab to add notes | enter to submit answer | esc to interrupt
+//	Question 1/1 (1 unanswered)
+//	Which color do you prefer?
+//	› 1. Red                The color red
+//	  2. Blue               The color blue
+//	  3. None of the above  Optionally, add details in notes (tab)
+//	tab to add notes | enter to submit answer | esc to interrupt
 const QuestionHint = "enter to submit answer"
 
 // QuestionMark heads question i (from 0) of n.
