@@ -220,3 +220,43 @@ func TestCodexQuestionCard(t *testing.T) {
 		return len(r.Outputs) == 1 && r.Outputs[0].Output == `{"answers":{"color":{"answers":["Red"]}}}`
 	})
 }
+
+// A plan Codex proposes in Plan mode comes as a plan card, answered from
+// Discord with the keys of Codex's "Implement this plan?" dialog: Keep
+// planning is its No with the feedback as the next message, and Yes
+// implements it (Codex submits "Implement the plan.").
+func TestCodexPlanCard(t *testing.T) {
+	t.Parallel()
+	b, fake := newCodexBridge(t)
+	p := b.projects[1]
+	fake.Script("SCN_CXK_PLAN", fakeresponses.Text("Here is the plan.\n\n<proposed_plan>\n1. Do SCN_STEP_A\n2. Do B\n</proposed_plan>"))
+	fake.Script("add tests too", fakeresponses.Text("Here is the new plan.\n\n<proposed_plan>\n1. Do SCN_STEP_A\n2. Add tests\n</proposed_plan>"))
+
+	b.say(p, "hello first")
+	b.waitReply(p, "ok: hello first")
+	if err := b.tmux.SendKeys(t.Context(), b.panes()[0].ID, tmux.KeyShiftTab); err != nil {
+		t.Fatal(err)
+	}
+	b.waitScreen("Plan mode", func(s string) bool { return strings.Contains(s, "Plan mode (shift+tab to cycle)") })
+
+	b.say(p, "plan SCN_CXK_PLAN")
+	card := b.waitCard(p, "the plan card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "Do SCN_STEP_A") })
+	if !strings.Contains(card.Content, "Codex's plan") {
+		t.Errorf("card %q", card.Content)
+	}
+	b.waitScreen("Codex's plan dialog", func(s string) bool { return strings.Contains(s, "Implement this plan?") })
+	it := b.srv.Click(card.ID, action(t, card, "plankeep"), b.owner)
+	if r := b.srv.WaitResponse(it, 5*time.Second); r.ResponseType != 9 {
+		t.Fatalf("Keep planning answered %d, want a modal", r.ResponseType)
+	}
+	b.srv.SubmitModal(it, b.owner, map[string]string{"text": "add tests too"})
+	b.waitCardText(card, "Keep planning")
+	fake.WaitRequest(t, long, "the feedback as the next message", func(r fakeresponses.Request) bool { return r.LastUserText == "add tests too" })
+
+	card = b.waitCard(p, "the new plan's card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "Add tests") })
+	b.waitScreen("the new plan's dialog", func(s string) bool { return strings.Contains(s, "Implement this plan?") })
+	b.srv.Click(card.ID, action(t, card, "plandefault"), b.owner)
+	b.waitCardText(card, "Plan approved** by")
+	fake.WaitRequest(t, long, "Codex implementing the plan", func(r fakeresponses.Request) bool { return r.LastUserText == "Implement the plan." })
+	b.waitReply(p, "ok: Implement the plan.")
+}

@@ -68,3 +68,24 @@ func TestKeyedQuestionCard(t *testing.T) {
 		t.Errorf("answer: %v, %+v", err, req)
 	}
 }
+
+// Codex's plan card offers what its "Implement this plan?" dialog does:
+// implement it, or keep planning; nothing of Claude's modes or edits.
+func TestKeyedPlanCard(t *testing.T) {
+	req := state.Request{ToolName: "ExitPlanMode", Instance: "inst", Status: state.RequestPending, Keys: "codex", ToolInput: []byte(`{"plan":"1. Do A"}`)}
+	m := Render(reqID, req)
+	ids := strings.Join(customIDs(m), " ")
+	if !strings.Contains(m.Content, "Codex's plan") || !strings.Contains(ids, "|plandefault") || !strings.Contains(ids, "|plankeep") ||
+		strings.Contains(ids, "|planaccept") || strings.Contains(ids, "|planedit") {
+		t.Fatalf("card %q %s", m.Content, ids)
+	}
+	for _, a := range []string{"planaccept", "planedit", "planedited"} {
+		r := req
+		if _, err := Apply(reqID, &r, Action{Name: a, Fields: map[string]string{"plan": "x"}}); err == nil {
+			t.Errorf("%s was taken for Codex", a)
+		}
+	}
+	if _, err := Apply(reqID, &req, Action{Name: "plandefault", User: "ann"}); err != nil || req.Status != state.RequestDecided || !strings.Contains(req.Outcome, "Codex switches to Default") {
+		t.Errorf("approve: %v, %+v", err, req)
+	}
+}

@@ -97,6 +97,7 @@ func (r *relay) auditAnswer(req state.Request, always string, pressErr error) {
 	_ = json.Unmarshal(req.Decision, &d)
 	var in struct {
 		Command   string `json:"command"`
+		Plan      string `json:"plan"`
 		Questions []struct {
 			Question string `json:"question"`
 		} `json:"questions"`
@@ -104,8 +105,11 @@ func (r *relay) auditAnswer(req state.Request, always string, pressErr error) {
 	_ = json.Unmarshal(req.ToolInput, &in)
 	e := audit.Entry{Kind: "permission", Server: req.Server, Session: req.Session, Channel: req.ChannelID, Tool: req.ToolName,
 		Asked: req.ToolName + ": " + in.Command, Answer: d.Behavior, From: audit.FromDiscord, Who: mentionedUser(req.Outcome), Detail: req.Outcome}
-	if len(in.Questions) > 0 {
+	switch {
+	case len(in.Questions) > 0:
 		e.Kind, e.Asked = "question", req.ToolName+": "+in.Questions[0].Question
+	case in.Plan != "":
+		e.Kind, e.Asked = "plan", req.ToolName+": "+in.Plan
 	}
 	if sess, err := r.store.Sessions.Get(req.Session); err == nil {
 		e.Project = sess.Project

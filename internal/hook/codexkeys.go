@@ -7,6 +7,7 @@ import (
 	"reflect"
 
 	"github.com/ccbridge/ccbridge/internal/claudehook"
+	"github.com/ccbridge/ccbridge/internal/codexhook"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -98,3 +99,65 @@ func cardTool(in *claudehook.Input) string {
 
 // askTool is the tool whose card is a question card.
 const askTool = "AskUserQuestion"
+
+// planTool is the tool whose card is a plan card.
+const planTool = "ExitPlanMode"
+
+// codexPlan posts the plan a Codex turn proposed (Plan mode) as a plan
+// card answered with the keys of the "Implement this plan?" dialog Codex
+// opens after Stop. Codex has no hook for that dialog (agents.md §1.7):
+// the plan is read from the rollout.
+func (h *handler) codexPlan(ctx context.Context, in *claudehook.Input, sess state.Session) error {
+	if in.Agent != agentCodex || in.TranscriptPath == "" {
+		return nil
+	}
+	plan, found, err := codexhook.PlanOf(in.TranscriptPath, in.TurnID)
+	if err != nil || !found {
+		return err
+	}
+	input, err := json.Marshal(claudehook.PlanInput{Plan: plan})
+	if err != nil {
+		return err
+	}
+	q := *in
+	q.ToolName, q.ToolInput = planTool, input
+	return h.permission(ctx, &q, sess)
+}
+
+// retireCodexPlans closes a session's pending plan cards when a prompt
+// reaches Codex: its "Implement this plan?" dialog was answered in the
+// terminal (its Yes submits "Implement the plan."), since no prompt goes in
+// while it is up.
+func (h *handler) retireCodexPlans(ctx context.Context, in *claudehook.Input) error {
+	if in.Agent != agentCodex {
+		return nil
+	}
+	all, err := h.store.Requests.List()
+	if err != nil && len(all) == 0 {
+		return err
+	}
+	var errs []error
+	for id, r := range all {
+		if r.Keys == "" || r.ToolName != planTool || r.Status != state.RequestPending || r.ClaudeSessionID != in.SessionID {
+			continue
+		}
+		r, err := h.store.Requests.Update(ctx, id, func(r *state.Request) error {
+			if r.Status != state.RequestPending {
+				return errNotPending
+			}
+			r.Status = state.RequestTerminal
+			return nil
+		})
+		if errors.Is(err, errNotPending) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		h.log.Info("plan answered in the terminal", "request", id)
+		h.auditRequest(r)
+		h.editCard(ctx, id, r, nil)
+	}
+	return errors.Join(errs...)
+}

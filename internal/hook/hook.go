@@ -238,7 +238,7 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	if prog == Stop {
 		switch in.HookEventName {
 		case claudehook.EventUserPromptSubmit:
-			return h.promptSubmitted(ctx, in, sess)
+			return errors.Join(h.retireCodexPlans(ctx, in), h.promptSubmitted(ctx, in, sess)) // codexkeys.go
 		case claudehook.EventSessionStart:
 			return h.sessionStarted(ctx, in, before, sess)
 		case claudehook.EventNotification:
@@ -285,7 +285,7 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 		pending = in
 	}
 	err = h.postTurn(ctx, sess, turn, pl, pending)
-	return errors.Join(err, h.liveTurnEnded(ctx, in, sess), h.turnEnded(ctx, sess, turn))
+	return errors.Join(err, h.liveTurnEnded(ctx, in, sess), h.turnEnded(ctx, sess, turn), h.codexPlan(ctx, in, sess))
 }
 
 func isStopEvent(in *claudehook.Input) bool {

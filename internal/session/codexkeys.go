@@ -47,8 +47,11 @@ func (m *Manager) PressAnswer(ctx context.Context, req state.Request, instructio
 	if a, err := m.agentOf(req.Session); err != nil || a.Name() != config.AgentCodex {
 		return "", fmt.Errorf("the session does not run Codex: %w", err)
 	}
-	if req.ToolName == questionTool {
+	switch req.ToolName {
+	case questionTool:
 		return "", m.pressQuestions(ctx, pane, req, d, instructions)
+	case planTool:
+		return "", m.pressPlan(ctx, pane, req, d, instructions)
 	}
 	var in struct {
 		Command string `json:"command"`
@@ -176,4 +179,34 @@ func (m *Manager) pressQuestions(ctx context.Context, pane string, req state.Req
 	}
 	m.opt.Log.Info("a question card's answers were pressed into Codex's dialog", "session", req.Session, "questions", n)
 	return nil
+}
+
+// planTool is the card a Codex plan gets: Claude's plan card (internal/hook).
+const planTool = "ExitPlanMode"
+
+// pressPlan answers Codex's "Implement this plan?" dialog from a plan card:
+// Yes (1), or No, stay in Plan mode (3) with the feedback then typed as
+// the next message, each only while the dialog is on the screen.
+func (m *Manager) pressPlan(ctx context.Context, pane string, req state.Request, d claudehook.Decision, feedback string) error {
+	if _, err := m.waitScreen(ctx, pane, keyedDialogWait, codex.PlanShown); err != nil {
+		if errors.Is(err, errScreenWait) {
+			return ErrDialogGone
+		}
+		return err
+	}
+	choice, key := codex.PlanYes, codex.PlanYesKey
+	if d.Behavior != "allow" {
+		choice, key = codex.PlanNo, codex.PlanNoKey
+	}
+	if err := m.opt.Panes.SendKeysIf(ctx, pane, tmux.Guard{With: []string{codex.PlanQuestion, codex.PlanHint, choice}}, tmux.Key(key)); err != nil {
+		if errors.Is(err, tmux.ErrRefused) {
+			return fmt.Errorf("%w: %w", ErrDialogGone, err)
+		}
+		return err
+	}
+	m.opt.Log.Info("a plan card's answer was pressed into Codex's dialog", "session", req.Session, "behavior", d.Behavior)
+	if d.Behavior == "allow" || feedback == "" {
+		return nil
+	}
+	return m.typeAfterNo(ctx, req.Session, pane, feedback)
 }

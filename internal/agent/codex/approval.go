@@ -105,3 +105,27 @@ func OptionKey(k int, label string) (key, shown string, ok bool) {
 	}
 	return key, shown, true
 }
+
+// Codex's plan dialog, opened after the Stop of a Plan-mode turn whose
+// answer proposed a plan (agents.md §1.4, re-checked on 0.171.0). Its
+// "1" switches to Default mode and submits "Implement the plan.".
+//
+//	  Implement this plan?
+//	› 1. Yes, implement this plan          Switch to Default and start coding
+//	  2. Yes, clear context and implement  Fresh thread with this plan
+//	  3. No, stay in Plan mode             Continue planning with the model
+//	  enter select · esc back
+const (
+	PlanQuestion = "Implement this plan?"
+	PlanHint     = "enter select · esc back"
+	PlanYes      = "1. Yes, implement this plan"
+	PlanNo       = "3. No, stay in Plan mode"
+	PlanYesKey   = "1"
+	PlanNoKey    = "3"
+)
+
+// PlanShown reports whether screen shows the plan dialog.
+func PlanShown(screen string) bool {
+	return strings.Contains(screen, PlanQuestion) && strings.Contains(screen, PlanHint) &&
+		strings.Contains(screen, PlanYes) && strings.Contains(screen, PlanNo)
+}
