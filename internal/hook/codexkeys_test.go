@@ -3,6 +3,8 @@ package hook
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +88,39 @@ func TestCodexQuestionPostsAKeyedQuestionCard(t *testing.T) {
 	for id, st := range statuses(t, r.store) {
 		if st != state.RequestTerminal {
 			t.Errorf("%s: %s after the terminal answered", id, st)
+		}
+	}
+}
+
+// A Codex turn that proposed a plan (the rollout's Plan item) gets a plan
+// card answered by keys after its reply; the next prompt reaching Codex
+// means the dialog was answered in the terminal, and retires it.
+func TestCodexPlanPostsAKeyedPlanCard(t *testing.T) {
+	r := newRelay(t)
+	r.store.Bots.Update(context.Background(), "home", func(b *state.Bot) error { b.Instance = "inst1"; return nil })
+	rollout := filepath.Join(t.TempDir(), "rollout.jsonl")
+	lines := `{"type":"event_msg","payload":{"type":"item_completed","turn_id":"t1","item":{"type":"UserMessage","content":[{"type":"text","text":"plan it"}]}}}
+{"type":"event_msg","payload":{"type":"item_completed","turn_id":"t1","item":{"type":"Plan","id":"p1","text":"1. Do A\n2. Do B\n"}}}
+{"type":"event_msg","payload":{"type":"item_completed","turn_id":"t1","item":{"type":"AgentMessage","content":[{"type":"text","text":"Here is the plan.\n\n"}]}}}
+`
+	if err := os.WriteFile(rollout, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runCodex(t, Stop, r.root, "home-api", `{"session_id":"s1","turn_id":"t1","transcript_path":"`+rollout+
+		`","cwd":"/p","hook_event_name":"Stop","model":"gpt-fake","permission_mode":"default","stop_hook_active":false,"last_assistant_message":"Here is the plan.\n\n"}`)
+	all, _ := r.store.Requests.List()
+	if len(all) != 1 {
+		t.Fatalf("requests %v", all)
+	}
+	for _, req := range all {
+		if req.ToolName != "ExitPlanMode" || req.Keys != "codex" || req.MessageID == "" || !strings.Contains(string(req.ToolInput), "Do A") {
+			t.Fatalf("request %+v", req)
+		}
+	}
+	runCodex(t, Stop, r.root, "home-api", `{"session_id":"s1","turn_id":"t2","cwd":"/p","hook_event_name":"UserPromptSubmit","model":"gpt-fake","permission_mode":"default","prompt":"Implement the plan."}`)
+	for id, st := range statuses(t, r.store) {
+		if st != state.RequestTerminal {
+			t.Errorf("%s: %s after a prompt reached Codex", id, st)
 		}
 	}
 }
