@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/approval"
 	"github.com/ccbridge/ccbridge/internal/audit"
+	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/claudehook"
 	"github.com/ccbridge/ccbridge/internal/session"
 	"github.com/ccbridge/ccbridge/internal/state"
@@ -20,11 +22,28 @@ const keysPoll = time.Second
 // errPressed: another pass already took the decision to the pane.
 var errPressed = errors.New("already pressed")
 
-// pressAnswers takes the decisions of cards whose agent answers by keys
-// (Codex's approval dialog: its hook does not wait) to their panes, each
-// once, until ctx ends. Whatever decided them (a click, the MCP front
-// end) went through the owners' guard and the card's binding first.
+// presser takes the decisions of cards whose agent answers by keys
+// (Codex's dialogs: its hooks do not wait) to their panes. The daemon runs
+// it, and so does `ccbridge mcp`, whose sessions may run with no daemon;
+// each decision is pressed once, by whichever claims it first. posters
+// (the daemon's; none in mcp) redraw a card whose pressing came to
+// something the card must say.
+type presser struct {
+	store    *state.Store
+	sessions *session.Manager
+	posters  map[string]chat.Poster
+	log      *slog.Logger
+}
+
+// pressAnswers is the presser of the daemon's relay.
 func (r *relay) pressAnswers(ctx context.Context) {
+	(&presser{store: r.store, sessions: r.sessions, posters: r.posters, log: r.log}).run(ctx)
+}
+
+// run presses each decided request once, until ctx ends. Whatever decided
+// them (a click, the MCP front end) went through the owners' guard and the
+// card's binding first.
+func (r *presser) run(ctx context.Context) {
 	events, _ := r.store.Requests.Watch(ctx)
 	tick := time.NewTicker(keysPoll)
 	defer tick.Stop()
@@ -58,7 +77,7 @@ func (r *relay) pressAnswers(ctx context.Context) {
 // pressAnswer presses one decision and says on the card what came of it:
 // the prefix Codex will not ask about again, or that the dialog had gone
 // (answered in the terminal first), or why nothing was pressed.
-func (r *relay) pressAnswer(ctx context.Context, id string, req state.Request) {
+func (r *presser) pressAnswer(ctx context.Context, id string, req state.Request) {
 	var d claudehook.Decision
 	_ = json.Unmarshal(req.Decision, &d)
 	instructions := ""
@@ -85,14 +104,20 @@ func (r *relay) pressAnswer(ctx context.Context, id string, req state.Request) {
 	if uerr != nil {
 		return
 	}
-	r.editCard(ctx, id, req)
+	if p, ok := r.posters[req.Server]; ok && req.MessageID != "" {
+		ectx, cancel := context.WithTimeout(ctx, noticeTimeout)
+		defer cancel()
+		if err := p.EditCard(ectx, req.ChannelID, req.MessageID, approval.Render(id, req), approval.StatusLine(req)); err != nil {
+			r.log.Error("could not update a card", "request", id, "err", err)
+		}
+	}
 }
 
 // auditAnswer logs a keyed card's answer as the hook logs one it waited
 // for (hook/audit.go): its hook is gone, so the daemon that pressed it
 // does. Who answered is the first user the outcome mentions; an answer
 // that could not be pressed says so.
-func (r *relay) auditAnswer(req state.Request, always string, pressErr error) {
+func (r *presser) auditAnswer(req state.Request, always string, pressErr error) {
 	var d claudehook.Decision
 	_ = json.Unmarshal(req.Decision, &d)
 	var in struct {

@@ -112,11 +112,6 @@ func (r *relay) closeRequest(ctx context.Context, id, status string) {
 		return
 	}
 	r.log.Info("closed a prompt whose hook is gone", "request", id, "status", status)
-	r.editCard(ctx, id, req)
-}
-
-// editCard redraws a request's card as the request now stands.
-func (r *relay) editCard(ctx context.Context, id string, req state.Request) {
 	p, ok := r.posters[req.Server]
 	if !ok || req.MessageID == "" {
 		return
