@@ -22,7 +22,7 @@ var ErrDialogGone = errors.New("the dialog is no longer on the screen")
 // keyedDialogWait bounds the wait for the dialog a decided card stands
 // for: Codex draws it once its PermissionRequest hook returned, which may
 // be after a quick click on a loaded machine.
-const keyedDialogWait = 10 * time.Second
+var keyedDialogWait = 10 * time.Second
 
 // PressAnswer takes a decided request whose agent answers by keys
 // (state.Request.Keys: Codex's approval dialog) to its session's pane: the
