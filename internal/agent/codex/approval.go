@@ -81,7 +81,17 @@ func CommandMark(command string) string {
 //	  2. Blue               The color blue
 //	  3. None of the above  Optionally, add details in notes (tab)
 //	tab to add notes | enter to submit answer | esc to interrupt
-const QuestionHint = "enter to submit answer"
+//
+// Of several questions, a digit answers one and shows the next; the last
+// one's hint says "enter to submit all". Tab on a choice opens a notes
+// field ("› Add notes", hint "tab or esc to clear notes"); "None of the
+// above" with a note is Codex's free answer: the model gets
+// ["None of the above","user_note: <text>"].
+const (
+	QuestionHint = "tab to add notes"
+	NotesHint    = "tab or esc to clear notes"
+	NoneOfAbove  = "None of the above"
+)
 
 // QuestionMark heads question i (from 0) of n.
 func QuestionMark(i, n int) string { return "Question " + strconv.Itoa(i+1) + "/" + strconv.Itoa(n) }
@@ -89,7 +99,7 @@ func QuestionMark(i, n int) string { return "Question " + strconv.Itoa(i+1) + "/
 // QuestionShown reports whether screen shows question i of n, asking q.
 func QuestionShown(screen string, i, n int, q string) bool {
 	_, rest, ok := strings.Cut(screen, QuestionMark(i, n)+" ")
-	return ok && strings.Contains(rest, QuestionHint) && strings.Contains(squeeze(rest), squeeze(q))
+	return ok && (strings.Contains(rest, QuestionHint) || strings.Contains(rest, NotesHint)) && strings.Contains(squeeze(rest), squeeze(q))
 }
 
 // OptionKey is the digit that picks option k (from 0), and what the

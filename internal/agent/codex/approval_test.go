@@ -1,6 +1,10 @@
 package codex
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 // The approval dialog as Codex 0.171.0 drew it in tmux (160 columns), with
 // the "don't ask again" prefix the model proposed.
@@ -72,5 +76,39 @@ func TestQuestionShown(t *testing.T) {
 	}
 	if _, _, ok := OptionKey(-1, "Green"); ok {
 		t.Error("an answer that is no option has a key")
+	}
+}
+
+// The last of several questions, and its notes field, as Codex 0.171.0
+// drew them: their hints differ from a single question's, and they are
+// still dialogs (nothing is typed into them) and still that question.
+func TestLastQuestionOfSeveral(t *testing.T) {
+	last := `› ask SCN_ASK
+  Question 2/2 (1 unanswered)
+  Which size?
+  › 1. Small              small
+    2. Large              large
+    3. None of the above  Optionally, add details in notes (tab)
+  tab to add notes | enter to submit all | ←/→ to navigate questions | esc to interrupt
+`
+	notes := `› ask SCN_ASK
+  Question 2/2 (1 unanswered)
+  Which size?
+    1. Small              small
+    2. Large              large
+  › 3. None of the above  Optionally, add details in notes (tab)
+  › green please
+  tab or esc to clear notes | enter to submit all
+`
+	for name, s := range map[string]string{"last": last, "notes": notes} {
+		if !(Codex{}).DialogOpen(s) || (Codex{}).InputBoxShown(s) {
+			t.Errorf("%s: not read as a dialog", name)
+		}
+		if !slices.ContainsFunc(Codex{}.DialogChrome(), func(c string) bool { return strings.Contains(s, c) }) {
+			t.Errorf("%s: no chrome for tmux's guard", name)
+		}
+	}
+	if !QuestionShown(last, 1, 2, "Which size?") {
+		t.Error("the last question is not read")
 	}
 }
