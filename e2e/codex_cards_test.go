@@ -189,35 +189,49 @@ func TestCodexCardAnsweredInTerminal(t *testing.T) {
 	}
 }
 
-// Codex's question (request_user_input, which Codex offers in Plan mode
-// only) comes as a question card, answered from Discord with the key of
-// the chosen option in Codex's own question dialog.
+// Codex's questions (request_user_input, which Codex offers in Plan mode
+// only) come as a question card, answered from Discord in Codex's own
+// question dialog: a listed option by its digit, and Other as Codex's
+// "None of the above" with the text as its note.
 func TestCodexQuestionCard(t *testing.T) {
 	t.Parallel()
 	b, fake := newCodexBridge(t)
 	p := b.projects[1]
-	fake.Script("SCN_CXK_ASK", fakeresponses.Call("", "request_user_input", map[string]any{"questions": []any{map[string]any{
-		"id": "color", "header": "Color", "question": "Which color do you prefer?",
-		"options": []any{map[string]any{"label": "Red", "description": "The color red"}, map[string]any{"label": "Blue", "description": "The color blue"}}}}}))
+	fake.Script("SCN_CXK_ASK", fakeresponses.Call("", "request_user_input", map[string]any{"questions": []any{
+		map[string]any{"id": "color", "header": "Color", "question": "Which color do you prefer?",
+			"options": []any{map[string]any{"label": "Red", "description": "The color red"}, map[string]any{"label": "Blue", "description": "The color blue"}}},
+		map[string]any{"id": "size", "header": "Size", "question": "Which size?",
+			"options": []any{map[string]any{"label": "Small", "description": "small"}, map[string]any{"label": "Large", "description": "large"}}},
+	}}))
 
-	// Plan mode, as the person switches it in the terminal (Shift+Tab).
-	b.say(p, "hello first")
-	b.waitReply(p, "ok: hello first")
-	if err := b.tmux.SendKeys(t.Context(), b.panes()[0].ID, tmux.KeyShiftTab); err != nil {
-		t.Fatal(err)
-	}
-	b.waitScreen("Plan mode", func(s string) bool { return strings.Contains(s, "Plan mode (shift+tab to cycle)") })
+	b.planMode(p)
 
 	b.say(p, "ask SCN_CXK_ASK")
 	card := b.waitCard(p, "the question card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "Which color do you prefer?") })
-	if !strings.Contains(card.Content, "Codex asks") {
+	if !strings.Contains(card.Content, "Codex asks") || !strings.Contains(card.Content, "Which size?") {
 		t.Errorf("card %q", card.Content)
 	}
-	b.waitScreen("Codex's question dialog", func(s string) bool { return strings.Contains(s, "Question 1/1") })
-	b.srv.Click(card.ID, action(t, card, "qb"), b.owner) // the first option's button: Red
+	b.waitScreen("Codex's question dialog", func(s string) bool { return strings.Contains(s, "Question 1/2") })
+	b.srv.Click(card.ID, action(t, card, "qb"), b.owner) // the first question's first option: Red
+	card = b.waitCardText(card, "→ Red")
+	var other string
+	for _, id := range card.CustomIDs() {
+		if strings.HasSuffix(id, "|qo|1") {
+			other = id
+		}
+	}
+	if other == "" {
+		t.Fatalf("no Other for the second question: %q", card.CustomIDs())
+	}
+	it := b.srv.Click(card.ID, other, b.owner)
+	if r := b.srv.WaitResponse(it, 5*time.Second); r.ResponseType != 9 {
+		t.Fatalf("Other answered %d, want a modal", r.ResponseType)
+	}
+	b.srv.SubmitModal(it, b.owner, map[string]string{"text": "green please"})
 	b.waitCardText(card, "Answered** by")
-	fake.WaitRequest(t, long, "the answer", func(r fakeresponses.Request) bool {
-		return len(r.Outputs) == 1 && r.Outputs[0].Output == `{"answers":{"color":{"answers":["Red"]}}}`
+	fake.WaitRequest(t, long, "the answers", func(r fakeresponses.Request) bool {
+		return len(r.Outputs) == 1 && strings.Contains(r.Outputs[0].Output, `"color":{"answers":["Red"]}`) &&
+			strings.Contains(r.Outputs[0].Output, `"size":{"answers":["None of the above","user_note: green please"]}`)
 	})
 }
 
@@ -232,12 +246,7 @@ func TestCodexPlanCard(t *testing.T) {
 	fake.Script("SCN_CXK_PLAN", fakeresponses.Text("Here is the plan.\n\n<proposed_plan>\n1. Do SCN_STEP_A\n2. Do B\n</proposed_plan>"))
 	fake.Script("add tests too", fakeresponses.Text("Here is the new plan.\n\n<proposed_plan>\n1. Do SCN_STEP_A\n2. Add tests\n</proposed_plan>"))
 
-	b.say(p, "hello first")
-	b.waitReply(p, "ok: hello first")
-	if err := b.tmux.SendKeys(t.Context(), b.panes()[0].ID, tmux.KeyShiftTab); err != nil {
-		t.Fatal(err)
-	}
-	b.waitScreen("Plan mode", func(s string) bool { return strings.Contains(s, "Plan mode (shift+tab to cycle)") })
+	b.planMode(p)
 
 	b.say(p, "plan SCN_CXK_PLAN")
 	card := b.waitCard(p, "the plan card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "Do SCN_STEP_A") })
@@ -259,4 +268,32 @@ func TestCodexPlanCard(t *testing.T) {
 	b.waitCardText(card, "Plan approved** by")
 	fake.WaitRequest(t, long, "Codex implementing the plan", func(r fakeresponses.Request) bool { return r.LastUserText == "Implement the plan." })
 	b.waitReply(p, "ok: Implement the plan.")
+}
+
+// planMode puts the Codex session in Plan mode as the person does in the
+// terminal (Shift+Tab; ccbridge's /mode is not built for Codex), once a
+// first turn has started it and Codex is idle again: a Shift+Tab while its
+// turn still ends was seen lost, so one that did not take is sent again.
+func (b *bridge) planMode(p *project) {
+	b.t.Helper()
+	b.say(p, "hello first")
+	b.waitReply(p, "ok: hello first")
+	const plan = "Plan mode (shift+tab to cycle)"
+	for try := 0; ; try++ {
+		b.waitScreen("Codex idle", func(s string) bool {
+			return strings.Contains(s, "Ask Codex to do anything") && !strings.Contains(s, "esc to interrupt")
+		})
+		if err := b.tmux.SendKeys(b.t.Context(), b.panes()[0].ID, tmux.KeyShiftTab); err != nil {
+			b.t.Fatal(err)
+		}
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if screen, _ := b.tmux.Capture(b.t.Context(), b.panes()[0].ID, 0); strings.Contains(screen, plan) {
+				return
+			}
+		}
+		if try == 2 {
+			b.waitScreen("Plan mode", func(s string) bool { return strings.Contains(s, plan) })
+			return
+		}
+	}
 }

@@ -68,11 +68,7 @@ func renderQuestion(id string, req state.Request) chat.Message {
 				}
 				buttons = append(buttons, chat.Button{Label: optionLabel(o, oi, chat.MaxButtonLabel), CustomID: cid(req.Instance, id, "qb", qi, strconv.Itoa(oi)), Style: style})
 			}
-			if req.Keys == "" {
-				// Codex's dialog takes a listed answer by its digit; a
-				// text of one's own goes by "Reply in chat instead".
-				buttons = append(buttons, chat.Button{Label: "Other…", CustomID: cid(req.Instance, id, "qo", qi), Style: chat.Secondary})
-			}
+			buttons = append(buttons, chat.Button{Label: "Other…", CustomID: cid(req.Instance, id, "qo", qi), Style: chat.Secondary})
 			m.Rows = append(m.Rows, chat.Row{Buttons: buttons})
 			continue
 		}
@@ -87,9 +83,7 @@ func renderQuestion(id string, req state.Request) chat.Message {
 			}
 			sel.Options = append(sel.Options, chat.Option{Label: optionLabel(o, oi, chat.MaxOptionText), Value: strconv.Itoa(oi), Description: short(desc, chat.MaxOptionText)})
 		}
-		if req.Keys == "" {
-			sel.Options = append(sel.Options, chat.Option{Label: "Other…", Value: otherValue, Description: "type an answer"})
-		}
+		sel.Options = append(sel.Options, chat.Option{Label: "Other…", Value: otherValue, Description: "type an answer"})
 		if q.MultiSelect {
 			sel.MaxValues = len(sel.Options)
 		}
@@ -155,9 +149,6 @@ func applyQuestion(id string, req *state.Request, a Action) (Result, error) {
 			}
 			labels = append(labels, q.Options[oi].Label)
 		}
-		if slices.Contains(a.Values, otherValue) && req.Keys != "" {
-			return Result{}, ErrUnknownAction
-		}
 		if slices.Contains(a.Values, otherValue) {
 			// Keep the labels chosen with "Other…"; the typed text joins them.
 			req.Step = "partial:" + a.Args[0] + ":" + strings.Join(labels, "\x1f")
@@ -166,7 +157,7 @@ func applyQuestion(id string, req *state.Request, a Action) (Result, error) {
 		req.Answers[q.Question] = strings.Join(labels, ", ")
 	case "qo":
 		q, ok := question()
-		if !ok || req.Keys != "" {
+		if !ok {
 			return Result{}, ErrUnknownAction
 		}
 		req.Step = ""
@@ -174,9 +165,6 @@ func applyQuestion(id string, req *state.Request, a Action) (Result, error) {
 	case "qtext":
 		q, ok := question()
 		text := strings.TrimSpace(a.Fields["text"])
-		if req.Keys != "" {
-			return Result{}, ErrUnknownAction
-		}
 		if !ok || text == "" {
 			return Result{Notice: "No answer recorded: the text was empty."}, nil
 		}

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/agent/codex"
@@ -165,13 +168,22 @@ func (m *Manager) pressQuestions(ctx context.Context, pane string, req state.Req
 		return m.typeAfterNo(ctx, req.Session, pane, instructions)
 	}
 	for i, q := range in.Questions {
-		k := slices.IndexFunc(q.Options, func(o claudehook.QuestionOption) bool { return o.Label == req.Answers[q.Question] })
-		key, label, ok := codex.OptionKey(k, req.Answers[q.Question])
-		if !ok {
-			return fmt.Errorf("the answer to %q is not one of Codex's options", q.Question)
-		}
+		answer := req.Answers[q.Question]
 		if err := shown(i); err != nil {
 			return err
+		}
+		k := slices.IndexFunc(q.Options, func(o claudehook.QuestionOption) bool { return o.Label == answer })
+		if k < 0 {
+			// A text of the person's own (Other): Codex's "None of the
+			// above", with the text as its note.
+			if err := m.pressNote(ctx, pane, i, n, len(q.Options), answer, send); err != nil {
+				return err
+			}
+			continue
+		}
+		key, label, ok := codex.OptionKey(k, answer)
+		if !ok {
+			return fmt.Errorf("the answer to %q has no key in Codex's dialog", q.Question)
 		}
 		if err := send(tmux.Guard{With: []string{codex.QuestionMark(i, n), codex.QuestionHint, label}}, tmux.Key(key)); err != nil {
 			return err
@@ -210,3 +222,65 @@ func (m *Manager) pressPlan(ctx context.Context, pane string, req state.Request,
 	}
 	return m.typeAfterNo(ctx, req.Session, pane, feedback)
 }
+
+// highlighted reads which choice (from 1) Codex's question dialog has
+// highlighted: the "› N." line after the question's heading.
+var highlighted = regexp.MustCompile(`(?m)^\s*› (\d+)\. `)
+
+// pressNote answers question i of n with Codex's "None of the above"
+// (after its options) and text as its note: the highlight is moved there
+// with ↓, Tab opens the note, the text is pasted, Enter submits, each only
+// while that question (and, for the text, its notes field) is on the
+// screen.
+func (m *Manager) pressNote(ctx context.Context, pane string, i, n, options int, text string, send func(tmux.Guard, tmux.Key) error) error {
+	mark := codex.QuestionMark(i, n)
+	none := "› " + strconv.Itoa(options+1) + ". " + codex.NoneOfAbove
+	on := func(s string) (int, bool) {
+		_, rest, ok := strings.Cut(s, mark+" ")
+		if !ok || !strings.Contains(rest, codex.QuestionHint) {
+			return 0, false
+		}
+		sel := highlighted.FindStringSubmatch(rest)
+		if sel == nil {
+			return 0, false
+		}
+		at, _ := strconv.Atoi(sel[1])
+		return at, true
+	}
+	for range options + 1 {
+		screen, err := m.opt.Panes.Capture(ctx, pane, 0)
+		if err != nil {
+			return err
+		}
+		at, ok := on(screen)
+		if !ok {
+			return ErrDialogGone
+		}
+		if at == options+1 {
+			break
+		}
+		if err := send(tmux.Guard{With: []string{mark, codex.QuestionHint}}, tmux.KeyDown); err != nil {
+			return err
+		}
+		if _, err := m.waitScreen(ctx, pane, keyRedraw, func(s string) bool { now, ok := on(s); return !ok || now != at }); err != nil {
+			return err
+		}
+	}
+	if err := send(tmux.Guard{With: []string{mark, codex.QuestionHint, none}}, tmux.KeyTab); err != nil {
+		return err
+	}
+	notes := tmux.Guard{With: []string{mark, codex.NotesHint, none}}
+	if _, err := m.waitScreen(ctx, pane, keyRedraw, func(s string) bool { return strings.Contains(s, codex.NotesHint) }); err != nil {
+		return ErrDialogGone
+	}
+	if err := m.opt.Panes.PasteTextIf(ctx, pane, notes, text); err != nil {
+		return refused(err)
+	}
+	if _, err := m.waitScreen(ctx, pane, pasteShow, func(s string) bool { return strings.Contains(squeezeSpace(s), squeezeSpace(firstLine(text))) }); err != nil {
+		return err
+	}
+	return send(notes, tmux.KeyEnter)
+}
+
+// squeezeSpace drops white space, which Codex's wrapping moves.
+func squeezeSpace(s string) string { return strings.Join(strings.Fields(s), "") }
