@@ -256,53 +256,6 @@ func TestCodexProjectBesideClaude(t *testing.T) {
 	}
 }
 
-// Codex's PermissionRequest hook posts the permission card for a command
-// that asks to run outside the sandbox: Allow runs it; Deny with
-// instructions refuses it and the model gets the instructions, and the
-// turn goes on. Codex's hook cannot grant "always" (agents.md §1.3.3), so
-// the card does not offer it.
-func TestCodexPermissionCard(t *testing.T) {
-	t.Parallel()
-	b, fake := newCodexBridge(t)
-	p := b.projects[1]
-	outside := filepath.Join(settledTempDir(t), "escalated.txt")
-	denied := filepath.Join(settledTempDir(t), "denied.txt")
-	fake.Script("SCN_CX_ESCALATE", fakeresponses.ExecEscalated("", "touch "+outside+" && echo touched-ok", "Create a file outside the workspace?"))
-	fake.Script("SCN_CX_DENY", fakeresponses.ExecEscalated("", "touch "+denied, "Create another file outside?"))
-
-	b.say(p, "run SCN_CX_ESCALATE")
-	card := b.waitCard(p, "the escalation card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "escalated.txt") })
-	for _, id := range card.CustomIDs() {
-		if strings.HasSuffix(id, "|always") {
-			t.Errorf("the card offers Always: %q", card.CustomIDs())
-		}
-	}
-	if _, err := os.Stat(outside); err == nil {
-		t.Fatal("the command ran before it was allowed")
-	}
-	b.srv.Click(card.ID, action(t, card, "allow"), b.owner)
-	b.waitCardText(card, "Allowed** by")
-	b.waitReply(p, "Output:\ntouched-ok")
-	if _, err := os.Stat(outside); err != nil {
-		t.Errorf("the allowed command did not run: %v", err)
-	}
-
-	b.say(p, "run SCN_CX_DENY")
-	card = b.waitCard(p, "the second card", func(m *fakediscord.Message) bool { return strings.Contains(m.Content, "denied.txt") })
-	it := b.srv.Click(card.ID, action(t, card, "denymsg"), b.owner)
-	if r := b.srv.WaitResponse(it, 5*time.Second); r.ResponseType != 9 {
-		t.Fatalf("Deny with instructions answered %d, want a modal", r.ResponseType)
-	}
-	b.srv.SubmitModal(it, b.owner, map[string]string{"text": "use echo instead"})
-	fake.WaitRequest(t, long, "the refusal with the instructions", func(r fakeresponses.Request) bool {
-		return strings.Contains(r.LastUserText, "SCN_CX_DENY") && len(r.Outputs) == 1 && strings.Contains(r.Outputs[0].Output, "use echo instead")
-	})
-	b.waitReply(p, "Done. Last tool output:")
-	if _, err := os.Stat(denied); err == nil {
-		t.Error("the denied command ran")
-	}
-}
-
 // A Codex project whose [codex].command is not installed: the message
 // gets a clear word in its channel, naming the key, at once.
 func TestCodexMissingCommand(t *testing.T) {

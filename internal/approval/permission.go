@@ -149,6 +149,9 @@ func renderPermission(id string, req state.Request, room int) chat.Message {
 		m.Rows = []chat.Row{{Buttons: deny}}
 		return m
 	}
+	if req.Keys != "" {
+		room -= len([]rune(keysNote))
+	}
 	m := permissionBody(req, room, "")
 	sug := suggestions(req)
 	if req.Step == "always" && len(sug) > 0 {
@@ -162,7 +165,11 @@ func renderPermission(id string, req state.Request, room int) chat.Message {
 		return m
 	}
 	buttons := []chat.Button{{Label: "Allow", CustomID: cid(req.Instance, id, "allow"), Style: chat.Success}}
-	if len(sug) > 0 {
+	switch {
+	case req.Keys != "":
+		buttons = keysButtons(req.Instance, id) // keys.go
+		m.Content += keysNote
+	case len(sug) > 0:
 		buttons = append(buttons, chat.Button{Label: "Always…", CustomID: cid(req.Instance, id, "always"), Style: chat.Primary})
 	}
 	m.Rows = []chat.Row{{Buttons: append(buttons, deny...)}}
@@ -250,6 +257,9 @@ func applyPermission(id string, req *state.Request, a Action) (Result, error) {
 	case "allow":
 		return Result{}, decide(req, claudehook.Decision{Behavior: "allow"}, "✅ **Allowed** by "+a.User)
 	case "always":
+		if req.Keys != "" {
+			return Result{}, keysAlways(req, a.User)
+		}
 		if len(suggestions(*req)) == 0 {
 			return Result{}, ErrUnknownAction
 		}
@@ -276,8 +286,9 @@ func applyPermission(id string, req *state.Request, a Action) (Result, error) {
 	case "deny":
 		return Result{}, decide(req, claudehook.Decision{Behavior: "deny", Message: DenyMessage}, "⛔ **Denied** by "+a.User)
 	case "denymsg":
-		return Result{Modal: &chat.Modal{CustomID: cid(req.Instance, id, "denytext"), Title: "Deny, and tell Claude what to do",
-			Inputs: []chat.TextInput{{CustomID: "text", Label: "What should Claude do instead?", Paragraph: true, Required: true, MaxLength: 4000}}}}, nil
+		who := agentOf(*req) // keys.go
+		return Result{Modal: &chat.Modal{CustomID: cid(req.Instance, id, "denytext"), Title: "Deny, and tell " + who + " what to do",
+			Inputs: []chat.TextInput{{CustomID: "text", Label: "What should " + who + " do instead?", Paragraph: true, Required: true, MaxLength: 4000}}}}, nil
 	case "denytext":
 		text := strings.TrimSpace(a.Fields["text"])
 		if text == "" {

@@ -41,11 +41,12 @@ func renderPlan(id string, req state.Request, room int) chat.Message {
 	m := chat.Message{}
 	// Masked before it is cut to the card's room.
 	plan := redact.String(chat.Markdown(strings.TrimSpace(in.Plan)))
-	title := "📋 **Claude's plan**\n\n"
+	who := agentOf(req) // keys.go
+	title := "📋 **" + who + "'s plan**\n\n"
 	// Whether the plan is attached is decided as on the pending card,
 	// which is posted with its files; a closed card is an edit of it.
 	if len([]rune(plan)) > planInline {
-		title = "📋 **Claude's plan** (the full plan is attached)\n\n"
+		title = "📋 **" + who + "'s plan** (the full plan is attached)\n\n"
 		m.Files = []chat.File{{Name: "plan.md", Data: []byte(in.Plan)}}
 	}
 	masked := req.Status == state.RequestPending && planMasked(in)
@@ -65,6 +66,15 @@ func renderPlan(id string, req state.Request, room int) chat.Message {
 	}
 	m.Content = title + plan
 	if req.Status != state.RequestPending {
+		return m
+	}
+	if req.Keys != "" {
+		// Codex's "Implement this plan?" dialog: Yes, implement it (in
+		// Default mode), or No, stay in Plan mode.
+		m.Rows = []chat.Row{{Buttons: []chat.Button{
+			{Label: "Yes, implement this plan", CustomID: cid(req.Instance, id, "plandefault"), Style: chat.Success},
+			{Label: "Keep planning…", CustomID: cid(req.Instance, id, "plankeep"), Style: chat.Secondary},
+		}}}
 		return m
 	}
 	buttons := []chat.Button{
@@ -89,6 +99,14 @@ func approvePlan(req *state.Request, input json.RawMessage, mode, outcome string
 }
 
 func applyPlan(id string, req *state.Request, a Action) (Result, error) {
+	if req.Keys != "" {
+		switch a.Name {
+		case "plandefault":
+			return Result{}, decide(req, claudehook.Decision{Behavior: "allow"}, "✅ **Plan approved** by "+a.User+"; Codex switches to Default mode and implements it.")
+		case "planaccept", "planedit", "planedited":
+			return Result{}, ErrUnknownAction
+		}
+	}
 	switch a.Name {
 	case "planaccept":
 		return Result{}, approvePlan(req, req.ToolInput, "acceptEdits", "✅ **Plan approved** by "+a.User+"; Claude accepts edits from here.")
@@ -96,7 +114,7 @@ func applyPlan(id string, req *state.Request, a Action) (Result, error) {
 		return Result{}, approvePlan(req, req.ToolInput, "default", "✅ **Plan approved** by "+a.User+"; Claude asks before edits.")
 	case "plankeep":
 		return Result{Modal: &chat.Modal{CustomID: cid(req.Instance, id, "plantext"), Title: "Keep planning",
-			Inputs: []chat.TextInput{{CustomID: "text", Label: "What should Claude change?", Paragraph: true, Required: true, MaxLength: 4000}}}}, nil
+			Inputs: []chat.TextInput{{CustomID: "text", Label: "What should " + agentOf(*req) + " change?", Paragraph: true, Required: true, MaxLength: 4000}}}}, nil
 	case "plantext":
 		text := strings.TrimSpace(a.Fields["text"])
 		if text == "" {

@@ -31,7 +31,7 @@ func usesButtons(q claudehook.Question) bool { return !q.MultiSelect && len(q.Op
 func renderQuestion(id string, req state.Request) chat.Message {
 	in := askInput(req)
 	var b strings.Builder
-	b.WriteString("❓ **Claude asks**")
+	b.WriteString("❓ **" + agentOf(req) + " asks**") // keys.go
 	if req.AgentType != "" {
 		b.WriteString(" (" + req.AgentType + " agent)")
 	}
@@ -181,7 +181,7 @@ func applyQuestion(id string, req *state.Request, a Action) (Result, error) {
 		return Result{}, finishQuestions(req, in, a.User)
 	case "chat":
 		return Result{Modal: &chat.Modal{CustomID: cid(req.Instance, id, "chattext"), Title: "Reply in chat instead",
-			Inputs: []chat.TextInput{{CustomID: "text", Label: "Your reply to Claude", Paragraph: true, Required: true, MaxLength: 4000}}}}, nil
+			Inputs: []chat.TextInput{{CustomID: "text", Label: "Your reply to " + agentOf(*req), Paragraph: true, Required: true, MaxLength: 4000}}}}, nil
 	case "chattext":
 		text := strings.TrimSpace(a.Fields["text"])
 		if text == "" {

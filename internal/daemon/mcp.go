@@ -85,6 +85,8 @@ func serveMCP(ctx context.Context, cfg *config.Config, stderr io.Writer) error {
 		}
 	}
 	srv := mcp.New(opts)
+	// Its Codex sessions' answers are pressed here too: no daemon may run.
+	go (&presser{store: store, sessions: sessions, log: log}).run(ctx) // keys.go
 	log.Info("ccbridge mcp serving", "version", Version(), "config", cfg.Path, "runtime", store.Dir.Root())
 	return srv.Run(ctx, &sdk.StdioTransport{})
 }

@@ -203,6 +203,7 @@ func serve(ctx context.Context, log *slog.Logger, cfg *config.Config, hup chan o
 		func(ctx context.Context) { relay.keepPanels(ctx, pnl) }, att.loop, live.loop,
 		sessions.WatchDialogs,    // dialogs a running Claude opens that no hook reports
 		sessions.WatchTurnErrors, // Codex turns an API error ended, which no hook reports
+		relay.pressAnswers,       // Codex's cards, answered with its dialog's keys (keys.go)
 		newReloader(cfg, hup, log, parts.apply, rep.Send).run}
 	done := make(chan struct{}, len(loops))
 	for _, loop := range loops {

@@ -83,7 +83,8 @@ func (r *relay) sweepOnce(ctx context.Context, now time.Time) {
 	all, _ := r.store.Requests.List()
 	for id, req := range all {
 		switch {
-		case req.Status == state.RequestPending && !processAlive(req.HookPID):
+		case req.Status == state.RequestPending && req.Keys == "" && !processAlive(req.HookPID):
+			// A request answered by keys has no hook waiting (keys.go).
 			r.closeRequest(ctx, id, state.RequestInterrupted)
 		case req.Status == state.RequestPending && now.After(req.Deadline.Add(deadlineGrace)):
 			r.closeRequest(ctx, id, state.RequestExpired)

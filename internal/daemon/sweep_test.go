@@ -25,9 +25,13 @@ func TestSweepClosesRequestsOfDeadHooks(t *testing.T) {
 	store.Requests.Create(ctx, "live", state.Request{Status: state.RequestPending, HookPID: 1, Created: now, Deadline: now.Add(time.Hour)})
 	store.Requests.Create(ctx, "late", state.Request{Status: state.RequestPending, HookPID: 1, Created: now.Add(-2 * time.Hour), Deadline: now.Add(-time.Hour)})
 	store.Requests.Create(ctx, "old", state.Request{Status: state.RequestDecided, Created: now.Add(-time.Hour)})
+	// Codex's card: answered by keys, no hook waits on it; it expires.
+	store.Requests.Create(ctx, "keyed", state.Request{Status: state.RequestPending, Keys: "codex", Created: now, Deadline: now.Add(time.Hour)})
+	store.Requests.Create(ctx, "keyedLate", state.Request{Status: state.RequestPending, Keys: "codex", Created: now.Add(-2 * time.Hour), Deadline: now.Add(-time.Hour)})
 	r := &relay{store: store, posters: map[string]chat.Poster{}, log: slog.New(slog.DiscardHandler)}
 	r.sweepOnce(ctx, now)
-	for key, want := range map[string]string{"gone": state.RequestInterrupted, "live": state.RequestPending, "late": state.RequestExpired} {
+	for key, want := range map[string]string{"gone": state.RequestInterrupted, "live": state.RequestPending, "late": state.RequestExpired,
+		"keyed": state.RequestPending, "keyedLate": state.RequestExpired} {
 		if got, _ := store.Requests.Get(key); got.Status != want {
 			t.Errorf("%s: status %s, want %s", key, got.Status, want)
 		}

@@ -247,7 +247,7 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 	if prog == Stop {
 		switch in.HookEventName {
 		case claudehook.EventUserPromptSubmit:
-			return h.promptSubmitted(ctx, in, sess)
+			return errors.Join(h.retireCodexPlans(ctx, in), h.promptSubmitted(ctx, in, sess)) // codexkeys.go
 		case claudehook.EventSessionStart:
 			return h.sessionStarted(ctx, in, before, sess)
 		case claudehook.EventNotification:
@@ -264,8 +264,14 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 		case claudehook.EventPostToolUse, claudehook.EventPostToolUseFailure:
 			return errors.Join(h.retire(ctx, in), h.liveToolEnded(ctx, in, sess))
 		case claudehook.EventPreToolUse:
+			if isCodexQuestion(in) { // codexkeys.go
+				return errors.Join(h.progress(ctx, in, sess), h.codexQuestion(ctx, in, sess))
+			}
 			return h.progress(ctx, in, sess)
 		}
+	}
+	if in.HookEventName == codexhook.EventInterrupt {
+		return h.dismissKeyed(ctx, in) // codexkeys.go
 	}
 	if !isStop {
 		return nil
@@ -288,7 +294,7 @@ func (h *handler) handle(ctx context.Context, prog Program, in *claudehook.Input
 		pending = in
 	}
 	err = h.postTurn(ctx, sess, turn, pl, pending)
-	return errors.Join(err, h.liveRepliesEnded(ctx, in, sess), h.turnEnded(ctx, sess, turn))
+	return errors.Join(err, h.liveRepliesEnded(ctx, in, sess), h.turnEnded(ctx, sess, turn), h.codexPlan(ctx, in, sess))
 }
 
 func isStopEvent(in *claudehook.Input) bool {

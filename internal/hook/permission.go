@@ -73,6 +73,7 @@ func (h *handler) permission(ctx context.Context, in *claudehook.Input, sess sta
 		req.Suggestions, _ = json.Marshal(in.PermissionSuggestions)
 	}
 	req.PolicyRule = h.askRule(in, sess) // policy.go
+	byKeys(in, &req)                     // codexkeys.go
 	if _, err := h.store.Requests.Create(ctx, id, req); err != nil {
 		return fmt.Errorf("record request: %w", err)
 	}
@@ -103,6 +104,10 @@ func (h *handler) permission(ctx context.Context, in *claudehook.Input, sess sta
 			}
 			log.Info("card posted; waiting", "message", msgID, "deadline", req.Deadline)
 		}
+	}
+	if req.Keys != "" {
+		log.Info("the agent's dialog takes the answer, by keys from the card or the terminal")
+		return nil
 	}
 
 	decided, err := h.waitDecision(ctx, id, req.Deadline)
@@ -233,10 +238,10 @@ func (h *handler) retire(ctx context.Context, in *claudehook.Input) error {
 	}
 	best := ""
 	for id, r := range all {
-		if r.Status != state.RequestPending || r.ClaudeSessionID != in.SessionID || r.ToolName != in.ToolName {
+		if r.Status != state.RequestPending || r.ClaudeSessionID != in.SessionID || r.ToolName != cardTool(in) {
 			continue
 		}
-		if !sameCall(in.ToolName, r.ToolInput, in.ToolInput) {
+		if r.Keys != "" && !sameKeyedCall(r, in.ToolInput) || r.Keys == "" && !sameCall(in.ToolName, r.ToolInput, in.ToolInput) {
 			continue
 		}
 		if best == "" || r.Created.Before(all[best].Created) {

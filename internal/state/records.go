@@ -338,6 +338,14 @@ type Request struct {
 	Step string `json:"step,omitempty"`
 	// Answers are AskUserQuestion answers so far, by question text.
 	Answers map[string]string `json:"answers,omitempty"`
+	// Keys names the agent ("codex") whose own dialog takes the answer as
+	// keys the daemon presses: its hook cannot wait without hiding that
+	// dialog, so no hook waits on the request. Always asks for the
+	// dialog's "don't ask again"; Pressed says the daemon took the
+	// decision to the pane (pressed once, whatever came of it).
+	Keys    string `json:"keys,omitempty"`
+	Always  bool   `json:"always,omitempty"`
+	Pressed bool   `json:"pressed,omitempty"`
 }
 
 // NewRequestID returns an unguessable request id (96 random bits).

@@ -3,7 +3,6 @@ package codex
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/ccbridge/ccbridge/internal/agent"
 	"github.com/ccbridge/ccbridge/internal/claudehook"
@@ -14,16 +13,12 @@ import (
 // hooks synchronously (it has no async hooks), so they must end fast.
 const hookWait = 30
 
-// permissionMargin is how much longer Codex waits for the
-// PermissionRequest hook than the hook waits for the card's answer, so the
-// hook ends by itself (no decision: Codex then shows its own dialog).
-const permissionMargin = time.Minute
-
 // hookEvents maps each Codex hook event ccbridge registers to the binary
-// that handles it (true: ccbridge-hook-pretool). PermissionRequest waits
-// for the card's answer: Codex runs it before its dialog and shows the
-// dialog only once it returns without a decision (agents.md §1.3.4), so
-// while the card waits the terminal cannot answer.
+// that handles it (true: ccbridge-hook-pretool). PermissionRequest posts
+// the card and returns at once with no decision: Codex runs it before its
+// dialog and hides the dialog while it waits (agents.md §1.3.4), so the
+// card is answered with the dialog's keys (internal/session), and the
+// terminal can answer too.
 var hookEvents = []struct {
 	event   string
 	pretool bool
@@ -62,11 +57,7 @@ func (c Codex) Argv(s agent.Spec) []string {
 		if h.pretool {
 			bin = s.PreToolHook
 		}
-		wait := hookWait
-		if h.event == "PermissionRequest" {
-			wait = int((s.PromptTimeout + permissionMargin).Seconds())
-		}
-		hooks := []string{hookEntry(bin, "", s.Rules, wait)}
+		hooks := []string{hookEntry(bin, "", s.Rules, hookWait)}
 		if h.event == "PreToolUse" {
 			// The [policy]: Codex runs every hook synchronously, and its
 			// PreToolUse takes a deny (internal/hook turns an ask into one).

@@ -45,6 +45,8 @@ var dialogChrome = []string{
 	"enter continue · esc back",
 	"enter confirm · esc skip",
 	"enter to submit answer",
+	"tab to add notes",          // every question, the last of several too ("enter to submit all")
+	"tab or esc to clear notes", // a question's notes field
 	"enter select · esc back",
 	"Would you like to run the following command?",
 }

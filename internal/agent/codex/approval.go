@@ -1,0 +1,141 @@
+package codex
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Codex's approval dialog for a command (agents.md §1.4, re-checked on
+// 0.171.0):
+//
+//	  Would you like to run the following command?
+//	  …
+//	  $ touch /tmp/out.txt
+//	› 1. Yes, proceed (y)
+//	  2. Yes, and don't ask again for commands that start with `touch` (p)
+//	  3. No, and tell Codex what to do differently (esc)
+//	  Press enter to confirm or esc to cancel
+//
+// A digit picks its choice at once ("2" as "p"); Escape is the No, which
+// ends the turn. Choice 2 writes a prefix rule Codex keeps in its rules:
+// the prefix is Codex's (from the model's prefix_rule, else derived; a
+// command of several parts got the first part's words).
+const (
+	ApprovalQuestion = "Would you like to run the following command?"
+	// AllowChoice and AlwaysChoice start the choices that the keys
+	// AllowKey and AlwaysKey pick.
+	AllowChoice  = "1. Yes, proceed"
+	AlwaysChoice = "2. Yes, and don't ask again"
+	AllowKey     = "1"
+	AlwaysKey    = "2"
+)
+
+// alwaysScope reads the prefix of the "don't ask again" choice, which
+// may wrap over lines.
+var alwaysScope = regexp.MustCompile("don't ask again for commands that start with `([^`]*)` \\(p\\)")
+
+// Approval is Codex's approval dialog as the screen shows it.
+type Approval struct {
+	// Always is the prefix "don't ask again" allows from then on; empty
+	// when the dialog does not offer it.
+	Always string
+}
+
+// ReadApproval reads the approval dialog on screen when it asks about
+// command (the "$ command" line; a long command wraps, so spaces and line
+// breaks are ignored).
+func ReadApproval(screen, command string) (Approval, bool) {
+	if !strings.Contains(screen, ApprovalQuestion) || strings.TrimSpace(command) == "" {
+		return Approval{}, false
+	}
+	_, dialog, _ := strings.Cut(screen, ApprovalQuestion)
+	if !strings.Contains(squeeze(dialog), squeeze("$ "+command)) {
+		return Approval{}, false
+	}
+	var a Approval
+	joined := strings.Join(strings.Fields(dialog), " ")
+	if m := alwaysScope.FindStringSubmatch(joined); m != nil {
+		a.Always = m[1]
+	}
+	return a, true
+}
+
+// CommandMark is what of command the dialog shows on one line, for a
+// check tmux makes as it sends a key: "$ " and the command's start.
+func CommandMark(command string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(command), "\n")
+	if r := []rune(first); len(r) > 24 {
+		first = string(r[:24])
+	}
+	return "$ " + first
+}
+
+// Codex's question dialog (request_user_input, Plan mode only; agents.md
+// §1.4, re-checked on 0.171.0): one question at a time, its options
+// numbered and "None of the above" last; a digit picks and submits.
+//
+//	Question 1/1 (1 unanswered)
+//	Which color do you prefer?
+//	› 1. Red                The color red
+//	  2. Blue               The color blue
+//	  3. None of the above  Optionally, add details in notes (tab)
+//	tab to add notes | enter to submit answer | esc to interrupt
+//
+// Of several questions, a digit answers one and shows the next; the last
+// one's hint says "enter to submit all". Tab on a choice opens a notes
+// field ("› Add notes", hint "tab or esc to clear notes"); "None of the
+// above" with a note is Codex's free answer: the model gets
+// ["None of the above","user_note: <text>"].
+const (
+	QuestionHint = "tab to add notes"
+	NotesHint    = "tab or esc to clear notes"
+	NoneOfAbove  = "None of the above"
+)
+
+// QuestionMark heads question i (from 0) of n.
+func QuestionMark(i, n int) string { return "Question " + strconv.Itoa(i+1) + "/" + strconv.Itoa(n) }
+
+// QuestionShown reports whether screen shows question i of n, asking q.
+func QuestionShown(screen string, i, n int, q string) bool {
+	_, rest, ok := strings.Cut(screen, QuestionMark(i, n)+" ")
+	return ok && (strings.Contains(rest, QuestionHint) || strings.Contains(rest, NotesHint)) && strings.Contains(squeeze(rest), squeeze(q))
+}
+
+// OptionKey is the digit that picks option k (from 0), and what the
+// dialog shows for it; ok is false past the digits.
+func OptionKey(k int, label string) (key, shown string, ok bool) {
+	if k < 0 || k > 8 {
+		return "", "", false
+	}
+	key = strconv.Itoa(k + 1)
+	shown = key + ". " + label
+	if r := []rune(shown); len(r) > 24 {
+		shown = string(r[:24])
+	}
+	return key, shown, true
+}
+
+// Codex's plan dialog, opened after the Stop of a Plan-mode turn whose
+// answer proposed a plan (agents.md §1.4, re-checked on 0.171.0). Its
+// "1" switches to Default mode and submits "Implement the plan.".
+//
+//	  Implement this plan?
+//	› 1. Yes, implement this plan          Switch to Default and start coding
+//	  2. Yes, clear context and implement  Fresh thread with this plan
+//	  3. No, stay in Plan mode             Continue planning with the model
+//	  enter select · esc back
+const (
+	PlanQuestion = "Implement this plan?"
+	PlanHint     = "enter select · esc back"
+	PlanYes      = "1. Yes, implement this plan"
+	PlanNo       = "3. No, stay in Plan mode"
+	PlanYesKey   = "1"
+	PlanNoKey    = "3"
+)
+
+// PlanShown reports whether screen shows the plan dialog.
+func PlanShown(screen string) bool {
+	return strings.Contains(screen, PlanQuestion) && strings.Contains(screen, PlanHint) &&
+		strings.Contains(screen, PlanYes) && strings.Contains(screen, PlanNo)
+}

@@ -1,0 +1,114 @@
+package codex
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The approval dialog as Codex 0.171.0 drew it in tmux (160 columns), with
+// the "don't ask again" prefix the model proposed.
+const approvalScreen = `› run SCN_P
+• Running touch /tmp/TestProbe2444396020/001/out.txt
+  Would you like to run the following command?
+  Environment: local
+  Reason: Create a file outside?
+  $ touch /tmp/TestProbe2444396020/001/out.txt
+› 1. Yes, proceed (y)
+  2. Yes, and don't ask again for commands that start with ` + "`touch`" + ` (p)
+  3. No, and tell Codex what to do differently (esc)
+  Press enter to confirm or esc to cancel
+`
+
+func TestReadApproval(t *testing.T) {
+	a, ok := ReadApproval(approvalScreen, "touch /tmp/TestProbe2444396020/001/out.txt")
+	if !ok || a.Always != "touch" {
+		t.Errorf("got %+v, %v", a, ok)
+	}
+	// Another command's dialog is not this card's.
+	if _, ok := ReadApproval(approvalScreen, "touch /tmp/other"); ok {
+		t.Error("read as the dialog of another command")
+	}
+	// The prefix wraps on a narrow pane; a dialog without the choice
+	// offers no Always.
+	wrapped := `  Would you like to run the following command?
+  $ touch /tmp/a &&
+    echo ok
+› 1. Yes, proceed (y)
+  2. Yes, and don't ask again for commands that start with ` + "`touch" + `
+  /tmp/a` + "`" + ` (p)
+  3. No, and tell Codex what to do differently (esc)
+`
+	if a, ok := ReadApproval(wrapped, "touch /tmp/a && echo ok"); !ok || a.Always != "touch /tmp/a" {
+		t.Errorf("wrapped: %+v, %v", a, ok)
+	}
+	noAlways := "  Would you like to run the following command?\n  $ rm x\n› 1. Yes, proceed (y)\n  2. No, and tell Codex what to do differently (esc)\n"
+	if a, ok := ReadApproval(noAlways, "rm x"); !ok || a.Always != "" {
+		t.Errorf("no Always: %+v, %v", a, ok)
+	}
+	if _, ok := ReadApproval("› Ask Codex to do anything\n  gpt-fake default · ~/proj\n", "rm x"); ok {
+		t.Error("an idle screen read as a dialog")
+	}
+	if got := CommandMark("touch /tmp/TestProbe2444396020/001/out.txt"); got != "$ touch /tmp/TestProbe2444" {
+		t.Errorf("mark %q", got)
+	}
+}
+
+// Codex's question dialog as 0.171.0 drew it in Plan mode.
+const questionScreen = `› ask SCN_ASK
+  Question 1/1 (1 unanswered)
+  Which color do you prefer?
+  › 1. Red                The color red
+    2. Blue               The color blue
+    3. None of the above  Optionally, add details in notes (tab)
+  tab to add notes | enter to submit answer | esc to interrupt
+`
+
+func TestQuestionShown(t *testing.T) {
+	if !QuestionShown(questionScreen, 0, 1, "Which color do you prefer?") {
+		t.Error("the question is not read")
+	}
+	if QuestionShown(questionScreen, 0, 2, "Which color do you prefer?") || QuestionShown(questionScreen, 0, 1, "Which size?") {
+		t.Error("another question read as this one")
+	}
+	if key, shown, ok := OptionKey(1, "Blue"); !ok || key != "2" || shown != "2. Blue" {
+		t.Errorf("OptionKey: %q %q %v", key, shown, ok)
+	}
+	if _, _, ok := OptionKey(-1, "Green"); ok {
+		t.Error("an answer that is no option has a key")
+	}
+}
+
+// The last of several questions, and its notes field, as Codex 0.171.0
+// drew them: their hints differ from a single question's, and they are
+// still dialogs (nothing is typed into them) and still that question.
+func TestLastQuestionOfSeveral(t *testing.T) {
+	last := `› ask SCN_ASK
+  Question 2/2 (1 unanswered)
+  Which size?
+  › 1. Small              small
+    2. Large              large
+    3. None of the above  Optionally, add details in notes (tab)
+  tab to add notes | enter to submit all | ←/→ to navigate questions | esc to interrupt
+`
+	notes := `› ask SCN_ASK
+  Question 2/2 (1 unanswered)
+  Which size?
+    1. Small              small
+    2. Large              large
+  › 3. None of the above  Optionally, add details in notes (tab)
+  › green please
+  tab or esc to clear notes | enter to submit all
+`
+	for name, s := range map[string]string{"last": last, "notes": notes} {
+		if !(Codex{}).DialogOpen(s) || (Codex{}).InputBoxShown(s) {
+			t.Errorf("%s: not read as a dialog", name)
+		}
+		if !slices.ContainsFunc(Codex{}.DialogChrome(), func(c string) bool { return strings.Contains(s, c) }) {
+			t.Errorf("%s: no chrome for tmux's guard", name)
+		}
+	}
+	if !QuestionShown(last, 1, 2, "Which size?") {
+		t.Error("the last question is not read")
+	}
+}

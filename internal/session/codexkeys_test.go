@@ -1,0 +1,58 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccbridge/ccbridge/internal/state"
+)
+
+const codexApprovalAlways = "  Would you like to run the following command?\n  $ touch x\n› 1. Yes, proceed (y)\n" +
+	"  2. Yes, and don't ask again for commands that start with `touch` (p)\n  3. No, and tell Codex what to do differently (esc)\n  Press enter to confirm or esc to cancel\n"
+
+// A decided Codex card is pressed into its own session's dialog only while
+// that dialog asks about the card's command: Always is the dialog's "2"
+// and reports Codex's prefix; another command's dialog gets nothing.
+func TestPressAnswerOnlyIntoItsDialog(t *testing.T) {
+	m, panes, target := newCodexManager(t)
+	ctx := context.Background()
+	if _, _, err := m.Ensure(ctx, target); err != nil {
+		t.Fatal(err)
+	}
+	decided := func(always bool, behavior string) state.Request {
+		d, _ := json.Marshal(map[string]string{"behavior": behavior})
+		return state.Request{Session: target.Key, Keys: "codex", Status: state.RequestDecided, ToolName: "Bash",
+			ToolInput: json.RawMessage(`{"command":"touch x","description":"why"}`), Decision: d, Always: always}
+	}
+	panes.mu.Lock()
+	panes.screen, panes.ops = codexApprovalAlways, nil
+	panes.mu.Unlock()
+	prefix, err := m.PressAnswer(ctx, decided(true, "allow"), "")
+	if err != nil || prefix != "touch" {
+		t.Fatalf("Always: %q, %v", prefix, err)
+	}
+	panes.mu.Lock()
+	ops := slices.Clone(panes.ops)
+	panes.screen, panes.ops = strings.ReplaceAll(codexApprovalAlways, "touch x", "rm -rf y"), nil
+	panes.mu.Unlock()
+	if !slices.ContainsFunc(ops, func(o string) bool { return strings.HasSuffix(o, " 2") && strings.HasPrefix(o, "keys ") }) {
+		t.Errorf("ops %q, want the key 2", ops)
+	}
+	keyedDialogWait = 300 * time.Millisecond
+	t.Cleanup(func() { keyedDialogWait = 10 * time.Second })
+	if _, err := m.PressAnswer(ctx, decided(false, "allow"), ""); !errors.Is(err, ErrDialogGone) {
+		t.Errorf("another command's dialog: %v", err)
+	}
+	panes.mu.Lock()
+	defer panes.mu.Unlock()
+	for _, o := range panes.ops {
+		if strings.HasPrefix(o, "keys ") {
+			t.Errorf("a key pressed into another command's dialog: %q", panes.ops)
+		}
+	}
+}
