@@ -90,9 +90,11 @@ func TestCodexPolicyDeniesCcbridgesOwnFiles(t *testing.T) {
 }
 
 // A Claude session's Bash is kept from ccbridge's own files as Codex's
-// shell is (Claude Code's deny rules stop only Read and Edit), while what a
-// call only says or writes (a description, a file's content) refuses
-// nothing: "rm -rf /" in a description reads no tree.
+// shell is (Claude Code's deny rules stop only Read and Edit), and so is a
+// file's new content that names one (a later call may run it). What a
+// call only says (a description) refuses nothing, and the words of
+// written text are not read as this call's paths and commands: "rm -rf /"
+// there reads no tree.
 func TestClaudePolicyKeepsBashFromCcbridgesOwnFiles(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
@@ -123,19 +125,25 @@ func TestClaudePolicyKeepsBashFromCcbridgesOwnFiles(t *testing.T) {
 		}
 		return o.HookSpecificOutput.PermissionDecision
 	}
-	for _, in := range []map[string]any{
-		{"command": "cat ~/secrets/discord.token", "description": "Show the token"},
-		{"command": "grep -r token " + home},
+	for _, c := range []struct {
+		tool string
+		in   map[string]any
+	}{
+		{"Bash", map[string]any{"command": "cat ~/secrets/discord.token", "description": "Show the token"}},
+		{"Bash", map[string]any{"command": "grep -r token " + home}},
+		// Written now, run later by a call that names nothing (npm test).
+		{"Edit", map[string]any{"file_path": filepath.Join(project, "package.json"), "old_string": "x", "new_string": `"test": "cat ~/secrets/discord.token"`}},
+		{"Write", map[string]any{"file_path": filepath.Join(project, "x.sh"), "content": "cat " + token}},
 	} {
-		if d := decide("Bash", in); d != "deny" {
-			t.Errorf("%v: %q, want deny", in, d)
+		if d := decide(c.tool, c.in); d != "deny" {
+			t.Errorf("%s %v: %q, want deny", c.tool, c.in, d)
 		}
 	}
 	long := "touch long-start.txt" + strings.Repeat("; echo harmless-padding", 100)
 	for tool, in := range map[string]map[string]any{
 		"Bash":  {"command": long, "description": "Build it ```sh\nrm -rf /\n``` # " + token},
 		"Write": {"file_path": filepath.Join(project, "clean.sh"), "content": "#!/bin/sh\ngrep -r token ~\nrm -rf /\n"},
-		"Edit":  {"file_path": filepath.Join(project, "README.md"), "old_string": "x", "new_string": "see " + token},
+		"Edit":  {"file_path": filepath.Join(project, "README.md"), "old_string": "x", "new_string": "clean with rm -rf / and find ~ -name x"},
 	} {
 		if d := decide(tool, in); d != "" {
 			t.Errorf("%s %v refused: %q", tool, in, d)

@@ -10,10 +10,11 @@ import (
 // Guarded reports the first of paths (absolute; a directory ends in "/")
 // that the call names anywhere in its input, or vars (names of variables
 // that hold one) it uses; "" when none. It looks at every string of the
-// input but its prose, whatever the tool (a shell command, a patch, a
-// file argument), and matches conservatively, since a false refusal beats a leak:
+// input but its labels, whatever the tool (a shell command, a patch, a
+// file argument, a file's new content), and matches conservatively, since
+// a false refusal beats a leak:
 //   - each path as written, with its symlinks resolved, and ~-, $HOME- or
-//     ${HOME}-relative, anywhere in the text;
+//     ${HOME}-relative, anywhere in the text (a file's new content too);
 //   - each word that reads as a path (split at shell punctuation),
 //     relative to the cwd, resolved through symlinks, its glob expanded
 //     (outside the body of a patch, which is taken literally);
@@ -25,10 +26,12 @@ import (
 func Guarded(c Call, paths, vars []string) string {
 	c.fields = c.decoded()
 	c.memo = &memo{real: map[string]string{}}
-	texts := inputStrings(c.fields, nil)
+	var texts, written []string
+	inputStrings(c.fields, &texts, &written)
+	named := append(slices.Clone(texts), written...)
 	for _, p := range paths {
 		for _, form := range c.forms(p) {
-			for _, t := range texts {
+			for _, t := range named {
 				if strings.Contains(t, form) {
 					return p
 				}
@@ -36,7 +39,7 @@ func Guarded(c Call, paths, vars []string) string {
 		}
 	}
 	for _, v := range vars {
-		for _, t := range texts {
+		for _, t := range named {
 			if strings.Contains(t, v) {
 				return "$" + v
 			}
@@ -112,31 +115,39 @@ func (c Call) holds(dir, p string) bool {
 	return false
 }
 
-// prose are the input fields a tool shows or writes as text but never
-// opens as a path or runs: a Bash call's description, a file's new
-// content, an edit's strings, a subagent's prompt. A path named there
-// reads nothing ("rm -rf /" in a description), and the shell that may
-// later run written text is another call, checked then.
-var prose = []string{"description", "prompt", "content", "old_string", "new_string", "new_source", "plan"}
+// labels are the input fields a tool only shows: a Bash call's
+// description, a subagent's prompt (its own calls pass this hook), a
+// plan. What they say opens nothing ("rm -rf /" in a description).
+var labels = []string{"description", "prompt", "plan"}
 
-// inputStrings collects every string value of a decoded JSON input but
-// its prose.
-func inputStrings(v any, out []string) []string {
+// writes are the input fields a tool writes as they are: a file's new
+// content, an edit's new text, a notebook cell's source. A guarded path
+// or variable named there is refused (the text may be run later, by a
+// call that names nothing: `sh x.sh`, `npm test`); their words are not
+// read as paths or commands of this call.
+var writes = []string{"content", "new_string", "new_source"}
+
+// inputStrings collects the string values of a decoded JSON input: those
+// written as they are into written, the rest but labels into texts.
+func inputStrings(v any, texts, written *[]string) {
 	switch v := v.(type) {
 	case string:
-		out = append(out, v)
+		*texts = append(*texts, v)
 	case []any:
 		for _, e := range v {
-			out = inputStrings(e, out)
+			inputStrings(e, texts, written)
 		}
 	case map[string]any:
 		for k, e := range v {
-			if !slices.Contains(prose, k) {
-				out = inputStrings(e, out)
+			switch {
+			case slices.Contains(labels, k):
+			case slices.Contains(writes, k):
+				inputStrings(e, written, written)
+			default:
+				inputStrings(e, texts, written)
 			}
 		}
 	}
-	return out
 }
 
 // wordSep splits a text into the words that may be paths: at white space
