@@ -1,11 +1,17 @@
 package router
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/opened"
+	"github.com/ccbridge/ccbridge/internal/schedule"
+	"github.com/ccbridge/ccbridge/internal/state"
 )
 
 // HandleChannelDeleted answers a project's channel deleted in the chat:
@@ -22,6 +28,9 @@ func (r *Router) HandleChannelDeleted(server, channelID string) {
 	}
 	project := tg.rt.project.Name
 	r.opt.Log.Error("a project's channel was deleted; its sessions stop", "server", server, "project", project, "channel", channelID)
+	// Remembered first: neither a restart nor a schedule starts it there
+	// again.
+	r.remember(tg.key, func(g *state.Registered) { g.Server, g.Project, g.ChannelGone = server, project, channelID })
 	all, err := r.opt.Registry.Sessions.List()
 	if err != nil {
 		r.opt.Log.Error("could not list the project's threads", "err", err)
@@ -31,16 +40,77 @@ func (r *Router) HandleChannelDeleted(server, channelID string) {
 			r.HandleThreadDeleted(server, g.ThreadID, channelID)
 		}
 	}
+	for _, o := range opened.Folders(r.opt.Registry, server) {
+		if o.ChannelID == channelID {
+			r.HandleThreadDeleted(server, o.ThreadID, channelID) // a folder opened there
+		}
+	}
+	dropped := r.dropChannelSchedules(server, channelID)
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
 		r.stopWhenTurnEnds(tg)
 	}()
+	text := goneText(project, r.agentTitle(server, project))
+	if len(dropped) > 0 {
+		text += fmt.Sprintf("\n🗑 Deleted its %d schedule(s):\n• %s", len(dropped), strings.Join(dropped, "\n• "))
+	}
+	r.tellPanel(tg, text)
+}
+
+// goneText tells the owners a project's channel is gone, and what to do.
+func goneText(project, agent string) string {
+	return fmt.Sprintf("⚠️ The channel of project **%s** was deleted. Its %s session stops when its turn ends, with its threads' (their conversations stay in %s's history), and is not started there again. "+
+		"Give the project another channel (its `channel_id` in the config) or remove the project, then reload.",
+		chat.Clip(project, 100), agent, agent)
+}
+
+// tellPanel posts text in the control panel's channel of tg's server, if
+// it has one (else the log has it).
+func (r *Router) tellPanel(tg target, text string) {
 	if panel := tg.rt.server.GeneralChannelID; panel != "" {
-		agent := r.agentTitle(server, project)
-		r.send(server, panel, fmt.Sprintf("⚠️ The channel of project **%s** was deleted. Its %s session stops when its turn ends, with its threads' (their conversations stay in %s's history). "+
-			"Give the project another channel (its `channel_id` in the config) or remove the project, then reload.",
-			chat.Clip(project, 100), agent, agent))
+		r.send(tg.rt.server.Name, panel, text)
+	}
+}
+
+// errChannelGone refuses to start a project whose channel was deleted.
+func errChannelGone(project string) error {
+	return fmt.Errorf("the channel of project %s was deleted: give the project another channel_id in the config, or remove it", project)
+}
+
+// dropChannelSchedules deletes the schedules made in a deleted channel, or
+// starting threads there, and returns them as lines.
+func (r *Router) dropChannelSchedules(server, channelID string) []string {
+	all, err := r.opt.Registry.Schedules.List()
+	if err != nil {
+		r.opt.Log.Error("could not read the schedules", "err", err)
+		return nil
+	}
+	var lines []string
+	for id, s := range all {
+		if s.Server != server || (s.ChannelID != channelID && s.ParentID != channelID) {
+			continue
+		}
+		if err := r.opt.Registry.Schedules.Delete(r.ctx, id); err != nil {
+			r.opt.Log.Error("could not delete a deleted channel's schedule", "schedule", id, "err", err)
+			continue
+		}
+		r.schedTold.Delete(id)
+		lines = append(lines, fmt.Sprintf("%s: %s", cmp.Or(s.Cron, s.When), chat.Clip(schedule.OneLine(s.Prompt), 100)))
+	}
+	slices.Sort(lines)
+	return lines
+}
+
+// warnGoneChannels repeats, at start, the word on each project whose
+// channel was deleted and which the config still points at it.
+func (r *Router) warnGoneChannels() {
+	for _, rt := range r.tab.Load().routes {
+		tg := target{key: rt.server.Name + "-" + rt.project.Name, rt: rt}
+		if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && reg.ChannelGone != "" && reg.ChannelGone == tg.rt.project.ChannelID {
+			r.opt.Log.Error("a project's channel was deleted; it is not started", "session", tg.key, "channel", reg.ChannelGone)
+			r.tellPanel(tg, goneText(tg.rt.project.Name, r.agentTitle(tg.rt.server.Name, tg.rt.project.Name)))
+		}
 	}
 }
 

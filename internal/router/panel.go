@@ -67,6 +67,7 @@ func (r *Router) startStop(server, action, project string) string {
 // reload that adds one starts it too (reconfigure.go).
 func (r *Router) StartConfigured() {
 	r.started.Store(true)
+	r.warnGoneChannels() // channels.go
 	for _, tg := range r.tab.Load().startTargets() {
 		r.startInBackground(tg)
 	}

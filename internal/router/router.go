@@ -245,6 +245,9 @@ func (r *Router) sessionTarget(tg target) (session.Target, error) {
 	cfg := r.conf()
 	tg.rt = current(cfg, tg.rt) // as the config is now, not as when the worker started
 	reg, _ := r.opt.Registry.Sessions.Get(tg.key)
+	if tg.threadID == "" && reg.ChannelGone != "" && reg.ChannelGone == tg.rt.project.ChannelID {
+		return session.Target{}, errChannelGone(tg.rt.project.Name) // channels.go
+	}
 	var t session.Target
 	var err error
 	if tg.threadID != "" {

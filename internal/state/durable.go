@@ -72,6 +72,9 @@ type Registered struct {
 	KeptNotice      string    `json:"kept_notice,omitempty"`   // fingerprint of the worktree last reported kept
 	Updated         time.Time `json:"updated"`
 	ForkOf          string    `json:"fork_of,omitempty"` // start with --fork-session while ClaudeSessionID is still this one
+	// ChannelGone is a project's channel the chat deleted: its session is
+	// not started there again; the project given another channel is.
+	ChannelGone string `json:"channel_gone,omitempty"`
 }
 
 const registryVersion = 1
