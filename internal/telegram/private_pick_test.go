@@ -39,7 +39,7 @@ func (w *world) privateData(t *testing.T, chatID, id int64, label string) string
 // its keyboard, and nothing of it to the group. A click there reaches the
 // core as a click in the channel it was asked in (recorded server-side:
 // the button carries a short token), on the private message as drawn, and
-// acts once: a second click, or one from a copy of the data, is expired.
+// acts once: a second click is expired and reaches nothing.
 func TestPrivateAnswerKeepsItsControlsAndActsWhereAsked(t *testing.T) {
 	w := newWorld(t)
 	h := newRecorder()
@@ -101,9 +101,8 @@ func TestPrivateAnswerKeepsItsControlsAndActsWhereAsked(t *testing.T) {
 	}
 }
 
-// A private answer's click is one person's: another owner cannot click it
-// (their chat is not its chat), and a drawing of another bot's private
-// chat with the same person is not this bot's.
+// A person's private chat has the same id for every bot: a private answer
+// another server's bot drew there is not this bot's to act on.
 func TestPrivateAnswerOfAnotherServerIsExpired(t *testing.T) {
 	w := newWorld(t)
 	h := newRecorder()
