@@ -246,13 +246,21 @@ func TestTelegramOpenWithoutTopicModeSaysHowToEnable(t *testing.T) {
 }
 
 // An owner who never started the bot has no private chat with it: /open
-// is refused in the group, saying how to open the chat; once they have,
+// is refused in the group, saying how to open the chat, and so is the
+// folder picker, whose folder names the group never sees; once they have,
 // /open works.
 func TestTelegramOpenBeforeStartSaysHowToOpenTheChat(t *testing.T) {
 	t.Parallel()
 	tb := newTelegramBridge(t, "")
-	withTelegramOpenRoots(t, tb)
+	root := withTelegramOpenRoots(t, tb)
 	tb.tg.SetPrivateTopics(true)
+	tb.say("/open")
+	tb.waitReply("can't message you privately")
+	for _, name := range []string{root, "alpha", "beta", "Which folder"} {
+		if tb.groupSaw(name) {
+			t.Fatalf("the group saw %q", name)
+		}
+	}
 	tb.say("/open beta")
 	refusal := tb.waitReply("Not opened")
 	if !strings.Contains(refusal.Text, "press Start") || strings.Contains(refusal.Text, "Discord") {
