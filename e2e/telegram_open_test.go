@@ -149,24 +149,36 @@ func TestTelegramOpenInAPrivateTopic(t *testing.T) {
 }
 
 // /open without a folder offers the folders under the roots as buttons,
-// and /open with a part of a name the folders it matches; a click opens
-// the one clicked, in the owner's private chat. callback_data holds a
-// short token, never the path.
+// and /open with a part of a name the folders it matches: in the owner's
+// private chat with the bot, never in the group, which learns no folder
+// name. A pick there opens the one picked, in a topic of that chat.
+// callback_data holds a short token, never the path. The private chat has
+// the command menu, as the group has.
 func TestTelegramOpenOffersFoldersAsButtons(t *testing.T) {
 	t.Parallel()
 	tb := newTelegramBridge(t, "")
 	root := withTelegramOpenRoots(t, tb)
 	tb.tg.SetPrivateTopics(true)
-	tb.tg.StartBot(tb.tg.Owner)
+	owner := tb.tg.Owner
+	tb.tg.StartBot(owner)
+	picker := func(what string, pred func(faketelegram.Message) bool) faketelegram.Message {
+		t.Helper()
+		m, ok := tb.tg.WaitMessage(long, func(m faketelegram.Message) bool {
+			return m.Chat.ID == owner.ID && m.MessageThreadID == 0 && m.From != nil && m.From.IsBot && m.ReplyMarkup != nil &&
+				strings.Contains(m.Text, "folder") && pred(m)
+		})
+		if !ok {
+			t.Fatalf("no %s in the owner's private chat: %+v", what, tb.tg.Messages(owner.ID, 0))
+		}
+		return m
+	}
 	tb.say("/open")
-	all := tb.waitBot("the folders as buttons", func(m faketelegram.Message) bool { return m.ReplyMarkup != nil && strings.Contains(m.Text, "folder") })
+	all := picker("picker of every folder", func(faketelegram.Message) bool { return true })
 	for _, name := range []string{"alpha", "alpha-two", "beta"} {
 		button(t, all, name)
 	}
 	tb.say("/open alph")
-	some := tb.waitBot("the matching folders", func(m faketelegram.Message) bool {
-		return m.MessageID != all.MessageID && m.ReplyMarkup != nil && strings.Contains(m.Text, "folder")
-	})
+	some := picker("picker of the matching folders", func(m faketelegram.Message) bool { return m.MessageID != all.MessageID })
 	var labels []string
 	for _, row := range some.ReplyMarkup.InlineKeyboard {
 		for _, b := range row {
@@ -179,13 +191,36 @@ func TestTelegramOpenOffersFoldersAsButtons(t *testing.T) {
 	if len(labels) != 2 || !strings.HasSuffix(labels[0], "/alpha") || !strings.HasSuffix(labels[1], "/alpha-two") {
 		t.Fatalf("the folders matching alph: %q", labels)
 	}
+	for _, name := range []string{root, "alpha-two", "beta", "Which folder"} {
+		if tb.groupSaw(name) {
+			t.Fatalf("the group saw %q", name)
+		}
+	}
 	if n := len(tb.panes()); n != 0 {
 		t.Fatalf("%d panes before a folder was picked", n)
 	}
-	tb.press(t, tb.tg.Owner, some, button(t, some, "alpha-two"))
-	tb.waitCardText(some.MessageID, "📂 Opened")
-	topic := tb.privateTopic(tb.tg.Owner, "alpha-two")
-	tb.waitPrivateIn(tb.tg.Owner, topic, "🟢 Claude is running in "+filepath.Join(root, "alpha-two"))
+	qid, err := tb.tg.Click(owner, owner.ID, some.MessageID, button(t, some, "alpha-two"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tb.tg.WaitFor(10*time.Second, func() bool { _, ok := tb.tg.Answered(qid); return ok }) {
+		t.Fatal("the pick was never answered")
+	}
+	if _, ok := tb.tg.WaitMessage(long, func(m faketelegram.Message) bool {
+		return m.Chat.ID == owner.ID && m.MessageID == some.MessageID && strings.Contains(m.Text, "📂 Opened") && m.ReplyMarkup == nil
+	}); !ok {
+		now, _ := tb.tg.Message(owner.ID, some.MessageID)
+		t.Fatalf("the picker never said the folder opened: %+v", now)
+	}
+	topic := tb.privateTopic(owner, "alpha-two")
+	tb.waitPrivateIn(owner, topic, "🟢 Claude is running in "+filepath.Join(root, "alpha-two"))
+	if tb.groupSaw("alpha-two") {
+		t.Fatal("the group saw the folder picked")
+	}
+	menu := func(chatID int64) []faketelegram.BotCommand { return tb.tg.Commands(fmt.Sprintf("chat:%d", chatID)) }
+	if !tb.tg.WaitFor(10*time.Second, func() bool { return len(menu(owner.ID)) > 0 && len(menu(owner.ID)) == len(menu(tb.tg.ChatID)) }) {
+		t.Fatalf("the owner's private chat's command menu %+v, the group's %+v", menu(owner.ID), menu(tb.tg.ChatID))
+	}
 }
 
 // Without the bot's topic mode there is no private place for the folder:
@@ -211,13 +246,21 @@ func TestTelegramOpenWithoutTopicModeSaysHowToEnable(t *testing.T) {
 }
 
 // An owner who never started the bot has no private chat with it: /open
-// is refused in the group, saying how to open the chat; once they have,
+// is refused in the group, saying how to open the chat, and so is the
+// folder picker, whose folder names the group never sees; once they have,
 // /open works.
 func TestTelegramOpenBeforeStartSaysHowToOpenTheChat(t *testing.T) {
 	t.Parallel()
 	tb := newTelegramBridge(t, "")
-	withTelegramOpenRoots(t, tb)
+	root := withTelegramOpenRoots(t, tb)
 	tb.tg.SetPrivateTopics(true)
+	tb.say("/open")
+	tb.waitReply("can't message you privately")
+	for _, name := range []string{root, "alpha", "beta", "Which folder"} {
+		if tb.groupSaw(name) {
+			t.Fatalf("the group saw %q", name)
+		}
+	}
 	tb.say("/open beta")
 	refusal := tb.waitReply("Not opened")
 	if !strings.Contains(refusal.Text, "press Start") || strings.Contains(refusal.Text, "Discord") {

@@ -35,7 +35,8 @@ func (t *telegramBots) start(ctx context.Context, cfg *config.Config, rt *router
 		// Strangers are turned away at the door, as the config in use says
 		// (a reload included): a multi-select's ticks never reach the core.
 		isOwner := func(id string) bool { return rt.IsOwner(srv.Name, id) }
-		bot := telegram.NewBot(p, rt, telegram.Options{Server: srv.Name, ChatID: chatID, IsOwner: isOwner, Commands: router.Commands(), Log: t.log})
+		bot := telegram.NewBot(p, rt, telegram.Options{Server: srv.Name, ChatID: chatID, IsOwner: isOwner, OwnerIDs: srv.OwnerIDs,
+			Commands: router.Commands(), Log: t.log})
 		t.wg.Go(func() {
 			err := bot.Run(ctx)
 			if errors.Is(err, chat.ErrAuth) {

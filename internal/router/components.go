@@ -381,7 +381,9 @@ type bindingResponder struct {
 
 func (b bindingResponder) Edit(m chat.Reply) (string, error) {
 	id, err := b.Responder.Edit(m)
-	if err == nil && !m.Ephemeral {
+	// An answer for one person is bound when it has controls (Telegram's
+	// private chat draws them, acting in this channel).
+	if err == nil && (!m.Ephemeral || len(m.Rows) > 0) {
 		b.r.bind(b.server, b.channel, id, m, nil)
 	}
 	return id, err

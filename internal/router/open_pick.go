@@ -60,7 +60,10 @@ func (r *Router) folderPicker(tg target, typed, iso string) (chat.Reply, bool) {
 	if typed != "" {
 		text = fmt.Sprintf("📂 No folder is `%s`; the folders it matches:", chat.Clip(typed, 200))
 	}
-	return chat.Reply{Content: text, Rows: []chat.Row{{Select: sel}}}, true
+	// The folder names are for the asker alone: on Telegram an ephemeral
+	// answer goes to their private chat with the bot, and its pick acts
+	// in the channel /open ran in (the front end keeps which), bound there.
+	return chat.Reply{Content: text, Rows: []chat.Row{{Select: sel}}, Ephemeral: true}, true
 }
 
 // openPicked opens the folder picked: the one the picker showed for the

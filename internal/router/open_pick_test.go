@@ -1,11 +1,13 @@
 package router
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/config"
+	"github.com/ccbridge/ccbridge/internal/guard"
 )
 
 // The folder picker stands in for autocomplete on Telegram alone: /open
@@ -49,5 +51,31 @@ func TestOpenFolderPicker(t *testing.T) {
 		if pick, ok := f.r.folderPicker(tg, typed, ""); ok {
 			t.Errorf("/open %s offers a picker: %q", typed, labels(pick))
 		}
+	}
+}
+
+// The picker names folders, so it is for the asker alone (ephemeral: on
+// Telegram, their private chat with the bot, which the group never
+// reads). Its controls are bound there too, in the channel /open ran in:
+// a pick from the message drawn acts, once; a copy does not.
+func TestOpenFolderPickerIsForTheAskerAlone(t *testing.T) {
+	f := newOpenRouter(t, true)
+	tg := target{rt: route{server: config.Server{Name: "phone", Platform: config.PlatformTelegram, OpenRoots: []string{f.root}}}}
+	pick, ok := f.r.folderPicker(tg, "", "")
+	if !ok || !pick.Ephemeral {
+		t.Fatalf("the picker is not for the asker alone: %+v (%v)", pick, ok)
+	}
+	resp := f.r.binding("home", channel, fakeResponder{l: f.l})
+	id, err := resp.Edit(pick)
+	if err != nil || id == "" {
+		t.Fatalf("drawn as %q: %v", id, err)
+	}
+	shown := guard.Shown{ID: id, Content: pick.Content, Rows: pick.Rows}
+	if err := f.r.guard.Check(context.Background(), "home", channel, shown); err != nil {
+		t.Fatalf("the private picker is not bound where /open ran: %v", err)
+	}
+	f.r.guard.Wait = guardWait
+	if err := f.r.guard.Check(context.Background(), "home", channel, guard.Shown{ID: "copy", Content: pick.Content, Rows: pick.Rows}); err == nil {
+		t.Error("a copy of the picker passes the guard")
 	}
 }

@@ -23,6 +23,11 @@ type TelegramDrawn struct {
 	Content   string          `json:"content"`
 	Rows      json.RawMessage `json:"rows"` // []chat.Row
 	Drawn     time.Time       `json:"drawn"`
+	// AskedIn is set on an answer sent to one person's private chat: the
+	// channel it was asked in, where its click acts. Used: it was
+	// clicked; such an answer acts once.
+	AskedIn string `json:"asked_in,omitempty"`
+	Used    bool   `json:"used,omitempty"`
 }
 
 // TelegramDrawnKey is the record key of a message of a chat.

@@ -34,7 +34,10 @@ type Options struct {
 	// commands reach nobody and their clicks are answered with nothing.
 	// Without it they reach the handler, which refuses them (the router
 	// does, as for Discord).
-	IsOwner  func(userID string) bool
+	IsOwner func(userID string) bool
+	// OwnerIDs are the owners whose private chats with the bot get the
+	// command menu too (each once they have started the bot).
+	OwnerIDs []string
 	Commands []chat.CommandSpec // set as the chat's bot commands on start
 	Log      *slog.Logger
 	// PollTimeout is getUpdates' long-poll timeout (default 50 s).
@@ -122,6 +125,11 @@ func (b *Bot) Start(ctx context.Context) error {
 		}
 		if len(skipped) > 0 {
 			b.log.Warn("commands Telegram cannot take were left out", "commands", skipped)
+		}
+		for _, o := range b.o.OwnerIDs {
+			if uid, err := strconv.ParseInt(o, 10, 64); err == nil && uid > 0 && b.owner(user{ID: uid}) {
+				b.privateMenu(ctx, uid) // private.go
+			}
 		}
 	}
 	b.log.Info("telegram bot ready", "bot", me.Username)
@@ -461,7 +469,9 @@ func (b *Bot) onCallback(ctx context.Context, q *callbackQuery) {
 	channelID := resp.place.ChannelID()
 	t, ok := parseToken(q.Data)
 	d, rows, known := b.p.drawingOf(m.Chat.ID, resp.origin)
-	if !ok || !known || d.Face != t.face {
+	// A person's private chat is the same chat for every bot: a drawing
+	// of another server's bot there is not this one's.
+	if !ok || !known || d.Face != t.face || d.Server != b.o.Server || d.Used {
 		resp.answer(ctx, expired)
 		return
 	}
@@ -485,6 +495,16 @@ func (b *Bot) onCallback(ctx context.Context, q *callbackQuery) {
 		resp.answer(ctx, fmt.Sprintf("Choose at least %d.", c.short))
 		return
 	}
+	if d.AskedIn != "" {
+		// An answer sent to this person alone: its click acts where it was
+		// asked, once.
+		if !b.p.use(ctx, m.Chat.ID, resp.origin, d.Face) {
+			resp.answer(ctx, expired)
+			return
+		}
+		channelID = d.AskedIn
+	}
+	resp.asked = channelID
 	b.mu.Lock()
 	delete(b.ticked, tickKey)
 	b.mu.Unlock()

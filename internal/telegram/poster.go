@@ -149,6 +149,12 @@ func (p *Poster) post(ctx context.Context, channelID string, m chat.Message) (st
 
 // send posts rendered chunks, m's keyboard on the last, then m's files.
 func (p *Poster) send(ctx context.Context, channelID string, chunks []string, m chat.Message) (id string, docs []string, err error) {
+	return p.sendAsked(ctx, channelID, "", chunks, m)
+}
+
+// sendAsked is send, recording a keyboard as asked in askedIn (see
+// state.TelegramDrawn) when it is not "".
+func (p *Poster) sendAsked(ctx context.Context, channelID, askedIn string, chunks []string, m chat.Message) (id string, docs []string, err error) {
 	place, err := ParseChannel(channelID)
 	if err != nil {
 		return "", nil, err
@@ -175,7 +181,7 @@ func (p *Poster) send(ctx context.Context, channelID string, chunks []string, m 
 		id = MessageID(place.Chat, msg.MessageID)
 	}
 	if kb != nil && id != "" {
-		p.draw(ctx, channelID, id, face, m)
+		p.draw(ctx, channelID, id, face, askedIn, m)
 	}
 	for _, f := range m.Files {
 		msg, err := p.sendDocument(ctx, place, f)
@@ -202,9 +208,11 @@ func (p *Poster) sendDocument(ctx context.Context, place Place, f chat.File) (me
 	return msg, err
 }
 
-// draw records what a keyboard of a message stands for (see keyboard.go).
-// A failure is logged by the caller's click: it answers "expired".
-func (p *Poster) draw(ctx context.Context, channelID, messageID, face string, m chat.Message) {
+// draw records what a keyboard of a message stands for (see keyboard.go),
+// asked in askedIn ("" for where it is, or, for a message redrawn, where
+// it was first asked). A failure is logged by the caller's click: it
+// answers "expired".
+func (p *Poster) draw(ctx context.Context, channelID, messageID, face, askedIn string, m chat.Message) {
 	place, err := ParseChannel(channelID)
 	if err != nil {
 		return
@@ -213,9 +221,16 @@ func (p *Poster) draw(ctx context.Context, channelID, messageID, face string, m 
 	if err != nil {
 		return
 	}
-	rec := state.TelegramDrawn{Server: p.server, ChannelID: channelID, MessageID: messageID, Face: face, Content: m.Content, Rows: rows, Drawn: time.Now().UTC()}
+	rec := state.TelegramDrawn{Server: p.server, ChannelID: channelID, MessageID: messageID, Face: face, Content: m.Content, Rows: rows, Drawn: time.Now().UTC(),
+		AskedIn: askedIn}
 	key := state.TelegramDrawnKey(strconv.FormatInt(place.Chat, 10), messageID)
-	_, _ = p.store.Drawn.Update(context.WithoutCancel(ctx), key, func(d *state.TelegramDrawn) error { *d = rec; return nil })
+	_, _ = p.store.Drawn.Update(context.WithoutCancel(ctx), key, func(d *state.TelegramDrawn) error {
+		if rec.AskedIn == "" && d.Server == rec.Server {
+			rec.AskedIn = d.AskedIn
+		}
+		*d = rec
+		return nil
+	})
 }
 
 // undraw forgets a message's keyboard: its buttons are gone.
@@ -288,7 +303,7 @@ func (p *Poster) Edit(ctx context.Context, channelID, messageID string, m chat.M
 	if kb != nil && len(chunks) == 1 {
 		params["reply_markup"] = kb
 		// Recorded first: a click on the new keyboard must find it.
-		p.draw(ctx, channelID, messageID, face, m)
+		p.draw(ctx, channelID, messageID, face, "", m)
 	}
 	if err := p.c.call(ctx, "editMessageText", params, nil, true); err != nil && !notModified(err) {
 		return fmt.Errorf("edit %s: %w", messageID, err)

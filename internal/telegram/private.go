@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
+	"github.com/ccbridge/ccbridge/internal/state"
 )
 
 // Answers for one person. A Telegram group has no message only one of its
@@ -53,7 +55,11 @@ func (r *responder) whisper(reply chat.Reply) (string, Place, error) {
 		return "", Place{}, fmt.Errorf("answer privately: no person to answer (%q)", r.user.ID)
 	}
 	dm := Place{Chat: uid}
-	id, err := r.b.p.Post(ctx, dm.ChannelID(), privateOf(reply))
+	asked := r.asked
+	if asked == "" {
+		asked = r.place.ChannelID()
+	}
+	id, err := r.b.p.postPrivate(ctx, dm.ChannelID(), asked, reply)
 	if err == nil {
 		r.answerWith(ctx, sentPrivately, false)
 		return id, dm, nil
@@ -71,10 +77,10 @@ func (r *responder) whisper(reply chat.Reply) (string, Place, error) {
 	return "", Place{}, fmt.Errorf("answer privately: %w", err)
 }
 
-// privateOf is an answer as the private chat shows it: its link buttons
-// (the web view's capability) as links in the text, which Telegram opens
-// whatever their host, and no other control: its keyboard is drawn for
-// no session there (only a private thread's topic has one).
+// privateOf is an answer as the private chat shows it, its controls
+// aside: its link buttons (the web view's capability) as links in the
+// text, which Telegram opens whatever their host. Only postPrivate draws
+// its other controls, recording where they act; a redraw has none.
 func privateOf(reply chat.Reply) chat.Message {
 	m := chat.Message{Content: reply.Content, Files: reply.Files}
 	for _, row := range reply.Rows {
@@ -103,12 +109,82 @@ func (b *Bot) onPrivate(ctx context.Context, m *inMessage) {
 		return
 	}
 	text := notHere
-	if name, _, ok, _ := m.command(b.name); ok && name == "start" {
-		text = welcome
-	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), answerTimeout)
 	defer cancel()
+	if name, _, ok, _ := m.command(b.name); ok && name == "start" {
+		text = welcome
+		if b.owner(*m.From) {
+			b.privateMenu(ctx, m.From.ID) // its chat opens now
+		}
+	}
 	if _, err := b.p.Post(ctx, ChannelID(m.Chat.ID, 0), chat.Message{Content: text}); err != nil {
 		b.log.Warn("could not answer in a private chat", "err", err)
+	}
+}
+
+// postPrivate posts an answer to one person's private chat (channelID).
+// Its controls stay, drawn as asked in askedIn: their click acts in that
+// channel, once (onCallback). The drawing records the answer as the core
+// gave it (what the core's guard bound); its text also carries its links
+// (privateOf).
+func (p *Poster) postPrivate(ctx context.Context, channelID, askedIn string, reply chat.Reply) (string, error) {
+	shown := privateOf(reply)
+	if keyboardOf("", reply.Rows, nil) == nil {
+		return p.Post(ctx, channelID, shown)
+	}
+	chunks := render(shown.Content)
+	if len(chunks) == 0 {
+		chunks = []string{"…"} // a keyboard needs a text to hang from
+	}
+	id, _, err := p.sendAsked(ctx, channelID, askedIn, chunks, chat.Message{Content: reply.Content, Rows: reply.Rows, Files: reply.Files})
+	if err != nil {
+		return "", fmt.Errorf("post to %s: %w", channelID, err)
+	}
+	return id, nil
+}
+
+// errUsed refuses a second click on a private answer's controls.
+var errUsed = errors.New("a private answer's controls were used")
+
+// use marks a private answer's drawing clicked, under the record's lock:
+// false when it was clicked already, or is no longer the drawing face.
+func (p *Poster) use(ctx context.Context, chatID int64, messageID, face string) bool {
+	key := state.TelegramDrawnKey(strconv.FormatInt(chatID, 10), messageID)
+	_, err := p.store.Drawn.Update(context.WithoutCancel(ctx), key, func(d *state.TelegramDrawn) error {
+		if d.Used || d.Face != face || d.AskedIn == "" || d.Server != p.server {
+			return errUsed
+		}
+		d.Used = true
+		return nil
+	})
+	return err == nil
+}
+
+// owner reports whether u is an owner: by IsOwner (the config in use),
+// else by OwnerIDs.
+func (b *Bot) owner(u user) bool {
+	id := strconv.FormatInt(u.ID, 10)
+	if u.IsBot {
+		return false
+	}
+	if b.o.IsOwner != nil {
+		return b.o.IsOwner(id)
+	}
+	return slices.Contains(b.o.OwnerIDs, id)
+}
+
+// privateMenu sets the command menu in an owner's private chat, where the
+// commands of their private topics are typed. A chat not started yet gets
+// it on /start.
+func (b *Bot) privateMenu(ctx context.Context, uid int64) {
+	if len(b.o.Commands) == 0 {
+		return
+	}
+	_, err := b.p.SetCommands(ctx, uid, b.o.Commands)
+	switch {
+	case unreachable(err):
+		b.log.Info("an owner's private chat gets the command menu once they start the bot", "user", uid)
+	case err != nil:
+		b.log.Warn("could not set the command menu of an owner's private chat", "user", uid, "err", err)
 	}
 }

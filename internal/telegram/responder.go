@@ -21,6 +21,9 @@ type responder struct {
 	// replyTo the person's command message, which answers reply to.
 	origin  string
 	replyTo string
+	// asked is the channel the event names when it is not place's (a
+	// click on a private answer acts where that was asked).
+	asked   string
 	queryID string // a click's callback query, answered once
 	// who acted, and what the clicked message showed: a form opened here
 	// carries them to its chat.ModalEvent.

@@ -1,6 +1,7 @@
 package faketelegram
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -38,5 +39,23 @@ func TestPrivateChatNeedsStart(t *testing.T) {
 	s.BlockBot(alice)
 	if r := call(t, s, "sendMessage", map[string]any{"chat_id": alice.ID, "text": "again"}); r.Status != 403 || r.Description != "Forbidden: bot was blocked by the user" {
 		t.Fatalf("blocked: %+v", r)
+	}
+}
+
+// A private chat's command menu (scope chat:<person>) is refused as a send
+// there is until the person has started the bot.
+func TestPrivateChatCommandScopeNeedsStart(t *testing.T) {
+	s := New(t)
+	alice := s.AddUser("Alice", true)
+	cmds := []BotCommand{{Command: "open", Description: "open a folder"}}
+	scope := map[string]any{"type": "chat", "chat_id": alice.ID}
+	refused(t, s, "setMyCommands", map[string]any{"commands": cmds, "scope": scope}, 403, "Forbidden: bot can't initiate conversation with a user")
+	if c := s.Commands("chat:" + strconv.FormatInt(alice.ID, 10)); len(c) != 0 {
+		t.Fatalf("a chat not started has a menu: %+v", c)
+	}
+	s.StartBot(alice)
+	ok(t, s, "setMyCommands", map[string]any{"commands": cmds, "scope": scope}, nil)
+	if c := s.Commands("chat:" + strconv.FormatInt(alice.ID, 10)); len(c) != 1 || c[0].Command != "open" {
+		t.Fatalf("the private chat's menu: %+v", c)
 	}
 }
