@@ -40,7 +40,9 @@ general_channel_id = %q
 		t.Fatal(err)
 	}
 	openedKey := session.ThreadKey("home", session.OpenedProject, openedThread)
-	r.remember(openedKey, func(g *state.Registered) { g.Server, g.Project, g.ThreadID = "home", session.OpenedProject, openedThread })
+	r.remember(openedKey, func(g *state.Registered) {
+		g.Server, g.Project, g.ThreadID = "home", session.OpenedProject, openedThread
+	})
 	ss.setState("busy")
 	r.HandleChannelDeleted("home", "100000000000000099") // not a project's: nothing
 	r.HandleChannelDeleted("home", channel)
@@ -63,7 +65,9 @@ general_channel_id = %q
 	}
 	n := len(l.all())
 	r.StartConfigured()
-	if !slices.ContainsFunc(l.all()[n:], func(op string) bool { return strings.HasPrefix(op, "send ⚠️ The channel of project **api** was deleted") }) {
+	if !slices.ContainsFunc(l.all()[n:], func(op string) bool {
+		return strings.HasPrefix(op, "send ⚠️ The channel of project **api** was deleted")
+	}) {
 		t.Errorf("the start did not repeat the word: %q", l.all()[n:])
 	}
 }
