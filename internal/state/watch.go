@@ -17,7 +17,7 @@ const pollInterval = 250 * time.Millisecond
 // until ctx ends. Events are hints: re-read the record with Get. The
 // directory is watched, not the files, because an atomic rename replaces a
 // file's inode and would orphan a per-file watch.
-func (c *Collection[T]) Watch(ctx context.Context) (<-chan string, error) {
+func (c *collection) Watch(ctx context.Context) (<-chan string, error) {
 	w, err := fsnotify.NewWatcher()
 	if err == nil {
 		if err = w.Add(c.dir); err != nil {
@@ -76,7 +76,7 @@ type fileStamp struct {
 	ino  uint64
 }
 
-func (c *Collection[T]) snapshot() map[string]fileStamp {
+func (c *collection) snapshot() map[string]fileStamp {
 	ents, _ := os.ReadDir(c.dir)
 	m := make(map[string]fileStamp, len(ents))
 	for _, e := range ents {
@@ -95,7 +95,7 @@ func (c *Collection[T]) snapshot() map[string]fileStamp {
 
 // poll diffs directory snapshots, the first against prev (nil: every
 // record is new), and sends changed keys until ctx ends.
-func (c *Collection[T]) poll(ctx context.Context, out chan<- string, prev map[string]fileStamp) {
+func (c *collection) poll(ctx context.Context, out chan<- string, prev map[string]fileStamp) {
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
 	for {
