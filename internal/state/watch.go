@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -16,15 +18,12 @@ const pollInterval = 250 * time.Millisecond
 // Watch reports the keys of records that were created, changed or deleted,
 // until ctx ends. Events are hints: re-read the record with Get. The
 // directory is watched, not the files, because an atomic rename replaces a
-// file's inode and would orphan a per-file watch.
+// file's inode and would orphan a per-file watch. Keys come in the order
+// of their changes; a key changed again before it was read is reported
+// once.
 func (c *collection) Watch(ctx context.Context) (<-chan string, error) {
-	w, err := fsnotify.NewWatcher()
-	if err == nil {
-		if err = w.Add(c.dir); err != nil {
-			_ = w.Close()
-		}
-	}
 	out := make(chan string, 64)
+	s, err := watchers.subscribe(c.dir)
 	if err != nil {
 		// The first snapshot is taken before Watch returns: a change made
 		// right after it must be seen.
@@ -37,37 +36,167 @@ func (c *collection) Watch(ctx context.Context) (<-chan string, error) {
 	}
 	go func() {
 		defer close(out)
-		defer w.Close()
+		defer watchers.unsubscribe(s)
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case ev, ok := <-w.Events:
-				if !ok {
-					return
-				}
-				key, ok := keyOf(filepath.Base(ev.Name))
-				if !ok || ev.Op == fsnotify.Chmod {
-					continue
-				}
+			case <-s.wake:
+			}
+			keys, lost := s.take()
+			for _, key := range keys {
 				select {
 				case out <- key:
 				case <-ctx.Done():
 					return
 				}
-			case _, ok := <-w.Errors:
-				if !ok {
-					return
-				}
+			}
+			if lost {
 				// An overflow loses events: fall back to polling, which
 				// reports every record as changed once and then diffs.
-				_ = w.Close()
+				watchers.unsubscribe(s)
 				c.poll(ctx, out, nil)
 				return
 			}
 		}
 	}()
 	return out, nil
+}
+
+// watchers is the one inotify instance every Watch of the process shares,
+// opened by the first and closed after the last: fsnotify reads each
+// instance in a goroutine with a 64 KiB buffer on its stack (a 128 KiB
+// stack), and the daemon watches nine collections.
+var watchers watchHub
+
+type watchHub struct {
+	mu   sync.Mutex
+	w    *fsnotify.Watcher
+	subs map[string][]*watchSub // by directory
+	n    int                    // subscriptions, all directories
+}
+
+// watchSub is one Watch's queue. The hub never blocks on it: keys wait in
+// it, each once, until the Watch's goroutine takes them.
+type watchSub struct {
+	dir    string
+	wake   chan struct{} // cap 1: something is queued
+	mu     sync.Mutex
+	queue  []string
+	queued map[string]bool
+	lost   bool // events were lost (inotify overflow)
+	gone   bool // unsubscribed
+}
+
+func (s *watchSub) push(key string, lost bool) {
+	s.mu.Lock()
+	if lost {
+		s.lost = true
+	} else if !s.queued[key] {
+		s.queued[key] = true
+		s.queue = append(s.queue, key)
+	}
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *watchSub) take() ([]string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.queue
+	s.queue = nil
+	clear(s.queued)
+	return q, s.lost
+}
+
+func (h *watchHub) subscribe(dir string) (*watchSub, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.w == nil {
+		w, err := fsnotify.NewWatcher()
+		if err != nil {
+			return nil, err
+		}
+		h.w, h.subs = w, map[string][]*watchSub{}
+		go h.run(w)
+	}
+	if len(h.subs[dir]) == 0 {
+		if err := h.w.Add(dir); err != nil {
+			h.closeIfIdle()
+			return nil, err
+		}
+	}
+	s := &watchSub{dir: dir, wake: make(chan struct{}, 1), queued: map[string]bool{}}
+	h.subs[dir] = append(h.subs[dir], s)
+	h.n++
+	return s, nil
+}
+
+// unsubscribe ends s; a second call is a no-op.
+func (h *watchHub) unsubscribe(s *watchSub) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s.gone {
+		return
+	}
+	s.gone = true
+	h.n--
+	h.subs[s.dir] = slices.DeleteFunc(h.subs[s.dir], func(o *watchSub) bool { return o == s })
+	if len(h.subs[s.dir]) == 0 {
+		delete(h.subs, s.dir)
+		if h.w != nil {
+			_ = h.w.Remove(s.dir)
+		}
+	}
+	h.closeIfIdle()
+}
+
+func (h *watchHub) closeIfIdle() {
+	if h.n == 0 && h.w != nil {
+		_ = h.w.Close()
+		h.w, h.subs = nil, nil
+	}
+}
+
+// run hands w's events to the subscriptions of their directory until w is
+// closed. After an overflow every subscription is told that events were
+// lost.
+func (h *watchHub) run(w *fsnotify.Watcher) {
+	for {
+		select {
+		case ev, ok := <-w.Events:
+			if !ok {
+				return
+			}
+			key, ok := keyOf(filepath.Base(ev.Name))
+			if !ok || ev.Op == fsnotify.Chmod {
+				continue
+			}
+			h.mu.Lock()
+			if h.w == w {
+				for _, s := range h.subs[filepath.Dir(ev.Name)] {
+					s.push(key, false)
+				}
+			}
+			h.mu.Unlock()
+		case _, ok := <-w.Errors:
+			if !ok {
+				return
+			}
+			h.mu.Lock()
+			if h.w == w {
+				for _, subs := range h.subs {
+					for _, s := range subs {
+						s.push("", true)
+					}
+				}
+			}
+			h.mu.Unlock()
+		}
+	}
 }
 
 type fileStamp struct {
