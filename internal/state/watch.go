@@ -43,8 +43,12 @@ func (c *collection) Watch(ctx context.Context) (<-chan string, error) {
 				return
 			case <-s.wake:
 			}
-			keys, lost := s.take()
-			for _, key := range keys {
+			names, lost := s.take()
+			for _, name := range names {
+				key, ok := keyOf(name)
+				if !ok {
+					continue
+				}
 				select {
 				case out <- key:
 				case <-ctx.Done():
@@ -63,10 +67,35 @@ func (c *collection) Watch(ctx context.Context) (<-chan string, error) {
 	return out, nil
 }
 
-// watchers is the one inotify instance every Watch of the process shares,
-// opened by the first and closed after the last: fsnotify reads each
-// instance in a goroutine with a 64 KiB buffer on its stack (a 128 KiB
-// stack), and the daemon watches nine collections.
+// DirWatch reports changes to the entries of a directory, as Watch does
+// for a collection's records, on the same inotify instance.
+type DirWatch struct{ s *watchSub }
+
+// WatchDir watches the entries of dir until Close.
+func WatchDir(dir string) (*DirWatch, error) {
+	s, err := watchers.subscribe(filepath.Clean(dir))
+	if err != nil {
+		return nil, err
+	}
+	return &DirWatch{s}, nil
+}
+
+// Changed receives when Take has something to return.
+func (w *DirWatch) Changed() <-chan struct{} { return w.s.wake }
+
+// Take returns the names of the entries created, changed, renamed or
+// removed since the last Take, each once, in the order of their changes;
+// lost says events were lost (an inotify overflow), so any entry may have
+// changed.
+func (w *DirWatch) Take() (names []string, lost bool) { return w.s.take() }
+
+// Close ends the watch.
+func (w *DirWatch) Close() { watchers.unsubscribe(w.s) }
+
+// watchers is the one inotify instance every Watch and DirWatch of the
+// process shares, opened by the first and closed after the last: fsnotify
+// reads each instance in a goroutine with a 64 KiB buffer on its stack (a
+// 128 KiB stack), and the daemon watches nine collections and its config.
 var watchers watchHub
 
 type watchHub struct {
@@ -76,8 +105,8 @@ type watchHub struct {
 	n    int                    // subscriptions, all directories
 }
 
-// watchSub is one Watch's queue. The hub never blocks on it: keys wait in
-// it, each once, until the Watch's goroutine takes them.
+// watchSub is one watch's queue. The hub never blocks on it: the names of
+// changed entries wait in it, each once, until the watch takes them.
 type watchSub struct {
 	dir    string
 	wake   chan struct{} // cap 1: something is queued
@@ -88,13 +117,13 @@ type watchSub struct {
 	gone   bool // unsubscribed
 }
 
-func (s *watchSub) push(key string, lost bool) {
+func (s *watchSub) push(name string, lost bool) {
 	s.mu.Lock()
 	if lost {
 		s.lost = true
-	} else if !s.queued[key] {
-		s.queued[key] = true
-		s.queue = append(s.queue, key)
+	} else if !s.queued[name] {
+		s.queued[name] = true
+		s.queue = append(s.queue, name)
 	}
 	s.mu.Unlock()
 	select {
@@ -106,10 +135,10 @@ func (s *watchSub) push(key string, lost bool) {
 func (s *watchSub) take() ([]string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	q := s.queue
-	s.queue = nil
+	q, lost := s.queue, s.lost
+	s.queue, s.lost = nil, false
 	clear(s.queued)
-	return q, s.lost
+	return q, lost
 }
 
 func (h *watchHub) subscribe(dir string) (*watchSub, error) {
@@ -123,11 +152,11 @@ func (h *watchHub) subscribe(dir string) (*watchSub, error) {
 		h.w, h.subs = w, map[string][]*watchSub{}
 		go h.run(w)
 	}
-	if len(h.subs[dir]) == 0 {
-		if err := h.w.Add(dir); err != nil {
-			h.closeIfIdle()
-			return nil, err
-		}
+	// Added again even when watched: a directory removed and made again
+	// is a new inode, which the old watch does not see.
+	if err := h.w.Add(dir); err != nil {
+		h.closeIfIdle()
+		return nil, err
 	}
 	s := &watchSub{dir: dir, wake: make(chan struct{}, 1), queued: map[string]bool{}}
 	h.subs[dir] = append(h.subs[dir], s)
@@ -171,14 +200,13 @@ func (h *watchHub) run(w *fsnotify.Watcher) {
 			if !ok {
 				return
 			}
-			key, ok := keyOf(filepath.Base(ev.Name))
-			if !ok || ev.Op == fsnotify.Chmod {
+			if ev.Op == fsnotify.Chmod {
 				continue
 			}
 			h.mu.Lock()
 			if h.w == w {
 				for _, s := range h.subs[filepath.Dir(ev.Name)] {
-					s.push(key, false)
+					s.push(filepath.Base(ev.Name), false)
 				}
 			}
 			h.mu.Unlock()

@@ -125,3 +125,28 @@ func TestWatchNotReadDoesNotBlockOthers(t *testing.T) {
 		}
 	}
 }
+
+// A watch made after the directory was removed and made again sees the new
+// directory, though an older watch of the old one is still open.
+func TestWatchOfARecreatedDirectory(t *testing.T) {
+	c := testCollection(t, filepath.Join(t.TempDir(), "rt"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := c.Watch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(c.dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(c.dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := c.Watch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Update(ctx, "after", func(v *counter) error { v.N = 1; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	waitKey(t, ch, "after")
+}

@@ -2,9 +2,11 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,5 +62,29 @@ func TestWatchWorktreesOpensNoWatcherUntilAWorktree(t *testing.T) {
 			t.Fatal("a worktree's parent was never watched")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// The config's watch shares the process's one inotify instance with the
+// state's watches: fsnotify reads each instance in a goroutine with a
+// 128 KiB stack (BenchmarkDaemonIdleRSS).
+func TestReloaderSharesTheStateWatcher(t *testing.T) {
+	store, err := state.OpenStore(filepath.Join(t.TempDir(), "rt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := store.Sessions.Watch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before := openInotifies(t)
+	g := newReloadRig(t)
+	if n := openInotifies(t) - before; n != 0 {
+		t.Fatalf("the config's watch opened %d inotify instances of its own, want 0", n)
+	}
+	g.write(t, fmt.Sprintf(reloadTOML+webProject, "two", g.dir, g.dir))
+	if said := g.waitSaid(t, 1); !strings.Contains(said, "config reloaded") {
+		t.Fatalf("said %q after an edit", said)
 	}
 }
