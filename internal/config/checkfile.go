@@ -210,8 +210,9 @@ var keyHomes = sync.OnceValue(func() map[string][]string {
 	return homes
 })
 
-// tomlPrefix is what the decoder puts before a message about a value.
-var tomlPrefix = regexp.MustCompile(`^toml: (line \d+ \(last key "v"\): )?`)
+// tomlPrefix is what the decoder puts before a message about a value
+// (compiled for the first such message).
+var tomlPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^toml: (line \d+ \(last key "v"\): )?`) })
 
 // decodesAs reports whether v decodes into a value of type t, by decoding
 // it alone into a struct with one field of that type.
@@ -225,7 +226,7 @@ func decodesAs(v any, t reflect.Type) error {
 	if err == nil {
 		return nil
 	}
-	msg := tomlPrefix.ReplaceAllString(err.Error(), "")
+	msg := tomlPrefix().ReplaceAllString(err.Error(), "")
 	var pe toml.ParseError
 	if errors.As(err, &pe) && pe.Message != "" {
 		msg = pe.Message

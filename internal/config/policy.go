@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Policy is a [policy] table: at the top level (every project), in a
@@ -59,8 +60,10 @@ func (c *Config) ThreadPolicy(p Project, threadID string) Policy {
 }
 
 // ruleSyntax is Claude Code's permission-rule shape: Tool or
-// Tool(specifier); MCP rules may end in *.
-var ruleSyntax = regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9_-]*(?:\(.+\))?|mcp__[A-Za-z0-9_-]+(?:__[A-Za-z0-9_*-]*)?)$`)
+// Tool(specifier); MCP rules may end in *. Compiled for the first rule.
+var ruleSyntax = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9_-]*(?:\(.+\))?|mcp__[A-Za-z0-9_-]+(?:__[A-Za-z0-9_*-]*)?)$`)
+})
 
 func (v *checker) policy(key string, p Policy, top bool) {
 	for _, list := range []struct {
@@ -70,7 +73,7 @@ func (v *checker) policy(key string, p Policy, top bool) {
 		for i, r := range list.rules {
 			r = strings.TrimSpace(r)
 			switch {
-			case !ruleSyntax.MatchString(r):
+			case !ruleSyntax().MatchString(r):
 				v.errf(fmt.Sprintf("%s.%s[%d]", key, list.name, i), "%q is not a permission rule; write Tool or Tool(specifier), e.g. \"Bash(git push *)\" or \"Write(.env*)\"", r)
 			case strings.HasPrefix(r, "WebFetch(") && !strings.HasPrefix(r, "WebFetch(domain:"):
 				// Claude Code refuses it with a dialog at start.

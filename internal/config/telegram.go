@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -99,19 +100,20 @@ func (s *Server) deriveTelegramIDs() {
 	}
 }
 
+// A chat id is an integer: a supergroup's is -100 then its number, a basic
+// group's negative, a private chat's (a user's id) positive. Compiled when
+// a Telegram server is first checked, not in every daemon's init.
 var (
-	// A chat id is an integer: a supergroup's is -100 then its number, a
-	// basic group's negative, a private chat's (a user's id) positive.
-	tgChatID   = regexp.MustCompile(`^-?[1-9][0-9]*$`)
-	tgPositive = regexp.MustCompile(`^[1-9][0-9]*$`)
+	tgChatID   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?[1-9][0-9]*$`) })
+	tgPositive = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[1-9][0-9]*$`) })
 )
 
 // tgInt reports whether val is an id the Bot API can take: an integer in
 // int64 written plainly, positive when it must be.
 func tgInt(val string, positive bool) bool {
-	re := tgChatID
+	re := tgChatID()
 	if positive {
-		re = tgPositive
+		re = tgPositive()
 	}
 	_, err := strconv.ParseInt(val, 10, 64)
 	return err == nil && re.MatchString(val)

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -95,8 +96,11 @@ func (w *Web) applyDefaults() {
 	w.PublicURL = strings.TrimRight(w.PublicURL, "/")
 }
 
-// hostName is a DNS name (a tailnet or LAN name).
-var hostName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$`)
+// hostName is a DNS name (a tailnet or LAN name). Compiled for the first
+// listen address that is not an IP: its {0,61}s make a large program.
+var hostName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$`)
+})
 
 func (w Web) check(v *checker) {
 	if d := w.LinkTTL.Duration; d < minLinkTTL || d > maxLinkTTL {
@@ -130,7 +134,7 @@ func (w Web) checkListen(v *checker) {
 		v.errf("web.listen", "port %d must be between 1 and 65535", n)
 	}
 	addr, ipErr := netip.ParseAddr(host)
-	if host != "" && ipErr != nil && !hostName.MatchString(host) {
+	if host != "" && ipErr != nil && !hostName().MatchString(host) {
 		v.errf("web.listen", "%q is not an IP address or host name", host)
 		return
 	}

@@ -8,11 +8,10 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/fsnotify/fsnotify"
 
 	"github.com/ccbridge/ccbridge/internal/config"
 	"github.com/ccbridge/ccbridge/internal/panel"
@@ -45,8 +44,14 @@ type reloader struct {
 	broken bool
 
 	hup     chan os.Signal
-	watcher *fsnotify.Watcher // nil: not watched (SIGHUP still works)
-	names   map[string]bool   // the paths whose events count
+	watches []dirWatch      // none: not watched (SIGHUP still works)
+	names   map[string]bool // the paths whose events count
+}
+
+// dirWatch is a watch of the directory of the config file or of its target.
+type dirWatch struct {
+	dir string
+	w   *state.DirWatch
 }
 
 // catchHUP catches SIGHUP from now on. The run command calls it first
@@ -72,8 +77,7 @@ func newReloader(cfg *config.Config, hup chan os.Signal, log *slog.Logger, apply
 	}
 	r := &reloader{path: cfg.Path, log: log, cur: cfg, apply: apply, post: post, connected: connected, read: read,
 		hup: hup, names: map[string]bool{}}
-	var err error
-	if r.watcher, err = r.watch(); err != nil {
+	if err := r.watch(); err != nil {
 		log.Warn("config changes are not watched; send SIGHUP to reload it", "config", r.path, "err", err)
 	}
 	return r
@@ -81,11 +85,10 @@ func newReloader(cfg *config.Config, hup chan os.Signal, log *slog.Logger, apply
 
 // run reloads on every change of the file and on SIGHUP until ctx ends.
 func (r *reloader) run(ctx context.Context) {
-	var events <-chan fsnotify.Event
-	var errs <-chan error // read, or the watcher stops delivering events
-	if r.watcher != nil {
-		defer r.watcher.Close()
-		events, errs = r.watcher.Events, r.watcher.Errors
+	defer r.closeWatches()
+	var changed [2]<-chan struct{} // the file's directory, its target's
+	for i, w := range r.watches {
+		changed[i] = w.w.Changed()
 	}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -96,13 +99,10 @@ func (r *reloader) run(ctx context.Context) {
 		case <-r.hup:
 			r.log.Info("SIGHUP: reading the config again", "config", r.path)
 			r.reload(ctx, true)
-		case ev := <-events:
-			if r.names[filepath.Clean(ev.Name)] {
-				timer.Reset(reloadDebounce)
-			}
-		case err := <-errs:
-			r.log.Warn("watching the config", "config", r.path, "err", err)
-			timer.Reset(reloadDebounce) // events may have been lost (an overflow): look
+		case <-changed[0]:
+			r.changed(r.watches[0], timer)
+		case <-changed[1]:
+			r.changed(r.watches[1], timer)
 		case <-timer.C:
 			r.reload(ctx, false)
 		}
@@ -113,11 +113,7 @@ func (r *reloader) run(ctx context.Context) {
 // it is a symlink): an editor replaces the file by renaming another over
 // it, which a watch of the file itself would lose. names gets the paths
 // whose events count.
-func (r *reloader) watch() (*fsnotify.Watcher, error) {
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return nil, err
-	}
+func (r *reloader) watch() error {
 	paths := []string{r.path}
 	if real, err := filepath.EvalSymlinks(r.path); err == nil && real != r.path {
 		paths = append(paths, real)
@@ -127,13 +123,43 @@ func (r *reloader) watch() (*fsnotify.Watcher, error) {
 		if err != nil {
 			continue
 		}
-		if err := w.Add(filepath.Dir(p)); err != nil {
-			w.Close()
-			return nil, err
-		}
 		r.names[p] = true
+		dir := filepath.Dir(p)
+		if slices.ContainsFunc(r.watches, func(w dirWatch) bool { return w.dir == dir }) {
+			continue
+		}
+		w, err := state.WatchDir(dir)
+		if err != nil {
+			r.closeWatches()
+			return err
+		}
+		r.watches = append(r.watches, dirWatch{dir, w})
 	}
-	return w, nil
+	return nil
+}
+
+func (r *reloader) closeWatches() {
+	for _, w := range r.watches {
+		w.w.Close()
+	}
+	r.watches = nil
+}
+
+// changed looks (after the debounce) when the config file changed, or when
+// events were lost (an overflow) and it may have.
+func (r *reloader) changed(w dirWatch, timer *time.Timer) {
+	names, lost := w.w.Take()
+	if lost {
+		r.log.Warn("watching the config: events were lost", "config", r.path)
+		timer.Reset(reloadDebounce)
+		return
+	}
+	for _, n := range names {
+		if r.names[filepath.Join(w.dir, n)] {
+			timer.Reset(reloadDebounce)
+			return
+		}
+	}
 }
 
 // reload reads the file and applies it when it checks out. Without force,

@@ -21,17 +21,18 @@ const worktreeCheck = 5 * time.Second
 // watchWorktrees notices a thread's worktree removed from outside
 // ccbridge: it stops the thread's session and says so in the thread. The
 // worktrees' parent directories are watched; the rescan is the fallback.
+// The watcher is opened with the first worktree: fsnotify reads it in a
+// goroutine with a 128 KiB stack, which a daemon without worktrees need not
+// keep.
 func (r *relay) watchWorktrees(ctx context.Context) {
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		w = nil
-	} else {
-		defer w.Close()
-	}
+	var w *fsnotify.Watcher
+	defer func() {
+		if w != nil {
+			w.Close()
+		}
+	}()
 	var events <-chan fsnotify.Event
-	if w != nil {
-		events = w.Events
-	}
+	opened := false
 	watched := map[string]bool{}
 	tick := time.NewTicker(worktreeCheck)
 	defer tick.Stop()
@@ -40,6 +41,12 @@ func (r *relay) watchWorktrees(ctx context.Context) {
 		for key, g := range regs {
 			if g.Worktree == "" || g.Archived {
 				continue
+			}
+			if !opened {
+				opened = true
+				if nw, err := fsnotify.NewWatcher(); err == nil {
+					w, events = nw, nw.Events
+				}
 			}
 			if parent := filepath.Dir(g.Worktree); w != nil && !watched[parent] && w.Add(parent) == nil {
 				watched[parent] = true

@@ -36,13 +36,17 @@ const (
 	stateStopped = "⚫ stopped"
 )
 
-var headerRe = regexp.MustCompile(`^\*\*🖥 ([A-Za-z0-9][A-Za-z0-9_-]{0,63})\*\* · (🟢 up|⚫ stopped) · ccbridge [^\n]* · checked in <t:([0-9]{1,12}):R>`)
+// The patterns that read panels and channel lists are compiled by the first
+// one read, not at init: a daemon without a fleet never needs them.
+var headerRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\*\*🖥 ([A-Za-z0-9][A-Za-z0-9_-]{0,63})\*\* · (🟢 up|⚫ stopped) · ccbridge [^\n]* · checked in <t:([0-9]{1,12}):R>`)
+})
 
 // ParseHeader reads the machine, whether its daemon said it stopped, and
 // its last check-in from a panel message; ok is false for any other
 // message.
 func ParseHeader(content string) (machine string, stopped bool, at time.Time, ok bool) {
-	m := headerRe.FindStringSubmatch(content)
+	m := headerRe().FindStringSubmatch(content)
 	if m == nil {
 		return "", false, time.Time{}, false
 	}
@@ -70,12 +74,12 @@ type Peer struct {
 	ListID string
 }
 
-var channelRe = regexp.MustCompile(`<#([0-9]{1,21})>`)
+var channelRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<#([0-9]{1,21})>`) })
 
 // ParseChannels lists the channels a panel message mentions.
 func ParseChannels(content string) []string {
 	var out []string
-	for _, m := range channelRe.FindAllStringSubmatch(content, -1) {
+	for _, m := range channelRe().FindAllStringSubmatch(content, -1) {
 		out = append(out, m[1])
 	}
 	return out
@@ -95,8 +99,10 @@ const (
 )
 
 var (
-	listRe     = regexp.MustCompile(`^\*\*` + listMarker + ` ([A-Za-z0-9][A-Za-z0-9_-]{0,63})\*\* · ccbridge [^\n]*\n`)
-	listMoreRe = regexp.MustCompile(` … and [0-9]+ more$`)
+	listRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\*\*` + listMarker + ` ([A-Za-z0-9][A-Za-z0-9_-]{0,63})\*\* · ccbridge [^\n]*\n`)
+	})
+	listMoreRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(` … and [0-9]+ more$`) })
 )
 
 // ChannelList draws this machine's channel list for a server.
@@ -123,11 +129,11 @@ func (p *Panel) ChannelList(server string) chat.Message {
 // ParseChannelList reads a channel list: its machine, the channels it
 // names and whether they are all; ok is false for any other message.
 func ParseChannelList(content string) (machine string, channels []string, complete, ok bool) {
-	m := listRe.FindStringSubmatch(content)
+	m := listRe().FindStringSubmatch(content)
 	if m == nil {
 		return "", nil, false, false
 	}
-	return m[1], ParseChannels(content[len(m[0]):]), !listMoreRe.MatchString(content), true
+	return m[1], ParseChannels(content[len(m[0]):]), !listMoreRe().MatchString(content), true
 }
 
 // Fleet is what this daemon knows of the machines it shares its bots with.

@@ -61,10 +61,20 @@ type envelope struct {
 // would lock a deleted inode), so per-record sidecars would pile up in /tmp
 // for every prompt ever asked. Critical sections are microseconds long, so
 // one lock per collection costs nothing measurable.
-type Collection[T any] struct {
+//
+// Its methods are thin typed wrappers over collection, which does the work
+// on untyped records: Go compiles a generic method once per record type, and
+// with some thirty record types the typed core was 0.85 MiB of code, nearly
+// all of it paged in by every daemon (BENCHMARKS.md, the idle RSS).
+type Collection[T any] struct{ collection }
+
+// collection is Collection without its record type: a record is handled as
+// a pointer to a new T (newRec) behind an any.
+type collection struct {
 	d       *Dir
 	dir     string
 	version int
+	newRec  func() any
 }
 
 func newCollection[T any](d *Dir, name string, version int) (*Collection[T], error) {
@@ -72,10 +82,10 @@ func newCollection[T any](d *Dir, name string, version int) (*Collection[T], err
 	if err != nil {
 		return nil, err
 	}
-	return &Collection[T]{d: d, dir: p, version: version}, nil
+	return &Collection[T]{collection{d: d, dir: p, version: version, newRec: func() any { return new(T) }}}, nil
 }
 
-func (c *Collection[T]) path(key string) (string, error) {
+func (c *collection) path(key string) (string, error) {
 	if !validKey(key) {
 		return "", fmt.Errorf("%w: %q", ErrBadKey, key)
 	}
@@ -87,17 +97,25 @@ func (c *Collection[T]) path(key string) (string, error) {
 
 // Get reads one record without locking: writes are atomic renames.
 func (c *Collection[T]) Get(key string) (T, error) {
-	var zero T
-	p, err := c.path(key)
-	if err != nil {
+	var v T
+	if err := c.get(key, &v); err != nil {
+		var zero T
 		return zero, err
 	}
-	v, _, err := c.read(p)
+	return v, nil
+}
+
+func (c *collection) get(key string, v any) error {
+	p, err := c.path(key)
+	if err != nil {
+		return err
+	}
+	_, err = c.read(p, v)
 	if errors.Is(err, errCorrupt) {
 		c.quarantine(context.Background(), p, false, err)
-		return v, ErrNotFound
+		return ErrNotFound
 	}
-	return v, err
+	return err
 }
 
 // errCorrupt marks a record that exists but cannot be read as this
@@ -110,7 +128,7 @@ var errCorrupt = errors.New("unreadable record")
 // rename happens under the collection's lock (locked is true when the
 // caller holds it), after a re-read, so a record rewritten meanwhile is
 // never moved away.
-func (c *Collection[T]) quarantine(ctx context.Context, p string, locked bool, cause error) {
+func (c *collection) quarantine(ctx context.Context, p string, locked bool, cause error) {
 	if !locked {
 		unlock, err := c.lock(ctx)
 		if err != nil {
@@ -118,7 +136,7 @@ func (c *Collection[T]) quarantine(ctx context.Context, p string, locked bool, c
 			return
 		}
 		defer unlock()
-		if _, _, err := c.read(p); !errors.Is(err, errCorrupt) {
+		if _, err := c.read(p, c.newRec()); !errors.Is(err, errCorrupt) {
 			return
 		}
 	}
@@ -130,28 +148,29 @@ func (c *Collection[T]) quarantine(ctx context.Context, p string, locked bool, c
 	c.d.logger().Warn("unreadable record moved aside; its key starts afresh", "record", p, "moved_to", aside, "err", cause)
 }
 
-func (c *Collection[T]) read(p string) (T, time.Time, error) {
-	var v T
+// read decodes the record at p into v, a pointer to a record; after an
+// error v may hold part of it.
+func (c *collection) read(p string, v any) (time.Time, error) {
 	b, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return v, time.Time{}, ErrNotFound
+		return time.Time{}, ErrNotFound
 	}
 	if err != nil {
-		return v, time.Time{}, fmt.Errorf("read %s: %w", filepath.Base(p), err)
+		return time.Time{}, fmt.Errorf("read %s: %w", filepath.Base(p), err)
 	}
 	var env envelope
 	if err := json.Unmarshal(b, &env); err != nil {
-		return v, time.Time{}, fmt.Errorf("decode %s: %w: %w", filepath.Base(p), errCorrupt, err)
+		return time.Time{}, fmt.Errorf("decode %s: %w: %w", filepath.Base(p), errCorrupt, err)
 	}
 	if env.Version != c.version {
 		// Never read it as an empty record: the caller quarantines it,
 		// which keeps the file and says so in the log.
-		return v, time.Time{}, fmt.Errorf("decode %s: %w: record version %d, this ccbridge reads version %d", filepath.Base(p), errCorrupt, env.Version, c.version)
+		return time.Time{}, fmt.Errorf("decode %s: %w: record version %d, this ccbridge reads version %d", filepath.Base(p), errCorrupt, env.Version, c.version)
 	}
-	if err := json.Unmarshal(env.Data, &v); err != nil {
-		return v, time.Time{}, fmt.Errorf("decode %s: %w: %w", filepath.Base(p), errCorrupt, err)
+	if err := json.Unmarshal(env.Data, v); err != nil {
+		return time.Time{}, fmt.Errorf("decode %s: %w: %w", filepath.Base(p), errCorrupt, err)
 	}
-	return v, env.UpdatedAt, nil
+	return env.UpdatedAt, nil
 }
 
 // Update reads the record (the zero value if it does not exist), applies fn,
@@ -159,47 +178,55 @@ func (c *Collection[T]) read(p string) (T, time.Time, error) {
 // updates from any number of processes are never lost. If fn returns an
 // error nothing is written and the error is returned.
 func (c *Collection[T]) Update(ctx context.Context, key string, fn func(*T) error) (T, error) {
-	return c.update(ctx, key, func(v *T, _ bool) error { return fn(v) })
-}
-
-func (c *Collection[T]) update(ctx context.Context, key string, fn func(v *T, exists bool) error) (T, error) {
 	return c.updateSync(ctx, key, fn, true)
 }
 
-// updateSync is update; without sync the write is not waited for on disk
+// updateSync is Update; without sync the write is not waited for on disk
 // (see UpdateUnsynced).
-func (c *Collection[T]) updateSync(ctx context.Context, key string, fn func(v *T, exists bool) error, sync bool) (T, error) {
-	var zero T
+func (c *Collection[T]) updateSync(ctx context.Context, key string, fn func(*T) error, sync bool) (T, error) {
+	v, err := c.update(ctx, key, func(v any, _ bool) (any, error) { return v, fn(v.(*T)) }, sync)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return *v.(*T), nil
+}
+
+// update reads the record into a new record (c.newRec), passes it to fn and
+// writes what fn returns, all under the lock, and returns what it wrote.
+func (c *collection) update(ctx context.Context, key string, fn func(cur any, exists bool) (any, error), sync bool) (any, error) {
 	p, err := c.path(key)
 	if err != nil {
-		return zero, err
+		return nil, err
 	}
 	unlock, err := c.lock(ctx)
 	if err != nil {
-		return zero, err
+		return nil, err
 	}
 	defer unlock()
-	v, _, err := c.read(p)
+	v := c.newRec()
+	_, err = c.read(p, v)
 	if errors.Is(err, errCorrupt) {
 		c.quarantine(ctx, p, true, err)
-		v, err = zero, ErrNotFound
+		v, err = c.newRec(), ErrNotFound // the failed decode may have left part of a record
 	}
 	if err != nil && !errors.Is(err, ErrNotFound) {
-		return zero, err
+		return nil, err
 	}
-	if err := fn(&v, err == nil); err != nil {
-		return zero, err
+	v, err = fn(v, err == nil)
+	if err != nil {
+		return nil, err
 	}
 	data, err := json.Marshal(v)
 	if err != nil {
-		return zero, fmt.Errorf("encode %s: %w", key, err)
+		return nil, fmt.Errorf("encode %s: %w", key, err)
 	}
 	b, err := json.Marshal(envelope{Version: c.version, UpdatedAt: time.Now().UTC(), Data: data})
 	if err != nil {
-		return zero, fmt.Errorf("encode %s: %w", key, err)
+		return nil, fmt.Errorf("encode %s: %w", key, err)
 	}
 	if err := writeAtomicSync(p, b, 0o600, sync); err != nil {
-		return zero, err
+		return nil, err
 	}
 	return v, nil
 }
@@ -208,13 +235,17 @@ func (c *Collection[T]) updateSync(ctx context.Context, key string, fn func(v *T
 // whether it did. It is how "exactly once" claims are made (a reply posted
 // once per turn, a click deciding once).
 func (c *Collection[T]) Create(ctx context.Context, key string, v T) (created bool, err error) {
-	_, err = c.update(ctx, key, func(cur *T, exists bool) error {
+	return c.create(ctx, key, v, true)
+}
+
+// create is Create for v, a record (not a pointer to one).
+func (c *collection) create(ctx context.Context, key string, v any, sync bool) (bool, error) {
+	_, err := c.update(ctx, key, func(_ any, exists bool) (any, error) {
 		if exists {
-			return errExists
+			return nil, errExists
 		}
-		*cur = v
-		return nil
-	})
+		return v, nil
+	}, sync)
 	if errors.Is(err, errExists) {
 		return false, nil
 	}
@@ -224,7 +255,7 @@ func (c *Collection[T]) Create(ctx context.Context, key string, v T) (created bo
 var errExists = errors.New("exists")
 
 // Delete removes a record; deleting a missing record is not an error.
-func (c *Collection[T]) Delete(ctx context.Context, key string) error {
+func (c *collection) Delete(ctx context.Context, key string) error {
 	p, err := c.path(key)
 	if err != nil {
 		return err
@@ -244,21 +275,30 @@ func (c *Collection[T]) Delete(ctx context.Context, key string) error {
 // quarantined (see quarantine) and left out; other read errors are
 // reported in the error but do not hide the others.
 func (c *Collection[T]) List() (map[string]T, error) {
+	var out map[string]T
+	err := c.list(func(n int) { out = make(map[string]T, n) }, func(key string, v any) { out[key] = *v.(*T) })
+	return out, err
+}
+
+// list calls each with every readable record (a pointer to it), after
+// size with the number of directory entries; see List.
+func (c *collection) list(size func(n int), each func(key string, v any)) error {
 	if err := c.d.Verify(); err != nil {
-		return nil, err
+		return err
 	}
 	ents, err := os.ReadDir(c.dir)
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", filepath.Base(c.dir), err)
+		return fmt.Errorf("list %s: %w", filepath.Base(c.dir), err)
 	}
-	out := make(map[string]T, len(ents))
+	size(len(ents))
 	var errs []error
 	for _, e := range ents {
 		key, ok := keyOf(e.Name())
 		if !ok {
 			continue
 		}
-		v, _, err := c.read(filepath.Join(c.dir, e.Name()))
+		v := c.newRec()
+		_, err := c.read(filepath.Join(c.dir, e.Name()), v)
 		if errors.Is(err, ErrNotFound) {
 			continue // deleted since ReadDir
 		}
@@ -270,18 +310,15 @@ func (c *Collection[T]) List() (map[string]T, error) {
 			errs = append(errs, err)
 			continue
 		}
-		out[key] = v
+		each(key, v)
 	}
-	return out, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // Keys returns the sorted keys of the collection.
-func (c *Collection[T]) Keys() ([]string, error) {
-	m, err := c.List()
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
+func (c *collection) Keys() ([]string, error) {
+	keys := []string{}
+	err := c.list(func(n int) { keys = make([]string, 0, n) }, func(key string, _ any) { keys = append(keys, key) })
 	sort.Strings(keys)
 	return keys, err
 }
@@ -294,7 +331,7 @@ func keyOf(name string) (string, bool) {
 	return strings.TrimSuffix(name, ".json"), true
 }
 
-func (c *Collection[T]) lock(ctx context.Context) (func(), error) {
+func (c *collection) lock(ctx context.Context) (func(), error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, lockTimeout)

@@ -42,8 +42,11 @@ func ReadPolicies(d *Dir) (Policies, error) {
 	if err != nil {
 		return Policies{}, err
 	}
-	v, _, err := c.read(p)
-	return v, err
+	var v Policies
+	if _, err := c.read(p, &v); err != nil {
+		return Policies{}, err
+	}
+	return v, nil
 }
 
 // PolicyScope names a scope: a project's channel (thread ""), the threads

@@ -17,7 +17,7 @@ import (
 // moved aside by the quarantine go after the same cutoff. It reports how
 // many files it removed. It is for collections whose records are written
 // once and then only read (turns), where the file's mtime is its age.
-func (c *Collection[T]) Prune(ctx context.Context, cutoff time.Time, max int) (int, error) {
+func (c *collection) Prune(ctx context.Context, cutoff time.Time, max int) (int, error) {
 	if err := c.d.Verify(); err != nil {
 		return 0, err
 	}

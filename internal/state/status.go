@@ -64,6 +64,10 @@ func Until(d time.Duration) string {
 // the statusLine command, which runs after every assistant message, stays
 // within its budget.
 func (c *Collection[T]) Cache(ctx context.Context, key string, v T) error {
+	return c.cache(ctx, key, v)
+}
+
+func (c *collection) cache(ctx context.Context, key string, v any) error {
 	p, err := c.path(key)
 	if err != nil {
 		return err

@@ -16,28 +16,18 @@ import (
 
 // UpdateUnsynced is Update, its write durable only once Sync(key) returns.
 func (c *Collection[T]) UpdateUnsynced(ctx context.Context, key string, fn func(*T) error) (T, error) {
-	return c.updateSync(ctx, key, func(v *T, _ bool) error { return fn(v) }, false)
+	return c.updateSync(ctx, key, fn, false)
 }
 
 // CreateUnsynced is Create, the record durable only once Sync(key)
 // returns. The claim itself holds at once: it is made under the lock.
 func (c *Collection[T]) CreateUnsynced(ctx context.Context, key string, v T) (created bool, err error) {
-	_, err = c.updateSync(ctx, key, func(cur *T, exists bool) error {
-		if exists {
-			return errExists
-		}
-		*cur = v
-		return nil
-	}, false)
-	if errors.Is(err, errExists) {
-		return false, nil
-	}
-	return err == nil, err
+	return c.create(ctx, key, v, false)
 }
 
 // Sync makes the record's last write durable (UpdateUnsynced,
 // CreateUnsynced); a record deleted since is no error.
-func (c *Collection[T]) Sync(key string) error {
+func (c *collection) Sync(key string) error {
 	p, err := c.path(key)
 	if err != nil {
 		return err

@@ -165,7 +165,7 @@ func (h *Handler) sendNew(w io.Writer, s Session, from *int64) (sent bool, err e
 			}
 			var b strings.Builder
 			for _, it := range lineItems(line, h.opt.Redact) {
-				if err := pages.ExecuteTemplate(&b, "item", it); err != nil {
+				if err := pages().ExecuteTemplate(&b, "item", it); err != nil {
 					return sent, err
 				}
 			}
