@@ -13,12 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ccbridge/ccbridge/internal/execx"
 	"github.com/ccbridge/ccbridge/internal/testutil/claudetest"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakediscord"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakemodel"
 	"github.com/ccbridge/ccbridge/internal/testutil/fakeresponses"
-	"github.com/ccbridge/ccbridge/internal/tmux"
 )
 
 // newCodexBridge starts one daemon serving two projects of one bot: a
@@ -34,12 +32,7 @@ func newCodexBridge(t testing.TB) (*bridge, *fakeresponses.Server) {
 	b := &bridge{t: t, srv: fakediscord.New(t), model: fakemodel.New(t)}
 	fake := fakeresponses.New(t)
 	b.owner = b.srv.NewUser("owner")
-	b.socket = fmt.Sprintf("ccbe2e-%d-%d", os.Getpid(), socketSeq.Add(1))
-	b.tmux = tmux.New(execx.Exec{}, tmux.Options{Socket: b.socket})
-	base := settledTempDir(t)
-	t.Cleanup(func() { _ = b.tmux.KillServer(context.Background()) })
-	b.runtime = filepath.Join(base, "rt")
-	b.stateDir = filepath.Join(base, "state")
+	base := b.newTmux()
 	bot := b.srv.Main()
 	b.env = append(b.env, "CCBRIDGE_E2E_TOKEN_0="+bot.Token)
 	var dirs []string
