@@ -40,20 +40,26 @@ func sameKeyedCall(r state.Request, post json.RawMessage) bool {
 // turn an Escape ended (the Interrupt hook): the dialog's No, pressed in
 // the terminal, or a /stop. Their dialog is gone with the turn.
 func (h *handler) dismissKeyed(ctx context.Context, in *claudehook.Input) error {
+	return h.closeKeyed(ctx, in, func(state.Request) bool { return true }, state.RequestInterrupted, "prompt dismissed in the terminal")
+}
+
+// closeKeyed closes the session's pending keyed cards that match, as
+// status (the terminal answered them), each audited and its card edited.
+func (h *handler) closeKeyed(ctx context.Context, in *claudehook.Input, match func(state.Request) bool, status, why string) error {
 	all, err := h.store.Requests.List()
 	if err != nil && len(all) == 0 {
 		return err
 	}
 	var errs []error
 	for id, r := range all {
-		if r.Keys == "" || r.Status != state.RequestPending || r.ClaudeSessionID != in.SessionID {
+		if r.Keys == "" || r.Status != state.RequestPending || r.ClaudeSessionID != in.SessionID || !match(r) {
 			continue
 		}
 		r, err := h.store.Requests.Update(ctx, id, func(r *state.Request) error {
 			if r.Status != state.RequestPending {
 				return errNotPending
 			}
-			r.Status = state.RequestInterrupted
+			r.Status = status
 			return nil
 		})
 		if errors.Is(err, errNotPending) {
@@ -63,7 +69,7 @@ func (h *handler) dismissKeyed(ctx context.Context, in *claudehook.Input) error 
 			errs = append(errs, err)
 			continue
 		}
-		h.log.Info("prompt dismissed in the terminal", "request", id)
+		h.log.Info(why, "request", id)
 		h.auditRequest(r)
 		h.editCard(ctx, id, r, nil)
 	}
@@ -132,32 +138,5 @@ func (h *handler) retireCodexPlans(ctx context.Context, in *claudehook.Input) er
 	if in.Agent != agentCodex {
 		return nil
 	}
-	all, err := h.store.Requests.List()
-	if err != nil && len(all) == 0 {
-		return err
-	}
-	var errs []error
-	for id, r := range all {
-		if r.Keys == "" || r.ToolName != planTool || r.Status != state.RequestPending || r.ClaudeSessionID != in.SessionID {
-			continue
-		}
-		r, err := h.store.Requests.Update(ctx, id, func(r *state.Request) error {
-			if r.Status != state.RequestPending {
-				return errNotPending
-			}
-			r.Status = state.RequestTerminal
-			return nil
-		})
-		if errors.Is(err, errNotPending) {
-			continue
-		}
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		h.log.Info("plan answered in the terminal", "request", id)
-		h.auditRequest(r)
-		h.editCard(ctx, id, r, nil)
-	}
-	return errors.Join(errs...)
+	return h.closeKeyed(ctx, in, func(r state.Request) bool { return r.ToolName == planTool }, state.RequestTerminal, "plan answered in the terminal")
 }
