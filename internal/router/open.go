@@ -105,12 +105,15 @@ func (r *Router) openFolder(ev chat.CommandEvent, tg target) chat.Reply {
 	if pick, ok := r.folderPicker(tg, ev.Options["path"], iso); ok { // open_pick.go
 		return pick
 	}
+	// Why a folder is not opened names paths: on Telegram, whose group
+	// reads every answer, it goes to the asker alone.
+	private := tg.rt.server.Telegram()
 	dir, err := opened.Resolve(roots, ev.Options["path"])
 	if err != nil {
-		return chat.Reply{Content: "⚠️ Not opened: " + chat.ErrText(err)}
+		return chat.Reply{Content: "⚠️ Not opened: " + chat.ErrText(err), Ephemeral: private}
 	}
 	if why := opened.Around(r.conf(), dir); why != "" {
-		return chat.Reply{Content: "⚠️ Not opened: " + why}
+		return chat.Reply{Content: "⚠️ Not opened: " + why, Ephemeral: private}
 	}
 	name := filepath.Base(dir)
 	if r := []rune(name); len(r) > maxThreadName {

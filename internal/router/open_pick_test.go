@@ -79,3 +79,17 @@ func TestOpenFolderPickerIsForTheAskerAlone(t *testing.T) {
 		t.Error("a copy of the picker passes the guard")
 	}
 }
+
+// Why a typed folder is not opened names paths: on Telegram it goes to the
+// asker alone (the group reads every answer); on Discord as before.
+func TestOpenRefusalNamingPathsIsPrivateOnTelegram(t *testing.T) {
+	f := newOpenRouter(t, true)
+	for _, platform := range []string{config.PlatformTelegram, ""} {
+		tg := target{rt: route{server: config.Server{Name: "phone", Platform: platform, OpenRoots: []string{f.root}}}}
+		reply := f.r.openFolder(chat.CommandEvent{Server: "phone", ChannelID: channel, User: chat.User{ID: owner}, Name: openName,
+			Options: map[string]string{"path": "../../no-such-folder"}}, tg)
+		if !strings.HasPrefix(reply.Content, "⚠️ Not opened") || reply.Ephemeral != (platform == config.PlatformTelegram) {
+			t.Errorf("platform %q: %+v", platform, reply)
+		}
+	}
+}
