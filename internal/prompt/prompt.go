@@ -123,8 +123,11 @@ func Describe(id string, req state.Request) Pending {
 		p.Type = KindPlan
 		var in claudehook.PlanInput
 		_ = json.Unmarshal(req.ToolInput, &in)
-		p.Questions = []Question{{Question: "Approve this plan?\n\n" + in.Plan, Header: "Plan",
-			Options: []string{Approve, ApproveManual, Reject}, FreeText: true}}
+		options := []string{Approve, ApproveManual, Reject}
+		if req.Keys != "" {
+			options = []string{Approve, Reject} // its dialog's one Yes
+		}
+		p.Questions = []Question{{Question: "Approve this plan?\n\n" + in.Plan, Header: "Plan", Options: options, FreeText: true}}
 	default:
 		p.Type = KindTool
 		p.Questions = []Question{{Question: toolQuestion(req), Header: req.ToolName, Options: []string{Allow, Deny}, FreeText: true}}
@@ -182,6 +185,9 @@ func Actions(req state.Request, answers []string, who string) ([]approval.Action
 	word, text = strings.ToLower(strings.TrimSpace(word)), strings.TrimSpace(text)
 	if req.ToolName == toolPlan {
 		switch {
+		case word == Approve && !hasText && req.Keys != "":
+			// A plan answered with its dialog's keys (Codex's) has one Yes.
+			return []approval.Action{{Name: "plandefault", User: who}}, nil
 		case word == Approve && !hasText:
 			return []approval.Action{{Name: "planaccept", User: who}}, nil
 		case word == ApproveManual && !hasText:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -172,4 +173,18 @@ func mustGet(t *testing.T, store *state.Store, id string) state.Request {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// A plan answered with its dialog's keys (Codex's: one Yes, and Keep
+// planning) is offered and approved with that Yes: "approve" is not the
+// accept-edits choice the card does not have.
+func TestAnswerKeyedPlan(t *testing.T) {
+	req := state.Request{ToolName: "ExitPlanMode", Keys: "codex", ToolInput: json.RawMessage(`{"plan":"# Plan"}`)}
+	acts, err := Actions(req, []string{"approve"}, "x")
+	if err != nil || len(acts) != 1 || acts[0].Name != "plandefault" {
+		t.Fatalf("approve of a keyed plan = %+v, %v", acts, err)
+	}
+	if opts := Describe("r1", req).Questions[0].Options; !slices.Equal(opts, []string{Approve, Reject}) {
+		t.Errorf("a keyed plan offers %q", opts)
+	}
 }
