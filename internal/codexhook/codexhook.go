@@ -9,6 +9,7 @@ package codexhook
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -78,6 +79,20 @@ func scanLines(path string, each func(b []byte) bool) error {
 // decode (the last one, half written) is skipped.
 func scan(path string, each func(l *line) bool) error {
 	return scanLines(path, func(b []byte) bool {
+		var l line
+		return json.Unmarshal(b, &l) != nil || each(&l)
+	})
+}
+
+// scanTurn is scan over the lines that may be turn turnID's: a line not
+// naming it is skipped before it is decoded, which the hooks Codex waits
+// for on every tool call cannot afford for a whole long rollout.
+func scanTurn(path, turnID string, each func(l *line) bool) error {
+	id := []byte(turnID)
+	return scanLines(path, func(b []byte) bool {
+		if !bytes.Contains(b, id) {
+			return true
+		}
 		var l line
 		return json.Unmarshal(b, &l) != nil || each(&l)
 	})

@@ -1,6 +1,7 @@
 package codexhook
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 )
@@ -11,7 +12,11 @@ import (
 // agents.md §1.4), the last one when there are several. found is false
 // when the turn proposed none.
 func PlanOf(path, turnID string) (plan string, found bool, err error) {
+	id := []byte(turnID)
 	err = scanLines(path, func(b []byte) bool {
+		if !bytes.Contains(b, id) {
+			return true // another turn's: not decoded
+		}
 		var l struct {
 			Type    string `json:"type"`
 			Payload struct {

@@ -17,7 +17,7 @@ func ReplyNow(path, turnID, prompt string) (int, error) {
 		return 0, errors.New("no turn_id")
 	}
 	injected, started, last := 0, false, ""
-	err := scan(path, func(l *line) bool {
+	err := scanTurn(path, turnID, func(l *line) bool {
 		if l.Type != "event_msg" || l.Payload.Type != "item_completed" || l.Payload.TurnID != turnID {
 			return true
 		}
