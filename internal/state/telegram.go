@@ -2,6 +2,7 @@ package state
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -30,8 +31,16 @@ type TelegramDrawn struct {
 	Used    bool   `json:"used,omitempty"`
 }
 
-// TelegramDrawnKey is the record key of a message of a chat.
-func TelegramDrawnKey(chatID, messageID string) string { return "m" + chatID + "_" + messageID }
+// TelegramDrawnKey is the record key of a message of a chat drawn by
+// server's bot. A group's message ids are the group's own; a private
+// chat's id is the person's for every bot, and each bot numbers its
+// messages there, so its key names the server too.
+func TelegramDrawnKey(server, chatID, messageID string) string {
+	if strings.HasPrefix(chatID, "-") {
+		return "m" + chatID + "_" + messageID
+	}
+	return "m" + chatID + "_" + messageID + "_" + server
+}
 
 // TelegramForm is a form ccbridge asked in a topic and waits on: a reply
 // to its prompt is the answer to its next input, whichever process takes

@@ -223,7 +223,7 @@ func (p *Poster) draw(ctx context.Context, channelID, messageID, face, askedIn s
 	}
 	rec := state.TelegramDrawn{Server: p.server, ChannelID: channelID, MessageID: messageID, Face: face, Content: m.Content, Rows: rows, Drawn: time.Now().UTC(),
 		AskedIn: askedIn}
-	key := state.TelegramDrawnKey(strconv.FormatInt(place.Chat, 10), messageID)
+	key := state.TelegramDrawnKey(p.server, strconv.FormatInt(place.Chat, 10), messageID)
 	_, _ = p.store.Drawn.Update(context.WithoutCancel(ctx), key, func(d *state.TelegramDrawn) error {
 		if rec.AskedIn == "" && d.Server == rec.Server {
 			rec.AskedIn = d.AskedIn
@@ -235,7 +235,7 @@ func (p *Poster) draw(ctx context.Context, channelID, messageID, face, askedIn s
 
 // undraw forgets a message's keyboard: its buttons are gone.
 func (p *Poster) undraw(ctx context.Context, chatID int64, messageID string) {
-	_ = p.store.Drawn.Delete(context.WithoutCancel(ctx), state.TelegramDrawnKey(strconv.FormatInt(chatID, 10), messageID))
+	_ = p.store.Drawn.Delete(context.WithoutCancel(ctx), state.TelegramDrawnKey(p.server, strconv.FormatInt(chatID, 10), messageID))
 }
 
 // drawingUnderWay counts a keyboard being sent, for drawingOf, until the
@@ -269,7 +269,7 @@ func (p *Poster) drawingOf(chatID int64, messageID string) (state.TelegramDrawn,
 
 // drawing reads what a message's keyboard stands for.
 func (p *Poster) drawing(chatID int64, messageID string) (state.TelegramDrawn, []chat.Row, bool) {
-	d, err := p.store.Drawn.Get(state.TelegramDrawnKey(strconv.FormatInt(chatID, 10), messageID))
+	d, err := p.store.Drawn.Get(state.TelegramDrawnKey(p.server, strconv.FormatInt(chatID, 10), messageID))
 	if err != nil {
 		return d, nil, false
 	}

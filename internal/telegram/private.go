@@ -149,7 +149,7 @@ var errUsed = errors.New("a private answer's controls were used")
 // use marks a private answer's drawing clicked, under the record's lock:
 // false when it was clicked already, or is no longer the drawing face.
 func (p *Poster) use(ctx context.Context, chatID int64, messageID, face string) bool {
-	key := state.TelegramDrawnKey(strconv.FormatInt(chatID, 10), messageID)
+	key := state.TelegramDrawnKey(p.server, strconv.FormatInt(chatID, 10), messageID)
 	_, err := p.store.Drawn.Update(context.WithoutCancel(ctx), key, func(d *state.TelegramDrawn) error {
 		if d.Used || d.Face != face || d.AskedIn == "" || d.Server != p.server {
 			return errUsed
