@@ -228,6 +228,9 @@ func (p *Poster) draw(ctx context.Context, channelID, messageID, face, askedIn s
 		if rec.AskedIn == "" && d.Server == rec.Server {
 			rec.AskedIn = d.AskedIn
 		}
+		// A private answer acts once: drawing the same face again
+		// keeps it used.
+		rec.Used = d.Used && d.Server == rec.Server && d.Face == rec.Face
 		*d = rec
 		return nil
 	})
