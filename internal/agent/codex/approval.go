@@ -40,35 +40,56 @@ type Approval struct {
 	// Always is the prefix "don't ask again" allows from then on; empty
 	// when the dialog does not offer it.
 	Always string
+	// Lines are the dialog's command as drawn, one wrapped line each
+	// (indent and trailing spaces cut), the first starting "$ ": what a
+	// key pressed for this dialog requires on screen as whole lines.
+	Lines []string
 }
 
+// firstChoice starts the line that ends the dialog's command block.
+var firstChoice = regexp.MustCompile(`^(› )?1\. `)
+
 // ReadApproval reads the approval dialog on screen when it asks about
-// command (the "$ command" line; a long command wraps, so spaces and line
-// breaks are ignored).
+// exactly command: the block from "$ " to the first choice, its wrapped
+// lines joined, must be command, up to white space at the line breaks
+// (Codex's wrapping drops a space there, or breaks a long word).
 func ReadApproval(screen, command string) (Approval, bool) {
-	if !strings.Contains(screen, ApprovalQuestion) || strings.TrimSpace(command) == "" {
+	command = strings.TrimSpace(command)
+	if command == "" {
 		return Approval{}, false
 	}
-	_, dialog, _ := strings.Cut(screen, ApprovalQuestion)
-	if !strings.Contains(squeeze(dialog), squeeze("$ "+command)) {
+	_, dialog, ok := strings.Cut(screen, ApprovalQuestion)
+	if !ok {
 		return Approval{}, false
 	}
 	var a Approval
+	for line := range strings.Lines(dialog) {
+		line = strings.TrimSpace(line)
+		if firstChoice.MatchString(line) {
+			break
+		}
+		if len(a.Lines) > 0 || strings.HasPrefix(line, "$ ") {
+			if line != "" {
+				a.Lines = append(a.Lines, line)
+			}
+		}
+	}
+	if len(a.Lines) == 0 {
+		return Approval{}, false
+	}
+	quoted := make([]string, len(a.Lines))
+	for i, l := range a.Lines {
+		quoted[i] = regexp.QuoteMeta(l)
+	}
+	exact := "^" + strings.Join(quoted, `\s*`) + "$"
+	if m, err := regexp.MatchString(exact, "$ "+command); err != nil || !m {
+		return Approval{}, false
+	}
 	joined := strings.Join(strings.Fields(dialog), " ")
 	if m := alwaysScope.FindStringSubmatch(joined); m != nil {
 		a.Always = m[1]
 	}
 	return a, true
-}
-
-// CommandMark is what of command the dialog shows on one line, for a
-// check tmux makes as it sends a key: "$ " and the command's start.
-func CommandMark(command string) string {
-	first, _, _ := strings.Cut(strings.TrimSpace(command), "\n")
-	if r := []rune(first); len(r) > 24 {
-		first = string(r[:24])
-	}
-	return "$ " + first
 }
 
 // Codex's question dialog (request_user_input, Plan mode only; agents.md
