@@ -191,6 +191,8 @@ func (r *presser) pressAnswer(ctx context.Context, id string, req state.Request)
 			q.Outcome = approval.KeysAlwaysScope(q.Outcome, always)
 		case errors.Is(err, session.ErrDialogGone):
 			q.Status = state.RequestTerminal
+		case errors.Is(err, session.ErrBroadAlways):
+			q.Outcome += "\n⚠️ Not pressed: " + err.Error() + "."
 		case errors.Is(err, session.ErrDialogUnseen):
 			q.Outcome += "\n⚠️ Not pressed: could not see Codex's dialog: answer it in the terminal or with /screen."
 		default:

@@ -23,6 +23,10 @@ import (
 // nothing was pressed.
 var ErrDialogGone = errors.New("the dialog is no longer on the screen")
 
+// ErrBroadAlways says Always was refused: Codex's prefix is only a shell or
+// an interpreter, and its rule would hold for every project on the machine.
+var ErrBroadAlways = errors.New("Always refused")
+
 // ErrDialogUnseen says the dialog a card stands for never showed (taller
 // than the pane, or another dialog in front): nothing was pressed, and
 // Codex may still be waiting on it.
@@ -92,8 +96,8 @@ func (m *Manager) PressAnswer(ctx context.Context, req state.Request, instructio
 		return "", err
 	}
 	defer unlock()
-	press := func(choice string, k tmux.Key) error {
-		g := tmux.Guard{With: []string{codex.ApprovalQuestion}, Lines: dialog.Lines}
+	press := func(choice string, k tmux.Key, lines ...string) error {
+		g := tmux.Guard{With: []string{codex.ApprovalQuestion}, Lines: append(slices.Clone(dialog.Lines), lines...)}
 		if choice != "" {
 			g.With = append(g.With, choice)
 		}
@@ -110,7 +114,10 @@ func (m *Manager) PressAnswer(ctx context.Context, req state.Request, instructio
 		if dialog.Always == "" {
 			return "", errors.New("Codex's dialog offers no \"don't ask again\" for this command")
 		}
-		err = press(codex.AlwaysChoice, codex.AlwaysKey)
+		if codex.BroadPrefix(dialog.Always) {
+			return "", fmt.Errorf("%w: Codex would no longer ask about any command that starts with `%s`, in every project on this machine; answer with Allow in the terminal or /screen", ErrBroadAlways, dialog.Always)
+		}
+		err = press(codex.AlwaysChoice, codex.AlwaysKey, dialog.AlwaysLines...)
 	case d.Behavior == "allow":
 		err = press(codex.AllowChoice, codex.AllowKey)
 	default:

@@ -86,3 +86,31 @@ func TestPressAnswerNotIntoALongerCommandsDialog(t *testing.T) {
 		}
 	}
 }
+
+// Always whose prefix is only a shell would let Codex run anything in
+// every project: nothing is pressed, and the error says why.
+func TestPressAnswerRefusesABroadAlways(t *testing.T) {
+	m, panes, target := newCodexManager(t)
+	ctx := context.Background()
+	if _, _, err := m.Ensure(ctx, target); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := json.Marshal(map[string]string{"behavior": "allow"})
+	req := state.Request{Session: target.Key, Keys: "codex", Status: state.RequestDecided, ToolName: "Bash",
+		ToolInput: json.RawMessage(`{"command":"bash -lc 'touch x'"}`), Decision: d, Always: true}
+	panes.mu.Lock()
+	panes.screen = strings.NewReplacer("touch x", "bash -lc 'touch x'", "`touch`", "`bash`").Replace(codexApprovalAlways)
+	panes.ops = nil
+	panes.mu.Unlock()
+	_, err := m.PressAnswer(ctx, req, "")
+	if !errors.Is(err, ErrBroadAlways) || !strings.Contains(err.Error(), "`bash`") {
+		t.Errorf("err = %v, want ErrBroadAlways naming the prefix", err)
+	}
+	panes.mu.Lock()
+	defer panes.mu.Unlock()
+	for _, o := range panes.ops {
+		if strings.HasPrefix(o, "keys ") {
+			t.Errorf("a key pressed for a broad Always: %q", panes.ops)
+		}
+	}
+}

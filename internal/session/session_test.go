@@ -104,7 +104,7 @@ func (f *fakePanes) allows(pane string, g tmux.Guard) bool {
 		}
 	}
 	for _, l := range g.Lines {
-		if !slices.ContainsFunc(strings.Split(f.screen, "\n"), func(s string) bool { return strings.TrimSpace(s) == strings.TrimSpace(l) }) {
+		if !slices.ContainsFunc(strings.Split(f.screen, "\n"), func(s string) bool { return strings.TrimPrefix(strings.TrimSpace(s), "› ") == strings.TrimSpace(l) }) {
 			return false
 		}
 	}

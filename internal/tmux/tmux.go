@@ -303,8 +303,9 @@ func (s *Server) SendKeys(ctx context.Context, pane string, keys ...Key) error {
 type Guard struct {
 	Without []string // act only if none of these is on the visible screen
 	With    []string // and only if all of these are
-	// Lines must each be a whole visible line, its indent aside: "$ git
-	// push" does not hold on the line "$ git push --force".
+	// Lines must each be a whole visible line, its indent and a leading
+	// highlight mark "› " aside: "$ git push" does not hold on the line
+	// "$ git push --force".
 	Lines []string
 	// ServerPID and PanePID, when set, must be the tmux server's pid and
 	// the pane's process id: a pane id alone may name another program's
@@ -327,7 +328,7 @@ func (g Guard) format() string {
 		terms = append(terms, "#{C:"+searchEscape(strings.TrimRight(w, " "))+"}")
 	}
 	for _, l := range g.Lines {
-		terms = append(terms, "#{C/r:^[[:space:]]*"+formatEscape(regexEscape(strings.TrimSpace(l)))+"$}")
+		terms = append(terms, "#{C/r:^[[:space:]]*(› )?"+formatEscape(regexEscape(strings.TrimSpace(l)))+"$}")
 	}
 	for _, w := range g.Without {
 		terms = append(terms, "#{?#{C:"+searchEscape(strings.TrimRight(w, " "))+"},0,1}")

@@ -44,10 +44,14 @@ type Approval struct {
 	// (indent and trailing spaces cut), the first starting "$ ": what a
 	// key pressed for this dialog requires on screen as whole lines.
 	Lines []string
+	// AlwaysLines are the "don't ask again" choice as drawn (its
+	// highlight mark cut): pressing Always requires them, and so the
+	// prefix shown, on screen.
+	AlwaysLines []string
 }
 
 // firstChoice starts the line that ends the dialog's command block.
-var firstChoice = regexp.MustCompile(`^(› )?1\. `)
+var firstChoice = regexp.MustCompile(`^1\. `)
 
 // ReadApproval reads the approval dialog on screen when it asks about
 // exactly command: the block from "$ " to the first choice, its wrapped
@@ -63,15 +67,19 @@ func ReadApproval(screen, command string) (Approval, bool) {
 		return Approval{}, false
 	}
 	var a Approval
+	choices := false
 	for line := range strings.Lines(dialog) {
-		line = strings.TrimSpace(line)
-		if firstChoice.MatchString(line) {
-			break
+		line = strings.TrimPrefix(strings.TrimSpace(line), "› ")
+		switch {
+		case firstChoice.MatchString(line):
+			choices = true
+		case !choices && line != "" && (len(a.Lines) > 0 || strings.HasPrefix(line, "$ ")):
+			a.Lines = append(a.Lines, line)
+		case choices && strings.HasPrefix(line, AlwaysChoice) || (len(a.AlwaysLines) > 0 && !strings.HasPrefix(line, "3. ")):
+			a.AlwaysLines = append(a.AlwaysLines, line)
 		}
-		if len(a.Lines) > 0 || strings.HasPrefix(line, "$ ") {
-			if line != "" {
-				a.Lines = append(a.Lines, line)
-			}
+		if strings.HasPrefix(line, "3. ") {
+			break
 		}
 	}
 	if len(a.Lines) == 0 {
@@ -90,6 +98,36 @@ func ReadApproval(screen, command string) (Approval, bool) {
 		a.Always = m[1]
 	}
 	return a, true
+}
+
+// broadPrefixes are shells and interpreters (and wrappers that run any
+// command): an Always of one of them alone would let Codex run anything.
+var broadPrefixes = map[string]bool{
+	"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "pwsh": true,
+	"python": true, "python2": true, "python3": true, "node": true, "deno": true, "bun": true,
+	"perl": true, "ruby": true, "php": true, "lua": true, "osascript": true,
+	"env": true, "sudo": true, "doas": true, "su": true, "exec": true, "eval": true, "command": true,
+	"xargs": true, "nohup": true, "nice": true, "timeout": true, "time": true, "busybox": true, "npx": true,
+}
+
+// BroadPrefix reports whether an Always prefix is only a shell, an
+// interpreter or a wrapper, with flags at most ("bash", "sh -c"): a rule
+// Codex would then apply to every command in every project.
+func BroadPrefix(prefix string) bool {
+	words := strings.Fields(prefix)
+	if len(words) == 0 {
+		return true
+	}
+	name := words[0][strings.LastIndex(words[0], "/")+1:]
+	if !broadPrefixes[name] {
+		return false
+	}
+	for _, w := range words[1:] {
+		if !strings.HasPrefix(w, "-") {
+			return false
+		}
+	}
+	return true
 }
 
 // Codex's question dialog (request_user_input, Plan mode only; agents.md

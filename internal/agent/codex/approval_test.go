@@ -133,3 +133,29 @@ func TestReadApprovalExactCommand(t *testing.T) {
 		t.Error("a wrapped command's prefix read as the dialog")
 	}
 }
+
+// Always is refused for a prefix that is only a shell or an interpreter
+// (and its flags): Codex would then run any command it wraps, everywhere.
+func TestBroadPrefix(t *testing.T) {
+	for _, p := range []string{"bash", "sh -c", "/usr/bin/python3", "node -e", "env", "sudo", "zsh -lc", "python"} {
+		if !BroadPrefix(p) {
+			t.Errorf("%q is not broad", p)
+		}
+	}
+	for _, p := range []string{"touch", "git push", "python3 manage.py", "sudo apt-get", "npm test"} {
+		if BroadPrefix(p) {
+			t.Errorf("%q is broad", p)
+		}
+	}
+}
+
+// The "don't ask again" choice is read line by line, for tmux to check it
+// (and so its prefix) as it presses Always.
+func TestReadApprovalAlwaysLines(t *testing.T) {
+	wrapped := "  Would you like to run the following command?\n  $ touch /tmp/a && echo ok\n› 1. Yes, proceed (y)\n" +
+		"  2. Yes, and don't ask again for commands that start with `touch\n  /tmp/a` (p)\n  3. No, and tell Codex what to do differently (esc)\n"
+	a, ok := ReadApproval(wrapped, "touch /tmp/a && echo ok")
+	if !ok || !slices.Equal(a.AlwaysLines, []string{"2. Yes, and don't ask again for commands that start with `touch", "/tmp/a` (p)"}) {
+		t.Errorf("%+v, %v", a, ok)
+	}
+}
