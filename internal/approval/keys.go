@@ -11,11 +11,12 @@ import (
 // keysNote ends the pending card of a request answered by keys in Codex's
 // own dialog (state.Request.Keys): what Always is there, in Codex's terms
 // (agents.md §1.4: option 2 of the dialog writes a prefix rule Codex keeps
-// in its rules file; the prefix is Codex's, often the command's first
+// in its machine-wide rules file; the prefix is Codex's, often the command's first
 // word), and that the terminal answers too.
 const keysNote = "\n-# The terminal shows the same question; whichever answers first wins. " +
 	"**Always** is Codex's own \"don't ask again for commands that start with …\": Codex picks the prefix " +
-	"(it may be just the command's first word), keeps it in its rules for good, and the card names it once pressed. " +
+	"(it may be just the command's first word) and keeps it in ~/.codex/rules/default.rules for good, for every project on this machine; " +
+	"the card names it once pressed, and refuses a prefix that is only a shell or an interpreter. " +
 	"**Deny** is Codex's No, which ends the turn."
 
 // keysAlways is the Always of a request answered by keys: the dialog's

@@ -90,3 +90,13 @@ func TestKeyedPlanCard(t *testing.T) {
 		t.Errorf("approve: %v, %+v", err, req)
 	}
 }
+
+// Codex keeps Always's rule in ~/.codex/rules/default.rules: the card says
+// it holds machine-wide, for every project, not only this one.
+func TestKeyedCardSaysAlwaysIsMachineWide(t *testing.T) {
+	req := permReq("Bash", claudehook.BashInput{Command: "touch /tmp/a"})
+	req.Keys = "codex"
+	if m := Render(reqID, req); !strings.Contains(m.Content, "every project on this machine") {
+		t.Errorf("card %q", m.Content)
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/approval"
@@ -22,6 +24,10 @@ const keysPoll = time.Second
 // errPressed: another pass already took the decision to the pane.
 var errPressed = errors.New("already pressed")
 
+// pressTimeout bounds one press, which outlives the process's context: a
+// decision claimed must come to an outcome on its card.
+const pressTimeout = 2 * time.Minute
+
 // presser takes the decisions of cards whose agent answers by keys
 // (Codex's dialogs: its hooks do not wait) to their panes. The daemon runs
 // it, and so does `ccbridge mcp`, whose sessions may run with no daemon;
@@ -29,41 +35,46 @@ var errPressed = errors.New("already pressed")
 // (the daemon's; none in mcp) redraw a card whose pressing came to
 // something the card must say.
 type presser struct {
-	store    *state.Store
-	sessions *session.Manager
-	posters  map[string]chat.Poster
-	log      *slog.Logger
+	store *state.Store
+	// press is the session manager's PressAnswer.
+	press   func(ctx context.Context, req state.Request, instructions string) (always string, err error)
+	posters map[string]chat.Poster
+	log     *slog.Logger
+
+	mu     sync.Mutex
+	busy   map[string]bool // sessions a drain is pressing
+	drains sync.WaitGroup
 }
 
 // pressAnswers is the presser of the daemon's relay.
 func (r *relay) pressAnswers(ctx context.Context) {
-	(&presser{store: r.store, sessions: r.sessions, posters: r.posters, log: r.log}).run(ctx)
+	(&presser{store: r.store, press: r.sessions.PressAnswer, posters: r.posters, log: r.log}).run(ctx)
 }
 
-// run presses each decided request once, until ctx ends. Whatever decided
-// them (a click, the MCP front end) went through the owners' guard and the
-// card's binding first.
+// run presses each decided request once, until ctx ends: one drain per
+// session, which presses its requests oldest first (the order Codex shows
+// their dialogs in). Whatever decided them (a click, the MCP front end)
+// went through the owners' guard and the card's binding first.
 func (r *presser) run(ctx context.Context) {
 	events, _ := r.store.Requests.Watch(ctx)
 	tick := time.NewTicker(keysPoll)
 	defer tick.Stop()
 	for {
 		all, _ := r.store.Requests.List()
-		for id, req := range all {
+		for _, req := range all {
 			if req.Keys == "" || req.Status != state.RequestDecided || req.Pressed {
 				continue
 			}
-			req, err := r.store.Requests.Update(ctx, id, func(q *state.Request) error {
-				if q.Pressed {
-					return errPressed
-				}
-				q.Pressed = true
-				return nil
-			})
-			if err != nil {
-				continue
+			r.mu.Lock()
+			if r.busy == nil {
+				r.busy = map[string]bool{}
 			}
-			go r.pressAnswer(ctx, id, req)
+			if !r.busy[req.Session] {
+				r.busy[req.Session] = true
+				r.drains.Add(1)
+				go r.drain(ctx, req.Session)
+			}
+			r.mu.Unlock()
 		}
 		select {
 		case <-ctx.Done():
@@ -74,34 +85,132 @@ func (r *presser) run(ctx context.Context) {
 	}
 }
 
+// wait returns once the drains run started have ended; call it after run
+// returned.
+func (r *presser) wait() { r.drains.Wait() }
+
+// drain presses a session's decided requests one at a time, oldest first,
+// until none is left or ctx ends.
+func (r *presser) drain(ctx context.Context, sess string) {
+	defer func() {
+		r.mu.Lock()
+		delete(r.busy, sess)
+		r.mu.Unlock()
+		r.drains.Done()
+	}()
+	for ctx.Err() == nil {
+		all, _ := r.store.Requests.List()
+		id, shadowed, ok := nextToPress(all, sess)
+		if !ok {
+			return
+		}
+		req, err := r.store.Requests.Update(ctx, id, func(q *state.Request) error {
+			if q.Pressed || q.Status != state.RequestDecided {
+				return errPressed
+			}
+			q.Pressed = true
+			return nil
+		})
+		if err != nil {
+			if errors.Is(err, errPressed) {
+				continue
+			}
+			return
+		}
+		if shadowed {
+			r.note(ctx, id, "\n⚠️ Not pressed: a newer card asks Codex about the same command, and the dialog on the screen is the newer one's: answer that card, in the terminal or with /screen.")
+			continue
+		}
+		r.pressAnswer(ctx, id, req)
+	}
+}
+
+// nextToPress is the oldest decided keyed request of sess not yet pressed;
+// shadowed says a NEWER pending keyed request of the session asks the same
+// (the model ran the command again, or asked twice in parallel), so the
+// dialog on the screen may be the newer one's.
+func nextToPress(all map[string]state.Request, sess string) (id string, shadowed, ok bool) {
+	var next state.Request
+	for k, q := range all {
+		if q.Session != sess || q.Keys == "" || q.Status != state.RequestDecided || q.Pressed {
+			continue
+		}
+		if !ok || q.Created.Before(next.Created) || (q.Created.Equal(next.Created) && k < id) {
+			id, next, ok = k, q, true
+		}
+	}
+	if !ok {
+		return "", false, false
+	}
+	for _, q := range all {
+		if q.Session == sess && q.Keys != "" && q.Status == state.RequestPending && q.Created.After(next.Created) && sameAsk(q, next) {
+			return id, true, true
+		}
+	}
+	return id, false, true
+}
+
+// sameAsk reports whether two keyed requests ask Codex the same: the same
+// command, question or plan (the model's description aside).
+func sameAsk(a, b state.Request) bool {
+	if a.ToolName != b.ToolName {
+		return false
+	}
+	var x, y map[string]any
+	if json.Unmarshal(a.ToolInput, &x) != nil || json.Unmarshal(b.ToolInput, &y) != nil {
+		return false
+	}
+	delete(x, "description")
+	delete(y, "description")
+	return reflect.DeepEqual(x, y)
+}
+
 // pressAnswer presses one decision and says on the card what came of it:
 // the prefix Codex will not ask about again, or that the dialog had gone
-// (answered in the terminal first), or why nothing was pressed.
+// (answered in the terminal first), or why nothing was pressed. The press
+// and its record outlive ctx (the process's): a claimed decision that
+// never reached its card would say Allowed while Codex waits.
 func (r *presser) pressAnswer(ctx context.Context, id string, req state.Request) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pressTimeout)
+	defer cancel()
 	var d claudehook.Decision
 	_ = json.Unmarshal(req.Decision, &d)
 	instructions := ""
 	if d.Message != approval.DenyMessage {
 		instructions = d.Message
 	}
-	always, err := r.sessions.PressAnswer(ctx, req, instructions)
+	always, err := r.press(ctx, req, instructions)
 	r.auditAnswer(req, always, err)
 	if err == nil && always == "" {
 		return // the card already says it
 	}
 	r.log.Info("a card's answer in the agent's dialog", "request", id, "always", always, "err", err)
-	req, uerr := r.store.Requests.Update(ctx, id, func(q *state.Request) error {
+	r.update(ctx, id, func(q *state.Request) {
 		switch {
 		case err == nil:
 			q.Outcome = approval.KeysAlwaysScope(q.Outcome, always)
 		case errors.Is(err, session.ErrDialogGone):
 			q.Status = state.RequestTerminal
+		case errors.Is(err, session.ErrBroadAlways):
+			q.Outcome += "\n⚠️ Not pressed: " + err.Error() + "."
+		case errors.Is(err, session.ErrDialogUnseen):
+			q.Outcome += "\n⚠️ Not pressed: could not see Codex's dialog: answer it in the terminal or with /screen."
 		default:
 			q.Outcome += "\n⚠️ It could not be pressed into the terminal's dialog (" + err.Error() + "): answer there or with /screen."
 		}
-		return nil
 	})
-	if uerr != nil {
+}
+
+// note adds a line to a request's outcome and redraws its card.
+func (r *presser) note(ctx context.Context, id, line string) {
+	r.update(ctx, id, func(q *state.Request) { q.Outcome += line })
+}
+
+// update changes a request and redraws its card.
+func (r *presser) update(ctx context.Context, id string, fn func(*state.Request)) {
+	req, err := r.store.Requests.Update(ctx, id, func(q *state.Request) error { fn(q); return nil })
+	if err != nil {
+		r.log.Error("could not record a card's press", "request", id, "err", err)
 		return
 	}
 	if p, ok := r.posters[req.Server]; ok && req.MessageID != "" {

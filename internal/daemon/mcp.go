@@ -86,7 +86,13 @@ func serveMCP(ctx context.Context, cfg *config.Config, stderr io.Writer) error {
 	}
 	srv := mcp.New(opts)
 	// Its Codex sessions' answers are pressed here too: no daemon may run.
-	go (&presser{store: store, sessions: sessions, log: log}).run(ctx) // keys.go
+	// A press under way when the client goes is finished and recorded
+	// before the process exits.
+	pctx, stop := context.WithCancel(ctx)
+	p := &presser{store: store, press: sessions.PressAnswer, log: log} // keys.go
+	ran := make(chan struct{})
+	go func() { p.run(pctx); close(ran) }()
+	defer func() { stop(); <-ran; p.wait() }()
 	log.Info("ccbridge mcp serving", "version", Version(), "config", cfg.Path, "runtime", store.Dir.Root())
 	return srv.Run(ctx, &sdk.StdioTransport{})
 }

@@ -18,9 +18,19 @@ import (
 	"github.com/ccbridge/ccbridge/internal/tmux"
 )
 
-// ErrDialogGone says the dialog a card stands for is not on the screen
-// (answered in the terminal first, or its turn ended): nothing was pressed.
+// ErrDialogGone says the dialog a card stands for left the screen as its
+// key was pressed (answered in the terminal first, or its turn ended):
+// nothing was pressed.
 var ErrDialogGone = errors.New("the dialog is no longer on the screen")
+
+// ErrBroadAlways says Always was refused: Codex's prefix is only a shell or
+// an interpreter, and its rule would hold for every project on the machine.
+var ErrBroadAlways = errors.New("Always refused")
+
+// ErrDialogUnseen says the dialog a card stands for never showed (taller
+// than the pane, or another dialog in front): nothing was pressed, and
+// Codex may still be waiting on it.
+var ErrDialogUnseen = errors.New("could not see Codex's dialog")
 
 // keyedDialogWait bounds the wait for the dialog a decided card stands
 // for: Codex draws it once its PermissionRequest hook returned, which may
@@ -42,19 +52,26 @@ func (m *Manager) PressAnswer(ctx context.Context, req state.Request, instructio
 	if err := json.Unmarshal(req.Decision, &d); err != nil {
 		return "", fmt.Errorf("decision: %w", err)
 	}
-	pane, unlock, err := m.lockedPane(ctx, req.Session)
+	// The wait for the dialog holds no lock of the session: the guarded
+	// press is what must not interleave with other input.
+	pane, err := m.pane(ctx, req.Session)
 	if err != nil {
 		return "", err
 	}
-	defer unlock()
 	if a, err := m.agentOf(req.Session); err != nil || a.Name() != config.AgentCodex {
 		return "", fmt.Errorf("the session does not run Codex: %w", err)
 	}
 	switch req.ToolName {
-	case questionTool:
+	case questionTool, planTool:
+		unlock, err := m.lock(ctx, req.Session)
+		if err != nil {
+			return "", err
+		}
+		defer unlock()
+		if req.ToolName == planTool {
+			return "", m.pressPlan(ctx, pane, req, d, instructions)
+		}
 		return "", m.pressQuestions(ctx, pane, req, d, instructions)
-	case planTool:
-		return "", m.pressPlan(ctx, pane, req, d, instructions)
 	}
 	var in struct {
 		Command string `json:"command"`
@@ -70,13 +87,17 @@ func (m *Manager) PressAnswer(ctx context.Context, req state.Request, instructio
 	})
 	switch {
 	case errors.Is(err, errScreenWait):
-		return "", ErrDialogGone
+		return "", ErrDialogUnseen
 	case err != nil:
 		return "", err
 	}
-	guard := tmux.Guard{With: []string{codex.ApprovalQuestion, codex.CommandMark(in.Command)}}
-	press := func(choice string, k tmux.Key) error {
-		g := guard
+	unlock, err := m.lock(ctx, req.Session)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	press := func(choice string, k tmux.Key, lines ...string) error {
+		g := tmux.Guard{With: []string{codex.ApprovalQuestion}, Lines: append(slices.Clone(dialog.Lines), lines...)}
 		if choice != "" {
 			g.With = append(g.With, choice)
 		}
@@ -93,7 +114,10 @@ func (m *Manager) PressAnswer(ctx context.Context, req state.Request, instructio
 		if dialog.Always == "" {
 			return "", errors.New("Codex's dialog offers no \"don't ask again\" for this command")
 		}
-		err = press(codex.AlwaysChoice, codex.AlwaysKey)
+		if codex.BroadPrefix(dialog.Always) {
+			return "", fmt.Errorf("%w: Codex would no longer ask about any command that starts with `%s`, in every project on this machine; answer with Allow in the terminal or /screen", ErrBroadAlways, dialog.Always)
+		}
+		err = press(codex.AlwaysChoice, codex.AlwaysKey, dialog.AlwaysLines...)
 	case d.Behavior == "allow":
 		err = press(codex.AllowChoice, codex.AllowKey)
 	default:
@@ -142,7 +166,7 @@ func (m *Manager) pressQuestions(ctx context.Context, pane string, req state.Req
 	shown := func(i int) error {
 		_, err := m.waitScreen(ctx, pane, keyedDialogWait, func(s string) bool { return codex.QuestionShown(s, i, n, in.Questions[i].Question) })
 		if errors.Is(err, errScreenWait) {
-			return ErrDialogGone
+			return ErrDialogUnseen
 		}
 		return err
 	}
@@ -202,7 +226,7 @@ const planTool = "ExitPlanMode"
 func (m *Manager) pressPlan(ctx context.Context, pane string, req state.Request, d claudehook.Decision, feedback string) error {
 	if _, err := m.waitScreen(ctx, pane, keyedDialogWait, codex.PlanShown); err != nil {
 		if errors.Is(err, errScreenWait) {
-			return ErrDialogGone
+			return ErrDialogUnseen
 		}
 		return err
 	}

@@ -103,6 +103,11 @@ func (f *fakePanes) allows(pane string, g tmux.Guard) bool {
 			return false
 		}
 	}
+	for _, l := range g.Lines {
+		if !slices.ContainsFunc(strings.Split(f.screen, "\n"), func(s string) bool { return strings.TrimPrefix(strings.TrimSpace(s), "› ") == strings.TrimSpace(l) }) {
+			return false
+		}
+	}
 	return true
 }
 

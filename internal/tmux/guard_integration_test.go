@@ -157,3 +157,28 @@ func TestGuardChecksTheServerAndPanePids(t *testing.T) {
 		t.Fatalf("the program received %q, want %q", got, "2")
 	}
 }
+
+// A Lines term holds only for a whole visible line (its indent aside): the
+// line of a longer command does not stand for a shorter one's.
+func TestGuardLinesAreWholeLines(t *testing.T) {
+	srvT := tmuxtest.New(t)
+	ctx := context.Background()
+	odd := "$ echo a,b}#{x} [y]*?\\z.+(|)^"
+	pane, out := recorderPane(t, srvT, "  $ git push --force origin main\n    "+odd+"\n› 1. Yes, proceed (y)")
+	if err := srvT.SendKeysIf(ctx, pane, tmux.Guard{Lines: []string{"$ git push"}}, "2"); !errors.Is(err, tmux.ErrRefused) {
+		t.Fatalf("a line's start held as the whole line: err = %v, want ErrRefused", err)
+	}
+	if err := srvT.SendKeysIf(ctx, pane, tmux.Guard{Lines: []string{"git push --force origin main"}}, "3"); !errors.Is(err, tmux.ErrRefused) {
+		t.Fatalf("a line's end held as the whole line: err = %v, want ErrRefused", err)
+	}
+	if err := srvT.SendKeysIf(ctx, pane, tmux.Guard{Lines: []string{"$ git push --force origin main", odd, "1. Yes, proceed (y)"}}, "1"); err != nil {
+		t.Fatalf("whole lines: %v", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for recorded(t, out) == "" && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := recorded(t, out); got != "1" {
+		t.Fatalf("the program received %q, want only %q", got, "1")
+	}
+}

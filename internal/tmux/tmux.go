@@ -303,6 +303,10 @@ func (s *Server) SendKeys(ctx context.Context, pane string, keys ...Key) error {
 type Guard struct {
 	Without []string // act only if none of these is on the visible screen
 	With    []string // and only if all of these are
+	// Lines must each be a whole visible line, its indent and a leading
+	// highlight mark "› " aside: "$ git push" does not hold on the line
+	// "$ git push --force".
+	Lines []string
 	// ServerPID and PanePID, when set, must be the tmux server's pid and
 	// the pane's process id: a pane id alone may name another program's
 	// pane after the server restarted.
@@ -323,6 +327,9 @@ func (g Guard) format() string {
 	for _, w := range g.With {
 		terms = append(terms, "#{C:"+searchEscape(strings.TrimRight(w, " "))+"}")
 	}
+	for _, l := range g.Lines {
+		terms = append(terms, "#{C/r:^[[:space:]]*(› )?"+formatEscape(regexEscape(strings.TrimSpace(l)))+"$}")
+	}
 	for _, w := range g.Without {
 		terms = append(terms, "#{?#{C:"+searchEscape(strings.TrimRight(w, " "))+"},0,1}")
 	}
@@ -340,6 +347,30 @@ func (g Guard) format() string {
 		cond = "#{&&:" + terms[i] + "," + cond + "}"
 	}
 	return cond
+}
+
+// regexEscape quotes s for a POSIX extended regular expression.
+func regexEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`\.[]()*+?{}|^$`, r) {
+			b.WriteRune('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// formatEscape quotes s in a tmux format.
+func formatEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '#' || r == ',' || r == '}' {
+			b.WriteRune('#')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func searchEscape(s string) string {

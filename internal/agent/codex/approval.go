@@ -40,20 +40,59 @@ type Approval struct {
 	// Always is the prefix "don't ask again" allows from then on; empty
 	// when the dialog does not offer it.
 	Always string
+	// Lines are the dialog's command as drawn, one wrapped line each
+	// (indent and trailing spaces cut), the first starting "$ ": what a
+	// key pressed for this dialog requires on screen as whole lines.
+	Lines []string
+	// AlwaysLines are the "don't ask again" choice as drawn (its
+	// highlight mark cut): pressing Always requires them, and so the
+	// prefix shown, on screen.
+	AlwaysLines []string
 }
 
+// firstChoice starts the line that ends the dialog's command block.
+var firstChoice = regexp.MustCompile(`^1\. `)
+
 // ReadApproval reads the approval dialog on screen when it asks about
-// command (the "$ command" line; a long command wraps, so spaces and line
-// breaks are ignored).
+// exactly command: the block from "$ " to the first choice, its wrapped
+// lines joined, must be command, up to white space at the line breaks
+// (Codex's wrapping drops a space there, or breaks a long word).
 func ReadApproval(screen, command string) (Approval, bool) {
-	if !strings.Contains(screen, ApprovalQuestion) || strings.TrimSpace(command) == "" {
+	command = strings.TrimSpace(command)
+	if command == "" {
 		return Approval{}, false
 	}
-	_, dialog, _ := strings.Cut(screen, ApprovalQuestion)
-	if !strings.Contains(squeeze(dialog), squeeze("$ "+command)) {
+	_, dialog, ok := strings.Cut(screen, ApprovalQuestion)
+	if !ok {
 		return Approval{}, false
 	}
 	var a Approval
+	choices := false
+	for line := range strings.Lines(dialog) {
+		line = strings.TrimPrefix(strings.TrimSpace(line), "› ")
+		switch {
+		case firstChoice.MatchString(line):
+			choices = true
+		case !choices && line != "" && (len(a.Lines) > 0 || strings.HasPrefix(line, "$ ")):
+			a.Lines = append(a.Lines, line)
+		case choices && strings.HasPrefix(line, AlwaysChoice) || (len(a.AlwaysLines) > 0 && !strings.HasPrefix(line, "3. ")):
+			a.AlwaysLines = append(a.AlwaysLines, line)
+		}
+		if strings.HasPrefix(line, "3. ") {
+			break
+		}
+	}
+	if len(a.Lines) == 0 {
+		return Approval{}, false
+	}
+	quoted := make([]string, len(a.Lines))
+	for i, l := range a.Lines {
+		quoted[i] = regexp.QuoteMeta(l)
+	}
+	exact := "^" + strings.Join(quoted, `\s*`) + "$"
+	if m, err := regexp.MatchString(exact, "$ "+command); err != nil || !m {
+		return Approval{}, false
+	}
 	joined := strings.Join(strings.Fields(dialog), " ")
 	if m := alwaysScope.FindStringSubmatch(joined); m != nil {
 		a.Always = m[1]
@@ -61,14 +100,34 @@ func ReadApproval(screen, command string) (Approval, bool) {
 	return a, true
 }
 
-// CommandMark is what of command the dialog shows on one line, for a
-// check tmux makes as it sends a key: "$ " and the command's start.
-func CommandMark(command string) string {
-	first, _, _ := strings.Cut(strings.TrimSpace(command), "\n")
-	if r := []rune(first); len(r) > 24 {
-		first = string(r[:24])
+// broadPrefixes are shells and interpreters (and wrappers that run any
+// command): an Always of one of them alone would let Codex run anything.
+var broadPrefixes = map[string]bool{
+	"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "pwsh": true,
+	"python": true, "python2": true, "python3": true, "node": true, "deno": true, "bun": true,
+	"perl": true, "ruby": true, "php": true, "lua": true, "osascript": true,
+	"env": true, "sudo": true, "doas": true, "su": true, "exec": true, "eval": true, "command": true,
+	"xargs": true, "nohup": true, "nice": true, "timeout": true, "time": true, "busybox": true, "npx": true,
+}
+
+// BroadPrefix reports whether an Always prefix is only a shell, an
+// interpreter or a wrapper, with flags at most ("bash", "sh -c"): a rule
+// Codex would then apply to every command in every project.
+func BroadPrefix(prefix string) bool {
+	words := strings.Fields(prefix)
+	if len(words) == 0 {
+		return true
 	}
-	return "$ " + first
+	name := words[0][strings.LastIndex(words[0], "/")+1:]
+	if !broadPrefixes[name] {
+		return false
+	}
+	for _, w := range words[1:] {
+		if !strings.HasPrefix(w, "-") {
+			return false
+		}
+	}
+	return true
 }
 
 // Codex's question dialog (request_user_input, Plan mode only; agents.md

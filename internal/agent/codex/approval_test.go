@@ -49,9 +49,6 @@ func TestReadApproval(t *testing.T) {
 	if _, ok := ReadApproval("› Ask Codex to do anything\n  gpt-fake default · ~/proj\n", "rm x"); ok {
 		t.Error("an idle screen read as a dialog")
 	}
-	if got := CommandMark("touch /tmp/TestProbe2444396020/001/out.txt"); got != "$ touch /tmp/TestProbe2444" {
-		t.Errorf("mark %q", got)
-	}
 }
 
 // Codex's question dialog as 0.171.0 drew it in Plan mode.
@@ -110,5 +107,55 @@ func TestLastQuestionOfSeveral(t *testing.T) {
 	}
 	if !QuestionShown(last, 1, 2, "Which size?") {
 		t.Error("the last question is not read")
+	}
+}
+
+// A card's command must be the dialog's whole command: `git push` is not
+// the dialog of `git push --force origin main`, and a command Codex wraps
+// over lines still matches itself, line by line.
+func TestReadApprovalExactCommand(t *testing.T) {
+	force := "  Would you like to run the following command?\n  $ git push --force origin main\n› 1. Yes, proceed (y)\n" +
+		"  2. Yes, and don't ask again for commands that start with `git push` (p)\n  3. No, and tell Codex what to do differently (esc)\n"
+	if _, ok := ReadApproval(force, "git push"); ok {
+		t.Error("the card of `git push` read the dialog of `git push --force origin main`")
+	}
+	if a, ok := ReadApproval(force, "git push --force origin main"); !ok || !slices.Equal(a.Lines, []string{"$ git push --force origin main"}) {
+		t.Errorf("own dialog: %+v, %v", a, ok)
+	}
+	long := "cp /tmp/some/long/path/to/a/file.txt /tmp/another/long/path/to/the/copy.txt"
+	wrapped := "  Would you like to run the following command?\n  Reason: copy it\n  $ cp /tmp/some/long/path/to/a/file.txt\n" +
+		"    /tmp/another/long/path/to/the/\n    copy.txt\n› 1. Yes, proceed (y)\n  3. No, and tell Codex what to do differently (esc)\n"
+	a, ok := ReadApproval(wrapped, long)
+	if !ok || !slices.Equal(a.Lines, []string{"$ cp /tmp/some/long/path/to/a/file.txt", "/tmp/another/long/path/to/the/", "copy.txt"}) {
+		t.Errorf("wrapped: %+v, %v", a, ok)
+	}
+	if _, ok := ReadApproval(wrapped, "cp /tmp/some/long/path/to/a/file.txt /tmp/another/long/path/to/the/copy"); ok {
+		t.Error("a wrapped command's prefix read as the dialog")
+	}
+}
+
+// Always is refused for a prefix that is only a shell or an interpreter
+// (and its flags): Codex would then run any command it wraps, everywhere.
+func TestBroadPrefix(t *testing.T) {
+	for _, p := range []string{"bash", "sh -c", "/usr/bin/python3", "node -e", "env", "sudo", "zsh -lc", "python"} {
+		if !BroadPrefix(p) {
+			t.Errorf("%q is not broad", p)
+		}
+	}
+	for _, p := range []string{"touch", "git push", "python3 manage.py", "sudo apt-get", "npm test"} {
+		if BroadPrefix(p) {
+			t.Errorf("%q is broad", p)
+		}
+	}
+}
+
+// The "don't ask again" choice is read line by line, for tmux to check it
+// (and so its prefix) as it presses Always.
+func TestReadApprovalAlwaysLines(t *testing.T) {
+	wrapped := "  Would you like to run the following command?\n  $ touch /tmp/a && echo ok\n› 1. Yes, proceed (y)\n" +
+		"  2. Yes, and don't ask again for commands that start with `touch\n  /tmp/a` (p)\n  3. No, and tell Codex what to do differently (esc)\n"
+	a, ok := ReadApproval(wrapped, "touch /tmp/a && echo ok")
+	if !ok || !slices.Equal(a.AlwaysLines, []string{"2. Yes, and don't ask again for commands that start with `touch", "/tmp/a` (p)"}) {
+		t.Errorf("%+v, %v", a, ok)
 	}
 }
