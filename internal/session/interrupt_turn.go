@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccbridge/ccbridge/internal/agent"
 	"github.com/ccbridge/ccbridge/internal/agent/codex"
 	"github.com/ccbridge/ccbridge/internal/tmux"
 )
@@ -95,5 +96,5 @@ func (m *Manager) waitTurnShown(ctx context.Context, key, pane string) {
 // boxEmpty reports whether the input box is shown and holds nothing.
 func boxEmpty(screen string) bool {
 	box, _, ok := inputBox(screen)
-	return ok && squeeze(strings.TrimPrefix(strings.TrimSpace(box), "❯")) == ""
+	return ok && agent.Squeeze(strings.TrimPrefix(strings.TrimSpace(box), "❯")) == ""
 }

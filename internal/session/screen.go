@@ -3,8 +3,9 @@ package session
 import (
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/ccbridge/ccbridge/internal/agent"
 )
 
 // Screen markers of Claude Code 2.1.328 (claude-code-protocol.md §6.1).
@@ -229,26 +230,7 @@ func InputHolds(screen, text string) bool {
 	if !ok {
 		return false
 	}
-	box = strings.TrimPrefix(strings.TrimSpace(box), "❯")
-	got := squeeze(box)
-	if strings.HasPrefix(got, "[Pastedtext#") {
-		return true
-	}
-	want := []rune(squeeze(text))
-	if len(want) > 40 {
-		want = want[:40]
-	}
-	return len(want) > 0 && strings.HasPrefix(got, string(want))
-}
-
-// squeeze removes all white space.
-func squeeze(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsSpace(r) {
-			return -1
-		}
-		return r
-	}, s)
+	return agent.BoxHolds(strings.TrimPrefix(strings.TrimSpace(box), "❯"), text, "[Pasted text #")
 }
 
 // footerModes maps the footer's mode names to permission modes

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/ccbridge/ccbridge/internal/agent"
 )
 
 // Codex's approval dialog for a command (agents.md §1.4, re-checked on
@@ -158,7 +160,7 @@ func QuestionMark(i, n int) string { return "Question " + strconv.Itoa(i+1) + "/
 // QuestionShown reports whether screen shows question i of n, asking q.
 func QuestionShown(screen string, i, n int, q string) bool {
 	_, rest, ok := strings.Cut(screen, QuestionMark(i, n)+" ")
-	return ok && (strings.Contains(rest, QuestionHint) || strings.Contains(rest, NotesHint)) && strings.Contains(squeeze(rest), squeeze(q))
+	return ok && (strings.Contains(rest, QuestionHint) || strings.Contains(rest, NotesHint)) && strings.Contains(agent.Squeeze(rest), agent.Squeeze(q))
 }
 
 // OptionKey is the digit that picks option k (from 0), and what the

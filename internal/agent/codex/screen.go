@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/ccbridge/ccbridge/internal/agent"
 )
 
 // Codex is the adapter.
@@ -153,22 +155,5 @@ func (Codex) InputHolds(screen, text string) bool {
 	if !ok {
 		return false
 	}
-	got := squeeze(strings.TrimPrefix(strings.TrimSpace(box), composerMark))
-	if strings.HasPrefix(got, "[PastedContent") {
-		return true
-	}
-	want := []rune(squeeze(text))
-	if len(want) > 40 {
-		want = want[:40]
-	}
-	return len(want) > 0 && strings.HasPrefix(got, string(want))
-}
-
-func squeeze(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == ' ' || r == '\n' || r == '\t' {
-			return -1
-		}
-		return r
-	}, s)
+	return agent.BoxHolds(strings.TrimPrefix(strings.TrimSpace(box), composerMark), text, "[Pasted Content")
 }
