@@ -1,16 +1,13 @@
 package router
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/ccbridge/ccbridge/internal/chat"
 	"github.com/ccbridge/ccbridge/internal/opened"
-	"github.com/ccbridge/ccbridge/internal/schedule"
 	"github.com/ccbridge/ccbridge/internal/state"
 )
 
@@ -45,7 +42,7 @@ func (r *Router) HandleChannelDeleted(server, channelID string) {
 			r.HandleThreadDeleted(server, o.ThreadID, channelID) // a folder opened there
 		}
 	}
-	dropped := r.dropChannelSchedules(server, channelID)
+	dropped := r.dropSchedules(server, func(s state.Schedule) bool { return s.ChannelID == channelID || s.ParentID == channelID })
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
@@ -76,30 +73,6 @@ func (r *Router) tellPanel(tg target, text string) {
 // errChannelGone refuses to start a project whose channel was deleted.
 func errChannelGone(project string) error {
 	return fmt.Errorf("the channel of project %s was deleted: give the project another channel_id in the config, or remove it", project)
-}
-
-// dropChannelSchedules deletes the schedules made in a deleted channel, or
-// starting threads there, and returns them as lines.
-func (r *Router) dropChannelSchedules(server, channelID string) []string {
-	all, err := r.opt.Registry.Schedules.List()
-	if err != nil {
-		r.opt.Log.Error("could not read the schedules", "err", err)
-		return nil
-	}
-	var lines []string
-	for id, s := range all {
-		if s.Server != server || (s.ChannelID != channelID && s.ParentID != channelID) {
-			continue
-		}
-		if err := r.opt.Registry.Schedules.Delete(r.ctx, id); err != nil {
-			r.opt.Log.Error("could not delete a deleted channel's schedule", "schedule", id, "err", err)
-			continue
-		}
-		r.schedTold.Delete(id)
-		lines = append(lines, fmt.Sprintf("%s: %s", cmp.Or(s.Cron, s.When), chat.Clip(schedule.OneLine(s.Prompt), 100)))
-	}
-	slices.Sort(lines)
-	return lines
 }
 
 // warnGoneChannels repeats, at start, the word on each project whose

@@ -263,27 +263,10 @@ func (r *Router) scheduleNotice(s state.Schedule, text string) {
 // notice (also posted in the project channel for a deleted project
 // thread), or "" when there were none.
 func (r *Router) dropThreadSchedules(tg target, deleted bool) string {
-	all, err := r.opt.Registry.Schedules.List()
-	if err != nil {
-		r.opt.Log.Error("could not read the schedules", "err", err)
-		return ""
-	}
-	var prompts []string
-	for id, s := range all {
-		if s.Server != tg.rt.server.Name || s.ChannelID != tg.threadID {
-			continue
-		}
-		if err := r.opt.Registry.Schedules.Delete(r.ctx, id); err != nil {
-			r.opt.Log.Error("could not delete a closed thread's schedule", "schedule", id, "err", err)
-			continue
-		}
-		r.schedTold.Delete(id)
-		prompts = append(prompts, fmt.Sprintf("%s: %s", cmp.Or(s.Cron, s.When), chat.Clip(schedule.OneLine(s.Prompt), 100)))
-	}
+	prompts := r.dropSchedules(tg.rt.server.Name, func(s state.Schedule) bool { return s.ChannelID == tg.threadID })
 	if len(prompts) == 0 {
 		return ""
 	}
-	slices.Sort(prompts)
 	r.opt.Log.Info("deleted a closed thread's schedules", "session", tg.key, "count", len(prompts))
 	if tg.rt.project.Name == session.OpenedProject {
 		// Said in the /close answer; the parent may be the panel channel.
@@ -293,6 +276,30 @@ func (r *Router) dropThreadSchedules(tg target, deleted bool) string {
 	text := fmt.Sprintf("🗑 Deleted the schedule(s) of %s, which went with it:\n%s", land.ThreadRef(tg.threadID, reg.ThreadName, deleted), "• "+strings.Join(prompts, "\n• "))
 	r.send(tg.rt.server.Name, tg.rt.project.ChannelID, text)
 	return text
+}
+
+// dropSchedules deletes server's schedules that match, and returns them
+// as sorted lines for a notice.
+func (r *Router) dropSchedules(server string, match func(state.Schedule) bool) []string {
+	all, err := r.opt.Registry.Schedules.List()
+	if err != nil {
+		r.opt.Log.Error("could not read the schedules", "err", err)
+		return nil
+	}
+	var lines []string
+	for id, s := range all {
+		if s.Server != server || !match(s) {
+			continue
+		}
+		if err := r.opt.Registry.Schedules.Delete(r.ctx, id); err != nil {
+			r.opt.Log.Error("could not delete a schedule whose place is gone", "schedule", id, "err", err)
+			continue
+		}
+		r.schedTold.Delete(id)
+		lines = append(lines, fmt.Sprintf("%s: %s", cmp.Or(s.Cron, s.When), chat.Clip(schedule.OneLine(s.Prompt), 100)))
+	}
+	slices.Sort(lines)
+	return lines
 }
 
 // runScheduled posts the prompt as from the schedule and queues it as the
