@@ -76,13 +76,19 @@ func errChannelGone(project string) error {
 }
 
 // warnGoneChannels repeats, at start, the word on each project whose
-// channel was deleted and which the config still points at it.
+// channel was deleted and which the config still points at it, and stops
+// its session if it outlived the daemon that was waiting to stop it.
 func (r *Router) warnGoneChannels() {
 	for _, rt := range r.tab.Load().routes {
 		tg := target{key: rt.server.Name + "-" + rt.project.Name, rt: rt}
 		if reg, err := r.opt.Registry.Sessions.Get(tg.key); err == nil && reg.ChannelGone != "" && reg.ChannelGone == tg.rt.project.ChannelID {
 			r.opt.Log.Error("a project's channel was deleted; it is not started", "session", tg.key, "channel", reg.ChannelGone)
 			r.tellPanel(tg, goneText(tg.rt.project.Name, r.agentTitle(tg.rt.server.Name, tg.rt.project.Name)))
+			r.wg.Add(1)
+			go func() {
+				defer r.wg.Done()
+				r.stopWhenTurnEnds(tg)
+			}()
 		}
 	}
 }

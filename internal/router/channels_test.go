@@ -70,4 +70,11 @@ general_channel_id = %q
 	}) {
 		t.Errorf("the start did not repeat the word: %q", l.all()[n:])
 	}
+	// A session that outlived the daemon waiting to stop it (still busy
+	// here: stopped at the cap) is stopped by the next start.
+	for deadline := time.Now().Add(5 * time.Second); !slices.Contains(l.all()[n:], "stop home-api"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the next start did not stop the session: %q", l.all()[n:])
+		}
+	}
 }
