@@ -79,17 +79,25 @@ func Send(ctx context.Context, s Typist, key, text string, opt SendOptions) erro
 // after the hook returns, with the text left in the box meanwhile. The
 // queue drains by itself when the turn ends; an error reading the screen
 // is left for the delivery to report.
+//
+// While a turn runs, the drained screen is trusted only when read so
+// twice in a row: a frame caught mid-draw (the previous message just gone
+// from the box, its queue line not drawn yet) reads as drained, and two
+// messages in the queue reach Claude as one prompt.
 func waitQueueDrained(ctx context.Context, s Typist, key string, onQueue func()) error {
 	inputDeadline := time.Now().Add(inputSettle)
+	drainedBefore := false
 	for {
 		screen, err := s.Screen(ctx, key, sendScreen)
 		if err != nil {
 			return nil
 		}
 		queued := Queued(screen)
-		if !queued && (InputText(screen) == "" || time.Now().After(inputDeadline)) {
+		drained := !queued && (InputText(screen) == "" || time.Now().After(inputDeadline))
+		if drained && (drainedBefore || !Busy(screen)) {
 			return nil
 		}
+		drainedBefore = drained
 		if queued && onQueue != nil {
 			onQueue()
 			onQueue = nil

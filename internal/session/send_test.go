@@ -137,3 +137,34 @@ func TestInputText(t *testing.T) {
 		}
 	}
 }
+
+// While a turn runs, one read of an empty box and no queue is not trusted:
+// a frame caught mid-draw (the previous message just left the box, its
+// queue line not drawn yet) reads so. A second read a moment later shows
+// the queue, and the message waits for it to drain: two messages in
+// Claude Code's queue would reach Claude as one prompt.
+func TestSendTrustsAnEmptyQueueOnlyTwiceWhileBusy(t *testing.T) {
+	busy := "\n" + rule + "\n❯ \n" + rule + "\n  esc to interrupt"
+	queued := "❯ a\n  ⎿  Queued · ctrl+x ctrl+s to send now\n" + rule + "\n❯ Press up to edit queued messages\n" + rule + "\n  esc to interrupt"
+	f := &typistScreens{typist: typist{receiptFrom: 1}, screens: []string{busy, queued, queued, busy, busy}}
+	if err := Send(context.Background(), f, "k", "next", SendOptions{DialogWait: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	if f.read != 5 || f.ops[0] != "deliver next" {
+		t.Fatalf("delivered after %d reads of the screen (want 5: the queue drained and read so twice); ops %q", f.read, f.ops)
+	}
+}
+
+type typistScreens struct {
+	typist
+	screens []string
+	read    int
+}
+
+func (f *typistScreens) Screen(ctx context.Context, key string, n int) (string, error) {
+	if f.read < len(f.screens) {
+		f.read++
+		return f.screens[f.read-1], nil
+	}
+	return f.typist.Screen(ctx, key, n)
+}
